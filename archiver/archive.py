@@ -1,0 +1,172 @@
+"""The archive layout on top of an ObjectStore (docs/FORMAT.md):
+
+    archiver.json                                   plaintext marker, no secrets
+    objects/<aa>/<id>                               age(zstd(plaintext)), immutable
+    snapshots/<host-id>/<utc>-<rand>.json.age       age(zstd(manifest JSON)), one per sync run
+
+Writers put objects first and a manifest last; readers may assume every object a
+manifest names was written before it.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Iterator, Sequence
+
+from archiver import FORMAT, __version__
+from archiver.model import Manifest, Session
+from archiver.pack import pack_bytes, pack_file, unpack_bytes
+from archiver.store.base import NotFound, ObjectInfo, ObjectStore
+
+MARKER_KEY = "archiver.json"
+MAX_MANIFEST_BYTES = 512 * 1024 * 1024
+
+
+class ArchiveFormatError(ValueError):
+    """The bucket holds something this version cannot read; the message names the key."""
+
+
+def object_key(object_id: str) -> str:
+    if len(object_id) != 64 or not all(c in "0123456789abcdef" for c in object_id):
+        raise ArchiveFormatError(f"not an object id: {object_id[:80]!r}")
+    return f"objects/{object_id[:2]}/{object_id}"
+
+
+def manifest_key(host_id: str, when: datetime) -> str:
+    stamp = when.astimezone(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    return f"snapshots/{host_id}/{stamp}-{secrets.token_hex(4)}.json.age"
+
+
+@dataclass(frozen=True)
+class ManifestRef:
+    key: str
+    host_id: str
+    created: str  # the UTC stamp in the key name
+    size: int
+
+
+class Archive:
+    def __init__(self, store: ObjectStore) -> None:
+        self.store = store
+
+    # ---- writing ----
+    def ensure_marker(self) -> None:
+        marker = {
+            "format": FORMAT,
+            "object": "age(zstd(plaintext)); id = hex HMAC-SHA256(team-derived key, plaintext)",
+            "layout": {"objects": "objects/<id[0:2]>/<id>", "manifests": "snapshots/<host-id>/<utc>-<rand>.json.age"},
+            "spec": "docs/FORMAT.md",
+            "created_by": f"archiver {__version__}",
+        }
+        try:
+            existing = self.store.get_bytes(MARKER_KEY, max_size=1 << 20)
+        except NotFound:
+            self.store.put_bytes(MARKER_KEY, json.dumps(marker, indent=2).encode() + b"\n", if_absent=True)
+            return
+        try:
+            fmt = json.loads(existing).get("format")
+        except (ValueError, AttributeError):
+            fmt = None
+        if fmt != FORMAT:
+            raise ArchiveFormatError(f"{MARKER_KEY}: format {fmt!r} is not {FORMAT!r}; refusing to write")
+
+    def has_object(self, object_id: str) -> bool:
+        return self.store.exists(object_key(object_id))
+
+    def put_object(self, object_id: str, plaintext: Path, packed_tmp: Path, recipients: Sequence[object]) -> int:
+        """Pack and upload; returns the stored (encrypted) size."""
+        size = pack_file(plaintext, packed_tmp, recipients)  # type: ignore[arg-type]
+        try:
+            self.store.put_file(object_key(object_id), packed_tmp)
+        finally:
+            packed_tmp.unlink(missing_ok=True)
+        return size
+
+    def put_manifest(self, manifest: Manifest, recipients: Sequence[object]) -> str:
+        when = datetime.fromisoformat(manifest.created_at.replace("Z", "+00:00"))
+        key = manifest_key(manifest.host_id, when)
+        blob = pack_bytes(manifest.model_dump_json().encode(), recipients)  # type: ignore[arg-type]
+        self.store.put_bytes(key, blob, if_absent=True)
+        return key
+
+    # ---- reading ----
+    def manifests(self, host_id: str | None = None) -> list[ManifestRef]:
+        prefix = f"snapshots/{host_id}/" if host_id else "snapshots/"
+        out = []
+        for info in self.store.list(prefix):
+            ref = _parse_manifest_key(info)
+            if ref is not None:
+                out.append(ref)
+        return sorted(out, key=lambda r: (r.created, r.key))
+
+    def load_manifest(self, key: str, identities: Sequence[object]) -> Manifest:
+        blob = self.store.get_bytes(key, max_size=MAX_MANIFEST_BYTES)
+        try:
+            raw = unpack_bytes(blob, identities, max_output=MAX_MANIFEST_BYTES)  # type: ignore[arg-type]
+        except Exception as e:  # age/zstd errors: name the manifest, keep the reason
+            raise ArchiveFormatError(f"{key}: cannot decrypt/decompress manifest ({type(e).__name__}: {e})") from None
+        try:
+            manifest = Manifest.model_validate_json(raw)
+        except ValueError as e:
+            raise ArchiveFormatError(f"{key}: manifest does not parse ({str(e).splitlines()[0]})") from None
+        if manifest.format != FORMAT:
+            raise ArchiveFormatError(f"{key}: manifest format {manifest.format!r} is not {FORMAT!r}")
+        return manifest
+
+    def read_object(self, object_id: str, dst: Path, identities: Sequence[object], max_output: int | None = None) -> int:
+        from archiver.pack import unpack_stream
+
+        with self.store.open_read(object_key(object_id)) as body, dst.open("wb") as out:
+            return unpack_stream(body, out, identities, max_output=max_output)  # type: ignore[arg-type]
+
+
+def _parse_manifest_key(info: ObjectInfo) -> ManifestRef | None:
+    parts = info.key.split("/")
+    if len(parts) != 3 or parts[0] != "snapshots" or not parts[2].endswith(".json.age"):
+        return None
+    return ManifestRef(key=info.key, host_id=parts[1], created=parts[2].split("-")[0], size=info.size)
+
+
+def latest_sessions(manifests: Iterator[Manifest] | list[Manifest]) -> dict[str, Session]:
+    """The newest known state of every session across manifests (all hosts).
+
+    A session stays listed after its files are gone from the machine: manifests
+    carry every session ever archived by their host forward.
+    """
+    out: dict[str, Session] = {}
+    stamp: dict[str, str] = {}
+    for m in manifests:
+        for s in m.sessions:
+            if s.host_id is None:
+                s.host_id = m.host_id
+            # host sessions share a key across machines; keep one per host
+            k = f"{s.key}/{s.host_id}" if s.kind == "host" else s.key
+            if k not in out or m.created_at >= stamp[k]:
+                out[k] = s
+                stamp[k] = m.created_at
+    return out
+
+
+@dataclass
+class Catalog:
+    sessions: dict[str, Session]
+    manifests: list[ManifestRef]
+    errors: list[str]
+
+
+def load_catalog(archive: Archive, identities: Sequence[object], host_id: str | None = None) -> Catalog:
+    """Decrypt every manifest (of one host, or all) and keep the newest state per session."""
+    refs = archive.manifests(host_id)
+    loaded: list[Manifest] = []
+    errors: list[str] = []
+    for ref in refs:
+        try:
+            loaded.append(archive.load_manifest(ref.key, identities))
+        except (ArchiveFormatError, NotFound) as e:
+            errors.append(str(e))
+    loaded.sort(key=lambda m: m.created_at)
+    return Catalog(sessions=latest_sessions(loaded), manifests=refs, errors=errors)

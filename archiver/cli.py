@@ -1,0 +1,503 @@
+"""Command line: argument parsing and output only; the work happens in the services.
+
+Exit codes: 0 ok; 1 finished but some sessions failed; 2 usage or config error;
+3 integrity failure (verify, restore).
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import json
+import logging
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable
+
+from archiver import __version__
+
+EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, EXIT_INTEGRITY = 0, 1, 2, 3
+
+
+class UsageError(Exception):
+    pass
+
+
+# ---------------------------------------------------------------- output helpers
+def _emit_json(doc: Any) -> None:
+    sys.stdout.write(json.dumps(doc, indent=2, sort_keys=False, default=str) + "\n")
+
+
+def _console():  # type: ignore[no-untyped-def]
+    from rich.console import Console
+
+    return Console(highlight=False)
+
+
+def _err(msg: str) -> None:
+    sys.stderr.write(f"archiver: {msg}\n")
+
+
+# ---------------------------------------------------------------- shared plumbing
+def _settings(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    from archiver.config import load_settings
+
+    return load_settings(Path(args.config) if args.config else None)
+
+
+def _open_archive(settings):  # type: ignore[no-untyped-def]
+    from archiver import runtime
+    from archiver.archive import Archive
+
+    return Archive(runtime.store(settings))
+
+
+def _catalog(args: argparse.Namespace, settings):  # type: ignore[no-untyped-def]
+    from archiver import runtime
+    from archiver.archive import load_catalog
+
+    ids = runtime.identities(Path(args.identity) if getattr(args, "identity", None) else None)
+    return load_catalog(_open_archive(settings), ids), ids
+
+
+# ---------------------------------------------------------------- commands
+def cmd_keygen(args: argparse.Namespace) -> int:
+    from archiver.crypto.keys import keygen
+
+    try:
+        files = keygen(Path(args.out), force=args.force)
+    except FileExistsError as e:
+        raise UsageError(f"{e}; use --force to replace") from None
+    doc = {"identity": str(files.identity_file), "recipient": files.recipient,
+           "recipient_file": str(files.recipient_file), "team_key": str(files.team_key_file)}
+    if args.json:
+        _emit_json(doc)
+    else:
+        c = _console()
+        c.print(f"identity  (keep secret, reviewers only): {files.identity_file}")
+        c.print(f"recipient (collectors):                  {files.recipient_file}  {files.recipient}")
+        c.print(f"team key  (collectors, pseudonyms):      {files.team_key_file}")
+    return EXIT_OK
+
+
+def cmd_scan(args: argparse.Namespace) -> int:
+    from archiver import runtime
+
+    settings = _settings(args)
+    sessions = []
+    errors = []
+    for h in runtime.harnesses(settings, args.harness):
+        try:
+            sessions.extend(h.discover())
+        except Exception as e:
+            errors.append(f"{h.name}: {type(e).__name__}: {e}")
+    doc = {
+        "sessions": [
+            {
+                "key": s.key, "kind": s.kind, "title": s.title,
+                "parents": [p.model_dump() for p in s.parents],
+                "artifacts": [{"path": a.path, "role": a.role, "format": a.format, "mode": a.mode,
+                               "size": _size(a.source)} for a in s.sources],
+                "warnings": s.warnings,
+            }
+            for s in sessions
+        ],
+        "errors": errors,
+    }
+    if args.json:
+        _emit_json(doc)
+    else:
+        from rich.table import Table
+
+        t = Table(title=f"{len(sessions)} sessions would be archived")
+        for col in ("key", "kind", "files", "bytes", "parents"):
+            t.add_column(col)
+        for s in doc["sessions"]:
+            t.add_row(s["key"], s["kind"], str(len(s["artifacts"])), str(sum(a["size"] for a in s["artifacts"])),
+                      ", ".join(f"{p['relation']}→{p['parent']}" for p in s["parents"]))
+        _console().print(t)
+        for e in errors:
+            _err(e)
+    return EXIT_PARTIAL if errors else EXIT_OK
+
+
+def _size(p: Path) -> int:
+    try:
+        return p.stat().st_size
+    except OSError:
+        return 0
+
+
+def cmd_sync(args: argparse.Namespace) -> int:
+    from archiver import runtime
+    from archiver.archive import Archive
+    from archiver.lock import AlreadyRunning, RunLock
+    from archiver.state import State
+    from archiver.sync import Syncer, SyncOptions
+
+    settings = _settings(args)
+    keys = runtime.team_keys(settings)
+    recipients = runtime.recipients(settings)
+    redactor = runtime.redactor(settings, keys)
+    harnesses = runtime.harnesses(settings, args.harness)
+    archive = None if args.dry_run else Archive(runtime.store(settings))
+    state_dir = settings.state_dir
+    state_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    try:
+        lock = RunLock(state_dir / "lock")
+        lock.acquire()
+    except AlreadyRunning as e:
+        if args.json:
+            _emit_json({"skipped": True, "reason": str(e)})
+        else:
+            _console().print(f"another sync is running ({e}); nothing to do")
+        return EXIT_OK
+    try:
+        state = State(state_dir / ("state-dry.db" if args.dry_run else "state.db"))
+        host_id = runtime.host(settings, keys)
+        state.bind(settings.store.url, host_id)
+        syncer = Syncer(
+            harnesses=harnesses, redactor=redactor, archive=archive, state=state, recipients=recipients,
+            object_id_key=keys.object_id, host_id=host_id, workdir_parent=state_dir / "tmp",
+            options=SyncOptions(dry_run=args.dry_run, fail_closed=settings.redaction.fail_closed),
+        )
+        result = syncer.run()
+        state.close()
+    finally:
+        lock.release()
+    if args.json:
+        _emit_json(result.to_json())
+    else:
+        c = _console()
+        c.print(f"sessions: {result.total} total, {result.uploaded} uploaded, {result.unchanged} unchanged, {result.failed} failed")
+        c.print(f"bytes: {result.bytes_read} read, {result.bytes_uploaded} uploaded ({result.objects_uploaded} objects)")
+        if result.snapshot:
+            c.print(f"snapshot: {result.snapshot}")
+        if result.redactions:
+            c.print("redactions: " + ", ".join(f"{k}={v}" for k, v in sorted(result.redactions.items())))
+        for w in result.warnings:
+            _err(f"warning: {w}")
+        for e in result.errors:
+            _err(e)
+    return EXIT_PARTIAL if result.failed or result.errors else EXIT_OK
+
+
+def _filter_sessions(sessions: list, args: argparse.Namespace) -> list:  # type: ignore[type-arg]
+    out = []
+    for s in sessions:
+        if getattr(args, "harness", None) and s.harness not in args.harness:
+            continue
+        if getattr(args, "host", None) and s.host_id != args.host:
+            continue
+        if getattr(args, "title", None) and not fnmatch.fnmatch((s.title or "").lower(), f"*{args.title.lower()}*"):
+            continue
+        if getattr(args, "since", None) and (s.updated_at or s.created_at or "") < args.since:
+            continue
+        out.append(s)
+    return out
+
+
+def cmd_ls(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    catalog, _ = _catalog(args, settings)
+    sessions = _filter_sessions(sorted(catalog.sessions.values(), key=lambda s: s.key), args)
+    if args.json:
+        _emit_json({"sessions": [s.model_dump() for s in sessions], "errors": catalog.errors})
+    else:
+        from rich.table import Table
+
+        t = Table(title=f"{len(sessions)} sessions in {len(catalog.manifests)} snapshots")
+        for col in ("key", "kind", "title", "updated", "files", "bytes", "host"):
+            t.add_column(col)
+        for s in sessions:
+            t.add_row(s.key, s.kind, s.title or "", (s.updated_at or "")[:19], str(len(s.artifacts)),
+                      str(sum(a.size for a in s.artifacts)), s.host_id or "")
+        _console().print(t)
+        for e in catalog.errors:
+            _err(e)
+    return EXIT_INTEGRITY if catalog.errors else EXIT_OK
+
+
+def cmd_lineage(args: argparse.Namespace) -> int:
+    from archiver.lineage import Lineage
+
+    settings = _settings(args)
+    catalog, _ = _catalog(args, settings)
+    lin = Lineage(catalog.sessions)
+    if args.key:
+        if args.key not in catalog.sessions:
+            raise UsageError(f"no session {args.key!r} in the archive")
+        keys = lin.family(args.key)
+    else:
+        keys = set(catalog.sessions)
+    if args.json:
+        _emit_json(lin.to_json(keys))
+        return EXIT_OK
+    from rich.tree import Tree
+
+    c = _console()
+    forest = Tree(f"lineage ({len(keys)} sessions)")
+
+    def label(key: str, relation: str | None, inferred: bool) -> str:
+        s = catalog.sessions.get(key)
+        from rich.markup import escape
+
+        rel = f"[{relation}{', inferred' if inferred else ''}] " if relation else ""
+        title = f" — {s.title}" if s and s.title else ("" if s else " (not archived)")
+        return escape(f"{rel}{key}{title}")
+
+    def grow(node, key: str, seen: set[str]) -> None:  # type: ignore[no-untyped-def]
+        for e in lin.children(key):
+            if e.child in keys and e.child not in seen:
+                seen.add(e.child)
+                grow(node.add(label(e.child, e.relation, e.inferred)), e.child, seen)
+
+    seen: set[str] = set()
+    for root in lin.roots(keys | {e.parent for e in lin.edges if e.child in keys}):
+        if root not in keys and not any(e.child in keys for e in lin.children(root)):
+            continue
+        seen.add(root)
+        grow(forest.add(label(root, None, False)), root, seen)
+    c.print(forest)
+    return EXIT_OK
+
+
+def cmd_restore(args: argparse.Namespace) -> int:
+    from archiver import runtime
+    from archiver.lineage import Lineage
+    from archiver.restore import Restorer
+
+    if not args.keys and not args.all:
+        raise UsageError("restore needs KEY... or --all")
+    settings = _settings(args)
+    catalog, ids = _catalog(args, settings)
+    lin = Lineage(catalog.sessions)
+    if args.all:
+        wanted = set(catalog.sessions)
+    else:
+        wanted = set()
+        for key in args.keys:
+            matches = [k for k in catalog.sessions if k == key or catalog.sessions[k].key == key]
+            if not matches:
+                raise UsageError(f"no session {key!r} in the archive")
+            for k in matches:
+                wanted |= lin.family(k) if args.with_family else {k}
+    sessions = [catalog.sessions[k] for k in sorted(wanted) if k in catalog.sessions]
+    harnesses = {h.name: h for h in runtime.harnesses(settings)}
+    result = Restorer(_open_archive(settings), ids, harnesses).restore(sessions, Path(args.to))
+    if args.json:
+        _emit_json(result.to_json())
+    else:
+        c = _console()
+        c.print(f"restored {len(result.sessions)} sessions, {len(result.files)} files into {args.to}")
+        for r in result.refused:
+            _err(f"refused: {r}")
+        for e in result.integrity_errors:
+            _err(f"integrity: {e}")
+        for w in result.warnings:
+            _err(f"warning: {w}")
+    if result.integrity_errors or result.refused:
+        return EXIT_INTEGRITY
+    return EXIT_OK
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    from archiver import runtime
+    from archiver.verify import verify
+
+    settings = _settings(args)
+    ids = runtime.identities(Path(args.identity) if args.identity else None)
+    subset = 1.0
+    if args.read_data_subset:
+        text = args.read_data_subset.strip()
+        try:
+            subset = float(text[:-1]) / 100 if text.endswith("%") else float(text)
+        except ValueError:
+            raise UsageError(f"--read-data-subset: not a fraction or percentage: {text!r}") from None
+        if not 0 < subset <= 1:
+            raise UsageError("--read-data-subset must be in (0, 100%]")
+    object_key = None
+    try:
+        object_key = runtime.team_keys(settings).object_id
+    except Exception:
+        pass  # reviewers may lack the team key: content is then checked by sha256 only
+    result = verify(_open_archive(settings), ids, read_data=bool(args.read_data or args.read_data_subset),
+                    subset=subset, object_id_key=object_key)
+    if args.json:
+        _emit_json(result.to_json())
+    else:
+        c = _console()
+        c.print(f"{result.manifests} manifests, {result.objects} objects, {result.objects_read} read: "
+                + ("ok" if not result.errors else f"{len(result.errors)} problems"))
+        for e in result.errors:
+            _err(e)
+    return EXIT_INTEGRITY if result.errors else EXIT_OK
+
+
+def cmd_redact(args: argparse.Namespace) -> int:
+    from archiver import runtime
+    from archiver.redact.base import RedactionReport
+    import tempfile, os, shutil
+
+    settings = _settings(args)
+    keys = runtime.team_keys(settings)
+    redactor = runtime.redactor(settings, keys)
+    src = Path(args.file)
+    if not src.is_file():
+        raise UsageError(f"{src}: not a file")
+    fmt = args.format or _guess_format(src)
+    report = RedactionReport()
+    with tempfile.TemporaryDirectory(prefix="archiver-redact-") as tmp:
+        os.chmod(tmp, 0o700)
+        out = Path(tmp) / "out"
+        redactor.redact_file(src, out, fmt, report)  # type: ignore[arg-type]
+        with out.open("rb") as f:
+            shutil.copyfileobj(f, sys.stdout.buffer)
+    sys.stdout.flush()
+    counts = report.by_rule()
+    if counts:
+        _err("redactions: " + ", ".join(f"{k}={v}" for k, v in counts.items()))
+    return EXIT_OK
+
+
+def _guess_format(p: Path) -> str:
+    name = p.name.lower()
+    if name.endswith(".jsonl"):
+        return "jsonl"
+    if name.endswith(".json"):
+        return "json"
+    with p.open("rb") as f:
+        head = f.read(16)
+    if head.startswith(b"SQLite format 3\x00"):
+        return "sqlite"
+    return "text"
+
+
+def cmd_rules(args: argparse.Namespace) -> int:
+    from archiver.redact import rules_cli
+
+    settings = _settings(args)
+    if args.rules_cmd == "list":
+        doc = rules_cli.list_rules(settings)
+        if args.json:
+            _emit_json(doc)
+        else:
+            from rich.table import Table
+
+            t = Table(title=f"{len(doc['rules'])} rules")
+            for col in ("id", "pack", "label", "confidence", "description"):
+                t.add_column(col)
+            for r in doc["rules"]:
+                t.add_row(r["id"], r["pack"], r["label"], r["confidence"], r["description"])
+            _console().print(t)
+        return EXIT_OK
+    doc = rules_cli.test_file(settings, Path(args.file))
+    if args.json:
+        _emit_json(doc)
+    else:
+        c = _console()
+        for hit in doc["hits"]:
+            c.print(f"{args.file}:{hit['line']}: {hit['rule']} ({hit['carrier']})")
+        c.print(f"{len(doc['hits'])} matches")
+    return EXIT_OK
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from archiver.demo.run import run_demo
+
+    out = run_demo(Path(args.dir) if args.dir else None, log=lambda m: _console().print(m))
+    if args.json:
+        _emit_json(out)
+    return EXIT_OK if out.get("ok") else EXIT_PARTIAL
+
+
+# ---------------------------------------------------------------- parser
+def build_parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--config", help="config file (default $ARCHIVER_CONFIG, then ~/.config/archiver/config.toml)")
+    common.add_argument("--json", action="store_true", help="print one JSON document on stdout")
+    common.add_argument("-v", "--verbose", action="store_true")
+
+    p = argparse.ArgumentParser(prog="archiver", description="Archive coding-agent sessions: redacted, compressed, encrypted, with lineage.")
+    p.add_argument("--version", action="version", version=f"archiver {__version__}")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    def add(name: str, func: Callable[[argparse.Namespace], int], help_: str) -> argparse.ArgumentParser:
+        sp = sub.add_parser(name, parents=[common], help=help_, description=help_)
+        sp.set_defaults(func=func)
+        return sp
+
+    sp = add("keygen", cmd_keygen, "write identity.txt, recipient.txt and team.key (0600)")
+    sp.add_argument("--out", required=True)
+    sp.add_argument("--force", action="store_true")
+
+    sp = add("scan", cmd_scan, "what would be archived, with lineage; reads nothing remote")
+    sp.add_argument("--harness", action="append")
+
+    sp = add("sync", cmd_sync, "discover, redact, pack and upload; write a manifest")
+    sp.add_argument("--dry-run", action="store_true")
+    sp.add_argument("--harness", action="append")
+
+    sp = add("ls", cmd_ls, "sessions in the archive (latest state per session)")
+    sp.add_argument("--identity")
+    sp.add_argument("--harness", action="append")
+    sp.add_argument("--since", help="ISO date/time: sessions updated since")
+    sp.add_argument("--host", help="host id")
+    sp.add_argument("--title", help="substring of the (redacted) title")
+
+    sp = add("lineage", cmd_lineage, "the lineage forest, or one family, as a tree")
+    sp.add_argument("key", nargs="?")
+    sp.add_argument("--identity")
+
+    sp = add("restore", cmd_restore, "restore sessions into DIR laid out like a HOME")
+    sp.add_argument("keys", nargs="*")
+    sp.add_argument("--all", action="store_true")
+    sp.add_argument("--to", required=True)
+    sp.add_argument("--identity")
+    sp.add_argument("--with-family", action="store_true")
+
+    sp = add("verify", cmd_verify, "check manifests and objects (--read-data downloads and checks content)")
+    sp.add_argument("--identity")
+    sp.add_argument("--read-data", action="store_true")
+    sp.add_argument("--read-data-subset", help="e.g. 5%% or 0.05")
+
+    sp = add("redact", cmd_redact, "redact one file to stdout with the configured rules")
+    sp.add_argument("file")
+    sp.add_argument("--format", choices=["jsonl", "json", "text", "sqlite", "binary"])
+
+    sp = add("rules", cmd_rules, "list rules, or show which rules fire in a file (never the values)")
+    rsub = sp.add_subparsers(dest="rules_cmd", required=True)
+    rl = rsub.add_parser("list", parents=[common])
+    rl.set_defaults(func=cmd_rules)
+    rt = rsub.add_parser("test", parents=[common])
+    rt.add_argument("file")
+    rt.set_defaults(func=cmd_rules)
+
+    sp = add("demo", cmd_demo, "the whole job on bundled sample sessions against an embedded S3")
+    sp.add_argument("--dir", help="keep the demo's files here (default: a temp folder)")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    from archiver.config import ConfigError
+
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:
+        return EXIT_USAGE if e.code not in (0, None) else EXIT_OK
+    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING, stream=sys.stderr,
+                        format="%(levelname)s %(name)s: %(message)s")
+    try:
+        return int(args.func(args))
+    except (UsageError, ConfigError) as e:
+        _err(str(e))
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        _err("interrupted")
+        return 130
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

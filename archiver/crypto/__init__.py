@@ -1,0 +1,43 @@
+"""Encryption (age v1) and the key-file trust boundary."""
+
+from archiver.crypto.age import (
+    AgeDecryptError,
+    AgeError,
+    AgeHeaderError,
+    AgeKeyError,
+    DecryptReader,
+    EncryptWriter,
+    NoIdentityMatched,
+    ScryptIdentity,
+    ScryptRecipient,
+    X25519Identity,
+    X25519Recipient,
+    decrypt_stream,
+    encrypt_stream,
+    generate_x25519,
+    load_identities,
+    load_recipients,
+    parse_identity,
+    parse_recipient,
+)
+
+__all__ = [
+    "AgeDecryptError",
+    "AgeError",
+    "AgeHeaderError",
+    "AgeKeyError",
+    "DecryptReader",
+    "EncryptWriter",
+    "NoIdentityMatched",
+    "ScryptIdentity",
+    "ScryptRecipient",
+    "X25519Identity",
+    "X25519Recipient",
+    "decrypt_stream",
+    "encrypt_stream",
+    "generate_x25519",
+    "load_identities",
+    "load_recipients",
+    "parse_identity",
+    "parse_recipient",
+]

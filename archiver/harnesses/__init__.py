@@ -1,0 +1,1 @@
+"""One collector per harness; see base.py for the contract."""

@@ -1,0 +1,298 @@
+"""Claude Code: ~/.claude (or CLAUDE_CONFIG_DIR), per seeds/by-harness/claude-code.json.
+
+One session per projects/<key>/<sid>.jsonl, with every sidecar: subagent transcripts
+(each its own session) and their .meta.json / .forked-skill*.json, tool-results/,
+remote-agents/, the sibling .ccr-tip/.precompact/.dir-sync files, file-history/<sid>/
+and session-env/<sid>/. history.jsonl and paste-cache/ form the host session.
+
+Lineage:
+- subagent: agent-<id>.meta.json toolUseId names the Agent tool_use in the parent;
+  forked subagents start with a fork-context-ref (parentSessionId, parentLastUuid).
+  With spawnDepth > 1 the parent is the subagent whose file holds that tool_use.
+- fork: the new transcript's copied lines carry forkedFrom {sessionId, messageUuid}.
+- continuation: a continued-in record in A (continuedInSessionId = B) makes B continue A.
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterator
+
+import orjson
+
+from archiver.harnesses.base import HarnessContext, native_path
+from archiver.harnesses.jsonl_probe import head_records, records_containing, tail_records
+from archiver.model import DiscoveredSession, Format, LineageEdge, SourceArtifact, session_key
+
+NAME = "claude-code"
+SIBLING_SUFFIXES = (".ccr-tip.json", ".precompact.json", ".dir-sync.json")
+
+
+def sniff_format(path: Path) -> Format:
+    """json/text/binary by name and first bytes: file backups may be images."""
+    name = path.name
+    if name.endswith(".json"):
+        return "json"
+    if name.endswith(".jsonl"):
+        return "jsonl"
+    try:
+        with path.open("rb") as f:
+            head = f.read(8192)
+    except OSError:
+        return "binary"
+    if b"\x00" in head:
+        return "binary"
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as e:
+        if e.start < len(head) - 4:  # not just a multi-byte char cut at the boundary
+            return "binary"
+    return "text"
+
+
+def _iso(ts: float) -> str:
+    return datetime.fromtimestamp(ts, timezone.utc).isoformat().replace("+00:00", "Z")
+
+
+class ClaudeCode:
+    name = NAME
+    native_root = ".claude"
+
+    def __init__(self, ctx: HarnessContext) -> None:
+        self.ctx = ctx
+
+    @property
+    def root(self) -> Path:
+        env = self.ctx.env.get("CLAUDE_CONFIG_DIR")
+        if env:
+            return Path(env).expanduser()
+        if self.ctx.root:
+            return Path(self.ctx.root).expanduser()
+        return self.ctx.home / ".claude"
+
+    # ---- discovery ----
+    def discover(self) -> Iterator[DiscoveredSession]:
+        root = self.root
+        projects = root / "projects"
+        found: list[DiscoveredSession] = []
+        if projects.is_dir():
+            for project in sorted(p for p in projects.iterdir() if p.is_dir() and not p.is_symlink()):
+                found.extend(self._project_sessions(project))
+        self._attach_continuations(found)
+        yield from found
+        host = self._host_session()
+        if host is not None:
+            yield host
+
+    def _src(self, file: Path, role: str, fmt: Format | None = None, mode: str = "whole") -> SourceArtifact:
+        return SourceArtifact(
+            source=file,
+            path=native_path(self.native_root, self.root, file),
+            role=role,  # type: ignore[arg-type]
+            format=fmt or sniff_format(file),
+            mode=mode,  # type: ignore[arg-type]
+        )
+
+    def _project_sessions(self, project: Path) -> Iterator[DiscoveredSession]:
+        transcripts = {p.name[: -len(".jsonl")]: p for p in project.glob("*.jsonl") if p.is_file()}
+        session_dirs = {p.name: p for p in project.iterdir() if p.is_dir() and _looks_like_session_id(p.name)}
+        for sid in sorted(set(transcripts) | set(session_dirs)):
+            try:
+                yield from self._session(project, sid, transcripts.get(sid), session_dirs.get(sid))
+            except OSError as e:
+                yield DiscoveredSession(
+                    harness=NAME, session_id=sid, warnings=[f"{project / sid}: unreadable ({e.strerror or e})"]
+                )
+
+    def _session(
+        self, project: Path, sid: str, transcript: Path | None, sdir: Path | None
+    ) -> Iterator[DiscoveredSession]:
+        session = DiscoveredSession(harness=NAME, session_id=sid)
+        if transcript is not None:
+            session.sources.append(self._src(transcript, "transcript", "jsonl", "append"))
+            self._read_transcript_facts(transcript, session)
+        else:
+            session.warnings.append(f"{project.name}/{sid}/: session folder without its transcript {sid}.jsonl")
+        for suffix in SIBLING_SUFFIXES:
+            sib = project / f"{sid}{suffix}"
+            if sib.is_file():
+                session.sources.append(self._src(sib, "sidecar", "json"))
+        subagents: list[DiscoveredSession] = []
+        if sdir is not None:
+            for sub in ("tool-results", "remote-agents"):
+                d = sdir / sub
+                if d.is_dir():
+                    for f in sorted(_files(d)):
+                        role = "blob" if sub == "tool-results" else "sidecar"
+                        session.sources.append(self._src(f, role))
+            subagents = list(self._subagents(sdir, sid))
+            # anything else in the session folder is kept too (unknown sidecars are data)
+            known = {"tool-results", "remote-agents", "subagents"}
+            for child in sorted(sdir.iterdir()):
+                if child.name in known:
+                    continue
+                for f in sorted(_files(child)) if child.is_dir() else ([child] if child.is_file() else []):
+                    session.sources.append(self._src(f, "sidecar"))
+        for extra_dir, role in ((self.root / "file-history" / sid, "blob"), (self.root / "session-env" / sid, "sidecar")):
+            if extra_dir.is_dir():
+                for f in sorted(_files(extra_dir)):
+                    session.sources.append(self._src(f, role))
+        if session.updated_at is None and session.sources:
+            session.updated_at = _iso(max(s.source.stat().st_mtime for s in session.sources))
+        yield session
+        yield from subagents
+
+    def _read_transcript_facts(self, transcript: Path, session: DiscoveredSession) -> None:
+        head = head_records(transcript)
+        for rec in head:
+            if session.created_at is None and isinstance(rec.get("timestamp"), str):
+                session.created_at = rec["timestamp"]
+            if session.cwd is None and isinstance(rec.get("cwd"), str):
+                session.cwd = rec["cwd"]
+            forked = rec.get("forkedFrom")
+            if isinstance(forked, dict) and forked.get("sessionId") and session.kind != "fork":
+                session.kind = "fork"
+                session.parents.append(
+                    LineageEdge(
+                        relation="fork",
+                        parent=session_key(NAME, str(forked["sessionId"])),
+                        at=forked.get("messageUuid"),
+                    )
+                )
+        custom = ai = None
+        for rec in tail_records(transcript):
+            if rec.get("type") == "custom-title" and rec.get("customTitle"):
+                custom = str(rec["customTitle"])
+            elif rec.get("type") == "ai-title" and rec.get("aiTitle"):
+                ai = str(rec["aiTitle"])
+            elif rec.get("type") == "summary" and rec.get("summary") and not ai:
+                ai = str(rec["summary"])
+        session.title = custom or ai
+        session.updated_at = _iso(transcript.stat().st_mtime)
+
+    def _subagents(self, sdir: Path, parent_sid: str) -> Iterator[DiscoveredSession]:
+        subdir = sdir / "subagents"
+        if not subdir.is_dir():
+            return
+        files = sorted(p for p in _files(subdir) if p.name.startswith("agent-") and p.name.endswith(".jsonl"))
+        metas: dict[str, dict[str, Any]] = {}
+        for f in files:
+            agent_id = f.name[len("agent-") : -len(".jsonl")]
+            metas[agent_id] = _read_json(f.with_name(f"agent-{agent_id}.meta.json")) or {}
+        for f in files:
+            agent_id = f.name[len("agent-") : -len(".jsonl")]
+            s = DiscoveredSession(harness=NAME, session_id=agent_id, kind="subagent")
+            s.sources.append(self._src(f, "transcript", "jsonl", "append"))
+            for side in sorted(f.parent.glob(f"agent-{agent_id}.*")):
+                if side != f and side.is_file():
+                    s.sources.append(self._src(side, "sidecar", "json" if side.suffix == ".json" else None))
+            meta = metas[agent_id]
+            head = head_records(f, max_records=5)
+            for rec in head:
+                if s.created_at is None and isinstance(rec.get("timestamp"), str):
+                    s.created_at = rec["timestamp"]
+                if s.cwd is None and isinstance(rec.get("cwd"), str):
+                    s.cwd = rec["cwd"]
+            s.title = meta.get("description") if isinstance(meta.get("description"), str) else None
+            s.updated_at = _iso(f.stat().st_mtime)
+            ref = next((r for r in head if r.get("type") == "fork-context-ref"), None)
+            tool_use_id = meta.get("toolUseId")
+            parent_key = session_key(NAME, parent_sid)
+            depth = meta.get("spawnDepth")
+            if tool_use_id and isinstance(depth, int) and depth > 1:
+                owner = self._tool_use_owner(files, str(tool_use_id), exclude=f)
+                if owner:
+                    parent_key = session_key(NAME, owner)
+                else:
+                    s.warnings.append(f"{f.name}: spawnDepth {depth} but no subagent holds tool_use {tool_use_id}")
+            if ref is not None:
+                parent = ref.get("parentSessionId") or parent_sid
+                s.parents.append(
+                    LineageEdge(relation="subagent", parent=session_key(NAME, str(parent)), at=ref.get("parentLastUuid") or tool_use_id)
+                )
+            else:
+                if not tool_use_id:
+                    s.warnings.append(f"{f.name}: no toolUseId in its .meta.json; parent taken from the folder")
+                s.parents.append(LineageEdge(relation="subagent", parent=parent_key, at=tool_use_id))
+            yield s
+
+    @staticmethod
+    def _tool_use_owner(files: list[Path], tool_use_id: str, exclude: Path) -> str | None:
+        needle = orjson.dumps(tool_use_id)
+        for other in files:
+            if other == exclude:
+                continue
+            for rec in records_containing(other, needle):
+                content = (rec.get("message") or {}).get("content")
+                if isinstance(content, list) and any(
+                    isinstance(b, dict) and b.get("type") == "tool_use" and b.get("id") == tool_use_id for b in content
+                ):
+                    return other.name[len("agent-") : -len(".jsonl")]
+        return None
+
+    def _attach_continuations(self, sessions: list[DiscoveredSession]) -> None:
+        by_id = {s.session_id: s for s in sessions if s.kind != "subagent"}
+        for s in sessions:
+            if s.kind == "subagent" or not s.sources or s.sources[0].role != "transcript":
+                continue
+            try:
+                edges = self.continuation_edges(s.sources[0].source)
+            except OSError as e:
+                s.warnings.append(f"{s.sources[0].source.name}: unreadable while looking for continued-in ({e.strerror})")
+                continue
+            for successor, ts in edges:
+                target = by_id.get(successor)
+                if target is None:
+                    s.warnings.append(f"continued in session {successor}, which is not on this machine")
+                    continue
+                edge = LineageEdge(relation="continuation", parent=s.key, at=ts)
+                if edge not in target.parents:
+                    target.parents.append(edge)
+
+    def continuation_edges(self, transcript: Path) -> list[tuple[str, str | None]]:
+        """(successor session id, timestamp) for each continued-in record of a transcript."""
+        out = []
+        for rec in records_containing(transcript, b'"continued-in"'):
+            if rec.get("type") == "continued-in" and rec.get("continuedInSessionId"):
+                out.append((str(rec["continuedInSessionId"]), rec.get("timestamp")))
+        return out
+
+    def _host_session(self) -> DiscoveredSession | None:
+        host = DiscoveredSession(harness=NAME, session_id="@host", kind="host", title="Claude Code host files")
+        hist = self.root / "history.jsonl"
+        if hist.is_file():
+            host.sources.append(self._src(hist, "history", "jsonl", "append"))
+        paste = self.root / "paste-cache"
+        if paste.is_dir():
+            for f in sorted(_files(paste)):
+                host.sources.append(self._src(f, "blob"))
+        return host if host.sources else None
+
+
+def _files(d: Path) -> Iterator[Path]:
+    """Regular files below d, not following symlinks."""
+    for dirpath, dirnames, filenames in os.walk(d, followlinks=False):
+        dirnames.sort()
+        for name in sorted(filenames):
+            p = Path(dirpath) / name
+            if p.is_file() and not p.is_symlink():
+                yield p
+
+
+def _read_json(path: Path, limit: int = 4 * 1024 * 1024) -> dict[str, Any] | None:
+    try:
+        if not path.is_file() or path.stat().st_size > limit:
+            return None
+        data = orjson.loads(path.read_bytes())
+        return data if isinstance(data, dict) else None
+    except (OSError, orjson.JSONDecodeError):
+        return None
+
+
+def _looks_like_session_id(name: str) -> bool:
+    return len(name) >= 8 and all(c.isalnum() or c == "-" for c in name) and name != "memory"
+
+
+HARNESS = ClaudeCode

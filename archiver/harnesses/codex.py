@@ -1,0 +1,870 @@
+"""Codex: $CODEX_HOME (default ~/.codex), per seeds/by-harness/codex.json.
+
+Sessions
+- `codex:<thread-id>`: the thread's rollout `rollout-<ts>-<thread-id>.jsonl[.zst]` (under
+  sessions/YYYY/MM/DD/ or archived_sessions/) plus its sidecars: its rows of state_5.sqlite
+  and thread_history_1.sqlite (per-thread SQLite extracts taken from one backup-API copy,
+  WAL included), its session_index.jsonl entries (its name), shell_snapshots/<thread-id>.*.sh
+  (exported environment: secrets) and generated_images/<thread-id>/.
+- `codex:<thread-id>_<rollout-id>`: a rollout written by thread/revert, kind `revert`, edge
+  `revert` to its thread. Which rollout is current lives in state_5 threads.rollout_path; it
+  travels in the thread's state extract and `after_restore` re-points it at the restored file.
+- `codex:@host`: history.jsonl, logs_*.sqlite, goals_*.sqlite, memories_*.sqlite and
+  queue_*.sqlite (cross-session files), plus discovery problems that belong to no thread.
+
+Compressed rollouts: a `.jsonl.zst` is declared with its real file name, format
+`jsonl.zst` and mode `zst` (stored decompressed); a `.jsonl` with format `jsonl`. Both
+forms of one thread carry the same session key, and the pipeline dedups their content,
+so the 7-day move to `.zst` re-uploads nothing; restore writes the `.zst` compressed again.
+Paginated rollouts are append-only (mode `append`); legacy ones (no history_mode) are
+rewritten in place by Codex's startup migration, so they are snapshotted `whole`.
+
+Lineage (child -> parent)
+- subagent: session_meta.parent_thread_id, source.subagent.thread_spawn.parent_thread_id
+  (`at` = "depth=<n>"), else state_5 thread_spawn_edges; failing those, a thread whose
+  session_id (root of the tree) differs from its id gets an inferred edge to that root.
+- fork: forked_from_id. A paginated fork's history_base.thread_id is a *rollout* id; when it
+  names a revert rollout the edge points at that rollout's session. `at` =
+  "rollout=<rollout-id>;ordinal=<end_ordinal_exclusive>" (legacy: "ordinal=<forked_from_ordinal_exclusive>").
+  history_base chains are resolved recursively and a missing link is reported.
+- revert: `<thread-id>_<rollout-id>` -> `<thread-id>`, `at` as for forks.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import shutil
+import sqlite3
+import tempfile
+import threading
+import weakref
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import IO, Any, Callable, Iterator
+from urllib.parse import quote
+
+import orjson
+
+from archiver.harnesses.base import HarnessContext, native_path
+from archiver.model import DiscoveredSession, LineageEdge, Session, SourceArtifact, session_key
+
+log = logging.getLogger(__name__)
+
+NAME = "codex"
+HOST_ID = "@host"
+EXTRACTS = "archiver-extracts"  # under the Codex root: per-thread extracts, merged back by after_restore
+MAX_LINE = 8 * 1024 * 1024  # longer lines are not parsed, only shape-checked
+_BLOCK = 1024 * 1024
+
+_UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+ROLLOUT_RE = re.compile(
+    rf"^rollout-(?P<ts>\d{{4}}-\d{{2}}-\d{{2}}T\d{{2}}-\d{{2}}-\d{{2}})-(?P<tid>{_UUID})"
+    r"(?:_(?P<rid>[A-Za-z0-9-]+))?\.jsonl(?P<zst>\.zst)?$"
+)
+HOST_DB_PREFIXES = ("logs_", "goals_", "memories_", "queue_")
+
+
+# ---------------------------------------------------------------- line scanning
+
+
+@dataclass
+class _Line:
+    no: int  # 1-based line number
+    data: bytes | None  # the line without its newline; None when longer than MAX_LINE
+    terminated: bool
+    head: bytes = b""  # first bytes of an oversized line
+    tail: bytes = b""  # last bytes of an oversized line
+
+
+def _iter_lines(f: IO[bytes], cap: int = MAX_LINE) -> Iterator[_Line]:
+    """Lines of a binary stream holding at most `cap` bytes of one line in memory."""
+    buf = bytearray()
+    long_line = False
+    head = tail = b""
+    no = 0
+    while True:
+        chunk = f.read(_BLOCK)
+        if not chunk:
+            break
+        start = 0
+        while True:
+            nl = chunk.find(b"\n", start)
+            piece = chunk[start : nl if nl >= 0 else len(chunk)]
+            if long_line:
+                tail = (tail + piece)[-64:]
+            else:
+                buf += piece
+                if len(buf) > cap:
+                    long_line, head, tail = True, bytes(buf[:64]), bytes(buf[-64:])
+                    buf = bytearray()
+            if nl < 0:
+                break
+            no += 1
+            yield _Line(no, None if long_line else bytes(buf), True, head, tail)
+            buf, long_line, head, tail = bytearray(), False, b"", b""
+            start = nl + 1
+    if buf or long_line:
+        yield _Line(no + 1, None if long_line else bytes(buf), False, head, tail)
+
+
+def _parse(line: _Line) -> tuple[bool, Any]:
+    """(looks valid, parsed object or None). Oversized lines are only shape-checked."""
+    if line.data is None:
+        return line.head.lstrip().startswith(b"{") and line.tail.rstrip().endswith(b"}"), None
+    if not line.data.strip():
+        return True, None
+    try:
+        return True, orjson.loads(line.data)
+    except orjson.JSONDecodeError:
+        return False, None
+
+
+def _open_stream(path: Path) -> IO[bytes]:
+    f = path.open("rb")
+    if path.name.endswith(".zst"):
+        import zstandard
+
+        return zstandard.ZstdDecompressor().stream_reader(f, closefd=True)  # type: ignore[return-value]
+    return f
+
+
+def _iso(ts: float) -> str:
+    return datetime.fromtimestamp(ts, timezone.utc).isoformat().replace("+00:00", "Z")
+
+
+# ---------------------------------------------------------------- SQLite helpers
+
+
+def backup_sqlite(src: Path, dst: Path) -> None:
+    """Consistent copy of a live SQLite database (WAL included) through the backup API.
+
+    Read-only first; when that fails (no -shm, read-only folder) the db, -wal and -shm are
+    copied together and the copy is backed up, so the live files are never written.
+    """
+    dst.unlink(missing_ok=True)
+    try:
+        _backup_uri(f"file:{quote(str(src.resolve()))}?mode=ro", dst)
+        return
+    except sqlite3.Error as e:
+        first = e
+    tmp = Path(tempfile.mkdtemp(prefix="archiver-codex-"))
+    try:
+        for suffix in ("", "-wal", "-shm"):
+            part = Path(str(src) + suffix)
+            if part.exists():
+                shutil.copyfile(part, tmp / ("db" + suffix))
+        try:
+            _backup_uri(f"file:{quote(str(tmp / 'db'))}", dst)
+        except sqlite3.Error as e:
+            raise sqlite3.DatabaseError(f"{src}: not a readable SQLite database ({e}; live open: {first})") from None
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _backup_uri(uri: str, dst: Path) -> None:
+    src = sqlite3.connect(uri, uri=True, timeout=10)
+    try:
+        src.execute("PRAGMA schema_version").fetchone()
+        out = sqlite3.connect(str(dst))
+        try:
+            src.backup(out)
+            out.execute("PRAGMA journal_mode=DELETE")
+        finally:
+            out.close()
+    finally:
+        src.close()
+
+
+def _qi(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _thread_filter(table: str, columns: list[str]) -> str | None:
+    """WHERE clause selecting one thread's rows of a Codex table; "" = all rows; None = none."""
+    if table == "threads" and "id" in columns:
+        return "id = :tid"
+    if "child_thread_id" in columns:  # thread_spawn_edges: an edge travels with its child
+        return "child_thread_id = :tid"
+    if "thread_id" in columns:
+        return "thread_id = :tid"
+    if table.startswith("_sqlx"):  # migration bookkeeping, so a rebuilt DB is accepted by Codex
+        return ""
+    return None
+
+
+def extract_thread_rows(snapshot: Path, dst: Path, thread_id: str) -> int:
+    """Write `dst`: a SQLite file with `snapshot`'s schema holding only `thread_id`'s rows.
+
+    Virtual tables (search indexes) are created empty; their shadow tables are left to them.
+    Returns the number of thread rows copied.
+    """
+    dst.unlink(missing_ok=True)
+    out = sqlite3.connect(str(dst), isolation_level=None)
+    copied = 0
+    try:
+        out.execute("ATTACH DATABASE ? AS src", (str(snapshot),))
+        objects = out.execute(
+            "SELECT type, name, sql FROM src.sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' "
+            "ORDER BY CASE type WHEN 'table' THEN 0 WHEN 'index' THEN 1 ELSE 2 END, name"
+        ).fetchall()
+        virtual = [n for t, n, s in objects if t == "table" and s.upper().lstrip().startswith("CREATE VIRTUAL")]
+        shadow = lambda n: any(n.startswith(v + "_") for v in virtual)  # noqa: E731
+        out.execute("BEGIN")
+        later: list[str] = []
+        for typ, name, sql in objects:
+            if typ != "table":
+                later.append(sql)
+                continue
+            if shadow(name):
+                continue
+            try:
+                out.execute(sql)
+            except sqlite3.Error as e:
+                log.warning("%s: table %s not recreated in the extract (%s)", snapshot.name, name, e)
+                continue
+            if name in virtual:
+                continue
+            columns = [r[1] for r in out.execute(f"PRAGMA src.table_info({_qi(name)})")]
+            where = _thread_filter(name, columns)
+            if where is None:
+                continue
+            sql_sel = f"INSERT INTO main.{_qi(name)} SELECT * FROM src.{_qi(name)}" + (f" WHERE {where}" if where else "")
+            cur = out.execute(sql_sel, {"tid": thread_id})
+            if where:
+                copied += max(cur.rowcount, 0)
+        for sql in later:
+            try:
+                out.execute(sql)
+            except sqlite3.Error as e:  # an index on a skipped shadow table, ...
+                log.debug("%s: schema object not recreated (%s)", snapshot.name, e)
+        out.execute("COMMIT")
+        out.execute("DETACH DATABASE src")
+    finally:
+        out.close()
+    return copied
+
+
+# ---------------------------------------------------------------- the collector
+
+
+@dataclass
+class _Rollout:
+    file: Path
+    thread_id: str
+    rollout_id: str | None  # None for the thread's first rollout (its rollout id is the thread id)
+    meta: dict[str, Any] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    legacy: bool = True
+
+    @property
+    def session_id(self) -> str:
+        return self.thread_id if self.rollout_id is None else f"{self.thread_id}_{self.rollout_id}"
+
+    @property
+    def zst(self) -> bool:
+        return self.file.name.endswith(".zst")
+
+    @property
+    def plain_name(self) -> str:
+        return self.file.name[: -len(".zst")] if self.zst else self.file.name
+
+
+@dataclass
+class _State:
+    threads: dict[str, dict[str, Any]] = field(default_factory=dict)
+    spawn_parent: dict[str, str] = field(default_factory=dict)
+    history_threads: set[str] = field(default_factory=set)
+
+
+class Codex:
+    name = NAME
+    native_root = ".codex"
+
+    def __init__(self, ctx: HarnessContext) -> None:
+        self.ctx = ctx
+        self._lock = threading.Lock()
+        self._tmp: Path | None = None
+        self._finalizer: weakref.finalize | None = None
+        self._snapshots: dict[str, Path] = {}
+        self._scan_cache: dict[tuple[str, int, int], tuple[int, list[int]]] = {}
+
+    @property
+    def root(self) -> Path:
+        env = self.ctx.env.get("CODEX_HOME")
+        if env:
+            return _expand(env, self.ctx.home)
+        if self.ctx.root:
+            return _expand(str(self.ctx.root), self.ctx.home)
+        return self.ctx.home / ".codex"
+
+    def close(self) -> None:
+        """Remove the temporary database snapshots (also done when the object is collected)."""
+        if self._finalizer is not None:
+            self._finalizer()
+        self._tmp, self._finalizer, self._snapshots = None, None, {}
+
+    # ---- discovery ----
+
+    def discover(self) -> Iterator[DiscoveredSession]:
+        root = self.root
+        if not root.is_dir():
+            return
+        host = DiscoveredSession(harness=NAME, session_id=HOST_ID, kind="host", title="Codex host files")
+        with self._lock:
+            self._snapshots = {}  # a new run reads a new consistent copy
+        state = self._read_state(host)
+        names = self._read_session_index(host)
+        rollouts = self._find_rollouts(root, state, host)
+        by_rollout_id: dict[str, _Rollout] = {}
+        for r in rollouts.values():
+            by_rollout_id[r.rollout_id or r.thread_id] = r
+
+        sessions: list[DiscoveredSession] = []
+        thread_ids = {r.thread_id for r in rollouts.values()}
+        for sid in sorted(rollouts):
+            r = rollouts[sid]
+            try:
+                sessions.append(self._session(r, state, names, by_rollout_id))
+            except OSError as e:
+                sessions.append(
+                    DiscoveredSession(harness=NAME, session_id=sid, warnings=[f"{self._rel(r.file)}: unreadable ({e.strerror or e})"])
+                )
+        # a thread whose only rollouts are revert rollouts still gets its thread session (sidecars)
+        for tid in sorted(t for t in thread_ids if t not in rollouts):
+            s = DiscoveredSession(harness=NAME, session_id=tid, kind="main")
+            s.title = self._title(tid, state, names)
+            s.warnings.append(f"thread {tid}: no first rollout on disk, only revert rollouts")
+            self._add_sidecars(s, tid, state, names)
+            sessions.append(s)
+
+        self._add_host_files(root, host)
+        if host.sources or host.warnings:
+            yield host
+        yield from sessions
+
+    def _rel(self, file: Path) -> str:
+        try:
+            return file.relative_to(self.root).as_posix()
+        except ValueError:
+            return str(file)
+
+    def _src(self, file: Path, role: str, fmt: str, mode: str, **kw: Any) -> SourceArtifact:
+        return SourceArtifact(
+            source=file,
+            path=native_path(self.native_root, self.root, file),
+            role=role,  # type: ignore[arg-type]
+            format=fmt,  # type: ignore[arg-type]
+            mode=mode,  # type: ignore[arg-type]
+            **kw,
+        )
+
+    # -- state_5.sqlite / thread_history_*.sqlite
+
+    def _db(self, stem: str) -> Path | None:
+        """Highest-numbered `<stem>_<n>.sqlite` under root (state_5, thread_history_1, ...)."""
+        best: tuple[int, Path] | None = None
+        for p in self.root.glob(f"{stem}_*.sqlite"):
+            m = re.fullmatch(rf"{re.escape(stem)}_(\d+)\.sqlite", p.name)
+            if m and p.is_file() and (best is None or int(m.group(1)) > best[0]):
+                best = (int(m.group(1)), p)
+        return best[1] if best else None
+
+    def snapshot(self, live: Path) -> Path:
+        """This run's consistent private copy of a live database (made once per run)."""
+        with self._lock:
+            snap = self._snapshots.get(str(live))
+            if snap is not None and snap.exists():
+                return snap
+            if self._tmp is None or not self._tmp.exists():
+                self._tmp = Path(tempfile.mkdtemp(prefix="archiver-codex-"))  # mode 0700
+                self._finalizer = weakref.finalize(self, shutil.rmtree, str(self._tmp), True)
+            snap = self._tmp / f"{len(self._snapshots)}-{live.name}"
+            backup_sqlite(live, snap)
+            self._snapshots[str(live)] = snap
+            return snap
+
+    def _read_state(self, host: DiscoveredSession) -> _State:
+        state = _State()
+        db = self._db("state")
+        if db is not None:
+            try:
+                con = sqlite3.connect(str(self.snapshot(db)))
+                try:
+                    con.row_factory = sqlite3.Row
+                    tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+                    if "threads" in tables:
+                        for row in con.execute("SELECT * FROM threads"):
+                            state.threads[str(row["id"])] = dict(row)
+                    if "thread_spawn_edges" in tables:
+                        for row in con.execute("SELECT parent_thread_id, child_thread_id FROM thread_spawn_edges"):
+                            state.spawn_parent[str(row[1])] = str(row[0])
+                finally:
+                    con.close()
+            except sqlite3.Error as e:
+                host.warnings.append(f"{db.name}: unreadable ({e}); threads' state rows not archived")
+                self._snapshots.pop(str(db), None)
+        hist = self._db("thread_history")
+        if hist is not None:
+            try:
+                con = sqlite3.connect(str(self.snapshot(hist)))
+                try:
+                    for (name,) in con.execute("SELECT name FROM sqlite_master WHERE type='table'").fetchall():
+                        cols = [r[1] for r in con.execute(f"PRAGMA table_info({_qi(name)})")]
+                        if "thread_id" in cols:
+                            state.history_threads.update(
+                                str(r[0]) for r in con.execute(f"SELECT DISTINCT thread_id FROM {_qi(name)}")
+                            )
+                finally:
+                    con.close()
+            except sqlite3.Error as e:
+                host.warnings.append(f"{hist.name}: unreadable ({e}); threads' history rows not archived")
+                self._snapshots.pop(str(hist), None)
+        return state
+
+    # -- session_index.jsonl
+
+    def _read_session_index(self, host: DiscoveredSession) -> dict[str, str]:
+        """Thread names: the last session_index.jsonl entry for an id wins."""
+        names: dict[str, str] = {}
+        index = self.root / "session_index.jsonl"
+        if not index.is_file():
+            return names
+        bad: list[int] = []
+        try:
+            with index.open("rb") as f:
+                for line in _iter_lines(f, 1024 * 1024):
+                    ok, rec = _parse(line)
+                    if not ok:
+                        if line.terminated:
+                            bad.append(line.no)
+                        continue
+                    if isinstance(rec, dict) and rec.get("id") is not None:
+                        name = rec.get("thread_name")
+                        if isinstance(name, str):
+                            names[str(rec["id"])] = name
+        except OSError as e:
+            host.warnings.append(f"session_index.jsonl: unreadable ({e.strerror or e})")
+        if bad:
+            host.warnings.append(f"session_index.jsonl: {len(bad)} unparseable line(s) (first at line {bad[0]})")
+        return names
+
+    # -- rollouts
+
+    def _find_rollouts(self, root: Path, state: _State, host: DiscoveredSession) -> dict[str, _Rollout]:
+        candidates: dict[str, list[_Rollout]] = {}
+        for top in ("sessions", "archived_sessions"):
+            base = root / top
+            if not base.is_dir():
+                continue
+            for f in sorted(_files(base)):
+                if not (f.name.endswith(".jsonl") or f.name.endswith(".jsonl.zst")):
+                    continue
+                r = self._rollout(f, host)
+                if r is not None:
+                    candidates.setdefault(r.session_id, []).append(r)
+        chosen: dict[str, _Rollout] = {}
+        for sid, group in candidates.items():
+            chosen[sid] = self._choose(group, state)
+        return chosen
+
+    def _rollout(self, f: Path, host: DiscoveredSession) -> _Rollout | None:
+        m = ROLLOUT_RE.match(f.name)
+        warnings: list[str] = []
+        meta: dict[str, Any] = {}
+        try:
+            with _open_stream(f) as stream:
+                first = next(_iter_lines(stream), None)
+            ok, rec = _parse(first) if first is not None else (False, None)
+            if isinstance(rec, dict) and rec.get("type") == "session_meta" and isinstance(rec.get("payload"), dict):
+                meta = rec["payload"]
+            elif first is None:
+                warnings.append(f"{self._rel(f)}: empty rollout")
+            else:
+                warnings.append(f"{self._rel(f)}: first line is not a session_meta record")
+        except Exception as e:  # noqa: BLE001 - zstd and OS errors alike: one bad file never stops discovery
+            warnings.append(f"{self._rel(f)}: unreadable ({e})")
+        if m:
+            tid, rid = m.group("tid"), m.group("rid")
+            if meta.get("id") and str(meta["id"]) != tid:
+                warnings.append(f"{self._rel(f)}: session_meta.id {meta['id']} differs from the file name's thread id")
+        elif meta.get("id"):
+            tid, rid = str(meta["id"]), None
+            warnings.append(f"{self._rel(f)}: unexpected rollout file name; thread id taken from session_meta")
+        else:
+            host.warnings.append(f"{self._rel(f)}: not a recognisable rollout (no thread id); kept in the host session")
+            host.sources.append(self._src(f, "transcript", "jsonl.zst" if f.name.endswith(".zst") else "jsonl", "whole"))
+            return None
+        r = _Rollout(file=f, thread_id=tid, rollout_id=rid if rid and rid != tid else None, meta=meta, warnings=warnings)
+        r.legacy = meta.get("history_mode") != "paginated"
+        return r
+
+    def _choose(self, group: list[_Rollout], state: _State) -> _Rollout:
+        """One file per rollout: .jsonl and .jsonl.zst (or sessions/ and archived_sessions/)
+        coexist only during Codex's own move; the file state_5 names wins, then the plain one."""
+        if len(group) == 1:
+            return group[0]
+        current = state.threads.get(group[0].thread_id, {}).get("rollout_path") or ""
+        cur_name = os.path.basename(str(current))
+        cur_dir = os.path.basename(os.path.dirname(str(current)))
+
+        def rank(r: _Rollout) -> tuple[int, int, int, float]:
+            named = r.file.name == cur_name or r.plain_name == cur_name
+            same_dir = r.file.parent.name == cur_dir
+            return (not named, not same_dir, r.zst, -r.file.stat().st_mtime)
+
+        group = sorted(group, key=rank)
+        keep = group[0]
+        for other in group[1:]:
+            keep.warnings.append(
+                f"{self._rel(other.file)}: second copy of rollout {keep.session_id} (a move in progress); "
+                f"{self._rel(keep.file)} archived instead"
+            )
+        return keep
+
+    def _scan(self, f: Path) -> tuple[int, list[int]]:
+        """(complete lines, numbers of unparseable complete lines), cached by size and mtime."""
+        st = f.stat()
+        key = (str(f), st.st_size, st.st_mtime_ns)
+        hit = self._scan_cache.get(key)
+        if hit is not None:
+            return hit
+        bad: list[int] = []
+        n = 0
+        with _open_stream(f) as stream:
+            for line in _iter_lines(stream):
+                if not line.terminated:
+                    break  # a torn final line is the writer's, not data damage
+                n += 1
+                if not _parse(line)[0]:
+                    bad.append(line.no)
+        self._scan_cache[key] = (n, bad)
+        return n, bad
+
+    # -- one session
+
+    def _title(self, tid: str, state: _State, names: dict[str, str]) -> str | None:
+        if names.get(tid):
+            return names[tid]
+        row = state.threads.get(tid) or {}
+        for col in ("name", "title"):
+            if isinstance(row.get(col), str) and row[col]:
+                return str(row[col])
+        return None
+
+    def _session(
+        self, r: _Rollout, state: _State, names: dict[str, str], by_rollout_id: dict[str, _Rollout]
+    ) -> DiscoveredSession:
+        meta = r.meta
+        s = DiscoveredSession(harness=NAME, session_id=r.session_id, warnings=list(r.warnings))
+        s.created_at = meta.get("timestamp") if isinstance(meta.get("timestamp"), str) else None
+        s.cwd = meta.get("cwd") if isinstance(meta.get("cwd"), str) else None
+        s.title = self._title(r.thread_id, state, names)
+        if r.zst:
+            s.sources.append(self._src(r.file, "transcript", "jsonl.zst", "zst"))
+        else:
+            s.sources.append(self._src(r.file, "transcript", "jsonl", "whole" if r.legacy else "append"))
+        s.updated_at = _iso(r.file.stat().st_mtime)
+        try:
+            lines, bad = self._scan(r.file)
+            if bad:
+                s.warnings.append(
+                    f"{self._rel(r.file)}: {len(bad)} unparseable line(s) kept as they are "
+                    f"(line{'s' if len(bad) > 1 else ''} {', '.join(map(str, bad[:10]))}{', ...' if len(bad) > 10 else ''})"
+                )
+        except Exception as e:  # noqa: BLE001
+            s.warnings.append(f"{self._rel(r.file)}: could not be scanned to the end ({e})")
+
+        hb = meta.get("history_base") if isinstance(meta.get("history_base"), dict) else None
+        at = _base_at(hb, meta)
+        if r.rollout_id is not None:
+            s.kind = "revert"
+            s.parents.append(LineageEdge(relation="revert", parent=session_key(NAME, r.thread_id), at=at))
+        else:
+            self._add_sidecars(s, r.thread_id, state, names)
+            sub = self._subagent_edge(r, state, s)
+            if sub is not None:
+                s.parents.append(sub)
+                s.kind = "subagent"
+            if meta.get("forked_from_id") or (hb and hb.get("thread_id")):
+                s.parents.append(self._fork_edge(r, hb, at, by_rollout_id))
+                if s.kind == "main":
+                    s.kind = "fork"
+        if hb:
+            self._check_base_chain(r, by_rollout_id, s)
+        return s
+
+    def _subagent_edge(self, r: _Rollout, state: _State, s: DiscoveredSession) -> LineageEdge | None:
+        meta = r.meta
+        source = meta.get("source")
+        spawn = None
+        if isinstance(source, dict) and isinstance(source.get("subagent"), dict):
+            spawn = source["subagent"].get("thread_spawn")
+        spawn = spawn if isinstance(spawn, dict) else {}
+        parent = meta.get("parent_thread_id") or spawn.get("parent_thread_id")
+        depth = spawn.get("depth")
+        at = f"depth={depth}" if isinstance(depth, int) else None
+        if parent and spawn.get("parent_thread_id") and str(spawn["parent_thread_id"]) != str(parent):
+            s.warnings.append(
+                f"session_meta.parent_thread_id {parent} and source.subagent.thread_spawn.parent_thread_id "
+                f"{spawn['parent_thread_id']} differ; the first is used"
+            )
+        if parent:
+            return LineageEdge(relation="subagent", parent=session_key(NAME, str(parent)), at=at)
+        if r.thread_id in state.spawn_parent:
+            return LineageEdge(relation="subagent", parent=session_key(NAME, state.spawn_parent[r.thread_id]))
+        root_id = meta.get("session_id")
+        is_fork = bool(meta.get("forked_from_id") or meta.get("history_base"))
+        if root_id and str(root_id) != r.thread_id and not is_fork:
+            return LineageEdge(relation="subagent", parent=session_key(NAME, str(root_id)), inferred=True)
+        return None
+
+    def _fork_edge(
+        self, r: _Rollout, hb: dict[str, Any] | None, at: str | None, by_rollout_id: dict[str, _Rollout]
+    ) -> LineageEdge:
+        parent = str(r.meta.get("forked_from_id") or "")
+        if hb and hb.get("thread_id"):
+            base = by_rollout_id.get(str(hb["thread_id"]))
+            if base is not None and (not parent or base.thread_id == parent):
+                parent = base.session_id  # the rollout that holds the inherited prefix
+            elif not parent:
+                parent = str(hb["thread_id"])
+        return LineageEdge(relation="fork", parent=session_key(NAME, parent), at=at)
+
+    def _check_base_chain(self, r: _Rollout, by_rollout_id: dict[str, _Rollout], s: DiscoveredSession) -> None:
+        """Follow history_base links to the root so a restored fork/revert has its whole prefix."""
+        seen = {r.rollout_id or r.thread_id}
+        cur = r
+        while True:
+            hb = cur.meta.get("history_base")
+            if not isinstance(hb, dict) or not hb.get("thread_id"):
+                return
+            rid = str(hb["thread_id"])
+            if rid in seen:
+                s.warnings.append(f"history_base chain loops at rollout {rid}")
+                return
+            seen.add(rid)
+            nxt = by_rollout_id.get(rid)
+            if nxt is None:
+                s.warnings.append(
+                    f"history_base rollout {rid} (inherited prefix of {self._rel(cur.file)}) is not on this machine"
+                )
+                return
+            cur = nxt
+
+    def _add_sidecars(self, s: DiscoveredSession, tid: str, state: _State, names: dict[str, str]) -> None:
+        db = self._db("state")
+        if db is not None and tid in state.threads:
+            s.sources.append(self._extract(db, tid))
+        hist = self._db("thread_history")
+        if hist is not None and tid in state.history_threads:
+            s.sources.append(self._extract(hist, tid))
+        index = self.root / "session_index.jsonl"
+        if tid in names and index.is_file():
+            s.sources.append(
+                SourceArtifact(
+                    source=index,
+                    path=f"{self.native_root}/{EXTRACTS}/session_index/{tid}.jsonl",
+                    role="index",
+                    format="jsonl",
+                    mode="produced",
+                    produce=_index_producer(index, tid),
+                )
+            )
+        snaps = self.root / "shell_snapshots"
+        if snaps.is_dir():
+            for f in sorted(snaps.glob(f"{tid}.*")):
+                if f.is_file() and not f.name.startswith(f"{tid}.tmp-") and f.suffix in (".sh", ".ps1"):
+                    s.sources.append(self._src(f, "sidecar", "text", "whole"))
+        images = self.root / "generated_images" / tid
+        if images.is_dir():
+            for f in sorted(_files(images)):
+                s.sources.append(self._src(f, "blob", "binary", "whole"))
+
+    def _extract(self, live: Path, tid: str) -> SourceArtifact:
+        def produce(dst: Path) -> None:
+            extract_thread_rows(self.snapshot(live), dst, tid)
+
+        return SourceArtifact(
+            source=live,
+            path=f"{self.native_root}/{EXTRACTS}/{live.stem}/{tid}.sqlite",
+            role="database",
+            format="sqlite",
+            mode="produced",
+            produce=produce,
+        )
+
+    def _add_host_files(self, root: Path, host: DiscoveredSession) -> None:
+        hist = root / "history.jsonl"
+        if hist.is_file():
+            host.sources.append(self._src(hist, "history", "jsonl", "append"))
+        for p in sorted(root.glob("*.sqlite")):
+            if p.is_file() and p.name.startswith(HOST_DB_PREFIXES):
+                host.sources.append(self._src(p, "database", "sqlite", "sqlite"))
+
+    # ---- restore ----
+
+    def after_restore(self, target_home: Path, sessions: list[Session]) -> list[str]:
+        """Merge restored per-thread extracts back so Codex lists the threads.
+
+        - state_5 extract rows go into <target>/.codex/state_5.sqlite (created from the
+          extract's schema and migration table when absent), and threads.rollout_path is
+          re-pointed at the restored rollout of the same file name (.jsonl or .jsonl.zst).
+        - session_index extract lines are appended to .codex/session_index.jsonl (once).
+        - thread_history extracts are left in place: the projection is rebuildable from the
+          rollout and its byte offsets no longer match a redacted rollout.
+        The extract files stay under .codex/archiver-extracts/ for reference.
+        """
+        warnings: list[str] = []
+        codex = target_home / self.native_root
+        prefix = f"{self.native_root}/{EXTRACTS}/"
+        for sess in sessions:
+            if sess.harness != NAME:
+                continue
+            for art in sess.artifacts:
+                if not art.path.startswith(prefix):
+                    continue
+                file = target_home / art.path
+                if not file.is_file():
+                    warnings.append(f"{art.path}: not restored; cannot merge it")
+                    continue
+                kind = art.path[len(prefix) :].split("/", 1)[0]
+                try:
+                    if kind.startswith("state_"):
+                        merge_state_extract(file, codex / f"{kind}.sqlite", codex, warnings)
+                    elif kind == "session_index":
+                        _append_index(file, codex / "session_index.jsonl")
+                except (sqlite3.Error, OSError) as e:
+                    warnings.append(f"{art.path}: not merged ({e})")
+        return warnings
+
+
+def merge_state_extract(extract: Path, target: Path, codex_root: Path, warnings: list[str]) -> None:
+    """INSERT OR REPLACE an extract's rows into target (creating it from the extract when absent)."""
+    if not target.exists():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(extract, target)
+    else:
+        con = sqlite3.connect(str(target), isolation_level=None, timeout=10)
+        try:
+            con.execute("ATTACH DATABASE ? AS ext", (str(extract),))
+            con.execute("BEGIN")
+            have = {r[0] for r in con.execute("SELECT name FROM main.sqlite_master WHERE type='table'")}
+            for name, sql in con.execute(
+                "SELECT name, sql FROM ext.sqlite_master WHERE type='table' AND sql IS NOT NULL "
+                "AND name NOT LIKE 'sqlite_%' AND sql NOT LIKE 'CREATE VIRTUAL%'"
+            ).fetchall():
+                if con.execute(f"SELECT 1 FROM ext.{_qi(name)} LIMIT 1").fetchone() is None:
+                    continue
+                if name not in have:
+                    con.execute(sql)
+                theirs = [r[1] for r in con.execute(f"PRAGMA ext.table_info({_qi(name)})")]
+                ours = {r[1] for r in con.execute(f"PRAGMA main.table_info({_qi(name)})")}
+                cols = ", ".join(_qi(c) for c in theirs if c in ours)
+                verb = "INSERT OR IGNORE" if name.startswith("_sqlx") else "INSERT OR REPLACE"
+                try:
+                    con.execute(f"{verb} INTO main.{_qi(name)} ({cols}) SELECT {cols} FROM ext.{_qi(name)}")
+                except sqlite3.Error as e:
+                    warnings.append(f"{extract.name}: rows of {name} not merged into {target.name} ({e})")
+            con.execute("COMMIT")
+            con.execute("DETACH DATABASE ext")
+        finally:
+            con.close()
+    _repoint_rollouts(extract, target, codex_root, warnings)
+
+
+def _repoint_rollouts(extract: Path, target: Path, codex_root: Path, warnings: list[str]) -> None:
+    ext = sqlite3.connect(str(extract))
+    try:
+        if ext.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='threads'").fetchone() is None:
+            return
+        rows = ext.execute("SELECT id, rollout_path FROM threads").fetchall()
+    finally:
+        ext.close()
+    con = sqlite3.connect(str(target), timeout=10)
+    try:
+        for tid, rollout_path in rows:
+            name = os.path.basename(str(rollout_path or ""))
+            plain = name[: -len(".zst")] if name.endswith(".zst") else name
+            found = None
+            for top in ("sessions", "archived_sessions"):
+                base = codex_root / top
+                if base.is_dir():
+                    found = next((p for p in _files(base) if p.name in (plain, plain + ".zst")), None)
+                if found:
+                    break
+            if found is None:
+                warnings.append(f"thread {tid}: its current rollout {plain} was not restored; rollout_path left as archived")
+                continue
+            con.execute("UPDATE threads SET rollout_path = ? WHERE id = ?", (str(found.resolve()), tid))
+        con.commit()
+    finally:
+        con.close()
+
+
+def _append_index(extract: Path, index: Path) -> None:
+    have: set[bytes] = set()
+    if index.exists():
+        with index.open("rb") as f:
+            have = {line.rstrip(b"\n") for line in f}
+    new = [line.rstrip(b"\n") for line in extract.read_bytes().splitlines() if line.strip()]
+    new = [line for line in new if line not in have]
+    if not new:
+        return
+    index.parent.mkdir(parents=True, exist_ok=True)
+    with index.open("ab") as f:
+        if index.stat().st_size and not _ends_with_newline(index):
+            f.write(b"\n")
+        f.write(b"\n".join(new) + b"\n")
+
+
+def _ends_with_newline(p: Path) -> bool:
+    with p.open("rb") as f:
+        f.seek(-1, os.SEEK_END)
+        return f.read(1) == b"\n"
+
+
+def _index_producer(index: Path, tid: str) -> Callable[[Path], None]:
+    """The thread's session_index.jsonl entries (complete lines only), in file order."""
+    needle = tid.encode()
+
+    def produce(dst: Path) -> None:
+        with index.open("rb") as f, dst.open("wb") as out:
+            for line in _iter_lines(f, 1024 * 1024):
+                if not line.terminated or line.data is None or needle not in line.data:
+                    continue
+                ok, rec = _parse(line)
+                if ok and isinstance(rec, dict) and str(rec.get("id")) == tid:
+                    out.write(line.data + b"\n")
+
+    return produce
+
+
+def _base_at(hb: dict[str, Any] | None, meta: dict[str, Any]) -> str | None:
+    if hb and hb.get("thread_id") is not None:
+        end = hb.get("end_ordinal_exclusive")
+        return f"rollout={hb['thread_id']};ordinal={end}" if end is not None else f"rollout={hb['thread_id']}"
+    if meta.get("forked_from_ordinal_exclusive") is not None:
+        return f"ordinal={meta['forked_from_ordinal_exclusive']}"
+    return None
+
+
+def _files(d: Path) -> Iterator[Path]:
+    """Regular files below d, not following symlinks."""
+    for dirpath, dirnames, filenames in os.walk(d, followlinks=False):
+        dirnames.sort()
+        for name in sorted(filenames):
+            p = Path(dirpath) / name
+            if p.is_file() and not p.is_symlink():
+                yield p
+
+
+def _expand(value: str, home: Path) -> Path:
+    if value == "~" or value.startswith("~/"):
+        return home / value[2:]
+    return Path(value)
+
+
+HARNESS = Codex

@@ -1,0 +1,910 @@
+"""Cursor agent CLI: ~/.cursor (or CURSOR_CONFIG_DIR), per seeds/by-harness/cursor-agent.json.
+
+One session per `chats/<md5(cwd)>/<chatId>/` and per `acp-sessions/<id>/`: store.db
+(mode "sqlite": the pipeline copies it through the backup API, so frames that only live
+in -wal are kept; -wal/-shm are never archived on their own), meta.json,
+prompt_history.json and any other file in that folder; the JSONL mirrors under
+`projects/<slug>/agent-transcripts/` (nested `<chatId>/<chatId>.jsonl`, legacy flat
+`<chatId>.jsonl|.txt`; mode "whole": the writer rewrites them) and the
+`projects/<slug>/terminals/*.txt` files that the chat's blobs name (optional: they may be
+gone). A global `prompt_history.json` of older builds forms the `cursor-agent:@host`
+session. JSONL mirrors whose chat folder was deleted are archived as their own sessions.
+
+The blob graph (read through one consistent read of the live store, see `open_store`) is
+walked from `meta.latestRootBlobId`, typed by graph position (never by first byte).
+UserMessage.conversation_state_blob_id (the rewind anchor) is followed, so the roots a
+rewind can return to count as reachable; everything else is reported as unreachable
+(superseded checkpoints, rewound-away turns) and archived anyway, inside store.db.
+
+Lineage:
+- subagent (shared store): root field 16 `subagent_states` (inline) and field 31
+  `subagent_state_refs` (blob) name subagents; each is its own Session whose store.db
+  artifact is the parent's (shared=True). `at` = the parent tool call id from field 30
+  `subagent_runs_by_parent_tool_call_id`. A subagent also copied into a fork belongs to
+  the earliest-created chat that holds it.
+- subagent (own store): meta.subagentInfo.parentAgentId, `at` = subagentInfo.toolCallId.
+- fork (inferred=True): forks copy every blob and record no parent. A chat C is a fork of
+  P when P holds one of C's roots that already has a turn (a root without turns is the same
+  bytes in unrelated chats), P was created before C; the latest such root in C's history is
+  the fork point (`at`). Ties prefer P whose name + " (forked)" is C's name.
+
+Environment: CURSOR_CONFIG_DIR moves the root; CURSOR_DATA_DIR moves `projects/`
+(read as `$CURSOR_DATA_DIR/projects`). Archived paths stay in the default layout
+(`.cursor/...`); `redacted_relpath` renames the md5 folder to md5 of the redacted cwd.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import posixpath
+import re
+import shutil
+import sqlite3
+import tempfile
+from collections import deque
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable, Iterator
+from urllib.parse import quote
+
+import orjson
+
+from archiver.harnesses.base import HarnessContext
+from archiver.model import DiscoveredSession, Format, LineageEdge, SourceArtifact, session_key
+
+log = logging.getLogger(__name__)
+
+NAME = "cursor-agent"
+FORKED_SUFFIX = " (forked)"
+STORE_NAMES = {"store.db", "store.db-wal", "store.db-shm", "store.db-journal"}
+_TERMINAL_RE = re.compile(rb"/projects/([^/\s\"'\\<>]+)/terminals/([^/\s\"'\\<>]+?\.txt)")
+_MAX_NEST = 12
+
+
+# ---------------------------------------------------------------- protobuf wire format
+
+
+def _varint(buf: bytes, pos: int) -> tuple[int, int]:
+    result = shift = 0
+    while True:
+        if pos >= len(buf) or shift > 63:
+            raise ValueError("truncated varint")
+        b = buf[pos]
+        pos += 1
+        result |= (b & 0x7F) << shift
+        if not b & 0x80:
+            return result, pos
+        shift += 7
+
+
+def pb_fields(buf: bytes) -> list[tuple[int, int, Any]]:
+    """(field number, wire type, value) of one protobuf message; ValueError if it is not one.
+    Length-delimited values are bytes, varints ints, fixed ones raw bytes."""
+    out: list[tuple[int, int, Any]] = []
+    pos, n = 0, len(buf)
+    while pos < n:
+        key, pos = _varint(buf, pos)
+        fno, wt = key >> 3, key & 7
+        if fno == 0:
+            raise ValueError("field number 0")
+        if wt == 0:
+            val, pos = _varint(buf, pos)
+        elif wt == 1:
+            val, pos = buf[pos : pos + 8], pos + 8
+        elif wt == 2:
+            ln, pos = _varint(buf, pos)
+            if pos + ln > n:
+                raise ValueError("truncated length-delimited field")
+            val, pos = buf[pos : pos + ln], pos + ln
+        elif wt == 5:
+            val, pos = buf[pos : pos + 4], pos + 4
+        else:
+            raise ValueError(f"unsupported wire type {wt}")
+        if pos > n:
+            raise ValueError("truncated fixed field")
+        out.append((fno, wt, val))
+    return out
+
+
+def _map_entries(fields: list[tuple[int, int, Any]], fno: int) -> list[tuple[str, bytes]]:
+    """Entries (key string, value bytes) of a protobuf map field."""
+    out = []
+    for f, wt, val in fields:
+        if f != fno or wt != 2:
+            continue
+        try:
+            entry = pb_fields(val)
+        except ValueError:
+            continue
+        key = next((v for k, w, v in entry if k == 1 and w == 2), b"")
+        value = next((v for k, w, v in entry if k == 2 and w == 2), b"")
+        try:
+            out.append((key.decode("utf-8"), value))
+        except UnicodeDecodeError:
+            continue
+    return out
+
+
+def _ids(fields: list[tuple[int, int, Any]], fno: int) -> list[str]:
+    """Blob ids (32 raw bytes -> lowercase hex) of a bytes field."""
+    return [val.hex() for f, wt, val in fields if f == fno and wt == 2 and len(val) == 32]
+
+
+def _strings(fields: list[tuple[int, int, Any]]) -> list[str]:
+    out = []
+    for _f, wt, val in fields:
+        if wt == 2:
+            try:
+                out.append(val.decode("utf-8"))
+            except UnicodeDecodeError:
+                pass
+    return out
+
+
+# ---------------------------------------------------------------- consistent store reads
+
+
+@contextmanager
+def open_store(db: Path) -> Iterator[sqlite3.Connection]:
+    """A connection inside one read transaction on a consistent view of a live WAL store.
+
+    mode=ro on the live file sees the committed WAL frames. Opening read-only fails where
+    -shm is missing and cannot be created (DESIGN known traps): then, with a -wal present,
+    db + -wal (+ -shm) are copied into a 0700 temp dir and the copy is opened (SQLite
+    replays the WAL into it); without a -wal there is nothing to miss, so immutable=1.
+    """
+    tmp: str | None = None
+    conn: sqlite3.Connection | None = None
+    try:
+        try:
+            conn = sqlite3.connect(f"file:{quote(str(db))}?mode=ro", uri=True, isolation_level=None)
+            conn.execute("BEGIN")
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        except sqlite3.OperationalError:
+            if conn is not None:
+                conn.close()
+            wal = db.with_name(db.name + "-wal")
+            if wal.exists():
+                tmp = tempfile.mkdtemp(prefix="archiver-cursor-")  # mkdtemp is 0700
+                copy = Path(tmp) / "store.db"
+                shutil.copyfile(db, copy)
+                shutil.copyfile(wal, Path(tmp) / "store.db-wal")
+                conn = sqlite3.connect(str(copy), isolation_level=None)
+            else:
+                conn = sqlite3.connect(f"file:{quote(str(db))}?immutable=1", uri=True, isolation_level=None)
+            conn.execute("BEGIN")
+        yield conn
+    finally:
+        if conn is not None:
+            try:
+                conn.execute("COMMIT")
+            except sqlite3.Error:
+                pass
+            conn.close()
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+def decode_meta(value: str | bytes) -> dict[str, Any]:
+    """meta.value is hex of UTF-8 JSON (seed gotcha), not JSON."""
+    if isinstance(value, bytes):
+        value = value.decode("ascii")
+    obj = orjson.loads(bytes.fromhex(value.strip()))
+    if not isinstance(obj, dict):
+        raise ValueError("meta is not a JSON object")
+    return obj
+
+
+def read_store_meta(conn: sqlite3.Connection) -> dict[str, Any]:
+    row = conn.execute("SELECT value FROM meta WHERE key = '0'").fetchone()
+    if row is None:
+        raise ValueError("meta row '0' missing")
+    return decode_meta(row[0])
+
+
+@dataclass
+class SubagentRef:
+    subagent_id: str
+    parent_owner: str  # chat id or subagent id that holds it
+    via: str  # "subagent_states" | "subagent_state_refs"
+    created_ms: int | None = None
+    last_used_ms: int | None = None
+    tool_call_id: str | None = None
+
+
+@dataclass
+class StoreGraph:
+    """What the walk from latestRootBlobId found in one store.db."""
+
+    meta: dict[str, Any]
+    latest_root: str
+    reachable: set[str] = field(default_factory=set)
+    turned_roots: set[str] = field(default_factory=set)  # roots with >= 1 turn
+    root_order: list[str] = field(default_factory=list)  # rewind anchors of the latest root's turns, then it
+    subagents: dict[str, SubagentRef] = field(default_factory=dict)
+    terminal_refs: dict[str, set[tuple[str, str]]] = field(default_factory=dict)  # owner -> {(slug, file)}
+    workspace_uris: list[str] = field(default_factory=list)
+    total_blobs: int = 0
+    unreachable: int = 0
+    missing: int = 0
+
+    @property
+    def has_root(self) -> bool:
+        return bool(self.latest_root) and self.latest_root in self.reachable
+
+
+class _Walker:
+    """Typed walk of the blob graph. Blob types follow from the referencing field."""
+
+    def __init__(self, conn: sqlite3.Connection, owner: str) -> None:
+        self.conn = conn
+        self.owner = owner
+        self.queue: deque[tuple[str, str, str]] = deque()  # (blob id, type, owner)
+        self.seen: set[str] = set()
+        self.reachable: set[str] = set()
+        self.missing = 0
+        self.turned_roots: set[str] = set()
+        self.root_turns: dict[str, list[str]] = {}
+        self.turn_user: dict[str, str] = {}
+        self.user_anchor: dict[str, str] = {}
+        self.subagents: dict[str, SubagentRef] = {}
+        self.runs: dict[str, str] = {}  # string found in a SubagentRunState -> parent tool call id
+        self.terminals: dict[str, set[tuple[str, str]]] = {}
+        self.workspace_uris: list[str] = []
+
+    # -- blob access --
+    def _data(self, blob_id: str) -> bytes | None:
+        row = self.conn.execute("SELECT data FROM blobs WHERE id = ?", (blob_id,)).fetchone()
+        return None if row is None else bytes(row[0] or b"")
+
+    def _exists(self, blob_id: str) -> bool:
+        return self.conn.execute("SELECT 1 FROM blobs WHERE id = ?", (blob_id,)).fetchone() is not None
+
+    def _scan_terminals(self, blob_id: str, owner: str) -> None:
+        row = self.conn.execute("SELECT instr(data, ?) FROM blobs WHERE id = ?", (b"/terminals/", blob_id)).fetchone()
+        if not row or not row[0]:
+            return
+        data = self._data(blob_id) or b""
+        for m in _TERMINAL_RE.finditer(data):
+            try:
+                self.terminals.setdefault(owner, set()).add((m.group(1).decode(), m.group(2).decode()))
+            except UnicodeDecodeError:
+                continue
+
+    def push(self, blob_id: str, kind: str, owner: str) -> None:
+        if blob_id and blob_id not in self.seen:
+            self.seen.add(blob_id)
+            self.queue.append((blob_id, kind, owner))
+
+    # -- the walk --
+    def run(self, root: str) -> None:
+        self.push(root, "root", self.owner)
+        while self.queue:
+            blob_id, kind, owner = self.queue.popleft()
+            if kind in ("json", "leaf"):
+                if not self._exists(blob_id):
+                    self.missing += 1
+                    continue
+                self.reachable.add(blob_id)
+                if kind == "json":
+                    self._scan_terminals(blob_id, owner)
+                continue
+            data = self._data(blob_id)
+            if data is None:
+                self.missing += 1
+                continue
+            self.reachable.add(blob_id)
+            try:
+                fields = pb_fields(data)
+            except ValueError:
+                log.debug("blob %s (%s) is not protobuf", blob_id, kind)
+                continue
+            if kind == "root":
+                self._state(fields, owner, blob_id)
+            elif kind == "turn":
+                self._turn(fields, owner, blob_id)
+            elif kind == "user":
+                self._user(fields, owner, blob_id)
+            elif kind == "step":
+                self._scan_terminals(blob_id, owner)
+                self._nested_refs(fields, owner, 0)
+            elif kind == "archive":
+                for i in _ids(fields, 1) + _ids(fields, 4):
+                    self.push(i, "json", owner)
+            elif kind == "substate":
+                self._subagent_state(fields, owner)
+
+    def _state(self, fields: list[tuple[int, int, Any]], owner: str, blob_id: str | None) -> None:
+        """agent.v1.ConversationStateStructure (a root blob or an inline subagent state)."""
+        turns = _ids(fields, 8)
+        if blob_id is not None:
+            self.root_turns[blob_id] = turns
+            if turns:
+                self.turned_roots.add(blob_id)
+        for i in _ids(fields, 1):
+            self.push(i, "json", owner)
+        for i in turns:
+            self.push(i, "turn", owner)
+        for fno in (3, 6, 7):  # todos, summary, plan
+            for i in _ids(fields, fno):
+                self.push(i, "leaf", owner)
+        for fno in (11, 13):  # summary archive(s)
+            for i in _ids(fields, fno):
+                self.push(i, "archive", owner)
+        for _path, value in _map_entries(fields, 12):  # legacy file_states: path -> blob id
+            if len(value) == 32:
+                self.push(value.hex(), "leaf", owner)
+        for _path, value in _map_entries(fields, 15):  # file_states_v2: path -> FileStateStructure
+            try:
+                fs = pb_fields(value)
+            except ValueError:
+                continue
+            for i in _ids(fs, 1) + _ids(fs, 2):
+                self.push(i, "leaf", owner)
+        if owner == self.owner:
+            for _f, wt, val in fields:
+                if _f == 9 and wt == 2:
+                    try:
+                        self.workspace_uris.append(val.decode("utf-8"))
+                    except UnicodeDecodeError:
+                        pass
+        for tool_call_id, value in _map_entries(fields, 30):  # subagent_runs_by_parent_tool_call_id
+            try:
+                for s in _strings(pb_fields(value)):
+                    self.runs.setdefault(s, tool_call_id)
+            except ValueError:
+                continue
+        for sub_id, value in _map_entries(fields, 16):  # subagent_states (inline)
+            ref = self._add_subagent(sub_id, owner, "subagent_states")
+            try:
+                self._subagent_state(pb_fields(value), sub_id, ref)
+            except ValueError:
+                continue
+        for sub_id, value in _map_entries(fields, 31):  # subagent_state_refs (blob ids)
+            self._add_subagent(sub_id, owner, "subagent_state_refs")
+            if len(value) == 32:
+                self.push(value.hex(), "substate", sub_id)
+
+    def _add_subagent(self, sub_id: str, parent: str, via: str) -> SubagentRef | None:
+        if not sub_id or sub_id in self.subagents:
+            return None
+        ref = SubagentRef(subagent_id=sub_id, parent_owner=parent, via=via)
+        self.subagents[sub_id] = ref
+        return ref
+
+    def _subagent_state(self, fields: list[tuple[int, int, Any]], sub_id: str, ref: SubagentRef | None = None) -> None:
+        """agent.v1.SubagentPersistedState: 1 conversation_state, 2 created ms, 3 last used ms."""
+        ref = ref or self.subagents.get(sub_id)
+        for f, wt, val in fields:
+            if f == 1 and wt == 2:
+                try:
+                    self._state(pb_fields(val), sub_id, None)
+                except ValueError:
+                    pass
+            elif ref is not None and f == 2 and wt == 0 and ref.created_ms is None:
+                ref.created_ms = val
+            elif ref is not None and f == 3 and wt == 0 and ref.last_used_ms is None:
+                ref.last_used_ms = val
+
+    def _turn(self, fields: list[tuple[int, int, Any]], owner: str, blob_id: str) -> None:
+        for f, wt, val in fields:
+            if wt != 2:
+                continue
+            try:
+                inner = pb_fields(val)
+            except ValueError:
+                continue
+            if f == 1:  # agent_conversation_turn: 1 user_message, 2 steps
+                users = _ids(inner, 1)
+                if users:
+                    self.turn_user[blob_id] = users[0]
+                for i in users:
+                    self.push(i, "user", owner)
+                for i in _ids(inner, 2):
+                    self.push(i, "step", owner)
+            elif f == 2:  # shell_conversation_turn: 1 command, 2 output
+                for i in _ids(inner, 1) + _ids(inner, 2):
+                    self.push(i, "leaf", owner)
+
+    def _user(self, fields: list[tuple[int, int, Any]], owner: str, blob_id: str) -> None:
+        for i in _ids(fields, 10):  # conversation_state_blob_id: the root before this turn
+            self.user_anchor[blob_id] = i
+            self.push(i, "root", owner)
+        for i in _ids(fields, 18) + _ids(fields, 19):
+            self.push(i, "leaf", owner)
+        self._nested_refs([x for x in fields if x[0] not in (10, 18, 19)], owner, 0)
+
+    def _nested_refs(self, fields: list[tuple[int, int, Any]], owner: str, depth: int) -> None:
+        """Raw blobs referenced deep inside a step or user message (read content_blob_id,
+        selected image blob_id...): 32-byte values that are ids present in this store."""
+        if depth > _MAX_NEST:
+            return
+        for _f, wt, val in fields:
+            if wt != 2:
+                continue
+            if len(val) == 32:
+                hexid = val.hex()
+                if hexid not in self.seen and self._exists(hexid):
+                    self.push(hexid, "leaf", owner)
+                    continue
+            if len(val) >= 2:
+                try:
+                    inner = pb_fields(val)
+                except ValueError:
+                    continue
+                self._nested_refs(inner, owner, depth + 1)
+
+
+def walk_store(conn: sqlite3.Connection, owner: str) -> StoreGraph:
+    """Walk the blob graph of an open store (inside one read transaction)."""
+    meta = read_store_meta(conn)
+    root = str(meta.get("latestRootBlobId") or "").lower()
+    graph = StoreGraph(meta=meta, latest_root=root)
+    w = _Walker(conn, owner)
+    if root:
+        w.run(root)
+    for ref in w.subagents.values():
+        ref.tool_call_id = w.runs.get(ref.subagent_id)
+    graph.reachable = w.reachable
+    graph.turned_roots = w.turned_roots
+    graph.subagents = w.subagents
+    graph.terminal_refs = w.terminals
+    graph.workspace_uris = w.workspace_uris
+    graph.missing = w.missing
+    order = []
+    for turn in w.root_turns.get(root, []):
+        anchor = w.user_anchor.get(w.turn_user.get(turn, ""), "")
+        if anchor and (not order or order[-1] != anchor):
+            order.append(anchor)
+    if root:
+        order.append(root)
+    graph.root_order = order
+    total = unreachable = 0
+    for (blob_id,) in conn.execute("SELECT id FROM blobs"):
+        total += 1
+        if str(blob_id).lower() not in w.reachable:
+            unreachable += 1
+    graph.total_blobs, graph.unreachable = total, unreachable
+    return graph
+
+
+def read_store(db: Path, owner: str | None = None) -> StoreGraph:
+    """Consistent read + blob walk of one store.db (live or restored)."""
+    with open_store(db) as conn:
+        return walk_store(conn, owner or db.parent.name)
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def md5_dir(cwd: str) -> str:
+    """The chats/ folder name: lowercase hex MD5 of path.resolve(cwd) (normalised, no fs access)."""
+    return hashlib.md5(posixpath.normpath(cwd).encode("utf-8")).hexdigest()
+
+
+def slug(cwd: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]+", "-", cwd).strip("-")
+
+
+def encode_chat_id(chat_id: str) -> str:
+    """Mirror file names: encodeURIComponent, '%' -> '_', at most 200 chars."""
+    return quote(chat_id, safe="-_.!~*'()").replace("%", "_")[:200]
+
+
+def _iso_ms(v: Any) -> str | None:
+    if not isinstance(v, (int, float)) or isinstance(v, bool) or v <= 0:
+        return None
+    if v > 1e17:
+        v = v / 1e6  # ns
+    elif v > 1e14:
+        v = v / 1e3  # us
+    elif v < 1e11:
+        v = v * 1e3  # s
+    try:
+        return datetime.fromtimestamp(v / 1000, timezone.utc).isoformat().replace("+00:00", "Z")
+    except (OverflowError, OSError, ValueError):
+        return None
+
+
+def _ms(v: Any) -> float | None:
+    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        with path.open("rb") as f:
+            return orjson.loads(f.read())
+    except (OSError, orjson.JSONDecodeError):
+        return None
+
+
+def _fork_depth(name: str) -> int:
+    n = 0
+    while name.endswith(FORKED_SUFFIX):
+        n += 1
+        name = name[: -len(FORKED_SUFFIX)]
+    return n
+
+
+@dataclass
+class _Chat:
+    chat_id: str
+    folder: Path
+    area: str  # "chats" | "acp-sessions"
+    md5: str | None = None
+    meta_json: dict[str, Any] | None = None
+    graph: StoreGraph | None = None
+    warnings: list[str] = field(default_factory=list)
+    cwd: str | None = None
+    name: str | None = None
+    created_ms: float | None = None
+    updated_ms: float | None = None
+    subagent_info: dict[str, Any] | None = None
+    fork_edge: LineageEdge | None = None
+
+
+@dataclass
+class _Mirrors:
+    nested: dict[str, list[Path]] = field(default_factory=dict)  # enc chat id -> files in <id>/
+    flat: dict[str, list[Path]] = field(default_factory=dict)  # enc chat id -> legacy flat files
+    subs: dict[str, list[tuple[str, Path]]] = field(default_factory=dict)  # subagent id -> [(parent enc, file)]
+
+
+# ---------------------------------------------------------------- the collector
+
+
+class CursorAgent:
+    name = NAME
+    native_root = ".cursor"
+
+    def __init__(self, ctx: HarnessContext) -> None:
+        self.ctx = ctx
+
+    @property
+    def root(self) -> Path:
+        env = self.ctx.env.get("CURSOR_CONFIG_DIR")
+        if env:
+            return Path(env).expanduser()
+        if self.ctx.root:
+            return Path(self.ctx.root).expanduser()
+        default = self.ctx.home / ".cursor"
+        if default.exists():
+            return default
+        xdg = self.ctx.env.get("XDG_CONFIG_HOME")
+        return (Path(xdg).expanduser() if xdg else self.ctx.home / ".config") / "cursor"
+
+    @property
+    def projects_dir(self) -> Path:
+        data = self.ctx.env.get("CURSOR_DATA_DIR")
+        return (Path(data).expanduser() if data else self.root) / "projects"
+
+    # ---- paths ----
+    def _native(self, file: Path) -> str:
+        try:
+            rel = file.relative_to(self.projects_dir).as_posix()
+            return f"{self.native_root}/projects/{rel}"
+        except ValueError:
+            return f"{self.native_root}/{file.relative_to(self.root).as_posix()}"
+
+    def _src(
+        self, file: Path, role: str, fmt: Format, mode: str = "whole", shared: bool = False, optional: bool = False
+    ) -> SourceArtifact:
+        return SourceArtifact(
+            source=file,
+            path=self._native(file),
+            role=role,  # type: ignore[arg-type]
+            format=fmt,
+            mode=mode,  # type: ignore[arg-type]
+            shared=shared,
+            optional=optional,
+        )
+
+    def redacted_relpath(
+        self,
+        src: SourceArtifact,
+        session: DiscoveredSession,
+        redact_relpath: Callable[[str], str],
+        redact_text: Callable[[str], str],
+    ) -> str:
+        """`.cursor/chats/<md5(cwd)>/...` -> `.cursor/chats/<md5(redact_text(cwd))>/...`, so a
+        restored chat sits where Cursor looks for the redacted cwd; the rest of the path (and
+        project slugs) go through redact_relpath."""
+        red = redact_relpath(src.path)
+        parts = src.path.split("/")
+        if len(parts) >= 4 and parts[0] == self.native_root and parts[1] == "chats" and session.cwd:
+            new = md5_dir(redact_text(session.cwd))
+            rparts = red.split("/")
+            if len(rparts) == len(parts):
+                rparts[2] = new
+                return "/".join(rparts)
+            return "/".join([parts[0], "chats", new, *parts[3:]])
+        return red
+
+    # ---- discovery ----
+    def discover(self) -> Iterator[DiscoveredSession]:
+        root = self.root
+        chats = self._chat_folders(root)
+        for chat in chats:
+            try:
+                self._load_chat(chat)
+            except Exception as e:  # one bad chat never stops discovery
+                chat.warnings.append(f"{chat.folder}: unreadable ({type(e).__name__}: {e})")
+        mirrors = self._index_mirrors()
+        self._infer_forks(chats)
+        owner_of = self._assign_subagents(chats)
+        claimed_chats: set[str] = set()
+        claimed_subs: set[str] = set()
+        for chat in chats:
+            claimed_chats.add(encode_chat_id(chat.chat_id))
+            try:
+                yield self._chat_session(chat, mirrors)
+            except Exception as e:
+                yield DiscoveredSession(
+                    harness=NAME, session_id=chat.chat_id, warnings=[f"{chat.folder}: {type(e).__name__}: {e}"]
+                )
+                continue
+            if chat.graph is None:
+                continue
+            for sub_id, ref in chat.graph.subagents.items():
+                if owner_of.get(sub_id) is not chat:
+                    continue
+                claimed_subs.add(sub_id)
+                yield self._subagent_session(chat, ref, mirrors)
+        for chat in chats:  # subagents with their own store also have mirrors under the parent
+            claimed_subs.add(chat.chat_id)
+        yield from self._orphan_mirrors(mirrors, claimed_chats, claimed_subs)
+        host = self._host_session(root)
+        if host is not None:
+            yield host
+
+    def _chat_folders(self, root: Path) -> list[_Chat]:
+        out: list[_Chat] = []
+        chats = root / "chats"
+        if chats.is_dir():
+            for ws in sorted(p for p in chats.iterdir() if p.is_dir() and not p.is_symlink()):
+                for folder in sorted(p for p in ws.iterdir() if p.is_dir() and not p.is_symlink()):
+                    out.append(_Chat(chat_id=folder.name, folder=folder, area="chats", md5=ws.name))
+        acp = root / "acp-sessions"
+        if acp.is_dir():
+            for folder in sorted(p for p in acp.iterdir() if p.is_dir() and not p.is_symlink()):
+                out.append(_Chat(chat_id=folder.name, folder=folder, area="acp-sessions"))
+        return out
+
+    def _load_chat(self, chat: _Chat) -> None:
+        meta_path = chat.folder / "meta.json"
+        if meta_path.is_file():
+            mj = _read_json(meta_path)
+            if isinstance(mj, dict):
+                chat.meta_json = mj
+            else:
+                chat.warnings.append(f"{meta_path}: not a JSON object")
+        store = chat.folder / "store.db"
+        if store.is_file():
+            try:
+                chat.graph = read_store(store, chat.chat_id)
+            except (sqlite3.Error, ValueError, UnicodeDecodeError, orjson.JSONDecodeError) as e:
+                chat.warnings.append(f"{store}: blob graph not read ({type(e).__name__}: {e})")
+        else:
+            chat.warnings.append(f"{chat.folder}: no store.db")
+        mj = chat.meta_json or {}
+        sm = chat.graph.meta if chat.graph else {}
+        agent_id = sm.get("agentId")
+        if agent_id and str(agent_id) != chat.chat_id:
+            chat.warnings.append(f"{store}: meta.agentId {agent_id} differs from its folder name")
+        chat.name = sm.get("name") if isinstance(sm.get("name"), str) else None
+        title = mj.get("title") if isinstance(mj.get("title"), str) else None
+        chat.name = chat.name or title
+        chat.created_ms = _ms(sm.get("createdAt")) or _ms(mj.get("createdAtMs"))
+        chat.updated_ms = _ms(mj.get("updatedAtMs"))
+        info = sm.get("subagentInfo")
+        chat.subagent_info = info if isinstance(info, dict) and info.get("parentAgentId") else None
+        cwd = mj.get("cwd") if isinstance(mj.get("cwd"), str) else None
+        if cwd is None and chat.md5 and chat.graph:
+            for uri in chat.graph.workspace_uris:  # previous_workspace_uris, file:// URIs
+                path = uri[len("file://") :] if uri.startswith("file://") else uri
+                if path.startswith("/") and md5_dir(path) == chat.md5:
+                    cwd = path
+                    break
+        chat.cwd = cwd
+        if chat.md5:
+            if cwd is None:
+                chat.warnings.append(
+                    f"{chat.folder}: cwd not recorded; the md5 folder name is archived unchanged"
+                )
+            elif md5_dir(cwd) != chat.md5:
+                chat.warnings.append(f"{chat.folder}: md5 of the recorded cwd does not match the folder name")
+        g = chat.graph
+        if g is not None:
+            if g.latest_root and not g.has_root:
+                chat.warnings.append(f"{store}: latestRootBlobId {g.latest_root} not in blobs")
+            if g.unreachable:
+                chat.warnings.append(
+                    f"{g.unreachable} unreachable blobs archived ({store.name}: superseded or rewound-away, "
+                    f"not reachable from latestRootBlobId)"
+                )
+            if g.missing:
+                chat.warnings.append(f"{store}: {g.missing} referenced blobs missing from the store")
+
+    def _index_mirrors(self) -> _Mirrors:
+        m = _Mirrors()
+        projects = self.projects_dir
+        if not projects.is_dir():
+            return m
+        for proj in sorted(p for p in projects.iterdir() if p.is_dir() and not p.is_symlink()):
+            at = proj / "agent-transcripts"
+            if not at.is_dir():
+                continue
+            try:
+                entries = sorted(at.iterdir())
+            except OSError:
+                continue
+            for entry in entries:
+                if entry.is_dir():
+                    files = sorted(f for f in entry.iterdir() if f.is_file())
+                    m.nested.setdefault(entry.name, []).extend(files)
+                    subdir = entry / "subagents"
+                    if subdir.is_dir():
+                        for f in sorted(subdir.iterdir()):
+                            if f.is_file() and f.suffix in (".jsonl", ".txt"):
+                                m.subs.setdefault(f.stem, []).append((entry.name, f))
+                elif entry.is_file() and entry.suffix in (".jsonl", ".txt"):
+                    m.flat.setdefault(entry.stem, []).append(entry)
+        return m
+
+    def _mirror_sources(self, files: list[Path]) -> list[SourceArtifact]:
+        out = []
+        for f in files:
+            fmt: Format = "jsonl" if f.suffix == ".jsonl" else "text"
+            out.append(self._src(f, "transcript", fmt, "whole"))
+        return out
+
+    def _terminal_sources(self, refs: set[tuple[str, str]]) -> list[SourceArtifact]:
+        out = []
+        for proj, name in sorted(refs):
+            f = self.projects_dir / proj / "terminals" / name
+            out.append(self._src(f, "sidecar", "text", "whole", optional=True))
+        return out
+
+    def _infer_forks(self, chats: list[_Chat]) -> None:
+        index: dict[str, list[_Chat]] = {}
+        for c in chats:
+            if c.graph is not None and c.subagent_info is None:
+                for r in c.graph.turned_roots:
+                    index.setdefault(r, []).append(c)
+        for child in chats:
+            g = child.graph
+            if g is None or child.subagent_info is not None:
+                continue
+            for r in reversed(g.root_order):
+                if r not in g.turned_roots:
+                    continue
+                cands = [p for p in index.get(r, []) if p is not child and self._older(p, child)]
+                if not cands:
+                    continue
+                cname = child.name or ""
+                cands.sort(
+                    key=lambda p: (
+                        (p.name or "") + FORKED_SUFFIX == cname,
+                        p.created_ms or 0,
+                        p.chat_id,
+                    )
+                )
+                parent = cands[-1]
+                child.fork_edge = LineageEdge(relation="fork", parent=session_key(NAME, parent.chat_id), at=r, inferred=True)
+                break
+
+    @staticmethod
+    def _older(p: _Chat, c: _Chat) -> bool:
+        if p.created_ms is not None and c.created_ms is not None and p.created_ms != c.created_ms:
+            return p.created_ms < c.created_ms
+        return _fork_depth(p.name or "") < _fork_depth(c.name or "")
+
+    def _assign_subagents(self, chats: list[_Chat]) -> dict[str, _Chat]:
+        """A fork copies its source's subagents: each id goes to the earliest chat holding it."""
+        owner: dict[str, _Chat] = {}
+        for c in sorted(chats, key=lambda c: (c.created_ms is None, c.created_ms or 0, c.chat_id)):
+            if c.graph is None:
+                continue
+            for sub_id in c.graph.subagents:
+                owner.setdefault(sub_id, c)
+        return owner
+
+    def _chat_session(self, chat: _Chat, mirrors: _Mirrors) -> DiscoveredSession:
+        s = DiscoveredSession(harness=NAME, session_id=chat.chat_id, cwd=chat.cwd, warnings=list(chat.warnings))
+        s.title = chat.name
+        s.created_at = _iso_ms(chat.created_ms)
+        if chat.subagent_info is not None:
+            s.kind = "subagent"
+            info = chat.subagent_info
+            s.parents.append(
+                LineageEdge(
+                    relation="subagent",
+                    parent=session_key(NAME, str(info["parentAgentId"])),
+                    at=str(info["toolCallId"]) if info.get("toolCallId") else None,
+                )
+            )
+        elif chat.fork_edge is not None:
+            s.kind = "fork"
+            s.parents.append(chat.fork_edge)
+        folder = chat.folder
+        store = folder / "store.db"
+        if store.is_file():
+            s.sources.append(self._src(store, "database", "sqlite", "sqlite"))
+        for name, role in (("meta.json", "sidecar"), ("prompt_history.json", "history")):
+            f = folder / name
+            if f.is_file():
+                s.sources.append(self._src(f, role, "json"))
+        known = STORE_NAMES | {"meta.json", "prompt_history.json"}
+        for f in sorted(folder.rglob("*")):  # unknown files in the chat folder are data too
+            if f.is_file() and not (f.parent == folder and f.name in known):
+                s.sources.append(self._src(f, "sidecar", "json" if f.suffix == ".json" else "binary"))
+        enc = encode_chat_id(chat.chat_id)
+        s.sources.extend(self._mirror_sources(mirrors.nested.get(enc, []) + mirrors.flat.get(enc, [])))
+        if chat.subagent_info is not None:
+            s.sources.extend(self._mirror_sources([f for _p, f in mirrors.subs.get(chat.chat_id, [])]))
+        if chat.graph is not None:
+            s.sources.extend(self._terminal_sources(chat.graph.terminal_refs.get(chat.chat_id, set())))
+        s.updated_at = _iso_ms(chat.updated_ms) or self._mtime_iso(s.sources)
+        return s
+
+    def _subagent_session(self, chat: _Chat, ref: SubagentRef, mirrors: _Mirrors) -> DiscoveredSession:
+        s = DiscoveredSession(harness=NAME, session_id=ref.subagent_id, kind="subagent", cwd=chat.cwd)
+        s.parents.append(LineageEdge(relation="subagent", parent=session_key(NAME, ref.parent_owner), at=ref.tool_call_id))
+        s.created_at = _iso_ms(ref.created_ms)
+        s.updated_at = _iso_ms(ref.last_used_ms)
+        store = chat.folder / "store.db"
+        s.sources.append(self._src(store, "database", "sqlite", "sqlite", shared=True))
+        s.sources.extend(self._mirror_sources([f for _p, f in mirrors.subs.get(ref.subagent_id, [])]))
+        if chat.graph is not None:
+            s.sources.extend(self._terminal_sources(chat.graph.terminal_refs.get(ref.subagent_id, set())))
+        return s
+
+    def _orphan_mirrors(
+        self, mirrors: _Mirrors, claimed_chats: set[str], claimed_subs: set[str]
+    ) -> Iterator[DiscoveredSession]:
+        for enc in sorted(set(mirrors.nested) | set(mirrors.flat)):
+            if enc in claimed_chats:
+                continue
+            files = mirrors.nested.get(enc, []) + mirrors.flat.get(enc, [])
+            if not files:
+                continue
+            s = DiscoveredSession(harness=NAME, session_id=enc)
+            s.sources = self._mirror_sources(files)
+            s.warnings.append(f"{files[0]}: chat folder gone; only the JSONL mirror remains")
+            s.updated_at = self._mtime_iso(s.sources)
+            yield s
+        for sub_id in sorted(mirrors.subs):
+            if sub_id in claimed_subs:
+                continue
+            entries = mirrors.subs[sub_id]
+            s = DiscoveredSession(harness=NAME, session_id=sub_id, kind="subagent")
+            s.parents.append(LineageEdge(relation="subagent", parent=session_key(NAME, entries[0][0])))
+            s.sources = self._mirror_sources([f for _p, f in entries])
+            s.warnings.append(f"{entries[0][1]}: subagent not found in its parent's store; only the JSONL mirror remains")
+            s.updated_at = self._mtime_iso(s.sources)
+            yield s
+
+    def _host_session(self, root: Path) -> DiscoveredSession | None:
+        f = root / "prompt_history.json"
+        if not f.is_file():
+            return None
+        s = DiscoveredSession(harness=NAME, session_id="@host", kind="host")
+        s.sources.append(self._src(f, "history", "json"))
+        s.updated_at = self._mtime_iso(s.sources)
+        return s
+
+    @staticmethod
+    def _mtime_iso(sources: list[SourceArtifact]) -> str | None:
+        times = []
+        for src in sources:
+            try:
+                times.append(src.source.stat().st_mtime)
+            except OSError:
+                continue
+        return _iso_ms(max(times) * 1000) if times else None
+
+
+HARNESS = CursorAgent

@@ -1,0 +1,79 @@
+"""The lineage forest: sessions as nodes, edges from child to parent."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from archiver.model import Session
+
+
+@dataclass(frozen=True)
+class Edge:
+    child: str
+    parent: str
+    relation: str
+    inferred: bool
+    at: str | None = None
+
+
+class Lineage:
+    def __init__(self, sessions: dict[str, Session]) -> None:
+        self.sessions = sessions
+        self.edges: list[Edge] = [
+            Edge(s.key, e.parent, e.relation, e.inferred, e.at) for s in sessions.values() for e in s.parents
+        ]
+        self._children: dict[str, list[Edge]] = {}
+        self._parents: dict[str, list[Edge]] = {}
+        for e in self.edges:
+            self._children.setdefault(e.parent, []).append(e)
+            self._parents.setdefault(e.child, []).append(e)
+
+    def children(self, key: str) -> list[Edge]:
+        return sorted(self._children.get(key, []), key=lambda e: (e.relation, e.child))
+
+    def parents(self, key: str) -> list[Edge]:
+        return self._parents.get(key, [])
+
+    def ancestors(self, key: str) -> set[str]:
+        out: set[str] = set()
+        todo = [key]
+        while todo:
+            for e in self.parents(todo.pop()):
+                if e.parent not in out:
+                    out.add(e.parent)
+                    todo.append(e.parent)
+        return out
+
+    def descendants(self, key: str) -> set[str]:
+        out: set[str] = set()
+        todo = [key]
+        while todo:
+            for e in self.children(todo.pop()):
+                if e.child not in out:
+                    out.add(e.child)
+                    todo.append(e.child)
+        return out
+
+    def family(self, key: str) -> set[str]:
+        """The session, its ancestors and descendants, and the descendants of its
+        ancestors (siblings, forks of the parent): everything a reviewer restores together."""
+        roots = {k for k in self.ancestors(key) | {key} if not self.parents(k)} or {key}
+        out = set(roots)
+        for r in roots:
+            out |= self.descendants(r)
+        return out | {key} | self.ancestors(key)
+
+    def roots(self, keys: set[str] | None = None) -> list[str]:
+        keys = keys if keys is not None else set(self.sessions) | {e.parent for e in self.edges}
+        return sorted(k for k in keys if not any(e.parent in keys for e in self.parents(k)))
+
+    def to_json(self, keys: set[str] | None = None) -> dict[str, object]:
+        keys = keys if keys is not None else set(self.sessions)
+        return {
+            "nodes": sorted(keys),
+            "edges": [
+                {"child": e.child, "parent": e.parent, "relation": e.relation, "inferred": e.inferred, "at": e.at}
+                for e in sorted(self.edges, key=lambda e: (e.parent, e.child))
+                if e.child in keys or e.parent in keys
+            ],
+        }

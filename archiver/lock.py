@@ -1,0 +1,36 @@
+"""One run at a time per state dir: an flock'ed file. The kernel drops the lock when
+the holder dies, so a stale lock from a killed run never blocks the next one."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from pathlib import Path
+
+
+class AlreadyRunning(RuntimeError):
+    pass
+
+
+class RunLock:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._fd: int | None = None
+
+    def acquire(self) -> None:
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.read(fd, 64).decode(errors="replace").strip()
+            os.close(fd)
+            raise AlreadyRunning(f"pid {holder or '?'} holds {self.path}") from None
+        os.ftruncate(fd, 0)
+        os.write(fd, str(os.getpid()).encode())
+        self._fd = fd
+
+    def release(self) -> None:
+        if self._fd is not None:
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+            os.close(self._fd)
+            self._fd = None

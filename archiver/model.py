@@ -1,0 +1,130 @@
+"""The data model shared by every layer: what a session is and what the manifest records.
+
+Everything here is serialised into manifests (archive format v1, docs/FORMAT.md):
+add optional fields only; never rename or drop one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+HARNESS_NAMES = ("claude-code", "codex", "cursor-agent", "opencode", "pi", "deepseek-harness")
+
+Role = Literal["transcript", "sidecar", "database", "blob", "index", "history"]
+Format = Literal["jsonl", "jsonl.zst", "sqlite", "json", "text", "binary"]
+Kind = Literal["main", "subagent", "fork", "revert", "host"]
+Relation = Literal["subagent", "fork", "revert", "continuation"]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+
+class Artifact(_Model):
+    """One file of a session as archived.
+
+    `path` is the native path relative to HOME after redaction, in the harness's
+    default layout (`.claude/projects/<key>/<sid>.jsonl`), POSIX separators.
+    `objects` lists object ids whose concatenated plaintexts are the file.
+    """
+
+    path: str
+    role: Role
+    format: Format
+    size: int = 0
+    mtime: float | None = None
+    sha256: str = ""
+    objects: list[str] = Field(default_factory=list)
+    shared: bool = False  # bytes also belong to another session (Cursor subagents)
+
+
+class LineageEdge(_Model):
+    relation: Relation
+    parent: str  # a session key
+    at: str | None = None  # fork point, tool-call id, ordinal...: whatever the harness records
+    inferred: bool = False
+
+
+class Session(_Model):
+    key: str  # "<harness>:<session_id>"
+    harness: str
+    session_id: str
+    kind: Kind = "main"
+    title: str | None = None  # redacted
+    created_at: str | None = None  # ISO-8601 UTC
+    updated_at: str | None = None
+    artifacts: list[Artifact] = Field(default_factory=list)
+    parents: list[LineageEdge] = Field(default_factory=list)
+    redactions: dict[str, int] = Field(default_factory=dict)
+    warnings: list[str] = Field(default_factory=list)
+    host_id: str | None = None
+    archived_at: str | None = None  # when this state of the session was first archived
+
+
+class Manifest(_Model):
+    """One sync run of one host: the complete known state of every session of that host."""
+
+    format: str = "archiver/1"
+    host_id: str
+    created_at: str
+    run_id: str
+    tool_version: str
+    sessions: list[Session] = Field(default_factory=list)
+    redactions: dict[str, int] = Field(default_factory=dict)
+    errors: list[str] = Field(default_factory=list)
+
+
+def session_key(harness: str, session_id: str) -> str:
+    return f"{harness}:{session_id}"
+
+
+# ---- collector-side descriptions (never serialised into the archive) ----
+
+SnapshotMode = Literal["append", "whole", "sqlite", "zst", "produced"]
+
+
+@dataclass
+class SourceArtifact:
+    """A file on this machine that belongs to a session, as a collector found it.
+
+    `path` is the native path relative to HOME *before* redaction (default layout).
+    `mode` says how the snapshot is taken:
+      append   - append-only JSONL: copied up to its last complete line, archived by segments
+      whole    - any other file: copied whole, re-archived whole when it changes
+      sqlite   - SQLite database (WAL included) through the backup API
+      zst      - a zstd-compressed JSONL (Codex idle rollouts): stored decompressed
+      produced - `produce(dst)` writes the content (e.g. a per-session SQLite extract)
+    """
+
+    source: Path
+    path: str
+    role: Role
+    format: Format
+    mode: SnapshotMode = "whole"
+    produce: Callable[[Path], None] | None = None
+    shared: bool = False
+    optional: bool = False  # a referenced file that may be gone: report missing, don't fail
+
+
+@dataclass
+class DiscoveredSession:
+    """A collector's answer for one session: its metadata, lineage and files."""
+
+    harness: str
+    session_id: str
+    kind: Kind = "main"
+    title: str | None = None
+    created_at: str | None = None
+    updated_at: str | None = None
+    parents: list[LineageEdge] = field(default_factory=list)
+    sources: list[SourceArtifact] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    cwd: str | None = None  # unredacted working directory, for path-derived names
+
+    @property
+    def key(self) -> str:
+        return session_key(self.harness, self.session_id)

@@ -1,0 +1,163 @@
+"""Object packing: every stored object is age(zstd(payload)).
+
+`age -d -i identity.txt OBJ | zstd -d` reads any object without this project.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import io
+import os
+import tempfile
+from pathlib import Path
+from typing import BinaryIO, Sequence
+
+import zstandard
+
+from archiver.crypto.age import DecryptReader, EncryptWriter, Identity, Recipient
+
+__all__ = [
+    "UnpackError",
+    "ObjectHasher",
+    "object_id",
+    "pack_stream",
+    "pack_file",
+    "pack_bytes",
+    "unpack_stream",
+    "unpack_bytes",
+]
+
+_READ_SIZE = 64 * 1024
+# Input fed to zstd per call. A zstd block (<=128 KiB out) needs >=4 bytes in, so
+# one call yields at most ~32768x its input: 256 bytes bound a call to ~8 MiB.
+_ZSTD_SLICE = 256
+# Ratio checks start only once this much was produced: tiny objects compress oddly.
+_RATIO_GRACE = 1 << 20
+
+
+class UnpackError(ValueError):
+    """An object is corrupt or exceeds the output / ratio limits."""
+
+
+class ObjectHasher:
+    """Incremental object id: HMAC-SHA256(object-id key, plaintext)."""
+
+    def __init__(self, key: bytes) -> None:
+        self._h = hmac.new(key, digestmod=hashlib.sha256)
+
+    def update(self, data: bytes | bytearray | memoryview) -> None:
+        self._h.update(data)
+
+    def hexdigest(self) -> str:
+        return self._h.hexdigest()
+
+
+def object_id(key: bytes, data: bytes) -> str:
+    """64 hex chars: HMAC-SHA256(object-id key, data)."""
+    return hmac.new(key, data, hashlib.sha256).hexdigest()
+
+
+def _compressor(level: int) -> zstandard.ZstdCompressor:
+    return zstandard.ZstdCompressor(level=level, write_checksum=True)
+
+
+def pack_stream(
+    src: BinaryIO, dst: BinaryIO, recipients: Sequence[Recipient | str], level: int = 3
+) -> int:
+    """Compress and encrypt src into dst (dst stays open); returns bytes written."""
+    enc = EncryptWriter(dst, recipients)
+    _compressor(level).copy_stream(src, enc, read_size=_READ_SIZE, write_size=_READ_SIZE)
+    enc.close()
+    return enc.bytes_written
+
+
+def pack_file(src: Path, dst: Path, recipients: Sequence[Recipient | str], level: int = 3) -> int:
+    """Pack src into dst atomically (temp file + rename, mode 0600); returns bytes written."""
+    dst = Path(dst)
+    fd, tmp = tempfile.mkstemp(dir=dst.parent, prefix=f".{dst.name}.", suffix=".tmp")
+    try:
+        with open(src, "rb") as fin, os.fdopen(fd, "wb") as fout:
+            n = pack_stream(fin, fout, recipients, level)
+            fout.flush()
+            os.fsync(fout.fileno())
+        os.replace(tmp, dst)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+    return n
+
+
+def pack_bytes(data: bytes, recipients: Sequence[Recipient | str], level: int = 3) -> bytes:
+    """age(zstd(data)) in memory; the zstd frame records the content size."""
+    out = io.BytesIO()
+    with EncryptWriter(out, recipients) as enc:
+        enc.write(_compressor(level).compress(data))
+    return out.getvalue()
+
+
+def unpack_stream(
+    src: BinaryIO,
+    dst: BinaryIO,
+    identities: Sequence[Identity | str],
+    max_output: int | None = None,
+    max_ratio: float | None = None,
+) -> int:
+    """Decrypt and decompress src into dst; returns bytes written.
+
+    Raises UnpackError past max_output bytes or a decompressed/compressed ratio of
+    max_ratio (checked after the first MiB), and on corrupt, truncated or trailing zstd
+    data; age errors (AgeError subclasses) pass through. Memory stays bounded.
+    """
+    reader = DecryptReader(src, identities)
+    dctx = zstandard.ZstdDecompressor()
+    dobj = None
+    total_in = 0
+    total_out = 0
+
+    def emit(out: bytes) -> None:
+        nonlocal total_out
+        if not out:
+            return
+        if max_output is not None and total_out + len(out) > max_output:
+            raise UnpackError(f"decompressed object exceeds the limit of {max_output} bytes")
+        total_out += len(out)
+        if max_ratio is not None and total_out > _RATIO_GRACE and total_out > max_ratio * total_in:
+            raise UnpackError(
+                f"decompression ratio exceeds {max_ratio} ({total_out} bytes from {total_in})"
+            )
+        view = memoryview(out)
+        while view:
+            n = dst.write(view)
+            view = view[len(view) if n is None else n :]
+
+    try:
+        while block := reader.read(_READ_SIZE):
+            mv = memoryview(block)
+            for off in range(0, len(mv), _ZSTD_SLICE):
+                piece: bytes | memoryview = mv[off : off + _ZSTD_SLICE]
+                total_in += len(piece)
+                while piece:
+                    if dobj is None or dobj.eof:
+                        dobj = dctx.decompressobj()
+                    emit(dobj.decompress(piece))
+                    piece = dobj.unused_data if dobj.eof else b""
+    except zstandard.ZstdError as e:
+        raise UnpackError(f"corrupt zstd data: {e}") from None
+    if dobj is None:
+        raise UnpackError("object holds no zstd frame (empty payload)")
+    if not dobj.eof:
+        raise UnpackError("truncated zstd frame")
+    return total_out
+
+
+def unpack_bytes(
+    blob: bytes, identities: Sequence[Identity | str], max_output: int = 1 << 30
+) -> bytes:
+    """Decrypt and decompress an object held in memory."""
+    out = io.BytesIO()
+    unpack_stream(io.BytesIO(blob), out, identities, max_output=max_output)
+    return out.getvalue()

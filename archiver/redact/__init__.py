@@ -1,0 +1,1 @@
+"""Redaction: rules, the matching engine, pseudonyms and format walkers."""

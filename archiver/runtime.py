@@ -1,0 +1,95 @@
+"""Builds the working parts from Settings: keys, store, redactor, harness collectors.
+
+The one place that turns configuration into objects, so commands stay thin.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from archiver.config import ConfigError, Settings
+from archiver.crypto import age
+from archiver.crypto.keys import TeamKeys, host_id, load_team_key, team_key_from_env
+from archiver.harnesses.base import Harness, HarnessContext, available_harnesses, load_harness
+from archiver.redact.base import Redactor
+from archiver.store import open_store
+from archiver.store.base import MiB, ObjectStore, StoreOptions
+
+
+def recipients(settings: Settings) -> list[age.X25519Recipient]:
+    out = [age.parse_recipient(r) for r in settings.encryption.recipients]
+    if settings.encryption.recipients_file:
+        try:
+            out.extend(age.load_recipients(settings.encryption.recipients_file))
+        except OSError as e:
+            raise ConfigError(f"encryption.recipients_file: {settings.encryption.recipients_file}: {e.strerror}") from None
+        except age.AgeError as e:
+            raise ConfigError(f"encryption.recipients_file: {e}") from None
+    if not out:
+        raise ConfigError("encryption: no recipients configured (encryption.recipients or encryption.recipients_file)")
+    return out
+
+
+def identities(path: Path | None) -> list[age.X25519Identity]:
+    path = path or (Path(os.environ["ARCHIVER_IDENTITY_FILE"]) if os.environ.get("ARCHIVER_IDENTITY_FILE") else None)
+    if path is None:
+        raise ConfigError("an identity is needed: --identity FILE (or ARCHIVER_IDENTITY_FILE)")
+    try:
+        return age.load_identities(path)
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read identity ({e.strerror})") from None
+    except age.AgeError as e:
+        raise ConfigError(f"{path}: {e}") from None
+
+
+def team_keys(settings: Settings) -> TeamKeys:
+    env = os.environ.get("ARCHIVER_TEAM_KEY")
+    try:
+        if env:
+            return TeamKeys.from_team_key(team_key_from_env(env))
+        if settings.redaction.team_key_file:
+            return TeamKeys.from_team_key(load_team_key(settings.redaction.team_key_file))
+    except (OSError, ValueError) as e:
+        raise ConfigError(f"redaction.team_key_file: {e}") from None
+    raise ConfigError("redaction.team_key_file is not set (or ARCHIVER_TEAM_KEY)")
+
+
+def host(settings: Settings, keys: TeamKeys) -> str:
+    return host_id(keys, settings.host_name)
+
+
+def store(settings: Settings) -> ObjectStore:
+    s = settings.store
+    if not s.url:
+        raise ConfigError("store.url is not set (s3://bucket/prefix or file:///path)")
+    try:
+        options = StoreOptions(
+            endpoint_url=s.endpoint_url, region=s.region, sse=s.sse, kms_key_id=s.kms_key_id,
+            storage_class=s.storage_class, object_lock_mode=s.object_lock_mode,
+            object_lock_days=s.object_lock_days, multipart_threshold=s.multipart_threshold_mb * MiB,
+            max_concurrency=s.max_concurrency, max_attempts=s.max_attempts,
+        )
+        return open_store(s.url, options)
+    except ValueError as e:
+        raise ConfigError(f"store: {e}") from None
+
+
+def redactor(settings: Settings, keys: TeamKeys) -> Redactor:
+    from archiver.redact.factory import build_from_settings
+
+    return build_from_settings(settings, keys.pseudonym)
+
+
+def harnesses(settings: Settings, only: list[str] | None = None) -> list[Harness]:
+    out = []
+    for name in available_harnesses():
+        cfg = settings.harnesses.get(name)
+        if cfg is None or not cfg.enabled or (only and name not in only):
+            continue
+        options: dict[str, object] = {}
+        if cfg.session_dir:
+            options["session_dir"] = cfg.session_dir
+        ctx = HarnessContext(home=settings.home_dir, root=cfg.root, options=options)
+        out.append(load_harness(name, ctx))
+    return out

@@ -1,0 +1,172 @@
+"""Consistent copies of files that harnesses are writing while we read.
+
+- JSONL is taken up to its last complete line; a torn final line waits for the next run.
+- SQLite goes through the backup API on a connection to the live file, so committed
+  rows that live only in the -wal are included.
+- Any other file is copied and re-checked; a file that changes during the copy is
+  retried, then reported.
+Nothing here reads a whole file into memory.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import sqlite3
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO, Iterator
+
+COPY_RETRIES = 3
+FINGERPRINT_SPAN = 64 * 1024
+_BLOCK = 1024 * 1024
+
+
+class SnapshotError(OSError):
+    """A file could not be copied consistently; the message names it and why."""
+
+
+@dataclass(frozen=True)
+class FileIdentity:
+    """What tells us cheaply whether a file changed since we last archived it."""
+
+    inode: int
+    size: int
+    mtime_ns: int
+
+    @classmethod
+    def of(cls, path: Path) -> "FileIdentity":
+        st = path.stat()
+        return cls(st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def complete_length(path: Path, size: int | None = None) -> int:
+    """Bytes up to and including the last newline: the part of a JSONL file safe to read."""
+    with path.open("rb") as f:
+        end = size if size is not None else os.fstat(f.fileno()).st_size
+        pos = end
+        while pos > 0:
+            step = min(_BLOCK, pos)
+            pos -= step
+            f.seek(pos)
+            block = f.read(step)
+            idx = block.rfind(b"\n")
+            if idx >= 0:
+                return pos + idx + 1
+        return 0
+
+
+def fingerprint(f: BinaryIO, offset: int) -> str:
+    """sha256 of the head and of the bytes just before `offset`.
+
+    Used to decide that an append-only file's archived prefix is unchanged without
+    re-reading it. A rewrite that keeps the length, the head and the last 64 KiB
+    identical is not detected: harnesses that rewrite files are archived whole.
+    """
+    h = hashlib.sha256()
+    f.seek(0)
+    h.update(f.read(min(4096, offset)))
+    start = max(0, offset - FINGERPRINT_SPAN)
+    f.seek(start)
+    h.update(f.read(offset - start))
+    h.update(str(offset).encode())
+    return h.hexdigest()
+
+
+def iter_lines(f: BinaryIO, start: int, end: int) -> Iterator[bytes]:
+    """Complete lines (with their newline) in [start, end), one at a time."""
+    f.seek(start)
+    remaining = end - start
+    while remaining > 0:
+        line = f.readline(remaining)
+        if not line:
+            raise SnapshotError(f"{getattr(f, 'name', '?')}: file shrank while reading")
+        remaining -= len(line)
+        yield line
+
+
+def copy_whole(src: Path, dst: Path) -> FileIdentity:
+    """Copy a file that may be rewritten; retried while it changes under us."""
+    last_error = ""
+    for _ in range(COPY_RETRIES):
+        before = FileIdentity.of(src)
+        with src.open("rb") as fi, dst.open("wb") as fo:
+            shutil.copyfileobj(fi, fo, _BLOCK)
+        after = FileIdentity.of(src)
+        if before == after and dst.stat().st_size == after.size:
+            return after
+        last_error = "changed during copy"
+    raise SnapshotError(f"{src}: {last_error} ({COPY_RETRIES} attempts)")
+
+
+def copy_sqlite(src: Path, dst: Path) -> None:
+    """A consistent copy of a live SQLite database, WAL content included.
+
+    A read-only connection to a WAL database needs its -shm; when that is missing
+    (or the folder is read-only) we copy db, -wal and -shm together, check nothing
+    moved, and back up from the copy.
+    """
+    try:
+        _backup(f"file:{_uri_path(src)}?mode=ro", dst)
+        return
+    except sqlite3.Error as first:
+        first_error = str(first)
+    with tempfile.TemporaryDirectory(prefix="archiver-sqlite-") as tmp:
+        os.chmod(tmp, 0o700)
+        for _ in range(COPY_RETRIES):
+            ids = {}
+            for suffix in ("", "-wal", "-shm"):
+                part = Path(str(src) + suffix)
+                if part.exists():
+                    ids[suffix] = FileIdentity.of(part)
+                    shutil.copyfile(part, Path(tmp) / ("db" + suffix))
+            same = all(FileIdentity.of(Path(str(src) + s)) == i for s, i in ids.items() if Path(str(src) + s).exists())
+            if not same:
+                continue
+            try:
+                _backup(f"file:{_uri_path(Path(tmp) / 'db')}", dst)
+                return
+            except sqlite3.Error as e:
+                raise SnapshotError(f"{src}: not a readable SQLite database ({e}; live open: {first_error})") from None
+    raise SnapshotError(f"{src}: kept changing while copied ({COPY_RETRIES} attempts)")
+
+
+def _uri_path(p: Path) -> str:
+    from urllib.parse import quote
+
+    return quote(str(p.resolve()))
+
+
+def _backup(uri: str, dst: Path) -> None:
+    if dst.exists():
+        dst.unlink()
+    src_conn = sqlite3.connect(uri, uri=True, timeout=10)
+    try:
+        src_conn.execute("PRAGMA schema_version").fetchone()  # fails fast on a non-database
+        dst_conn = sqlite3.connect(str(dst))
+        try:
+            src_conn.backup(dst_conn)
+            dst_conn.execute("PRAGMA journal_mode=DELETE")
+        finally:
+            dst_conn.close()
+    finally:
+        src_conn.close()
+
+
+def decompress_zst(src: Path, dst: Path, max_output: int = 64 << 30) -> None:
+    """Codex's idle rollouts: one zstd frame, stored decompressed (so moves dedup)."""
+    import zstandard
+
+    dctx = zstandard.ZstdDecompressor()
+    written = 0
+    try:
+        with src.open("rb") as fi, dst.open("wb") as fo, dctx.stream_reader(fi, read_size=_BLOCK) as reader:
+            while chunk := reader.read(_BLOCK):
+                written += len(chunk)
+                if written > max_output:
+                    raise SnapshotError(f"{src}: decompresses beyond {max_output} bytes")
+                fo.write(chunk)
+    except zstandard.ZstdError as e:
+        raise SnapshotError(f"{src}: not a valid zstd file ({e})") from None

@@ -1,0 +1,89 @@
+"""Blob stores: the ObjectStore protocol, s3:// and file:// backends, retry/logging wrappers.
+
+    store = open_store("s3://bucket/prefix", StoreOptions(sse="AES256"))
+    store.put_file("objects/ab/abcdef", path)
+
+open_store returns RetryingStore(LoggingStore(backend)); backend-specific attributes
+(S3Store.client, .bucket, .prefix) are reachable through the wrappers.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+from archiver.store.base import (
+    NotFound,
+    ObjectInfo,
+    ObjectStore,
+    Retention,
+    StoreError,
+    StoreOptions,
+    check_key,
+    check_prefix,
+)
+from archiver.store.local import LocalStore
+from archiver.store.retry import LoggingStore, RetryingStore, StoreWrapper, is_transient
+from archiver.store.s3 import S3Store, strip_userinfo
+
+__all__ = [
+    "LocalStore",
+    "LoggingStore",
+    "NotFound",
+    "ObjectInfo",
+    "ObjectStore",
+    "Retention",
+    "RetryingStore",
+    "S3Store",
+    "StoreError",
+    "StoreOptions",
+    "StoreWrapper",
+    "check_key",
+    "check_prefix",
+    "is_transient",
+    "open_backend",
+    "open_store",
+]
+
+_EXPECTED = "expected s3://bucket/prefix or file:///absolute/path"
+
+
+def open_backend(url: str, options: StoreOptions | None = None) -> S3Store | LocalStore:
+    """The bare backend for `url`, without wrappers. Raises ValueError naming the url."""
+    options = options or StoreOptions()
+    shown = strip_userinfo(url)
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        raise ValueError(f"invalid store url {shown!r}: {_EXPECTED}") from None
+    if parts.query or parts.fragment:
+        raise ValueError(f"invalid store url {shown!r}: no query or fragment allowed")
+    if parts.scheme == "s3":
+        if parts.username is not None or parts.password is not None:
+            raise ValueError(f"invalid store url {shown!r}: credentials do not belong in the "
+                             "url; they come from the standard AWS chain")
+        if not parts.netloc:
+            raise ValueError(f"invalid store url {shown!r}: no bucket; {_EXPECTED}")
+        try:
+            return S3Store(parts.netloc, parts.path, options)
+        except ValueError as e:
+            raise ValueError(f"invalid store url {shown!r}: {e}") from None
+    if parts.scheme == "file":
+        if parts.netloc not in ("", "localhost"):
+            raise ValueError(f"invalid store url {shown!r}: file urls need an absolute path "
+                             "(file:///path)")
+        path = Path(unquote(parts.path))
+        if not path.is_absolute() or not parts.path.strip("/"):
+            raise ValueError(f"invalid store url {shown!r}: {_EXPECTED}")
+        if options.object_lock_mode is not None:
+            raise ValueError(f"store url {shown!r}: object_lock_mode needs an s3:// store")
+        return LocalStore(path)
+    raise ValueError(f"unsupported store url {shown!r}: {_EXPECTED}")
+
+
+def open_store(url: str, options: StoreOptions | None = None) -> ObjectStore:
+    """`s3://bucket/prefix` -> S3Store, `file:///abs/path` -> LocalStore, wrapped in
+    RetryingStore(LoggingStore(...)) with options.operation_attempts attempts."""
+    options = options or StoreOptions()
+    backend = open_backend(url, options)
+    return RetryingStore(LoggingStore(backend), attempts=options.operation_attempts)

@@ -1,0 +1,422 @@
+"""The pipeline: discover -> snapshot -> redact -> verify -> pack -> upload -> manifest.
+
+Order of writes (the crash-safety invariant, docs/FORMAT.md): every object a
+manifest names is uploaded before the manifest; local state changes only after
+the manifest is stored. A run killed anywhere leaves the archive as before or
+complete, and the next run finishes the work (objects already uploaded are found
+by id and not sent again).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import secrets
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Callable, Iterable, Sequence
+
+from archiver import __version__
+from archiver.archive import Archive
+from archiver.harnesses.base import Harness
+from archiver.model import Artifact, DiscoveredSession, Manifest, Session, SourceArtifact
+from archiver.pack import ObjectHasher
+from archiver.redact.base import RedactionReport, Redactor
+from archiver.snapshot import (
+    FileIdentity,
+    SnapshotError,
+    complete_length,
+    copy_sqlite,
+    copy_whole,
+    decompress_zst,
+    fingerprint,
+    iter_lines,
+)
+from archiver.state import ArtifactState, State
+from archiver.store.base import StoreError
+
+log = logging.getLogger(__name__)
+_BLOCK = 1024 * 1024
+
+
+class HeldBack(Exception):
+    """Redacted output still matches a high-confidence rule (fail_closed)."""
+
+
+class SessionFailed(Exception):
+    pass
+
+
+@dataclass
+class SyncOptions:
+    dry_run: bool = False
+    fail_closed: bool = True
+
+
+@dataclass
+class SyncResult:
+    snapshot: str | None = None
+    total: int = 0
+    uploaded: int = 0  # sessions with at least one new object
+    unchanged: int = 0
+    failed: int = 0
+    bytes_read: int = 0
+    bytes_uploaded: int = 0
+    objects_uploaded: int = 0
+    redactions: dict[str, int] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    sessions: list[Session] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "snapshot": self.snapshot,
+            "sessions": {"total": self.total, "uploaded": self.uploaded, "unchanged": self.unchanged, "failed": self.failed},
+            "bytes": {"read": self.bytes_read, "uploaded": self.bytes_uploaded},
+            "objects_uploaded": self.objects_uploaded,
+            "redactions": dict(sorted(self.redactions.items())),
+            "errors": self.errors,
+            "warnings": self.warnings,
+        }
+
+
+def chain_digest(previous: str | None, segment_sha256: str) -> str:
+    """Artifact sha256 over segments (FORMAT.md): one object -> sha256 of its plaintext;
+    more -> sha256(previous_digest_hex + segment_sha256_hex) folded left."""
+    if previous is None:
+        return segment_sha256
+    return hashlib.sha256((previous + segment_sha256).encode()).hexdigest()
+
+
+class Workdir:
+    """A 0700 folder for plaintext temp files, removed at the end (and at next start)."""
+
+    def __init__(self, parent: Path) -> None:
+        parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        os.chmod(parent, 0o700)
+        for stale in parent.glob("run-*"):  # left by a killed run
+            shutil.rmtree(stale, ignore_errors=True)
+        self.path = Path(tempfile.mkdtemp(prefix="run-", dir=parent))
+        os.chmod(self.path, 0o700)
+        self._n = 0
+
+    def file(self, stem: str) -> Path:
+        self._n += 1
+        return self.path / f"{self._n:06d}-{stem}"
+
+    def cleanup(self) -> None:
+        shutil.rmtree(self.path, ignore_errors=True)
+
+
+class Syncer:
+    def __init__(
+        self,
+        *,
+        harnesses: Sequence[Harness],
+        redactor: Redactor,
+        archive: Archive | None,
+        state: State,
+        recipients: Sequence[object],
+        object_id_key: bytes,
+        host_id: str,
+        workdir_parent: Path,
+        options: SyncOptions,
+        progress: Callable[[str, int], None] | None = None,
+    ) -> None:
+        self.harnesses = {h.name: h for h in harnesses}
+        self.redactor = redactor
+        self.archive = archive
+        self.state = state
+        self.recipients = recipients
+        self.object_id_key = object_id_key
+        self.host_id = host_id
+        self.workdir_parent = workdir_parent
+        self.options = options
+        self.progress = progress or (lambda _event, _n: None)
+        self.result = SyncResult()
+        self._pending_objects: set[str] = set()
+
+    # ---- the run ----
+    def run(self) -> SyncResult:
+        started = _now()
+        work = Workdir(self.workdir_parent)
+        try:
+            if self.archive is not None and not self.options.dry_run:
+                self.archive.ensure_marker()
+            discovered = list(self._discover())
+            self.result.total = len(discovered)
+            processed: dict[str, tuple[Session, list[ArtifactState]]] = {}
+            for ds in discovered:
+                try:
+                    session, states, changed = self._session(ds, work)
+                except (HeldBack, SessionFailed, SnapshotError, OSError, StoreError) as e:
+                    self.result.failed += 1
+                    self.result.errors.append(self._safe(f"{ds.key}: {e}"))
+                    continue
+                processed[session.key] = (session, states)
+                self.result.sessions.append(session)
+                if changed:
+                    self.result.uploaded += 1
+                else:
+                    self.result.unchanged += 1
+                for rule, n in session_new_counts(self, session.key).items():
+                    self.result.redactions[rule] = self.result.redactions.get(rule, 0) + n
+                self.progress("session", 1)
+            if not self.options.dry_run:
+                self._commit(processed, started)
+        finally:
+            work.cleanup()
+        return self.result
+
+    def _discover(self) -> Iterable[DiscoveredSession]:
+        for h in self.harnesses.values():
+            try:
+                yield from h.discover()
+            except Exception as e:  # a broken collector must not stop the others
+                self.result.errors.append(self._safe(f"{h.name}: discovery failed: {type(e).__name__}: {e}"))
+                self.result.failed += 1
+
+    def _safe(self, message: str) -> str:
+        """Errors end up in manifests and logs: redact them like content."""
+        return self.redactor.redact_text(message, RedactionReport(), "error")
+
+    # ---- one session ----
+    def _session(self, ds: DiscoveredSession, work: Workdir) -> tuple[Session, list[ArtifactState], bool]:
+        report = RedactionReport()
+        previous = self.state.get_session(ds.key)
+        artifacts: list[Artifact] = []
+        states: list[ArtifactState] = []
+        warnings = [self._safe(w) for w in ds.warnings]
+        changed = previous is None
+        for src in ds.sources:
+            try:
+                art_state, art_changed = self._artifact(ds, src, work, report)
+            except FileNotFoundError:
+                if src.optional:
+                    warnings.append(self._safe(f"{src.path}: referenced file is missing"))
+                    continue
+                if src.role in ("transcript", "database"):
+                    raise SessionFailed(self._safe(f"{src.path}: vanished during the run")) from None
+                warnings.append(self._safe(f"{src.path}: vanished during the run; kept the archived copy if any"))
+                kept = self.state.get_artifact(ds.key, _logical(src.path))
+                if kept:
+                    artifacts.append(kept.artifact)
+                continue
+            except HeldBack as e:
+                raise HeldBack(self._safe(f"{src.path}: held back, redacted output still matches {e}")) from None
+            except (SnapshotError, OSError) as e:
+                if src.role in ("transcript", "database"):
+                    raise SessionFailed(self._safe(f"{src.path}: {_reason(e)}")) from None
+                warnings.append(self._safe(f"{src.path}: not archived ({_reason(e)})"))
+                continue
+            artifacts.append(art_state.artifact)
+            states.append(art_state)
+            changed = changed or art_changed
+        counts = report.by_rule()
+        self._new_counts[ds.key] = counts
+        total_counts = dict(previous.redactions) if previous else {}
+        for rule, n in counts.items():
+            total_counts[rule] = total_counts.get(rule, 0) + n
+        title = self.redactor.redact_text(ds.title, report, "title") if ds.title else None
+        session = Session(
+            key=ds.key, harness=ds.harness, session_id=ds.session_id, kind=ds.kind, title=title,
+            created_at=ds.created_at, updated_at=ds.updated_at, artifacts=artifacts, parents=ds.parents,
+            redactions=total_counts, warnings=warnings, host_id=self.host_id,
+            archived_at=previous.archived_at if previous and not changed else _now(),
+        )
+        if previous is not None and not changed:
+            changed = _differs(previous, session)
+        return session, states, changed
+
+    @property
+    def _new_counts(self) -> dict[str, dict[str, int]]:
+        if not hasattr(self, "_counts"):
+            self._counts: dict[str, dict[str, int]] = {}
+        return self._counts
+
+    # ---- one file ----
+    def _artifact(self, ds: DiscoveredSession, src: SourceArtifact, work: Workdir, report: RedactionReport) -> tuple[ArtifactState, bool]:
+        logical = _logical(src.path)
+        prev = self.state.get_artifact(ds.key, logical)
+        ident = FileIdentity.of(src.source)
+        if prev and (prev.inode, prev.size, prev.mtime_ns) == (ident.inode, ident.size, ident.mtime_ns):
+            return prev, False
+        archived_path = self._archived_path(ds, src, report)
+        if src.mode == "append":
+            return self._append(ds, src, logical, archived_path, prev, ident, work, report)
+        if src.mode == "zst":
+            raw = work.file("zst-raw")
+            decompress_zst(src.source, raw)
+            self.result.bytes_read += ident.size
+            return self._append(ds, src, logical, archived_path, prev, ident, work, report, read_from=raw)
+        snap = work.file("snap")
+        if src.mode == "sqlite":
+            copy_sqlite(src.source, snap)
+        elif src.mode == "produced":
+            if src.produce is None:
+                raise SnapshotError(f"{src.path}: collector declared 'produced' without a producer")
+            src.produce(snap)
+        else:
+            ident = copy_whole(src.source, snap)
+        self.result.bytes_read += snap.stat().st_size
+        out = work.file("red")
+        self.redactor.redact_file(snap, out, src.format, report)
+        snap.unlink(missing_ok=True)
+        self._verify(out, src.format)
+        object_id, sha, size = self._hash_file(out)
+        new = self._upload(object_id, out, work)
+        out.unlink(missing_ok=True)
+        artifact = Artifact(
+            path=archived_path, role=src.role, format=src.format, size=size, mtime=ident.mtime_ns / 1e9,
+            sha256=sha, objects=[object_id], shared=src.shared,
+        )
+        unchanged = prev is not None and prev.artifact.objects == artifact.objects and prev.artifact.path == artifact.path
+        return ArtifactState(ds.key, logical, ident.inode, ident.size, ident.mtime_ns, ident.size, "", artifact), new or not unchanged
+
+    def _append(
+        self, ds: DiscoveredSession, src: SourceArtifact, logical: str, archived_path: str,
+        prev: ArtifactState | None, ident: FileIdentity, work: Workdir, report: RedactionReport,
+        read_from: Path | None = None,
+    ) -> tuple[ArtifactState, bool]:
+        """Append-only JSONL: archive only the complete lines added since last time."""
+        path = read_from or src.source
+        size = path.stat().st_size
+        end = complete_length(path, size)
+        with path.open("rb") as f:
+            start, objects, digest, red_size = 0, [], None, 0
+            if prev and prev.offset and prev.offset <= end and (read_from is not None or prev.inode == ident.inode):
+                if fingerprint(f, prev.offset) == prev.fingerprint:
+                    start, objects = prev.offset, list(prev.artifact.objects)
+                    digest, red_size = prev.artifact.sha256 or None, prev.artifact.size
+            changed = False
+            if end > start:
+                out = work.file("seg")
+                hasher = ObjectHasher(self.object_id_key)
+                sha = hashlib.sha256()
+                written = 0
+                with out.open("wb") as fo:
+                    for line in iter_lines(f, start, end):
+                        body = line[:-1]
+                        if body.endswith(b"\r"):
+                            red = self.redactor.redact_jsonl_line(body[:-1], report) + b"\r\n"
+                        else:
+                            red = self.redactor.redact_jsonl_line(body, report) + b"\n"
+                        fo.write(red)
+                        hasher.update(red)
+                        sha.update(red)
+                        written += len(red)
+                if read_from is None:
+                    self.result.bytes_read += end - start
+                self._verify(out, "jsonl")
+                object_id = hasher.hexdigest()
+                changed = self._upload(object_id, out, work) or True
+                out.unlink(missing_ok=True)
+                objects.append(object_id)
+                digest = chain_digest(digest if start else None, sha.hexdigest())
+                red_size = (red_size if start else 0) + written
+            elif start == 0:
+                digest, red_size = hashlib.sha256(b"").hexdigest(), 0
+            fp = fingerprint(f, end) if end else ""
+        if prev is not None and prev.artifact.path != archived_path:
+            changed = True
+        artifact = Artifact(
+            path=archived_path, role=src.role, format=src.format, size=red_size, mtime=ident.mtime_ns / 1e9,
+            sha256=digest or "", objects=objects, shared=src.shared,
+        )
+        return ArtifactState(ds.key, logical, ident.inode, ident.size, ident.mtime_ns, end, fp, artifact), changed
+
+    def _archived_path(self, ds: DiscoveredSession, src: SourceArtifact, report: RedactionReport) -> str:
+        harness = self.harnesses.get(ds.harness)
+        hook = getattr(harness, "redacted_relpath", None)
+        if hook is not None:
+            return hook(
+                src, ds,
+                lambda p: self.redactor.redact_relpath(p, report),
+                lambda t: self.redactor.redact_text(t, report, "path"),
+            )
+        return self.redactor.redact_relpath(src.path, report)
+
+    def _verify(self, path: Path, fmt: str) -> None:
+        if not self.options.fail_closed:
+            return
+        leftovers = self.redactor.verify_file(path, fmt)  # type: ignore[arg-type]
+        if leftovers:
+            raise HeldBack(", ".join(sorted(set(leftovers))))
+
+    def _hash_file(self, path: Path) -> tuple[str, str, int]:
+        hasher = ObjectHasher(self.object_id_key)
+        sha = hashlib.sha256()
+        size = 0
+        with path.open("rb") as f:
+            while block := f.read(_BLOCK):
+                hasher.update(block)
+                sha.update(block)
+                size += len(block)
+        return hasher.hexdigest(), sha.hexdigest(), size
+
+    def _upload(self, object_id: str, plaintext: Path, work: Workdir) -> bool:
+        """Upload unless the archive already has it. True when bytes were sent."""
+        if self.options.dry_run or self.archive is None:
+            return False
+        if self.state.has_object(object_id) or object_id in self._pending_objects:
+            return False
+        if self.archive.has_object(object_id):
+            self.state.add_object(object_id)
+            return False
+        sent = self.archive.put_object(object_id, plaintext, work.file("packed"), self.recipients)
+        self.state.add_object(object_id)  # the object exists now, whatever happens next
+        self.result.bytes_uploaded += sent
+        self.result.objects_uploaded += 1
+        self.progress("bytes", sent)
+        return True
+
+    # ---- the manifest, last ----
+    def _commit(self, processed: dict[str, tuple[Session, list[ArtifactState]]], started: str) -> None:
+        any_change = self.result.uploaded > 0 or self.state.get_meta("last_manifest") is None and processed
+        carried = [s for s in self.state.sessions() if s.key not in processed]
+        if not any_change:
+            self.state.record_run(secrets.token_hex(8), started, _now(), self.result.to_json())
+            return
+        sessions = [s for s, _ in processed.values()] + carried
+        manifest = Manifest(
+            host_id=self.host_id, created_at=_now(), run_id=secrets.token_hex(8), tool_version=__version__,
+            sessions=sorted(sessions, key=lambda s: s.key), redactions=dict(sorted(self.result.redactions.items())),
+            errors=self.result.errors,
+        )
+        assert self.archive is not None
+        key = self.archive.put_manifest(manifest, self.recipients)
+        self.result.snapshot = key
+        with self.state.transaction():
+            for session, states in processed.values():
+                self.state.put_session(session)
+                for st in states:
+                    self.state.put_artifact(st)
+            self.state.set_meta("last_manifest", key)
+            self.state.record_run(manifest.run_id, started, manifest.created_at, self.result.to_json())
+
+
+def session_new_counts(syncer: Syncer, key: str) -> dict[str, int]:
+    return syncer._new_counts.get(key, {})
+
+
+def _logical(path: str) -> str:
+    return path[:-4] if path.endswith(".zst") else path
+
+
+def _differs(a: Session, b: Session) -> bool:
+    keys = ("title", "kind", "parents", "artifacts", "warnings")
+    return any(getattr(a, k) != getattr(b, k) for k in keys)
+
+
+def _reason(e: BaseException) -> str:
+    if isinstance(e, OSError) and e.strerror:
+        return e.strerror.lower()
+    return str(e)
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")

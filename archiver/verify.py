@@ -1,0 +1,95 @@
+"""verify: every manifest decrypts and parses, every object it names exists;
+with read_data, every object is downloaded, decrypted and its content checked."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import random
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Sequence
+
+from archiver.archive import Archive, ArchiveFormatError, object_key
+from archiver.pack import ObjectHasher
+from archiver.store.base import NotFound
+
+
+@dataclass
+class VerifyResult:
+    manifests: int = 0
+    objects: int = 0
+    objects_read: int = 0
+    errors: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, object]:
+        return {"manifests": self.manifests, "objects": self.objects, "objects_read": self.objects_read,
+                "ok": not self.errors, "errors": self.errors}
+
+
+def verify(
+    archive: Archive,
+    identities: Sequence[object],
+    *,
+    read_data: bool = False,
+    subset: float = 1.0,
+    object_id_key: bytes | None = None,
+    progress: Callable[[int], None] | None = None,
+    seed: int | None = None,
+) -> VerifyResult:
+    result = VerifyResult()
+    # object id -> digest of its plaintext as recorded (single-object artifacts only)
+    expected: dict[str, str | None] = {}
+    for ref in archive.manifests():
+        try:
+            manifest = archive.load_manifest(ref.key, identities)
+        except (ArchiveFormatError, NotFound) as e:
+            result.errors.append(str(e))
+            continue
+        result.manifests += 1
+        for s in manifest.sessions:
+            for a in s.artifacts:
+                for oid in a.objects:
+                    expected.setdefault(oid, a.sha256 if len(a.objects) == 1 else None)
+    result.objects = len(expected)
+    ids = sorted(expected)
+    for oid in ids:
+        try:
+            if not archive.has_object(oid):
+                result.errors.append(f"{object_key(oid)}: missing")
+        except ArchiveFormatError as e:
+            result.errors.append(str(e))
+    if not read_data:
+        return result
+    missing = {e.split(":")[0] for e in result.errors}
+    sample = [oid for oid in ids if object_key(oid) not in missing]
+    if subset < 1.0:
+        rng = random.Random(seed)
+        sample = rng.sample(sample, max(1, round(len(sample) * subset))) if sample else []
+    with tempfile.TemporaryDirectory(prefix="archiver-verify-") as tmp:
+        os.chmod(tmp, 0o700)
+        plain = Path(tmp) / "plain"
+        for oid in sample:
+            try:
+                archive.read_object(oid, plain, identities)
+            except Exception as e:
+                result.errors.append(f"{object_key(oid)}: unreadable ({type(e).__name__}: {e})")
+                continue
+            finally:
+                if progress:
+                    progress(1)
+            result.objects_read += 1
+            sha = hashlib.sha256()
+            hasher = ObjectHasher(object_id_key) if object_id_key else None
+            with plain.open("rb") as f:
+                while block := f.read(1 << 20):
+                    sha.update(block)
+                    if hasher:
+                        hasher.update(block)
+            if hasher and hasher.hexdigest() != oid:
+                result.errors.append(f"{object_key(oid)}: content does not match its id")
+            elif expected[oid] and sha.hexdigest() != expected[oid]:
+                result.errors.append(f"{object_key(oid)}: content does not match the manifest's sha256")
+            plain.unlink(missing_ok=True)
+    return result
