@@ -36,6 +36,13 @@ _ZSTD_SLICE = 256
 _RATIO_GRACE = 1 << 20
 
 
+def _write_all(dst: BinaryIO, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        n = dst.write(view)
+        view = view[len(view) if n is None else n :]
+
+
 class UnpackError(ValueError):
     """An object is corrupt or exceeds the output / ratio limits."""
 
@@ -129,10 +136,7 @@ def unpack_stream(
             raise UnpackError(
                 f"decompression ratio exceeds {max_ratio} ({total_out} bytes from {total_in})"
             )
-        view = memoryview(out)
-        while view:
-            n = dst.write(view)
-            view = view[len(view) if n is None else n :]
+        _write_all(dst, out)
 
     try:
         while block := reader.read(_READ_SIZE):

@@ -498,13 +498,12 @@ def _stream_nonce(counter: int, last: bool) -> bytes:
 
 
 class _Source:
-    """Read-ahead buffer over a source stream; never reads more than asked plus one block."""
+    """Read-ahead buffer over a source stream."""
 
     def __init__(self, src: BinaryIO) -> None:
         self._src = src
         self.buf = bytearray()
         self.eof = False
-        self.consumed = 0
 
     def fill(self, n: int, block: int = 64 * 1024) -> None:
         while len(self.buf) < n and not self.eof:
@@ -517,7 +516,6 @@ class _Source:
     def take(self, n: int) -> bytes:
         out = bytes(self.buf[:n])
         del self.buf[:n]
-        self.consumed += len(out)
         return out
 
 
@@ -598,13 +596,12 @@ def _parse_header(source: _Source, max_header_size: int) -> tuple[list[Stanza], 
 
 # ---------------------------------------------------------------- streaming
 
-def _write_all(dst: BinaryIO, data: bytes) -> None:
+def _write_all(dst: BinaryIO, data: bytes | memoryview) -> None:
+    """Write everything, looping on short writes (a None return counts as all written)."""
     mv = memoryview(data)
     while mv:
         n = dst.write(mv)
-        if n is None:
-            raise AgeError("destination is non-blocking and not ready")
-        mv = mv[n:]
+        mv = mv[len(mv) if n is None else n :]
 
 
 class EncryptWriter:
@@ -738,7 +735,7 @@ class DecryptReader(io.RawIOBase):
         nonce = self._source.take(NONCE_SIZE)
         self._aead = ChaCha20Poly1305(_payload_key(file_key, nonce))
         self._counter = 0
-        self._plain = b""
+        self._plain = memoryview(b"")
         self._pos = 0
         self._done = False
 
@@ -766,7 +763,7 @@ class DecryptReader(io.RawIOBase):
         if last and not pt and idx > 0:
             raise AgeDecryptError(f"final chunk {idx} is empty (only an empty payload may be)")
         self._counter += 1
-        self._plain = pt
+        self._plain = memoryview(pt)
         self._pos = 0
         self._done = last
 
@@ -779,34 +776,38 @@ class DecryptReader(io.RawIOBase):
             return AgeDecryptError(f"file truncated after chunk {idx} (chunk not marked final)")
         return AgeDecryptError(f"trailing data after the final chunk {idx}")
 
+    def _available(self) -> memoryview | None:
+        """Unread plaintext of the current chunk, loading the next one; None at the end."""
+        while self._pos >= len(self._plain):
+            if self._done:
+                return None
+            self._next_chunk()
+        return self._plain[self._pos :]
+
     def readinto(self, b: bytearray | memoryview) -> int:  # type: ignore[override]
+        """Fill b completely unless the payload ends first."""
         if self.closed:
             raise ValueError("read from a closed DecryptReader")
         mv = memoryview(b).cast("B")
-        want = len(mv)
         got = 0
-        while got < want:
-            if self._pos >= len(self._plain):
-                if self._done:
-                    break
-                self._next_chunk()
-                continue
-            n = min(want - got, len(self._plain) - self._pos)
-            mv[got : got + n] = self._plain[self._pos : self._pos + n]
+        while got < len(mv) and (avail := self._available()) is not None:
+            n = min(len(mv) - got, len(avail))
+            mv[got : got + n] = avail[:n]
             self._pos += n
             got += n
         return got
 
     def read(self, size: int | None = -1) -> bytes:
-        if size is None or size < 0:
-            out = bytearray()
-            while chunk := self.read(CHUNK_SIZE):
-                out += chunk
-            return bytes(out)
-        buf = bytearray(size)
-        n = self.readinto(buf)
-        del buf[n:]
-        return bytes(buf)
+        """Up to size bytes (all remaining if size < 0); short only at the end."""
+        if self.closed:
+            raise ValueError("read from a closed DecryptReader")
+        limit = -1 if size is None else size
+        out = bytearray()
+        while (limit < 0 or len(out) < limit) and (avail := self._available()) is not None:
+            n = len(avail) if limit < 0 else min(limit - len(out), len(avail))
+            out += avail[:n]
+            self._pos += n
+        return bytes(out)
 
     def __enter__(self) -> DecryptReader:
         return self

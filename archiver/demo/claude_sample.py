@@ -148,11 +148,11 @@ def make_claude_home(home: Path, user: str = "alice", seed: int = 7) -> ClaudeSa
     w.dump(pdir / f"{main}.jsonl")
 
     sdir = pdir / main
-    (sdir / "tool-results").mkdir(parents=True)
+    (sdir / "tool-results").mkdir(parents=True, exist_ok=True)
     (sdir / "tool-results" / "b1c2d3e4f.txt").write_text(
         f"GITHUB_TOKEN={FAKE_GITHUB_TOKEN}\nAWS_ACCESS_KEY_ID={FAKE_AWS_KEY}\nHOME={home_str}\n" + "log line\n" * 200
     )
-    (sdir / "remote-agents").mkdir()
+    (sdir / "remote-agents").mkdir(exist_ok=True)
     (sdir / "remote-agents" / "remote-agent-r1.meta.json").write_text(json.dumps({"id": "r1", "cwd": cwd}))
     (pdir / f"{main}.ccr-tip.json").write_text(json.dumps({"tip": w.last, "cwd": cwd}))
 
@@ -173,7 +173,7 @@ def make_claude_home(home: Path, user: str = "alice", seed: int = 7) -> ClaudeSa
 
     # file-history backups referenced by the snapshot
     fh = root / "file-history" / main
-    fh.mkdir(parents=True)
+    fh.mkdir(parents=True, exist_ok=True)
     (fh / "0123456789abcdef@v1").write_text(f"#!/bin/sh\nexport AWS_ACCESS_KEY_ID={FAKE_AWS_KEY}\ncd {cwd}\n")
 
     # a fork (/branch): copied path with forkedFrom on each line
@@ -191,7 +191,7 @@ def make_claude_home(home: Path, user: str = "alice", seed: int = 7) -> ClaudeSa
 
     # host files
     paste_hash = hashlib.sha256(b"paste").hexdigest()[:16]
-    (root / "paste-cache").mkdir(parents=True)
+    (root / "paste-cache").mkdir(parents=True, exist_ok=True)
     (root / "paste-cache" / f"{paste_hash}.txt").write_text(f"pasted config for {email}\npassword = hunter2-{paste_hash}\n")
     with (root / "history.jsonl").open("w") as f:
         for i, text in enumerate(["Fix the deploy script", "Try another approach"]):

@@ -1,0 +1,337 @@
+"""DeepSeek harness: configured root (default ~/.deepseek/sessions), per the persistence catalog
+(seeds/003_37255de69aaa2bf4.txt).
+
+The catalog fixes the file format, not the layout: every `*.jsonl` below the root whose first
+line is a header `{type: "session", version, id, createdAt (ms), cwd?, isSeeded, origin?,
+parentSession?, delegationDepth, agentPreset?}` is a session, archived at its path relative
+to the root under `.deepseek/sessions/`. Events `{type, seq, time, data, ignorable?,
+surfaceOp?, sourceEventSeqs?}` are immutable and appended -> mode `append`. The whole file
+is archived untouched: an event type not in the catalog is kept (and reported), never dropped.
+
+Lineage
+- subagent: header `origin: "subagent"` + `parentSession` -> edge `subagent`,
+  `at` = "depth=<delegationDepth>".
+- fork: a `session/end-seed` event with `data.inherited: true`; the last such marker is the
+  session's cut and `at` = "seq=<marker seq>". The parent is header.parentSession when present
+  (not a subagent); otherwise it is inferred (inferred=True) from the inherited prefix: the
+  session whose first N events equal the N events before the cut and whose own cut lies
+  before N (so siblings that merely inherited the same prefix are not taken for the parent).
+- parentSession may be a session id or a file path; both are resolved to a header id.
+Title: the last `session/title` event's data.title.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import IO, Any, Iterator
+
+import orjson
+
+from archiver.harnesses.base import HarnessContext, native_path
+from archiver.model import DiscoveredSession, LineageEdge, SourceArtifact, session_key
+
+NAME = "deepseek-harness"
+MAX_LINE = 8 * 1024 * 1024
+_BLOCK = 1024 * 1024
+
+# every durable event type the catalog declares (its "Persistence type fingerprints" table)
+KNOWN_EVENTS = frozenset(
+    """
+    agent-preset/selected agent/inbox/spliced approval/asked approval/decided approval/policy
+    assistant/attempt assistant/message command/done command/run compaction/end compaction/prune
+    compaction/start compaction/summary deliverables/presented feedback/message-delete
+    feedback/message-put feedback/record goal/change hook/invoked hook/result image/offload
+    llm/retry llm/retry-started model/selection permission/preset plan/mode request/context
+    request/header sandbox/mode schedule/change session-log-deepseek/delivery-accepted
+    session/end-seed session/title session/title-llm-request step/end step/start
+    subagent/catalog subagent/descriptor subagent/model-selection-policy system/message
+    team/member team/message/delivered team/message/queued team/task todo/write
+    tool-workflow/agent-end tool-workflow/agent-start tool-workflow/run-end tool-workflow/run-start
+    tool/call tool/ptc-dispatch tool/ptc-dispatch-start tool/result turn/end turn/start
+    user/message web/deepseek-search-llm-request
+    """.split()
+)
+
+
+@dataclass
+class _Line:
+    no: int
+    data: bytes | None  # None when longer than the cap
+    terminated: bool
+    digest: bytes  # blake2b of the raw line (computed incrementally, also for oversized lines)
+    head: bytes = b""
+    tail: bytes = b""
+
+
+def _iter_lines(f: IO[bytes], cap: int = MAX_LINE) -> Iterator[_Line]:
+    """Lines of a binary stream holding at most `cap` bytes of a line in memory."""
+    buf = bytearray()
+    h = hashlib.blake2b(digest_size=16)
+    long_line = False
+    head = tail = b""
+    no = 0
+    while True:
+        chunk = f.read(_BLOCK)
+        if not chunk:
+            break
+        start = 0
+        while True:
+            nl = chunk.find(b"\n", start)
+            piece = chunk[start : nl if nl >= 0 else len(chunk)]
+            h.update(piece)
+            if long_line:
+                tail = (tail + piece)[-64:]
+            else:
+                buf += piece
+                if len(buf) > cap:
+                    long_line, head, tail = True, bytes(buf[:64]), bytes(buf[-64:])
+                    buf = bytearray()
+            if nl < 0:
+                break
+            no += 1
+            yield _Line(no, None if long_line else bytes(buf), True, h.digest(), head, tail)
+            buf, long_line, head, tail = bytearray(), False, b"", b""
+            h = hashlib.blake2b(digest_size=16)
+            start = nl + 1
+    if buf or long_line:
+        yield _Line(no + 1, None if long_line else bytes(buf), False, h.digest(), head, tail)
+
+
+def _parse(line: _Line) -> tuple[bool, Any]:
+    if line.data is None:
+        return line.head.lstrip().startswith(b"{") and line.tail.rstrip().endswith(b"}"), None
+    if not line.data.strip():
+        return True, None
+    try:
+        return True, orjson.loads(line.data)
+    except orjson.JSONDecodeError:
+        return False, None
+
+
+def _iso(ts: float) -> str:
+    return datetime.fromtimestamp(ts, timezone.utc).isoformat().replace("+00:00", "Z")
+
+
+def _event_digest(line: _Line, rec: Any) -> bytes:
+    """Identity of one event for prefix comparison: canonical JSON when parsed, else raw bytes."""
+    if isinstance(rec, dict):
+        return hashlib.blake2b(orjson.dumps(rec, option=orjson.OPT_SORT_KEYS), digest_size=16).digest()
+    return line.digest
+
+
+@dataclass
+class _Scanned:
+    file: Path
+    header: dict[str, Any] | None
+    warnings: list[str] = field(default_factory=list)
+    title: str | None = None
+    chain: list[bytes] = field(default_factory=list)  # cumulative prefix digest after each event
+    cut: int | None = None  # index (0-based, among events) of the last inherited end-seed marker
+    cut_seq: Any = None
+    unknown: dict[str, list[int]] = field(default_factory=dict)  # type -> [count, required count]
+
+    @property
+    def session_id(self) -> str:
+        hid = (self.header or {}).get("id")
+        return str(hid) if isinstance(hid, (str, int)) and str(hid) else self.file.name.removesuffix(".jsonl")
+
+
+class DeepSeekHarness:
+    name = NAME
+    native_root = ".deepseek/sessions"
+
+    def __init__(self, ctx: HarnessContext) -> None:
+        self.ctx = ctx
+
+    @property
+    def root(self) -> Path:
+        if self.ctx.root:
+            value = str(self.ctx.root)
+            return self.ctx.home / value[2:] if value.startswith("~/") else Path(value)
+        return self.ctx.home / ".deepseek" / "sessions"
+
+    # ---- discovery ----
+
+    def discover(self) -> Iterator[DiscoveredSession]:
+        root = self.root
+        if not root.is_dir():
+            return
+        scanned: list[_Scanned] = []
+        for f in sorted(_files(root)):
+            if f.name.endswith(".jsonl"):
+                scanned.append(self._scan(f))
+        by_id: dict[str, _Scanned] = {}
+        by_path: dict[str, _Scanned] = {}
+        by_stem: dict[str, _Scanned] = {}
+        for sc in scanned:
+            if sc.session_id in by_id:
+                sc.warnings.append(
+                    f"{self._rel(sc.file)}: header id {sc.session_id} also used by {self._rel(by_id[sc.session_id].file)}; "
+                    "archived under its file name"
+                )
+                sc.header = dict(sc.header or {}, id=f"{sc.session_id}~{sc.file.name.removesuffix('.jsonl')}")
+            by_id[sc.session_id] = sc
+            by_path[str(sc.file.resolve())] = sc
+            by_stem.setdefault(sc.file.name.removesuffix(".jsonl"), sc)
+        for sc in scanned:
+            yield self._session(sc, scanned, by_id, by_path, by_stem)
+
+    def _rel(self, f: Path) -> str:
+        try:
+            return f.relative_to(self.root).as_posix()
+        except ValueError:
+            return str(f)
+
+    def _scan(self, f: Path) -> _Scanned:
+        sc = _Scanned(file=f, header=None)
+        bad: list[int] = []
+        running = hashlib.blake2b(digest_size=16)
+        try:
+            with f.open("rb") as stream:
+                for line in _iter_lines(stream):
+                    if not line.terminated:
+                        break  # a torn final line is the writer's
+                    ok, rec = _parse(line)
+                    if line.no == 1:
+                        if isinstance(rec, dict) and rec.get("type") == "session":
+                            sc.header = rec
+                            continue
+                        sc.warnings.append(f"{self._rel(f)}: first line is not a session header; id taken from the file name")
+                    if not ok:
+                        bad.append(line.no)
+                    elif line.data is not None and not line.data.strip():
+                        continue
+                    running.update(_event_digest(line, rec))
+                    sc.chain.append(running.copy().digest())
+                    if not isinstance(rec, dict):
+                        continue
+                    typ = rec.get("type")
+                    data = rec.get("data") if isinstance(rec.get("data"), dict) else {}
+                    if typ == "session/title" and isinstance(data.get("title"), str):
+                        sc.title = data["title"]
+                    elif typ == "session/end-seed" and data.get("inherited") is True:
+                        sc.cut, sc.cut_seq = len(sc.chain) - 1, rec.get("seq")
+                    elif isinstance(typ, str) and typ not in KNOWN_EVENTS:
+                        counts = sc.unknown.setdefault(typ, [0, 0])
+                        counts[0] += 1
+                        counts[1] += rec.get("ignorable") is not True
+        except OSError as e:
+            sc.warnings.append(f"{self._rel(f)}: unreadable ({e.strerror or e})")
+        if bad:
+            sc.warnings.append(
+                f"{self._rel(f)}: {len(bad)} unparseable line(s) kept as they are "
+                f"(line{'s' if len(bad) > 1 else ''} {', '.join(map(str, bad[:10]))}{', ...' if len(bad) > 10 else ''})"
+            )
+        if sc.unknown:
+            desc = ", ".join(
+                f"{t} x{n}" + (f" ({req} without ignorable)" if req else "") for t, (n, req) in sorted(sc.unknown.items())
+            )
+            sc.warnings.append(f"{self._rel(f)}: event types not in the catalog kept untouched: {desc}")
+        return sc
+
+    def _session(
+        self,
+        sc: _Scanned,
+        scanned: list[_Scanned],
+        by_id: dict[str, _Scanned],
+        by_path: dict[str, _Scanned],
+        by_stem: dict[str, _Scanned],
+    ) -> DiscoveredSession:
+        header = sc.header or {}
+        s = DiscoveredSession(harness=NAME, session_id=sc.session_id, warnings=list(sc.warnings), title=sc.title)
+        created = header.get("createdAt")
+        if isinstance(created, (int, float)) and not isinstance(created, bool):
+            s.created_at = _iso(created / 1000)
+        s.cwd = header.get("cwd") if isinstance(header.get("cwd"), str) else None
+        s.sources.append(
+            SourceArtifact(
+                source=sc.file, path=native_path(self.native_root, self.root, sc.file), role="transcript",
+                format="jsonl", mode="append",
+            )
+        )
+        try:
+            s.updated_at = _iso(sc.file.stat().st_mtime)
+        except OSError:
+            pass
+        parent_ref = header.get("parentSession")
+        parent = self._resolve(str(parent_ref), by_id, by_path, by_stem, s) if parent_ref else None
+        if header.get("origin") == "subagent":
+            s.kind = "subagent"
+            depth = header.get("delegationDepth")
+            if parent:
+                s.parents.append(LineageEdge(relation="subagent", parent=session_key(NAME, parent),
+                                             at=f"depth={depth}" if isinstance(depth, int) else None))
+            else:
+                s.warnings.append("origin is subagent but the header names no parentSession")
+        elif sc.cut is not None:
+            s.kind = "fork"
+            at = f"seq={sc.cut_seq}" if sc.cut_seq is not None else None
+            if parent:
+                s.parents.append(LineageEdge(relation="fork", parent=session_key(NAME, parent), at=at))
+            else:
+                inferred = self._infer_fork_parent(sc, scanned, s)
+                if inferred:
+                    s.parents.append(LineageEdge(relation="fork", parent=session_key(NAME, inferred), at=at, inferred=True))
+        elif parent:
+            # a parentSession without subagent origin or inherited marker: seeded from another session
+            s.kind = "fork"
+            s.parents.append(LineageEdge(relation="fork", parent=session_key(NAME, parent)))
+        return s
+
+    def _resolve(
+        self, ref: str, by_id: dict[str, _Scanned], by_path: dict[str, _Scanned], by_stem: dict[str, _Scanned],
+        s: DiscoveredSession,
+    ) -> str:
+        if ref in by_id:
+            return ref
+        if "/" in ref or "\\" in ref or ref.endswith(".jsonl"):
+            p = Path(ref)
+            if not p.is_absolute():
+                p = self.root / p
+            hit = by_path.get(str(p.resolve()))
+            if hit is not None:
+                return hit.session_id
+            stem = p.name.removesuffix(".jsonl")
+            if stem in by_stem:
+                return by_stem[stem].session_id
+            s.warnings.append(f"parentSession {ref} is not on this machine; parent id taken from its file name")
+            return stem
+        s.warnings.append(f"parentSession {ref} is not on this machine")
+        return ref
+
+    def _infer_fork_parent(self, sc: _Scanned, scanned: list[_Scanned], s: DiscoveredSession) -> str | None:
+        n = sc.cut or 0  # events before the cut
+        if n == 0:
+            s.warnings.append("fork marker with an empty inherited prefix: parent unknown")
+            return None
+        want = sc.chain[n - 1]
+        candidates = [
+            o for o in scanned
+            if o is not sc and len(o.chain) >= n and o.chain[n - 1] == want and (o.cut is None or o.cut < n)
+        ]
+        if not candidates:
+            s.warnings.append(f"fork parent not found: no session on this machine starts with the {n} inherited events")
+            return None
+        if len(candidates) > 1:
+            candidates.sort(key=lambda o: ((o.header or {}).get("createdAt") or 0, o.session_id))
+            s.warnings.append(
+                "fork parent ambiguous between " + ", ".join(o.session_id for o in candidates) + "; the oldest is used"
+            )
+        return candidates[0].session_id
+
+
+def _files(d: Path) -> Iterator[Path]:
+    import os
+
+    for dirpath, dirnames, filenames in os.walk(d, followlinks=False):
+        dirnames.sort()
+        for name in sorted(filenames):
+            p = Path(dirpath) / name
+            if p.is_file() and not p.is_symlink():
+                yield p
+
+
+HARNESS = DeepSeekHarness

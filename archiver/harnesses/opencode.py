@@ -1,0 +1,672 @@
+"""OpenCode 2.x: ~/.local/share/opencode (XDG_DATA_HOME/opencode), per seeds/by-harness/opencode.json.
+
+All projects share one `opencode.db` (OPENCODE_DB overrides it, relative to the data dir;
+`opencode-next.db` and channel databases `opencode-<channel>.db` are read too). Each
+`session_v2` row is a Session whose database artifact is a per-session SQLite extract
+(mode "produced", see `extract_session`), so a restore of one session never carries
+another session's rows. Its sidecars: `tool-output/tool_*` files its rows name
+(metadata.outputPath or the inline marker) and `shell/<project>/<sh_id>.out` of its shell
+rows, both optional (OpenCode deletes them after 7 days).
+
+Consistency: once per discover() run, each database is copied through the backup API
+(one step = one read transaction on the live file, WAL frames included) into a 0700 temp
+dir; discovery and every produce() of that run read that frozen copy. The temp dir goes
+away with the last produce callable that needs it (weakref.finalize, also at exit) or
+on `close()`.
+
+Lineage (session_v2 columns): `parent_id` -> subagent (`at` = the parent's subagent tool
+call id whose block names the child), `fork_session_id` -> fork (`at` =
+"<fork_boundary.type>:<fork_boundary.messageID>"). An assistant row without
+time.completed is archived and flagged in-flight; a staged revert (session_v2.revert) is
+flagged because committing it deletes rows.
+
+Host-level sessions: `opencode:@project-<project_id>` (kind host) holds the
+`snapshot/<project_id>/` git directories (the trees named by assistant snapshot.start/end
+and revert.snapshot; option `include_snapshots`, default true); `opencode:@host` holds
+the 1.x `storage/` remnant and database-level warnings. Tables that belong to no
+session (kv, permission, credential, account*, worktree, event rows of other aggregates)
+are never archived.
+
+Restore: every extract's artifact path is the database's own native path
+(`.local/share/opencode/opencode.db`, role database); `restore_artifact` merges it into
+that file under the target HOME instead of overwriting it (see `merge_extract`).
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import re
+import shutil
+import sqlite3
+import tempfile
+import weakref
+from pathlib import Path
+from typing import Any, Iterator
+from urllib.parse import quote
+
+import orjson
+
+from archiver.harnesses.base import HarnessContext, native_path
+from archiver.model import Artifact, DiscoveredSession, Format, LineageEdge, SourceArtifact, session_key
+
+log = logging.getLogger(__name__)
+
+NAME = "opencode"
+MIGRATION_TABLES = ("migration", "__drizzle_migrations")
+_TOOL_OUTPUT_RE = re.compile(r"tool-output/(tool_[0-9A-Za-z]{8,64}(?:\.[0-9A-Za-z]{1,10})?)")
+_SHELL_ID_RE = re.compile(r"\b(sh_[0-9A-Za-z]{8,64})\b")
+_TEXT_EXT = {"", ".txt", ".log", ".md", ".json", ".jsonl", ".out", ".diff", ".patch", ".csv"}
+
+
+def _q(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _uri(path: Path, **params: str) -> str:
+    q = "&".join(f"{k}={v}" for k, v in params.items())
+    return f"file:{quote(str(path))}" + (f"?{q}" if q else "")
+
+
+# ---------------------------------------------------------------- consistent snapshot
+
+
+class DbSnapshot:
+    """A frozen copy of a live opencode database, taken with the backup API in one step
+    (one read transaction; frames only in -wal are included). Lives in a 0700 temp dir
+    removed by close() or when the object is garbage collected (or at interpreter exit)."""
+
+    def __init__(self, live: Path) -> None:
+        self.live = live
+        self.dir = Path(tempfile.mkdtemp(prefix="archiver-opencode-"))  # mkdtemp: mode 0700
+        self._finalizer = weakref.finalize(self, shutil.rmtree, str(self.dir), True)
+        self.path = self.dir / "snapshot.db"
+        try:
+            self._copy()
+        except BaseException:
+            self.close()
+            raise
+
+    def _copy(self) -> None:
+        src = self._open_live()
+        try:
+            dst = sqlite3.connect(str(self.path))
+            try:
+                src.backup(dst)  # pages=-1: the whole database in one step
+                dst.execute("PRAGMA journal_mode=DELETE")  # the copy is ours: no -wal/-shm needed
+            finally:
+                dst.close()
+        finally:
+            src.close()
+
+    def _open_live(self) -> sqlite3.Connection:
+        """mode=ro on the live file; where read-only opening fails (no -shm and none can be
+        created), a copy of db + -wal opened read-write replays the WAL; without a -wal
+        immutable=1 misses nothing."""
+        try:
+            conn = sqlite3.connect(_uri(self.live, mode="ro"), uri=True)
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            return conn
+        except sqlite3.OperationalError:
+            wal = self.live.with_name(self.live.name + "-wal")
+            if not wal.exists():
+                return sqlite3.connect(_uri(self.live, immutable="1"), uri=True)
+            raw = self.dir / "live-copy.db"
+            shutil.copyfile(self.live, raw)
+            shutil.copyfile(wal, raw.with_name(raw.name + "-wal"))
+            return sqlite3.connect(str(raw))
+
+    def connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(_uri(self.path, mode="ro"), uri=True)
+        conn.row_factory = sqlite3.Row
+        return conn
+
+    def close(self) -> None:
+        self._finalizer()
+
+
+# ---------------------------------------------------------------- per-session extract
+
+
+def _table_role(table: str, cols: list[str]) -> tuple[str, str] | None:
+    """How a table's rows relate to a session: ("owned", key column) = the session's own
+    rows, replaced as a whole on merge; ("context", key) = rows a restored session needs
+    (its project, instruction bodies, applied migrations), never overwritten on merge;
+    None = not archived (host data: kv, credential, account, permission, ...)."""
+    if table == "session_v2" or (table == "session" and "id" in cols):  # 2.x / 1.x session rows
+        return ("owned", "id")
+    if table in ("project", "workspace") and "id" in cols:
+        return ("context", "id")
+    if table == "instruction_blob" and "hash" in cols:
+        return ("context", "hash")
+    if table in MIGRATION_TABLES:
+        return ("context", "")
+    if "session_id" in cols:
+        return ("owned", "session_id")
+    if "aggregate_id" in cols:
+        return ("owned", "aggregate_id")
+    return None
+
+
+def _schema(conn: sqlite3.Connection, schema: str) -> list[tuple[str, str, str, str]]:
+    """(type, name, tbl_name, sql) in creation order, without SQLite's internal objects."""
+    rows = conn.execute(
+        f"SELECT type, name, tbl_name, sql FROM {schema}.sqlite_master "
+        "WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' ORDER BY rowid"
+    ).fetchall()
+    return [(r[0], r[1], r[2], r[3]) for r in rows]
+
+
+def _columns(conn: sqlite3.Connection, schema: str, table: str) -> list[str]:
+    return [r[1] for r in conn.execute(f"PRAGMA {schema}.table_info({_q(table)})").fetchall()]
+
+
+def _virtual(schema_rows: list[tuple[str, str, str, str]]) -> tuple[set[str], set[str]]:
+    """Virtual table names and their shadow tables (data is rebuilt, never copied)."""
+    vt = {name for typ, name, _t, sql in schema_rows if typ == "table" and sql.upper().startswith("CREATE VIRTUAL")}
+    shadow = {name for typ, name, _t, _s in schema_rows if typ == "table" and any(name.startswith(v + "_") for v in vt)}
+    return vt, shadow
+
+
+def _create(conn: sqlite3.Connection, sql: str) -> None:
+    try:
+        conn.execute(sql)
+    except sqlite3.OperationalError as e:
+        if "already exists" not in str(e):
+            raise
+
+
+def _instruction_hashes(conn: sqlite3.Connection, session_id: str, cols: list[str]) -> list[str]:
+    hashes: set[str] = set()
+    wanted = [c for c in ("initial_values", "current_values") if c in cols]
+    if not wanted:
+        return []
+    sel = ", ".join(f"src.{_q('instruction_state')}.{_q(c)}" for c in wanted)
+    for row in conn.execute(f"SELECT {sel} FROM src.instruction_state WHERE session_id = ?", (session_id,)):
+        for value in row:
+            try:
+                obj = orjson.loads(value) if value else {}
+            except (orjson.JSONDecodeError, TypeError):
+                continue
+            if isinstance(obj, dict):
+                hashes.update(v for v in obj.values() if isinstance(v, str))
+    return sorted(hashes)
+
+
+def extract_session(src_db: Path, session_id: str, dst: Path) -> None:
+    """Write a fresh SQLite file holding one session: the source's whole schema (tables
+    first, then indexes, triggers and views) and, copied row by row through SQL, only that
+    session's rows (session_v2, session_message, session_inbox, instruction_*, event /
+    event_sequence of its aggregate, 1.x session/message/part/todo/... rows) plus the
+    context it needs to open on its own (its project and workspace rows, the instruction
+    bodies its state names, the applied-migration list).
+
+    Because the file is built by INSERTs into a new database, nothing else of the source
+    file travels: free pages of opencode.db that still hold plaintext of reverted
+    (deleted) rows or other sessions are never copied. `src_db` should be a frozen
+    snapshot (DbSnapshot), so the rows come from one consistent state.
+    """
+    for suffix in ("", "-journal", "-wal", "-shm"):
+        p = dst.with_name(dst.name + suffix)
+        if p.exists():
+            p.unlink()
+    conn = sqlite3.connect(_uri(dst), uri=True, isolation_level=None)
+    try:
+        conn.execute("ATTACH DATABASE ? AS src", (_uri(src_db, mode="ro"),))
+        rows = _schema(conn, "src")
+        vt, shadow = _virtual(rows)
+        conn.execute("BEGIN")
+        for typ, _name, _tbl, sql in rows:
+            if typ == "table":
+                _create(conn, sql)
+        for pragma in ("user_version", "application_id"):
+            value = int(conn.execute(f"PRAGMA src.{pragma}").fetchone()[0])
+            conn.execute(f"PRAGMA main.{pragma} = {value}")
+        tables = {name for typ, name, _t, _s in rows if typ == "table"}
+        info: dict[str, Any] = {}
+        if "session_v2" in tables:
+            cur = conn.execute("SELECT * FROM src.session_v2 WHERE id = ?", (session_id,))
+            names = [d[0] for d in cur.description]
+            row = cur.fetchone()
+            info = dict(zip(names, row)) if row else {}
+        for typ, name, _tbl, _sql in rows:
+            if typ != "table" or name in vt or name in shadow:
+                continue
+            cols = _columns(conn, "src", name)
+            role = _table_role(name, cols)
+            if role is None:
+                continue
+            policy, key = role
+            where, params = "", []  # type: tuple[str, list[Any]]
+            if policy == "owned":
+                where, params = f"{_q(key)} = ?", [session_id]
+            elif name == "instruction_blob":
+                hashes = _instruction_hashes(conn, session_id, _columns(conn, "src", "instruction_state")) if (
+                    "instruction_state" in tables
+                ) else []
+                if not hashes:
+                    continue
+                where, params = f"{_q(key)} IN ({','.join('?' * len(hashes))})", hashes
+            elif name in ("project", "workspace"):
+                ref = info.get("project_id" if name == "project" else "workspace_id")
+                if not ref:
+                    continue
+                where, params = f"{_q(key)} = ?", [ref]
+            collist = ", ".join(_q(c) for c in cols)
+            sql = f"INSERT INTO main.{_q(name)} ({collist}) SELECT {collist} FROM src.{_q(name)}"
+            conn.execute(sql + (f" WHERE {where}" if where else ""), params)
+        for typ, _name, _tbl, sql in rows:
+            if typ in ("index", "trigger", "view"):
+                _create(conn, sql)
+        conn.execute("COMMIT")
+        conn.execute("DETACH DATABASE src")
+    except BaseException:
+        conn.close()
+        dst.unlink(missing_ok=True)
+        raise
+    conn.close()
+
+
+def merge_extract(extract: Path, target: Path) -> list[str]:
+    """Merge one session extract into `target` (an opencode.db under a restore HOME),
+    creating it with the extract's schema when absent. The extract's sessions replace
+    their own rows in the target (DELETE then INSERT OR REPLACE: a later state of the same
+    session wins and stale rows of it go); context rows (project, workspace, instruction
+    bodies, migrations) are INSERT OR IGNORE. Columns are matched by name, so a target
+    with a newer schema keeps its extra columns. Returns the merged session ids."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(str(target), isolation_level=None)
+    try:
+        conn.execute("ATTACH DATABASE ? AS src", (_uri(extract, mode="ro"),))
+        conn.execute("BEGIN IMMEDIATE")
+        fresh = conn.execute("SELECT count(*) FROM main.sqlite_master").fetchone()[0] == 0
+        rows = _schema(conn, "src")
+        vt, shadow = _virtual(rows)
+        for typ, _name, _tbl, sql in rows:
+            if typ == "table":
+                _create(conn, sql)
+        if fresh:
+            for pragma in ("user_version", "application_id"):
+                value = int(conn.execute(f"PRAGMA src.{pragma}").fetchone()[0])
+                conn.execute(f"PRAGMA main.{pragma} = {value}")
+        sids: list[str] = []
+        src_tables = {name for typ, name, _t, _s in rows if typ == "table"}
+        if "session_v2" in src_tables:
+            sids = [r[0] for r in conn.execute("SELECT id FROM src.session_v2")]
+        for typ, name, _tbl, _sql in rows:
+            if typ != "table" or name in vt or name in shadow:
+                continue
+            src_cols = _columns(conn, "src", name)
+            role = _table_role(name, src_cols)
+            if role is None:
+                continue
+            main_cols = set(_columns(conn, "main", name))
+            cols = [c for c in src_cols if c in main_cols]
+            if not cols:
+                continue
+            policy, key = role
+            collist = ", ".join(_q(c) for c in cols)
+            if policy == "owned":
+                if sids and key in main_cols:
+                    conn.execute(
+                        f"DELETE FROM main.{_q(name)} WHERE {_q(key)} IN ({','.join('?' * len(sids))})", sids
+                    )
+                verb = "INSERT OR REPLACE"
+            else:
+                verb = "INSERT OR IGNORE"
+            conn.execute(f"{verb} INTO main.{_q(name)} ({collist}) SELECT {collist} FROM src.{_q(name)}")
+        for typ, _name, _tbl, sql in rows:
+            if typ in ("index", "trigger", "view"):
+                _create(conn, sql)
+        conn.execute("COMMIT")
+        conn.execute("DETACH DATABASE src")
+        return sids
+    except BaseException:
+        try:
+            conn.execute("ROLLBACK")
+        except sqlite3.Error:
+            pass
+        raise
+    finally:
+        conn.close()
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def _iso_ms(v: Any) -> str | None:
+    from datetime import datetime, timezone
+
+    if not isinstance(v, (int, float)) or isinstance(v, bool) or v <= 0:
+        return None
+    try:
+        return datetime.fromtimestamp(v / 1000, timezone.utc).isoformat().replace("+00:00", "Z")
+    except (OverflowError, OSError, ValueError):
+        return None
+
+
+def _sniff(path: Path) -> Format:
+    if path.suffix.lower() == ".json":
+        return "json"
+    try:
+        with path.open("rb") as f:
+            head = f.read(8192)
+    except OSError:
+        return "text" if path.suffix.lower() in _TEXT_EXT else "binary"
+    if b"\x00" in head:
+        return "binary"
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as e:
+        if e.start < len(head) - 4:
+            return "binary"
+    return "text"
+
+
+def _get(row: sqlite3.Row, col: str) -> Any:
+    return row[col] if col in row.keys() else None
+
+
+def _json(value: Any) -> Any:
+    if value is None or isinstance(value, (dict, list)):
+        return value
+    try:
+        return orjson.loads(value)
+    except (orjson.JSONDecodeError, TypeError):
+        return None
+
+
+# ---------------------------------------------------------------- the collector
+
+
+class OpenCode:
+    name = NAME
+    native_root = ".local/share/opencode"
+
+    def __init__(self, ctx: HarnessContext) -> None:
+        self.ctx = ctx
+        self._snapshots: list[DbSnapshot] = []
+
+    @property
+    def root(self) -> Path:
+        if self.ctx.root:
+            return Path(self.ctx.root).expanduser()
+        xdg = self.ctx.env.get("XDG_DATA_HOME")
+        if xdg:
+            return Path(xdg).expanduser() / "opencode"
+        return self.ctx.home / ".local" / "share" / "opencode"
+
+    def close(self) -> None:
+        """Remove this collector's database snapshots now (produce() no longer works)."""
+        for snap in self._snapshots:
+            snap.close()
+        self._snapshots = []
+
+    def database_files(self) -> list[Path]:
+        """The primary database (OPENCODE_DB, relative to the data dir, or opencode.db) first,
+        then opencode-next.db and channel databases opencode-<channel>.db."""
+        root = self.root
+        env = self.ctx.env.get("OPENCODE_DB")
+        primary: Path | None
+        if env == ":memory:":
+            primary = None
+        elif env:
+            p = Path(env).expanduser()
+            primary = p if p.is_absolute() else root / p
+        else:
+            primary = root / "opencode.db"
+        out = [primary] if primary is not None and primary.is_file() else []
+        if root.is_dir():
+            for p in sorted(root.glob("opencode-*.db")):
+                if p.is_file() and p not in out:
+                    out.append(p)
+        return out
+
+    def _native(self, file: Path) -> str:
+        try:
+            return native_path(self.native_root, self.root, file)
+        except ValueError:  # OPENCODE_DB outside the data dir: archived at the default place
+            return f"{self.native_root}/{file.name}"
+
+    def _src(self, file: Path, role: str, fmt: Format, optional: bool = False) -> SourceArtifact:
+        return SourceArtifact(
+            source=file, path=self._native(file), role=role, format=fmt, mode="whole", optional=optional  # type: ignore[arg-type]
+        )
+
+    # ---- restore hook ----
+    def restore_artifact(self, artifact: Artifact, plaintext_path: Path, target_home: Path) -> Path | None:
+        """Merge a per-session database extract into the target's database file (several
+        restored sessions share one opencode.db); other artifacts use default placement."""
+        if not (
+            artifact.role == "database"
+            and artifact.format == "sqlite"
+            and artifact.path.startswith(self.native_root + "/")
+            and artifact.path.endswith(".db")
+        ):
+            return None
+        target = target_home / artifact.path
+        merge_extract(plaintext_path, target)
+        return target
+
+    # ---- discovery ----
+    def discover(self) -> Iterator[DiscoveredSession]:
+        root = self.root
+        host_warnings: list[str] = []
+        seen: dict[str, DiscoveredSession] = {}
+        projects: dict[str, str | None] = {}  # project id -> worktree
+        found: list[DiscoveredSession] = []
+        for db in self.database_files():
+            try:
+                snap = DbSnapshot(db)
+            except (sqlite3.Error, OSError) as e:
+                host_warnings.append(f"{db}: not readable ({type(e).__name__}: {e})")
+                continue
+            self._snapshots.append(snap)
+            try:
+                found.extend(self._db_sessions(db, snap, seen, projects))
+            except sqlite3.Error as e:
+                host_warnings.append(f"{db}: sessions not listed ({type(e).__name__}: {e})")
+        yield from found
+        if self.ctx.options.get("include_snapshots", True):
+            yield from self._snapshot_sessions(root)
+        host = self._host_session(root, host_warnings)
+        if host is not None:
+            yield host
+
+    def _db_sessions(
+        self, db: Path, snap: DbSnapshot, seen: dict[str, DiscoveredSession], projects: dict[str, str | None]
+    ) -> Iterator[DiscoveredSession]:
+        conn = snap.connect()
+        try:
+            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            if "session_v2" not in tables:
+                return
+            if "project" in tables:
+                try:
+                    for r in conn.execute("SELECT * FROM project"):
+                        projects.setdefault(str(r["id"]), _get(r, "worktree"))
+                except sqlite3.Error:
+                    pass
+            for row in conn.execute("SELECT * FROM session_v2 ORDER BY time_created, id").fetchall():
+                sid = str(row["id"])
+                if sid in seen:
+                    seen[sid].warnings.append(f"{db}: also holds this session; that copy is not archived separately")
+                    continue
+                try:
+                    s = self._session(db, snap, conn, tables, row)
+                except (sqlite3.Error, ValueError, TypeError, KeyError) as e:
+                    s = DiscoveredSession(
+                        harness=NAME, session_id=sid, warnings=[f"{db}: session {sid} not read ({type(e).__name__}: {e})"]
+                    )
+                seen[sid] = s
+                yield s
+        finally:
+            conn.close()
+
+    def _session(
+        self, db: Path, snap: DbSnapshot, conn: sqlite3.Connection, tables: set[str], row: sqlite3.Row
+    ) -> DiscoveredSession:
+        sid = str(row["id"])
+        s = DiscoveredSession(harness=NAME, session_id=sid)
+        title = _get(row, "title")
+        s.title = str(title) if title else None
+        s.created_at = _iso_ms(_get(row, "time_created"))
+        s.updated_at = _iso_ms(_get(row, "time_updated"))
+        directory = _get(row, "directory")
+        s.cwd = str(directory) if directory else None
+        parent = _get(row, "parent_id")
+        if parent:
+            s.kind = "subagent"
+            s.parents.append(
+                LineageEdge(relation="subagent", parent=session_key(NAME, str(parent)), at=self._spawn_call(conn, str(parent), sid))
+            )
+        fork = _get(row, "fork_session_id")
+        if fork:
+            if s.kind == "main":
+                s.kind = "fork"
+            boundary = _json(_get(row, "fork_boundary"))
+            at = None
+            if isinstance(boundary, dict) and boundary.get("messageID"):
+                at = f"{boundary.get('type') or 'through'}:{boundary['messageID']}"
+            s.parents.append(LineageEdge(relation="fork", parent=session_key(NAME, str(fork)), at=at))
+        revert = _json(_get(row, "revert"))
+        if isinstance(revert, dict) and revert.get("messageID"):
+            s.warnings.append(
+                f"staged revert to {revert['messageID']}: committing it deletes this session's later rows"
+            )
+        s.sources.append(
+            SourceArtifact(
+                source=db,
+                path=self._native(db),
+                role="database",
+                format="sqlite",
+                mode="produced",
+                produce=functools.partial(_produce, snap, sid),
+            )
+        )
+        if "session_message" in tables:
+            s.warnings.extend(self._in_flight(conn, sid))
+            project = _get(row, "project_id")
+            s.sources.extend(self._sidecars(conn, sid, str(project) if project else None, s))
+        return s
+
+    def _spawn_call(self, conn: sqlite3.Connection, parent: str, child: str) -> str | None:
+        """The parent's tool call whose block names the child session (subagent tool)."""
+        try:
+            cur = conn.execute(
+                "SELECT data FROM session_message WHERE session_id = ? AND type = 'assistant' "
+                "AND instr(CAST(data AS TEXT), ?) > 0 ORDER BY seq",
+                (parent, child),
+            )
+            for (data,) in cur:
+                obj = _json(data)
+                content = obj.get("content") if isinstance(obj, dict) else None
+                for block in content if isinstance(content, list) else []:
+                    if isinstance(block, dict) and block.get("type") == "tool" and block.get("id"):
+                        if child in orjson.dumps(block).decode():
+                            return str(block["id"])
+        except sqlite3.Error:
+            return None
+        return None
+
+    def _in_flight(self, conn: sqlite3.Connection, sid: str) -> list[str]:
+        rows = conn.execute(
+            "SELECT id, seq FROM session_message WHERE session_id = ? AND type = 'assistant' "
+            "AND json_valid(data) AND json_extract(data, '$.time.completed') IS NULL ORDER BY seq",
+            (sid,),
+        ).fetchall()
+        if not rows:
+            return []
+        ids = ", ".join(f"{r['id']} (seq {r['seq']})" for r in rows[:5]) + (" ..." if len(rows) > 5 else "")
+        return [f"in-flight: {len(rows)} assistant row(s) without time.completed archived as-is: {ids}"]
+
+    def _sidecars(
+        self, conn: sqlite3.Connection, sid: str, project: str | None, s: DiscoveredSession
+    ) -> list[SourceArtifact]:
+        root = self.root
+        out: list[SourceArtifact] = []
+        names: set[str] = set()
+        for (data,) in conn.execute(
+            "SELECT CAST(data AS TEXT) FROM session_message WHERE session_id = ? "
+            "AND instr(CAST(data AS TEXT), 'tool-output/') > 0 ORDER BY seq",
+            (sid,),
+        ):
+            names.update(m.group(1) for m in _TOOL_OUTPUT_RE.finditer(data or ""))
+        for name in sorted(names):
+            f = root / "tool-output" / name
+            out.append(self._src(f, "sidecar", _sniff(f), optional=True))
+        shells: dict[str, bool] = {}  # sh id -> certain (a shell row) or only mentioned
+        for r in conn.execute(
+            "SELECT json_extract(data, '$.shellID') FROM session_message WHERE session_id = ? "
+            "AND type = 'shell' AND json_valid(data)",
+            (sid,),
+        ):
+            if r[0]:
+                shells[str(r[0])] = True
+        for (data,) in conn.execute(
+            "SELECT CAST(data AS TEXT) FROM session_message WHERE session_id = ? AND type != 'shell' "
+            "AND instr(CAST(data AS TEXT), 'sh_') > 0",
+            (sid,),
+        ):
+            for m in _SHELL_ID_RE.finditer(data or ""):
+                shells.setdefault(m.group(1), False)
+        for sh, certain in sorted(shells.items()):
+            f = self._shell_file(project, sh)
+            if f is None:
+                if certain:
+                    s.warnings.append(f"shell output {sh}.out not found under {root / 'shell'}")
+                continue
+            out.append(self._src(f, "sidecar", "text", optional=True))
+        if project and not (root / "snapshot" / project).is_dir():
+            named = conn.execute(
+                "SELECT 1 FROM session_message WHERE session_id = ? AND type = 'assistant' AND json_valid(data) "
+                "AND (json_extract(data, '$.snapshot.start') IS NOT NULL OR json_extract(data, '$.snapshot.end') IS NOT NULL) "
+                "LIMIT 1",
+                (sid,),
+            ).fetchone()
+            if named:
+                s.warnings.append(f"names snapshot trees but {root / 'snapshot' / project} is missing")
+        return out
+
+    def _shell_file(self, project: str | None, sh: str) -> Path | None:
+        base = self.root / "shell"
+        if project and (base / project / f"{sh}.out").is_file():
+            return base / project / f"{sh}.out"
+        if base.is_dir():
+            for f in sorted(base.glob(f"*/{sh}.out")):
+                return f
+        return None
+
+    def _snapshot_sessions(self, root: Path) -> Iterator[DiscoveredSession]:
+        base = root / "snapshot"
+        if not base.is_dir():
+            return
+        for pdir in sorted(p for p in base.iterdir() if p.is_dir() and not p.is_symlink()):
+            s = DiscoveredSession(harness=NAME, session_id=f"@project-{pdir.name}", kind="host")
+            try:
+                for f in sorted(pdir.rglob("*")):
+                    if f.is_file() and not f.is_symlink():
+                        s.sources.append(self._src(f, "blob", "binary"))
+            except OSError as e:
+                s.warnings.append(f"{pdir}: not fully listed ({e.strerror or e})")
+            if s.sources:
+                s.updated_at = _iso_ms(max(src.source.stat().st_mtime for src in s.sources) * 1000)
+            yield s
+
+    def _host_session(self, root: Path, warnings: list[str]) -> DiscoveredSession | None:
+        s = DiscoveredSession(harness=NAME, session_id="@host", kind="host", warnings=list(warnings))
+        storage = root / "storage"
+        if storage.is_dir():
+            for f in sorted(storage.rglob("*")):
+                if f.is_file() and not f.is_symlink():
+                    s.sources.append(self._src(f, "sidecar", _sniff(f)))
+        if not s.sources and not s.warnings:
+            return None
+        return s
+
+
+def _produce(snap: DbSnapshot, session_id: str, dst: Path) -> None:
+    extract_session(snap.path, session_id, dst)
+
+
+HARNESS = OpenCode

@@ -1,0 +1,347 @@
+"""pi: $PI_CODING_AGENT_DIR (default ~/.pi/agent), per seeds/by-harness/pi.json.
+
+Sessions: every `sessions/--<cwd>--/<ts>_<id>.jsonl` (header line `type: "session"` then
+an append-only tree of entries; branches stay inside the one file), plus the flat custom
+session dirs (config `session_dir`, env PI_CODING_AGENT_SESSION_DIR, settings.json
+`sessionDir`). Files found in a custom dir are archived at their default-layout path
+`.pi/agent/sessions/--<cwd>--/<file>` computed from the header cwd.
+
+Snapshot modes: a version-3 file (the current format) is append-only -> `append`. An older
+version (or none) is rewritten in place by pi's migration the next time it is opened, and
+an unknown newer one may be too -> `whole`.
+
+Sidecars: `fullOutputPath` temp files (toolResult.details.fullOutputPath,
+bashExecution.fullOutputPath) that still exist are archived (role sidecar, optional) at a
+synthetic path inside the session's folder: `.pi/agent/sessions/--<cwd>--/<id>.tmp/<basename>`
+(pi never looks there; restore does not rewrite the absolute path in the transcript).
+Missing ones are reported as warnings.
+
+Lineage: header.parentSession is the absolute path of the source file (/fork, /clone,
+forkFrom, newSession({parentSession})) -> edge `fork` to that file's header id. When the
+file is gone the id is taken from its file name `<ts>_<id>.jsonl`, the edge is kept
+(inferred=False) and a warning says so. No `at`: the fork point is not recorded by pi.
+Title: the last session_info `name`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import IO, Any, Callable, Iterator
+
+import orjson
+
+from archiver.harnesses.base import HarnessContext, native_path
+from archiver.model import DiscoveredSession, LineageEdge, SourceArtifact, session_key
+
+NAME = "pi"
+CURRENT_VERSION = 3
+MAX_LINE = 8 * 1024 * 1024
+_BLOCK = 1024 * 1024
+# a JSON string value of "fullOutputPath" in raw bytes (used only on oversized lines)
+_FULL_OUTPUT_RE = re.compile(rb'(?<!\\)"fullOutputPath"\s*:\s*"((?:[^"\\]|\\.){1,4096})"')
+_OVERLAP = 4200
+
+
+@dataclass
+class _Line:
+    no: int
+    data: bytes | None  # None when longer than the cap
+    terminated: bool
+    head: bytes = b""
+    tail: bytes = b""
+    found: set[bytes] = field(default_factory=set)  # needle matches inside an oversized line
+
+
+def _iter_lines(f: IO[bytes], cap: int = MAX_LINE, needle: re.Pattern[bytes] | None = None) -> Iterator[_Line]:
+    """Lines of a binary stream holding at most `cap` bytes of a line; oversized lines are
+    searched for `needle` block by block (with overlap) instead of being kept."""
+    buf = bytearray()
+    long_line = False
+    head = tail = carry = b""
+    found: set[bytes] = set()
+    no = 0
+    while True:
+        chunk = f.read(_BLOCK)
+        if not chunk:
+            break
+        start = 0
+        while True:
+            nl = chunk.find(b"\n", start)
+            piece = chunk[start : nl if nl >= 0 else len(chunk)]
+            if long_line:
+                tail = (tail + piece)[-64:]
+                if needle is not None:
+                    window = carry + piece
+                    found.update(m.group(1) for m in needle.finditer(window))
+                    carry = window[-_OVERLAP:]
+            else:
+                buf += piece
+                if len(buf) > cap:
+                    long_line, head, tail = True, bytes(buf[:64]), bytes(buf[-64:])
+                    if needle is not None:
+                        found.update(m.group(1) for m in needle.finditer(buf))
+                        carry = bytes(buf[-_OVERLAP:])
+                    buf = bytearray()
+            if nl < 0:
+                break
+            no += 1
+            yield _Line(no, None if long_line else bytes(buf), True, head, tail, found)
+            buf, long_line, head, tail, carry, found = bytearray(), False, b"", b"", b"", set()
+            start = nl + 1
+    if buf or long_line:
+        yield _Line(no + 1, None if long_line else bytes(buf), False, head, tail, found)
+
+
+def _parse(line: _Line) -> tuple[bool, Any]:
+    if line.data is None:
+        return line.head.lstrip().startswith(b"{") and line.tail.rstrip().endswith(b"}"), None
+    if not line.data.strip():
+        return True, None
+    try:
+        return True, orjson.loads(line.data)
+    except orjson.JSONDecodeError:
+        return False, None
+
+
+def _iso(ts: float) -> str:
+    return datetime.fromtimestamp(ts, timezone.utc).isoformat().replace("+00:00", "Z")
+
+
+def cwd_dir_name(cwd: str) -> str:
+    """pi's per-cwd folder: leading separator removed, / \\ : replaced by -, wrapped in --."""
+    return "--" + re.sub(r"[/\\:]", "-", re.sub(r"^[/\\]", "", cwd)) + "--"
+
+
+def id_from_filename(name: str) -> str:
+    """`<ISO ts with : and . as ->_<id>.jsonl` -> id (the whole stem when there is no `_`)."""
+    stem = name[: -len(".jsonl")] if name.endswith(".jsonl") else name
+    return stem.split("_", 1)[1] if "_" in stem else stem
+
+
+@dataclass
+class _Found:
+    file: Path
+    native: str  # default-layout path relative to HOME
+    header: dict[str, Any] | None
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def session_id(self) -> str:
+        hid = (self.header or {}).get("id")
+        return str(hid) if isinstance(hid, str) and hid else id_from_filename(self.file.name)
+
+
+class Pi:
+    name = NAME
+    native_root = ".pi/agent"
+
+    def __init__(self, ctx: HarnessContext) -> None:
+        self.ctx = ctx
+
+    @property
+    def root(self) -> Path:
+        env = self.ctx.env.get("PI_CODING_AGENT_DIR")
+        if env:
+            return _expand(env, self.ctx.home)
+        if self.ctx.root:
+            return _expand(str(self.ctx.root), self.ctx.home)
+        return self.ctx.home / ".pi" / "agent"
+
+    def custom_session_dirs(self) -> list[Path]:
+        """Flat session dirs besides <root>/sessions: config, env, settings.json sessionDir."""
+        out: list[Path] = []
+        opt = self.ctx.options.get("session_dir")
+        if isinstance(opt, (str, Path)) and str(opt):
+            out.append(_expand(str(opt), self.ctx.home))
+        env = self.ctx.env.get("PI_CODING_AGENT_SESSION_DIR")
+        if env:
+            out.append(_expand(env, self.ctx.home))
+        settings = self.root / "settings.json"
+        try:
+            if settings.is_file() and settings.stat().st_size < 1024 * 1024:
+                data = orjson.loads(settings.read_bytes())
+                if isinstance(data, dict) and isinstance(data.get("sessionDir"), str) and data["sessionDir"]:
+                    out.append(_expand(data["sessionDir"], self.ctx.home))
+        except (OSError, orjson.JSONDecodeError):
+            pass
+        default = (self.root / "sessions").resolve()
+        uniq: list[Path] = []
+        for d in out:
+            if d.resolve() != default and d.resolve() not in {u.resolve() for u in uniq}:
+                uniq.append(d)
+        return uniq
+
+    # ---- discovery ----
+
+    def discover(self) -> Iterator[DiscoveredSession]:
+        found: list[_Found] = []
+        sessions_dir = self.root / "sessions"
+        if sessions_dir.is_dir():
+            for d in sorted(p for p in sessions_dir.iterdir() if p.is_dir() and not p.is_symlink()):
+                for f in sorted(d.glob("*.jsonl")):
+                    if f.is_file():
+                        found.append(self._found(f, native_path(self.native_root, self.root, f)))
+        for d in self.custom_session_dirs():
+            if not d.is_dir():
+                continue
+            for f in sorted(d.glob("*.jsonl")):
+                if not f.is_file():
+                    continue
+                item = self._found(f, "")
+                cwd = (item.header or {}).get("cwd")
+                folder = cwd_dir_name(cwd) if isinstance(cwd, str) else "--unknown-cwd--"
+                item.native = f"{self.native_root}/sessions/{folder}/{f.name}"
+                found.append(item)
+
+        by_id: dict[str, _Found] = {}
+        by_path: dict[str, _Found] = {}
+        by_name: dict[str, _Found] = {}
+        for item in found:
+            sid = item.session_id
+            if sid in by_id:
+                other = by_id[sid]
+                item.warnings.append(f"{item.file}: session id {sid} also used by {other.file}; archived under its file name")
+                item.header = dict(item.header or {}, id=item.file.name[: -len(".jsonl")])
+            by_id[item.session_id] = item
+            by_path[str(item.file.resolve())] = item
+            by_name.setdefault(item.file.name, item)
+        for item in found:
+            try:
+                yield self._session(item, by_path, by_name)
+            except OSError as e:
+                yield DiscoveredSession(
+                    harness=NAME, session_id=item.session_id, warnings=[f"{item.file}: unreadable ({e.strerror or e})"]
+                )
+
+    def _found(self, f: Path, native: str) -> _Found:
+        item = _Found(file=f, native=native, header=None)
+        try:
+            with f.open("rb") as stream:
+                first = next(_iter_lines(stream, 1024 * 1024), None)
+            ok, rec = _parse(first) if first is not None else (False, None)
+            if isinstance(rec, dict) and rec.get("type") == "session":
+                item.header = rec
+            else:
+                item.warnings.append(f"{f.name}: first line is not a session header; id taken from the file name")
+        except OSError as e:
+            item.warnings.append(f"{f.name}: unreadable header ({e.strerror or e})")
+        return item
+
+    def _session(self, item: _Found, by_path: dict[str, _Found], by_name: dict[str, _Found]) -> DiscoveredSession:
+        header = item.header or {}
+        s = DiscoveredSession(harness=NAME, session_id=item.session_id, warnings=list(item.warnings))
+        s.created_at = header.get("timestamp") if isinstance(header.get("timestamp"), str) else None
+        s.cwd = header.get("cwd") if isinstance(header.get("cwd"), str) else None
+        version = header.get("version", 1) if item.header is not None else None
+        mode = "append" if version == CURRENT_VERSION else "whole"
+        s.sources.append(SourceArtifact(source=item.file, path=item.native, role="transcript", format="jsonl", mode=mode))
+        s.updated_at = _iso(item.file.stat().st_mtime)
+
+        title, outputs, bad = self._scan(item.file)
+        s.title = title
+        if bad:
+            s.warnings.append(
+                f"{item.file.name}: {len(bad)} unparseable line(s) kept as they are "
+                f"(line{'s' if len(bad) > 1 else ''} {', '.join(map(str, bad[:10]))}{', ...' if len(bad) > 10 else ''})"
+            )
+        folder = item.native.rsplit("/", 1)[0]
+        for out in outputs:
+            p = Path(out)
+            if p.is_file():
+                s.sources.append(
+                    SourceArtifact(
+                        source=p, path=f"{folder}/{s.session_id}.tmp/{p.name}", role="sidecar", format="text",
+                        mode="whole", optional=True,
+                    )
+                )
+            else:
+                s.warnings.append(f"{item.file.name}: fullOutputPath {out} no longer exists (temporary file)")
+
+        parent = header.get("parentSession")
+        if isinstance(parent, str) and parent:
+            s.kind = "fork"
+            s.parents.append(self._parent_edge(parent, item, by_path, by_name, s))
+        return s
+
+    def _parent_edge(
+        self, parent: str, item: _Found, by_path: dict[str, _Found], by_name: dict[str, _Found], s: DiscoveredSession
+    ) -> LineageEdge:
+        p = Path(parent)
+        known = by_path.get(str(p.resolve())) if p.is_absolute() else None
+        if known is not None:
+            return LineageEdge(relation="fork", parent=session_key(NAME, known.session_id))
+        if p.is_file():
+            other = self._found(p, "")
+            if other.header is not None:
+                return LineageEdge(relation="fork", parent=session_key(NAME, other.session_id))
+        if p.name in by_name:  # same file under another root (moved agent dir)
+            s.warnings.append(f"parentSession {parent} not found there; matched by file name {by_name[p.name].file}")
+            return LineageEdge(relation="fork", parent=session_key(NAME, by_name[p.name].session_id))
+        pid = id_from_filename(p.name)
+        s.warnings.append(f"parentSession {parent} is gone; parent id {pid} taken from its file name")
+        return LineageEdge(relation="fork", parent=session_key(NAME, pid))
+
+    def _scan(self, f: Path) -> tuple[str | None, list[str], list[int]]:
+        """(last session_info name, fullOutputPath values in order, unparseable complete lines)."""
+        title: str | None = None
+        outputs: list[str] = []
+        bad: list[int] = []
+        with f.open("rb") as stream:
+            for line in _iter_lines(stream, needle=_FULL_OUTPUT_RE):
+                if not line.terminated:
+                    break  # torn tail being written
+                ok, rec = _parse(line)
+                if not ok:
+                    bad.append(line.no)
+                    continue
+                if line.data is None:
+                    for raw in sorted(line.found):
+                        try:
+                            val = orjson.loads(b'"' + raw + b'"')
+                        except orjson.JSONDecodeError:
+                            continue
+                        if isinstance(val, str) and val not in outputs:
+                            outputs.append(val)
+                    continue
+                if not isinstance(rec, dict):
+                    continue
+                if rec.get("type") == "session_info":
+                    name = rec.get("name")
+                    title = name if isinstance(name, str) and name else title
+                elif rec.get("type") == "message" and b"fullOutputPath" in line.data:
+                    msg = rec.get("message") if isinstance(rec.get("message"), dict) else {}
+                    details = msg.get("details") if isinstance(msg.get("details"), dict) else {}
+                    for val in (details.get("fullOutputPath"), msg.get("fullOutputPath")):
+                        if isinstance(val, str) and val and val not in outputs:
+                            outputs.append(val)
+        return title, outputs, bad
+
+    # ---- redaction of the path-derived folder name ----
+
+    def redacted_relpath(
+        self,
+        src: SourceArtifact,
+        session: DiscoveredSession,
+        redact_relpath: Callable[[str], str],
+        redact_text: Callable[[str], str],
+    ) -> str:
+        """`--<cwd>--` is derived from the cwd: rebuild it from the redacted cwd."""
+        prefix = f"{self.native_root}/sessions/"
+        if not src.path.startswith(prefix) or not session.cwd:
+            return redact_relpath(src.path)
+        folder, _, rest = src.path[len(prefix) :].partition("/")
+        if folder != cwd_dir_name(session.cwd) or not rest:
+            return redact_relpath(src.path)
+        return f"{prefix}{cwd_dir_name(redact_text(session.cwd))}/{rest}"
+
+
+def _expand(value: str, home: Path) -> Path:
+    if value == "~" or value.startswith("~/"):
+        return home / value[2:]
+    return Path(value)
+
+
+HARNESS = Pi

@@ -1,0 +1,368 @@
+"""Rule packs: loading, validation, and the rules generated from runtime terms.
+
+A pack is a TOML file (`[pack]` + `[[rules]]`, schema in docs and below). Specs
+are `builtin:<name>` (shipped packs) or a filesystem path. Every problem raises
+`RuleError` naming the file and the rule id, so a typo never silently disables
+a rule.
+
+Runtime terms (usernames, real names, home directories, extra terms) become
+generated rules with ids `user-username`, `user-name`, `user-home-N`,
+`extra-term-N`. Generic account names (`root`, `ubuntu`, ...) are never turned
+into rules: replacing `root` everywhere would wreck ordinary text and hides
+nothing private. Usernames shorter than 3 characters are only replaced in path
+context (`/home/ab/`, `-home-ab-`), never as free-standing words.
+"""
+
+from __future__ import annotations
+
+import getpass
+import importlib
+import importlib.resources
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Literal
+
+import re2
+
+Replace = Literal["token", "username", "mask"]
+Confidence = Literal["high", "medium", "low"]
+
+CONFIDENCE_RANK = {"high": 3, "medium": 2, "low": 1}
+BUILTIN_PACKS = ("secrets", "pii", "paths")
+# Packs whose rules also apply to JSON keys and (for "paths") to path components.
+KEY_PACKS = frozenset({"paths", "pii"})
+PATH_PACKS = frozenset({"paths"})
+
+# Account names so common that replacing them everywhere would wreck ordinary text.
+GENERIC_ACCOUNTS = frozenset({
+    "root", "user", "users", "admin", "administrator", "ubuntu", "runner", "debian", "ec2-user",
+    "nobody", "vagrant", "guest", "test", "dev", "developer", "node", "app", "docker", "git", "www",
+    "www-data", "build", "ci", "jenkins", "centos", "fedora", "pi", "home", "default", "local",
+    "service", "server", "codespace", "vscode", "coder", "gitpod", "ec2", "azureuser", "opc",
+})
+
+_PACK_KEYS = frozenset({"name", "version", "description"})
+_RULE_KEYS = frozenset({
+    "id", "description", "regex", "secret_group", "keywords", "entropy", "min_length", "validator",
+    "allowlist", "label", "replace", "confidence", "positive", "negative", "expect",
+})
+_VALIDATOR_NAMES = ("luhn", "iban", "jwt", "ssn")
+_ID_RE = re2.compile(r"^[a-z0-9][a-z0-9._-]*$")
+_LABEL_RE = re2.compile(r"^[A-Z][A-Z0-9_]*$")
+
+
+class RuleError(ValueError):
+    """A rule pack problem; the message names the file and the rule id."""
+
+
+@dataclass(eq=False)
+class Rule:
+    id: str
+    regex: str
+    label: str
+    description: str = ""
+    secret_group: int = 0
+    keywords: tuple[str, ...] = ()
+    entropy: float | None = None
+    min_length: int = 0
+    validator: str | None = None
+    allowlist: tuple[str, ...] = ()
+    replace: Replace = "token"
+    confidence: Confidence = "high"
+    positive: tuple[str, ...] = ()
+    negative: tuple[str, ...] = ()
+    expect: tuple[str, ...] = ()
+    pack: str = ""
+    source: str = ""
+    # Generated rules: matched value is lowercased before hashing (case-insensitive terms), and
+    # `bounded` means groups 1 and 3 (the alphanumeric run around the term) must be empty.
+    generated: bool = False
+    bounded: bool = False
+    fold_case: bool = False
+    check: Callable[[str], bool] | None = field(default=None, repr=False)
+
+    @property
+    def rank(self) -> int:
+        return CONFIDENCE_RANK[self.confidence]
+
+    @property
+    def applies_to_keys(self) -> bool:
+        return self.generated or self.pack in KEY_PACKS
+
+    @property
+    def applies_to_paths(self) -> bool:
+        return self.generated or self.pack in PATH_PACKS
+
+
+@dataclass
+class RuntimeTerms:
+    usernames: list[str] = field(default_factory=list)
+    names: list[str] = field(default_factory=list)  # the user's real name(s), matched as phrases
+    home_dirs: list[str] = field(default_factory=list)
+    extra_terms: list[str] = field(default_factory=list)  # company hostnames, repo names...
+
+    @classmethod
+    def for_current_user(
+        cls,
+        usernames: list[str] | tuple[str, ...] = (),
+        names: list[str] | tuple[str, ...] = (),
+        home_dirs: list[str] | tuple[str, ...] = (),
+        extra_terms: list[str] | tuple[str, ...] = (),
+    ) -> "RuntimeTerms":
+        """The given terms plus the OS user's name and HOME (generic accounts are skipped later)."""
+        users = list(usernames)
+        try:
+            users.append(getpass.getuser())
+        except (KeyError, OSError):
+            pass
+        homes = list(home_dirs)
+        try:
+            homes.append(str(Path.home()))
+        except (KeyError, RuntimeError):
+            pass
+        return cls(usernames=_dedupe(users), names=_dedupe(list(names)), home_dirs=_dedupe(homes),
+                   extra_terms=_dedupe(list(extra_terms)))
+
+
+def _dedupe(items: list[str]) -> list[str]:
+    out: dict[str, None] = {}
+    for it in items:
+        it = (it or "").strip()
+        if it:
+            out.setdefault(it, None)
+    return list(out)
+
+
+# ---------------------------------------------------------------- loading packs
+
+def builtin_pack_path(name: str) -> Path:
+    """Packaged rule file (`archiver/rules/<name>.toml`), else the repository's `rules/` dir."""
+    try:
+        res = importlib.resources.files("archiver.rules").joinpath(f"{name}.toml")
+        if res.is_file():
+            return Path(str(res))
+    except (ModuleNotFoundError, TypeError, FileNotFoundError):
+        pass
+    repo = Path(__file__).resolve().parents[2] / "rules" / f"{name}.toml"
+    if repo.is_file():
+        return repo
+    raise RuleError(f"builtin:{name}: rule pack not found (looked in archiver.rules and {repo.parent})")
+
+
+def _validators() -> dict[str, Callable[[str], bool]]:
+    try:
+        mod = importlib.import_module("archiver.redact.validators")
+    except ImportError:
+        return {}
+    return dict(getattr(mod, "VALIDATORS", {}))
+
+
+def load_pack(path: Path, source: str | None = None) -> list[Rule]:
+    src = source or str(path)
+    try:
+        data = tomllib.loads(path.read_text("utf-8"))
+    except OSError as e:
+        raise RuleError(f"{src}: cannot read rule pack: {e.strerror or e}") from e
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+        raise RuleError(f"{src}: invalid TOML: {e}") from e
+    return parse_pack(data, src)
+
+
+def parse_pack(data: dict[str, Any], src: str) -> list[Rule]:
+    unknown = sorted(set(data) - {"pack", "rules"})
+    if unknown:
+        raise RuleError(f"{src}: unknown top-level key {unknown[0]!r}")
+    pack = data.get("pack")
+    if not isinstance(pack, dict):
+        raise RuleError(f"{src}: missing [pack] table")
+    bad = sorted(set(pack) - _PACK_KEYS)
+    if bad:
+        raise RuleError(f"{src}: [pack]: unknown key {bad[0]!r}")
+    name = pack.get("name")
+    if not isinstance(name, str) or not name:
+        raise RuleError(f"{src}: [pack]: 'name' must be a non-empty string")
+    if not isinstance(pack.get("version"), int):
+        raise RuleError(f"{src}: [pack]: 'version' must be an integer")
+    raw_rules = data.get("rules", [])
+    if not isinstance(raw_rules, list):
+        raise RuleError(f"{src}: 'rules' must be an array of tables ([[rules]])")
+    validators = None
+    out: list[Rule] = []
+    seen: set[str] = set()
+    for i, raw in enumerate(raw_rules):
+        if not isinstance(raw, dict):
+            raise RuleError(f"{src}: rules[{i}] is not a table")
+        rid = raw.get("id")
+        where = f"{src}: rule {rid!r}" if isinstance(rid, str) else f"{src}: rules[{i}]"
+        if not isinstance(rid, str) or not _ID_RE.search(rid):
+            raise RuleError(f"{where}: 'id' must be a lowercase id like 'aws-access-key-id'")
+        if rid in seen:
+            raise RuleError(f"{where}: duplicate rule id")
+        seen.add(rid)
+        if raw.get("validator") is not None and validators is None:
+            validators = _validators()
+        out.append(_parse_rule(raw, where, name, src, validators or {}))
+    return out
+
+
+def _str_list(raw: dict[str, Any], key: str, where: str) -> tuple[str, ...]:
+    v = raw.get(key, [])
+    if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
+        raise RuleError(f"{where}: {key!r} must be a list of strings")
+    return tuple(v)
+
+
+def _parse_rule(raw: dict[str, Any], where: str, pack: str, src: str,
+                validators: dict[str, Callable[[str], bool]]) -> Rule:
+    bad = sorted(set(raw) - _RULE_KEYS)
+    if bad:
+        raise RuleError(f"{where}: unknown key {bad[0]!r}")
+    regex = raw.get("regex")
+    if not isinstance(regex, str) or not regex:
+        raise RuleError(f"{where}: 'regex' must be a non-empty string")
+    rx = _compile(regex, where, "regex")
+    if rx.search("") is not None:
+        raise RuleError(f"{where}: regex matches the empty string")
+    groups = rx.groups
+    secret_group = raw.get("secret_group", 1 if groups else 0)
+    if not isinstance(secret_group, int) or isinstance(secret_group, bool) or not 0 <= secret_group <= groups:
+        raise RuleError(f"{where}: 'secret_group' {secret_group!r} is not a group of the regex ({groups} groups)")
+    keywords = _str_list(raw, "keywords", where)
+    for k in keywords:
+        if not k or k != k.lower():
+            raise RuleError(f"{where}: keyword {k!r} must be non-empty and lowercase")
+        if any(ord(c) < 0x20 or c == "\x7f" for c in k):
+            raise RuleError(f"{where}: keyword {k!r} contains a control character")
+    entropy = raw.get("entropy")
+    if entropy is not None and (not isinstance(entropy, (int, float)) or isinstance(entropy, bool) or entropy < 0):
+        raise RuleError(f"{where}: 'entropy' must be a non-negative number")
+    min_length = raw.get("min_length", 0)
+    if not isinstance(min_length, int) or isinstance(min_length, bool) or min_length < 0:
+        raise RuleError(f"{where}: 'min_length' must be a non-negative integer")
+    validator = raw.get("validator")
+    check = None
+    if validator is not None:
+        if validator not in _VALIDATOR_NAMES:
+            raise RuleError(f"{where}: unknown validator {validator!r} (known: {', '.join(_VALIDATOR_NAMES)})")
+        check = validators.get(validator)
+        if check is None:
+            raise RuleError(f"{where}: validator {validator!r} is not available (archiver.redact.validators)")
+    allowlist = _str_list(raw, "allowlist", where)
+    for a in allowlist:
+        _compile(a, where, "allowlist entry")
+    label = raw.get("label", raw["id"].upper().replace("-", "_").replace(".", "_"))
+    if not isinstance(label, str) or not _LABEL_RE.search(label):
+        raise RuleError(f"{where}: 'label' must look like 'AWS_ACCESS_KEY'")
+    replace = raw.get("replace", "token")
+    if replace not in ("token", "username", "mask"):
+        raise RuleError(f"{where}: 'replace' must be token, username or mask")
+    confidence = raw.get("confidence", "high")
+    if confidence not in CONFIDENCE_RANK:
+        raise RuleError(f"{where}: 'confidence' must be high, medium or low")
+    description = raw.get("description", "")
+    if not isinstance(description, str):
+        raise RuleError(f"{where}: 'description' must be a string")
+    return Rule(
+        id=raw["id"], regex=regex, label=label, description=description, secret_group=secret_group,
+        keywords=keywords, entropy=float(entropy) if entropy is not None else None, min_length=min_length,
+        validator=validator, allowlist=allowlist, replace=replace, confidence=confidence,
+        positive=_str_list(raw, "positive", where), negative=_str_list(raw, "negative", where),
+        expect=_str_list(raw, "expect", where), pack=pack, source=src, check=check,
+    )
+
+
+def _compile(pattern: str, where: str, what: str) -> Any:
+    try:
+        return re2.compile(pattern)
+    except re2.error as e:
+        raise RuleError(f"{where}: bad {what} (RE2 syntax): {e}") from e
+
+
+def load_rules(specs: list[str], extra: RuntimeTerms | None = None) -> list[Rule]:
+    """Load packs in order, then append the rules generated from `extra`; ids must be unique."""
+    rules: list[Rule] = []
+    where_of: dict[str, str] = {}
+    for spec in specs:
+        if spec.startswith("builtin:"):
+            name = spec.split(":", 1)[1]
+            if name not in BUILTIN_PACKS:
+                raise RuleError(f"{spec}: unknown builtin pack (known: {', '.join(BUILTIN_PACKS)})")
+            pack_rules = load_pack(builtin_pack_path(name), spec)
+        else:
+            pack_rules = load_pack(Path(spec).expanduser(), spec)
+        for r in pack_rules:
+            if r.id in where_of:
+                raise RuleError(f"{spec}: rule {r.id!r}: duplicate id (already defined in {where_of[r.id]})")
+            where_of[r.id] = spec
+            rules.append(r)
+    for r in term_rules(extra or RuntimeTerms()):
+        if r.id in where_of:
+            raise RuleError(f"{where_of[r.id]}: rule {r.id!r}: id is reserved for generated runtime-term rules")
+        where_of[r.id] = "runtime terms"
+        rules.append(r)
+    return rules
+
+
+# ---------------------------------------------------------------- generated rules
+
+_RUN = r"[\pL\pN]*"
+
+
+def _bounded(alternatives: list[str]) -> str:
+    # Group 1 and 3 capture the alphanumeric run around the term; a match only counts when both are
+    # empty, which is "bounded by non-alphanumerics" without look-around (RE2 has none) and without
+    # consuming the neighbour, so `alice-alice` yields two matches.
+    return f"(?i)({_RUN})({'|'.join(alternatives)})({_RUN})"
+
+
+def _phrase(text: str) -> str:
+    words = [w for w in re2.split(r"[\s._-]+", text.strip()) if w]
+    return r"[\s._-]*".join(re2.escape(w) for w in words)
+
+
+def term_rules(terms: RuntimeTerms) -> list[Rule]:
+    out: list[Rule] = []
+    free, short = [], []
+    for u in _dedupe([*terms.usernames, *[Path(h).name for h in terms.home_dirs if Path(h).name]]):
+        low = u.lower()
+        if low in GENERIC_ACCOUNTS:
+            continue
+        (short if len(u) < 3 else free).append(low)
+    if free:
+        free.sort(key=len, reverse=True)
+        out.append(Rule(
+            id="user-username", regex=_bounded([re2.escape(u) for u in free]), label="USERNAME",
+            description="the user's account names, as a word anywhere", secret_group=2,
+            keywords=tuple(dict.fromkeys(free)), replace="username", confidence="high",
+            pack="runtime", source="runtime terms", generated=True, bounded=True, fold_case=True,
+        ))
+    for i, u in enumerate(short):
+        # /home/ab/, /Users/ab, -home-ab-proj (Claude project keys), C:\\Users\\ab
+        out.append(Rule(
+            id=f"user-home-{i + 1}",
+            regex=r"(?i)[/\\-](?:home|users)[/\\-](" + re2.escape(u) + r")(?:[^\pL\pN]|$)",
+            label="USERNAME", description="a short account name in a home path", secret_group=1,
+            keywords=("home", "users"), replace="username", confidence="high", pack="runtime",
+            source="runtime terms", generated=True, fold_case=True,
+        ))
+    names = _dedupe(terms.names)
+    if names:
+        alts = sorted((_phrase(n) for n in names if len(n.strip()) >= 2), key=len, reverse=True)
+        kws = tuple(dict.fromkeys(re2.split(r"[\s._-]+", n.strip().lower())[0] for n in names if len(n.strip()) >= 2))
+        if alts:
+            out.append(Rule(
+                id="user-name", regex=_bounded(alts), label="NAME", description="the user's real name(s)",
+                secret_group=2, keywords=kws, replace="token", confidence="high", pack="runtime",
+                source="runtime terms", generated=True, bounded=True, fold_case=True,
+            ))
+    for i, t in enumerate(_dedupe(terms.extra_terms)):
+        if len(t) < 2:
+            continue
+        out.append(Rule(
+            id=f"extra-term-{i + 1}", regex=_bounded([re2.escape(t)]), label="TERM",
+            description="a configured private term", secret_group=2, keywords=(t.lower(),),
+            replace="token", confidence="high", pack="runtime", source="runtime terms",
+            generated=True, bounded=True, fold_case=True,
+        ))
+    return out

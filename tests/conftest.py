@@ -1,0 +1,1 @@
+pytest_plugins = ["tests.fx_s3", "tests.fx_archiver"]

@@ -1,0 +1,179 @@
+"""Bad input and faults: each problem is named, the other sessions still archive,
+exit code 1, and the archive never holds a manifest that points at nothing."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from archiver.demo.claude_sample import make_claude_home
+from tests.fx_archiver import USER, Env, env  # noqa: F401
+
+
+def test_malformed_line_mid_file_is_kept_and_session_archives(env: Env) -> None:  # noqa: F811
+    s = make_claude_home(env.home, USER)
+    path = s.root / "projects" / s.project_key / f"{s.fork}.jsonl"
+    lines = path.read_bytes().split(b"\n")
+    lines.insert(1, b'{"type":"user", this is not json, cwd /home/alice/x')
+    path.write_bytes(b"\n".join(lines))
+    out = env.cli_json("sync")
+    assert out["sessions"]["failed"] == 0
+    target = env.base / "r"
+    env.cli_json("restore", f"claude-code:{s.fork}", "--to", str(target), identity=True)
+    restored = next(target.rglob(f"{s.fork}.jsonl")).read_bytes().split(b"\n")
+    assert restored[1].startswith(b'{"type":"user", this is not json, cwd /home/user-')
+    assert b"alice" not in restored[1]
+
+
+def test_session_folder_without_transcript(env: Env) -> None:  # noqa: F811
+    s = make_claude_home(env.home, USER)
+    (s.root / "projects" / s.project_key / f"{s.main}.jsonl").unlink()
+    out = env.cli_json("sync")
+    assert out["sessions"]["failed"] == 0
+    main = next(x for x in env.cli_json("ls", identity=True)["sessions"] if x["key"] == f"claude-code:{s.main}")
+    assert any("without its transcript" in w for w in main["warnings"])
+    assert any(a["path"].endswith("tool-results/b1c2d3e4f.txt") for a in main["artifacts"])
+
+
+def test_vanished_transcript_fails_only_that_session(env: Env) -> None:  # noqa: F811
+    from archiver import runtime
+    from archiver.archive import Archive
+    from archiver.config import load_settings
+    from archiver.harnesses.claude_code import ClaudeCode
+    from archiver.state import State
+    from archiver.sync import Syncer, SyncOptions
+
+    s = make_claude_home(env.home, USER)
+    settings = load_settings(env.config)
+    keys = runtime.team_keys(settings)
+    [harness] = runtime.harnesses(settings, ["claude-code"])
+    victim = s.root / "projects" / s.project_key / f"{s.fork}.jsonl"
+
+    class Vanishing(ClaudeCode):
+        def discover(self):  # type: ignore[no-untyped-def]
+            found = list(super().discover())
+            victim.unlink()  # deleted by the harness between discovery and snapshot
+            yield from found
+
+    syncer = Syncer(harnesses=[Vanishing(harness.ctx)], redactor=runtime.redactor(settings, keys),
+                    archive=Archive(runtime.store(settings)), state=State(env.base / "st.db"),
+                    recipients=runtime.recipients(settings), object_id_key=keys.object_id,
+                    host_id="h" * 16, workdir_parent=env.base / "tmp", options=SyncOptions())
+    result = syncer.run()
+    assert result.failed == 1 and result.total == 6
+    assert len(result.errors) == 1
+    assert s.fork in result.errors[0] and "vanished" in result.errors[0]
+    assert "alice" not in result.errors[0]  # errors are redacted too
+    assert result.snapshot is not None
+    assert not list((env.base / "tmp").glob("run-*"))  # temp files removed
+
+
+def test_store_failure_names_object_and_keeps_archive_consistent(env: Env) -> None:  # noqa: F811
+    from archiver import runtime
+    from archiver.archive import Archive
+    from archiver.config import load_settings
+    from archiver.state import State
+    from archiver.store.base import StoreError
+    from archiver.sync import Syncer, SyncOptions
+
+    make_claude_home(env.home, USER)
+    settings = load_settings(env.config)
+    keys = runtime.team_keys(settings)
+    real = runtime.store(settings)
+
+    class Failing:
+        def __init__(self) -> None:
+            self.puts = 0
+
+        def __getattr__(self, name):  # type: ignore[no-untyped-def]
+            return getattr(real, name)
+
+        def put_file(self, key, path, **kw):  # type: ignore[no-untyped-def]
+            self.puts += 1
+            if self.puts == 3:
+                raise StoreError(key, "SlowDown: please reduce your request rate (after retries)")
+            return real.put_file(key, path, **kw)
+
+    syncer = Syncer(harnesses=runtime.harnesses(settings), redactor=runtime.redactor(settings, keys),
+                    archive=Archive(Failing()), state=State(env.base / "st.db"),  # type: ignore[arg-type]
+                    recipients=runtime.recipients(settings), object_id_key=keys.object_id,
+                    host_id="h" * 16, workdir_parent=env.base / "tmp", options=SyncOptions())
+    result = syncer.run()
+    assert result.failed == 1
+    assert "objects/" in result.errors[0] and "SlowDown" in result.errors[0]
+    assert result.total - result.failed == 5 and result.snapshot
+    code, out = env.cli("verify", "--json", identity=True)
+    assert code == 0, out
+    # the next run (real store) finishes the work
+    rerun = env.cli_json("sync")
+    assert rerun["sessions"]["failed"] == 0
+
+
+def _big_home(home: Path) -> None:
+    for seed in range(12):
+        s = make_claude_home(home, USER, seed=seed)
+        p = s.root / "projects" / s.project_key / f"{s.main}.jsonl"
+        with p.open("a") as f:
+            for i in range(400):
+                f.write(json.dumps({"type": "user", "uuid": f"{seed}-{i}", "message": {"role": "user",
+                        "content": f"line {i} in /home/{USER}/work " + os.urandom(300).hex()}}) + "\n")
+
+
+def test_killed_sync_leaves_archive_consistent(env: Env) -> None:  # noqa: F811
+    _big_home(env.home)
+    rng = random.Random(1234)
+    cmd = [sys.executable, "-m", "archiver", "sync", "--config", str(env.config), "--json"]
+    environment = dict(os.environ)
+    for trial in range(5):
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=environment)
+        time.sleep(rng.uniform(0.3, 2.5))
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        code, out = env.cli("verify", "--json", identity=True)
+        assert code == 0, (trial, out)
+    final = subprocess.run(cmd, capture_output=True, env=environment, timeout=300)
+    assert final.returncode == 0, final.stderr
+    code, out = env.cli("verify", "--read-data", "--json", identity=True)
+    assert code == 0, out
+    listed = env.cli_json("ls", identity=True)["sessions"]
+    assert len(listed) == 12 * 5 + 1
+
+
+def test_config_errors_exit_2_naming_the_key(env: Env, capsys) -> None:  # noqa: F811,ANN001
+    env.config.write_text(env.config.read_text() + "\n[bogus]\nx = 1\n")
+    code, _ = env.cli("scan")
+    assert code == 2
+    assert "bogus" in capsys.readouterr().err
+    env.write_config('\n[harnesses.claude-code]\nenabled = "perhaps"\n')
+    code, _ = env.cli("scan")
+    assert code == 2
+    assert "harnesses.claude-code.enabled" in capsys.readouterr().err
+    env.write_config()
+    os.environ["ARCHIVER_STORE__SSE"] = "rot13"
+    try:
+        code, _ = env.cli("sync")
+    finally:
+        del os.environ["ARCHIVER_STORE__SSE"]
+    assert code == 2 and "store.sse" in capsys.readouterr().err
+
+
+def test_restore_refuses_paths_outside_target(tmp_path: Path) -> None:
+    from archiver.restore import UnsafePath, safe_target
+
+    root = tmp_path / "t"
+    root.mkdir()
+    (tmp_path / "outside").mkdir()
+    os.symlink(tmp_path / "outside", root / "link")
+    for bad in ("../x", "/etc/passwd", "a/../../x", "a\\..\\x", "link/x", "a//b", "", "a/\x00"):
+        try:
+            safe_target(root, bad)
+        except UnsafePath:
+            continue
+        raise AssertionError(f"accepted {bad!r}")
+    assert safe_target(root, ".claude/projects/k/s.jsonl") == root / ".claude/projects/k/s.jsonl"
