@@ -631,7 +631,7 @@ class CursorAgent:
             try:
                 self._load_chat(chat)
             except Exception as e:  # one bad chat never stops discovery
-                chat.warnings.append(f"{chat.folder}: unreadable ({type(e).__name__}: {e})")
+                chat.warnings.append(f"{self._native(chat.folder)}: unreadable ({type(e).__name__}: {e})")
         mirrors = self._index_mirrors()
         self._infer_forks(chats)
         owner_of = self._assign_subagents(chats)
@@ -643,7 +643,9 @@ class CursorAgent:
                 yield self._chat_session(chat, mirrors)
             except Exception as e:
                 yield DiscoveredSession(
-                    harness=NAME, session_id=chat.chat_id, warnings=[f"{chat.folder}: {type(e).__name__}: {e}"]
+                    harness=NAME,
+                    session_id=chat.chat_id,
+                    warnings=[f"{self._native(chat.folder)}: {type(e).__name__}: {e}"],
                 )
                 continue
             if chat.graph is None:
@@ -674,29 +676,30 @@ class CursorAgent:
         return out
 
     def _load_chat(self, chat: _Chat) -> None:
+        folder_rel = self._native(chat.folder)
         meta_path = chat.folder / "meta.json"
         if meta_path.is_file():
             mj = _read_json(meta_path)
             if isinstance(mj, dict):
                 chat.meta_json = mj
             else:
-                chat.warnings.append(f"{meta_path}: not a JSON object")
+                chat.warnings.append(f"{folder_rel}/meta.json: not a JSON object")
         store = chat.folder / "store.db"
+        store_rel = f"{folder_rel}/store.db"
         if store.is_file():
             try:
                 chat.graph = read_store(store, chat.chat_id)
             except (sqlite3.Error, ValueError, UnicodeDecodeError, orjson.JSONDecodeError) as e:
-                chat.warnings.append(f"{store}: blob graph not read ({type(e).__name__}: {e})")
+                chat.warnings.append(f"{store_rel}: blob graph not read ({type(e).__name__}: {e})")
         else:
-            chat.warnings.append(f"{chat.folder}: no store.db")
+            chat.warnings.append(f"{folder_rel}: no store.db")
         mj = chat.meta_json or {}
         sm = chat.graph.meta if chat.graph else {}
         agent_id = sm.get("agentId")
         if agent_id and str(agent_id) != chat.chat_id:
-            chat.warnings.append(f"{store}: meta.agentId {agent_id} differs from its folder name")
-        chat.name = sm.get("name") if isinstance(sm.get("name"), str) else None
+            chat.warnings.append(f"{store_rel}: meta.agentId {agent_id} differs from its folder name")
         title = mj.get("title") if isinstance(mj.get("title"), str) else None
-        chat.name = chat.name or title
+        chat.name = title or (sm.get("name") if isinstance(sm.get("name"), str) else None)
         chat.created_ms = _ms(sm.get("createdAt")) or _ms(mj.get("createdAtMs"))
         chat.updated_ms = _ms(mj.get("updatedAtMs"))
         info = sm.get("subagentInfo")
@@ -711,22 +714,20 @@ class CursorAgent:
         chat.cwd = cwd
         if chat.md5:
             if cwd is None:
-                chat.warnings.append(
-                    f"{chat.folder}: cwd not recorded; the md5 folder name is archived unchanged"
-                )
+                chat.warnings.append(f"{folder_rel}: cwd not recorded; the md5 folder name is archived unchanged")
             elif md5_dir(cwd) != chat.md5:
-                chat.warnings.append(f"{chat.folder}: md5 of the recorded cwd does not match the folder name")
+                chat.warnings.append(f"{folder_rel}: md5 of the recorded cwd does not match the folder name")
         g = chat.graph
         if g is not None:
             if g.latest_root and not g.has_root:
-                chat.warnings.append(f"{store}: latestRootBlobId {g.latest_root} not in blobs")
+                chat.warnings.append(f"{store_rel}: latestRootBlobId {g.latest_root} not in blobs")
             if g.unreachable:
                 chat.warnings.append(
-                    f"{g.unreachable} unreachable blobs archived ({store.name}: superseded or rewound-away, "
-                    f"not reachable from latestRootBlobId)"
+                    f"{g.unreachable} unreachable blobs archived (superseded or rewound-away: "
+                    f"in {store_rel} but not reachable from latestRootBlobId)"
                 )
             if g.missing:
-                chat.warnings.append(f"{store}: {g.missing} referenced blobs missing from the store")
+                chat.warnings.append(f"{store_rel}: {g.missing} referenced blobs missing from the store")
 
     def _index_mirrors(self) -> _Mirrors:
         m = _Mirrors()
@@ -873,7 +874,7 @@ class CursorAgent:
                 continue
             s = DiscoveredSession(harness=NAME, session_id=enc)
             s.sources = self._mirror_sources(files)
-            s.warnings.append(f"{files[0]}: chat folder gone; only the JSONL mirror remains")
+            s.warnings.append(f"{self._native(files[0])}: chat folder gone; only the JSONL mirror remains")
             s.updated_at = self._mtime_iso(s.sources)
             yield s
         for sub_id in sorted(mirrors.subs):
@@ -883,7 +884,9 @@ class CursorAgent:
             s = DiscoveredSession(harness=NAME, session_id=sub_id, kind="subagent")
             s.parents.append(LineageEdge(relation="subagent", parent=session_key(NAME, entries[0][0])))
             s.sources = self._mirror_sources([f for _p, f in entries])
-            s.warnings.append(f"{entries[0][1]}: subagent not found in its parent's store; only the JSONL mirror remains")
+            s.warnings.append(
+                f"{self._native(entries[0][1])}: subagent not found in its parent's store; only the JSONL mirror remains"
+            )
             s.updated_at = self._mtime_iso(s.sources)
             yield s
 

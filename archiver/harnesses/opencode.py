@@ -41,6 +41,7 @@ import shutil
 import sqlite3
 import tempfile
 import weakref
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterator
 from urllib.parse import quote
@@ -237,13 +238,14 @@ def extract_session(src_db: Path, session_id: str, dst: Path) -> None:
             if role is None:
                 continue
             policy, key = role
-            where, params = "", []  # type: tuple[str, list[Any]]
+            where: str = ""
+            params: list[Any] = []
             if policy == "owned":
                 where, params = f"{_q(key)} = ?", [session_id]
             elif name == "instruction_blob":
-                hashes = _instruction_hashes(conn, session_id, _columns(conn, "src", "instruction_state")) if (
-                    "instruction_state" in tables
-                ) else []
+                hashes = []
+                if "instruction_state" in tables:
+                    hashes = _instruction_hashes(conn, session_id, _columns(conn, "src", "instruction_state"))
                 if not hashes:
                     continue
                 where, params = f"{_q(key)} IN ({','.join('?' * len(hashes))})", hashes
@@ -335,8 +337,6 @@ def merge_extract(extract: Path, target: Path) -> list[str]:
 
 
 def _iso_ms(v: Any) -> str | None:
-    from datetime import datetime, timezone
-
     if not isinstance(v, (int, float)) or isinstance(v, bool) or v <= 0:
         return None
     try:

@@ -272,11 +272,20 @@ def _parse_rule(raw: dict[str, Any], where: str, pack: str, src: str,
     )
 
 
+def _quiet() -> Any:
+    opts = re2.Options()
+    opts.log_errors = False  # RE2 would print parse errors to stderr; we raise RuleError instead
+    return opts
+
+
 def _compile(pattern: str, where: str, what: str) -> Any:
     try:
-        return re2.compile(pattern)
+        return re2.compile(pattern, _quiet())
     except re2.error as e:
-        raise RuleError(f"{where}: bad {what} (RE2 syntax): {e}") from e
+        msg = e.args[0] if e.args else e
+        if isinstance(msg, bytes):
+            msg = msg.decode("utf-8", "replace")
+        raise RuleError(f"{where}: bad {what} (RE2 syntax): {msg}") from e
 
 
 def load_rules(specs: list[str], extra: RuntimeTerms | None = None) -> list[Rule]:

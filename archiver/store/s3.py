@@ -202,10 +202,10 @@ class S3Store:
             size = resp.get("ContentLength")
             if max_size is not None and size is not None and size > max_size:
                 raise StoreError(key, f"object is {size} bytes, larger than the limit {max_size}")
-            data = body.read() if max_size is None else body.read(max_size + 1)
+            data = cast(bytes, body.read())  # read() without amt verifies Content-Length
             if max_size is not None and len(data) > max_size:
                 raise StoreError(key, f"object is larger than the limit {max_size}")
-            return cast(bytes, data)
+            return data
         except _STORE_ERRORS as e:
             raise map_error(key, e, "read") from e
         finally:
