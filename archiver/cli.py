@@ -25,40 +25,40 @@ class UsageError(Exception):
 
 
 # ---------------------------------------------------------------- output helpers
-def _emit_json(doc: Any) -> None:
+def emit_json(doc: Any) -> None:
     sys.stdout.write(json.dumps(doc, indent=2, sort_keys=False, default=str) + "\n")
 
 
-def _console():  # type: ignore[no-untyped-def]
+def console():  # type: ignore[no-untyped-def]
     from rich.console import Console
 
     return Console(highlight=False)
 
 
-def _err(msg: str) -> None:
+def err(msg: str) -> None:
     sys.stderr.write(f"archiver: {msg}\n")
 
 
 # ---------------------------------------------------------------- shared plumbing
-def _settings(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+def settings_of(args: argparse.Namespace):  # type: ignore[no-untyped-def]
     from archiver.config import load_settings
 
     return load_settings(Path(args.config) if args.config else None)
 
 
-def _open_archive(settings):  # type: ignore[no-untyped-def]
+def open_archive(settings):  # type: ignore[no-untyped-def]
     from archiver import runtime
     from archiver.archive import Archive
 
     return Archive(runtime.store(settings))
 
 
-def _catalog(args: argparse.Namespace, settings):  # type: ignore[no-untyped-def]
+def catalog_of(args: argparse.Namespace, settings):  # type: ignore[no-untyped-def]
     from archiver import runtime
     from archiver.archive import load_catalog
 
     ids = runtime.identities(Path(args.identity) if getattr(args, "identity", None) else None)
-    return load_catalog(_open_archive(settings), ids), ids
+    return load_catalog(open_archive(settings), ids), ids
 
 
 # ---------------------------------------------------------------- commands
@@ -72,9 +72,9 @@ def cmd_keygen(args: argparse.Namespace) -> int:
     doc = {"identity": str(files.identity_file), "recipient": files.recipient,
            "recipient_file": str(files.recipient_file), "team_key": str(files.team_key_file)}
     if args.json:
-        _emit_json(doc)
+        emit_json(doc)
     else:
-        c = _console()
+        c = console()
         c.print(f"identity  (keep secret, reviewers only): {files.identity_file}")
         c.print(f"recipient (collectors):                  {files.recipient_file}  {files.recipient}")
         c.print(f"team key  (collectors, pseudonyms):      {files.team_key_file}")
@@ -84,7 +84,7 @@ def cmd_keygen(args: argparse.Namespace) -> int:
 def cmd_scan(args: argparse.Namespace) -> int:
     from archiver import runtime
 
-    settings = _settings(args)
+    settings = settings_of(args)
     sessions = []
     errors = []
     for h in runtime.harnesses(settings, args.harness):
@@ -106,7 +106,7 @@ def cmd_scan(args: argparse.Namespace) -> int:
         "errors": errors,
     }
     if args.json:
-        _emit_json(doc)
+        emit_json(doc)
     else:
         from rich.table import Table
 
@@ -116,9 +116,9 @@ def cmd_scan(args: argparse.Namespace) -> int:
         for s in doc["sessions"]:
             t.add_row(s["key"], s["kind"], str(len(s["artifacts"])), str(sum(a["size"] for a in s["artifacts"])),
                       ", ".join(f"{p['relation']}→{p['parent']}" for p in s["parents"]))
-        _console().print(t)
+        console().print(t)
         for e in errors:
-            _err(e)
+            err(e)
     return EXIT_PARTIAL if errors else EXIT_OK
 
 
@@ -136,7 +136,7 @@ def cmd_sync(args: argparse.Namespace) -> int:
     from archiver.state import State
     from archiver.sync import Syncer, SyncOptions
 
-    settings = _settings(args)
+    settings = settings_of(args)
     keys = runtime.team_keys(settings)
     recipients = runtime.recipients(settings)
     redactor = runtime.redactor(settings, keys)
@@ -149,9 +149,9 @@ def cmd_sync(args: argparse.Namespace) -> int:
         lock.acquire()
     except AlreadyRunning as e:
         if args.json:
-            _emit_json({"skipped": True, "reason": str(e)})
+            emit_json({"skipped": True, "reason": str(e)})
         else:
-            _console().print(f"another sync is running ({e}); nothing to do")
+            console().print(f"another sync is running ({e}); nothing to do")
         return EXIT_OK
     try:
         state = State(state_dir / ("state-dry.db" if args.dry_run else "state.db"))
@@ -167,9 +167,9 @@ def cmd_sync(args: argparse.Namespace) -> int:
     finally:
         lock.release()
     if args.json:
-        _emit_json(result.to_json())
+        emit_json(result.to_json())
     else:
-        c = _console()
+        c = console()
         c.print(f"sessions: {result.total} total, {result.uploaded} uploaded, {result.unchanged} unchanged, {result.failed} failed")
         c.print(f"bytes: {result.bytes_read} read, {result.bytes_uploaded} uploaded ({result.objects_uploaded} objects)")
         if result.snapshot:
@@ -177,9 +177,9 @@ def cmd_sync(args: argparse.Namespace) -> int:
         if result.redactions:
             c.print("redactions: " + ", ".join(f"{k}={v}" for k, v in sorted(result.redactions.items())))
         for w in result.warnings:
-            _err(f"warning: {w}")
+            err(f"warning: {w}")
         for e in result.errors:
-            _err(e)
+            err(e)
     return EXIT_PARTIAL if result.failed or result.errors else EXIT_OK
 
 
@@ -199,11 +199,11 @@ def _filter_sessions(sessions: list, args: argparse.Namespace) -> list:  # type:
 
 
 def cmd_ls(args: argparse.Namespace) -> int:
-    settings = _settings(args)
-    catalog, _ = _catalog(args, settings)
+    settings = settings_of(args)
+    catalog, _ = catalog_of(args, settings)
     sessions = _filter_sessions(sorted(catalog.sessions.values(), key=lambda s: s.key), args)
     if args.json:
-        _emit_json({"sessions": [s.model_dump() for s in sessions], "errors": catalog.errors})
+        emit_json({"sessions": [s.model_dump() for s in sessions], "errors": catalog.errors})
     else:
         from rich.table import Table
 
@@ -213,17 +213,17 @@ def cmd_ls(args: argparse.Namespace) -> int:
         for s in sessions:
             t.add_row(s.key, s.kind, s.title or "", (s.updated_at or "")[:19], str(len(s.artifacts)),
                       str(sum(a.size for a in s.artifacts)), s.host_id or "")
-        _console().print(t)
+        console().print(t)
         for e in catalog.errors:
-            _err(e)
+            err(e)
     return EXIT_INTEGRITY if catalog.errors else EXIT_OK
 
 
 def cmd_lineage(args: argparse.Namespace) -> int:
     from archiver.lineage import Lineage
 
-    settings = _settings(args)
-    catalog, _ = _catalog(args, settings)
+    settings = settings_of(args)
+    catalog, _ = catalog_of(args, settings)
     lin = Lineage(catalog.sessions)
     if args.key:
         if args.key not in catalog.sessions:
@@ -232,11 +232,11 @@ def cmd_lineage(args: argparse.Namespace) -> int:
     else:
         keys = set(catalog.sessions)
     if args.json:
-        _emit_json(lin.to_json(keys))
+        emit_json(lin.to_json(keys))
         return EXIT_OK
     from rich.tree import Tree
 
-    c = _console()
+    c = console()
     forest = Tree(f"lineage ({len(keys)} sessions)")
 
     def label(key: str, relation: str | None, inferred: bool) -> str:
@@ -270,8 +270,8 @@ def cmd_restore(args: argparse.Namespace) -> int:
 
     if not args.keys and not args.all:
         raise UsageError("restore needs KEY... or --all")
-    settings = _settings(args)
-    catalog, ids = _catalog(args, settings)
+    settings = settings_of(args)
+    catalog, ids = catalog_of(args, settings)
     lin = Lineage(catalog.sessions)
     if args.all:
         wanted = set(catalog.sessions)
@@ -285,18 +285,18 @@ def cmd_restore(args: argparse.Namespace) -> int:
                 wanted |= lin.family(k) if args.with_family else {k}
     sessions = [catalog.sessions[k] for k in sorted(wanted) if k in catalog.sessions]
     harnesses = {h.name: h for h in runtime.harnesses(settings)}
-    result = Restorer(_open_archive(settings), ids, harnesses).restore(sessions, Path(args.to))
+    result = Restorer(open_archive(settings), ids, harnesses).restore(sessions, Path(args.to))
     if args.json:
-        _emit_json(result.to_json())
+        emit_json(result.to_json())
     else:
-        c = _console()
+        c = console()
         c.print(f"restored {len(result.sessions)} sessions, {len(result.files)} files into {args.to}")
         for r in result.refused:
-            _err(f"refused: {r}")
+            err(f"refused: {r}")
         for e in result.integrity_errors:
-            _err(f"integrity: {e}")
+            err(f"integrity: {e}")
         for w in result.warnings:
-            _err(f"warning: {w}")
+            err(f"warning: {w}")
     if result.integrity_errors or result.refused:
         return EXIT_INTEGRITY
     return EXIT_OK
@@ -306,7 +306,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     from archiver import runtime
     from archiver.verify import verify
 
-    settings = _settings(args)
+    settings = settings_of(args)
     ids = runtime.identities(Path(args.identity) if args.identity else None)
     subset = 1.0
     if args.read_data_subset:
@@ -322,16 +322,16 @@ def cmd_verify(args: argparse.Namespace) -> int:
         object_key = runtime.team_keys(settings).object_id
     except Exception:
         pass  # reviewers may lack the team key: content is then checked by sha256 only
-    result = verify(_open_archive(settings), ids, read_data=bool(args.read_data or args.read_data_subset),
+    result = verify(open_archive(settings), ids, read_data=bool(args.read_data or args.read_data_subset),
                     subset=subset, object_id_key=object_key)
     if args.json:
-        _emit_json(result.to_json())
+        emit_json(result.to_json())
     else:
-        c = _console()
+        c = console()
         c.print(f"{result.manifests} manifests, {result.objects} objects, {result.objects_read} read: "
                 + ("ok" if not result.errors else f"{len(result.errors)} problems"))
         for e in result.errors:
-            _err(e)
+            err(e)
     return EXIT_INTEGRITY if result.errors else EXIT_OK
 
 
@@ -340,7 +340,7 @@ def cmd_redact(args: argparse.Namespace) -> int:
     from archiver.redact.base import RedactionReport
     import tempfile, os, shutil
 
-    settings = _settings(args)
+    settings = settings_of(args)
     keys = runtime.team_keys(settings)
     redactor = runtime.redactor(settings, keys)
     src = Path(args.file)
@@ -357,7 +357,7 @@ def cmd_redact(args: argparse.Namespace) -> int:
     sys.stdout.flush()
     counts = report.by_rule()
     if counts:
-        _err("redactions: " + ", ".join(f"{k}={v}" for k, v in counts.items()))
+        err("redactions: " + ", ".join(f"{k}={v}" for k, v in counts.items()))
     return EXIT_OK
 
 
@@ -377,11 +377,11 @@ def _guess_format(p: Path) -> str:
 def cmd_rules(args: argparse.Namespace) -> int:
     from archiver.redact import rules_cli
 
-    settings = _settings(args)
+    settings = settings_of(args)
     if args.rules_cmd == "list":
         doc = rules_cli.list_rules(settings)
         if args.json:
-            _emit_json(doc)
+            emit_json(doc)
         else:
             from rich.table import Table
 
@@ -390,13 +390,13 @@ def cmd_rules(args: argparse.Namespace) -> int:
                 t.add_column(col)
             for r in doc["rules"]:
                 t.add_row(r["id"], r["pack"], r["label"], r["confidence"], r["description"])
-            _console().print(t)
+            console().print(t)
         return EXIT_OK
     doc = rules_cli.test_file(settings, Path(args.file))
     if args.json:
-        _emit_json(doc)
+        emit_json(doc)
     else:
-        c = _console()
+        c = console()
         for hit in doc["hits"]:
             c.print(f"{args.file}:{hit['line']}: {hit['rule']} ({hit['carrier']})")
         c.print(f"{len(doc['hits'])} matches")
@@ -406,9 +406,9 @@ def cmd_rules(args: argparse.Namespace) -> int:
 def cmd_demo(args: argparse.Namespace) -> int:
     from archiver.demo.run import run_demo
 
-    out = run_demo(Path(args.dir) if args.dir else None, log=lambda m: _console().print(m))
+    out = run_demo(Path(args.dir) if args.dir else None, log=lambda m: console().print(m))
     if args.json:
-        _emit_json(out)
+        emit_json(out)
     return EXIT_OK if out.get("ok") else EXIT_PARTIAL
 
 
@@ -474,6 +474,10 @@ def build_parser() -> argparse.ArgumentParser:
     rt.add_argument("file")
     rt.set_defaults(func=cmd_rules)
 
+    from archiver.commands import register_all
+
+    register_all(sub, common)
+
     sp = add("demo", cmd_demo, "the whole job on bundled sample sessions against an embedded S3")
     sp.add_argument("--dir", help="keep the demo's files here (default: a temp folder)")
     return p
@@ -492,10 +496,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args))
     except (UsageError, ConfigError) as e:
-        _err(str(e))
+        err(str(e))
         return EXIT_USAGE
     except KeyboardInterrupt:
-        _err("interrupted")
+        err("interrupted")
         return 130
 
 

@@ -290,6 +290,7 @@ class Codex:
         self._finalizer: weakref.finalize | None = None
         self._snapshots: dict[str, Path] = {}
         self._scan_cache: dict[tuple[str, int, int], tuple[int, list[int]]] = {}
+        self._prev_scans: dict[tuple[str, int, int], tuple[int, list[int]]] = {}
 
     @property
     def root(self) -> Path:
@@ -313,8 +314,11 @@ class Codex:
         if not root.is_dir():
             return
         host = DiscoveredSession(harness=NAME, session_id=HOST_ID, kind="host", title="Codex host files")
-        with self._lock:
-            self._snapshots = {}  # a new run reads a new consistent copy
+        with self._lock:  # a new run reads a new consistent copy
+            for snap in self._snapshots.values():
+                snap.unlink(missing_ok=True)
+            self._snapshots = {}
+        self._prev_scans, self._scan_cache = self._scan_cache, {}
         state = self._read_state(host)
         names = self._read_session_index(host)
         rollouts = self._find_rollouts(root, state, host)
@@ -403,7 +407,7 @@ class Codex:
                             state.spawn_parent[str(row[1])] = str(row[0])
                 finally:
                     con.close()
-            except sqlite3.Error as e:
+            except (sqlite3.Error, OSError) as e:
                 host.warnings.append(f"{db.name}: unreadable ({e}); threads' state rows not archived")
                 self._snapshots.pop(str(db), None)
         hist = self._db("thread_history")
@@ -419,7 +423,7 @@ class Codex:
                             )
                 finally:
                     con.close()
-            except sqlite3.Error as e:
+            except (sqlite3.Error, OSError) as e:
                 host.warnings.append(f"{hist.name}: unreadable ({e}); threads' history rows not archived")
                 self._snapshots.pop(str(hist), None)
         return state
@@ -513,7 +517,11 @@ class Codex:
         def rank(r: _Rollout) -> tuple[int, int, int, float]:
             named = r.file.name == cur_name or r.plain_name == cur_name
             same_dir = r.file.parent.name == cur_dir
-            return (not named, not same_dir, r.zst, -r.file.stat().st_mtime)
+            try:
+                mtime = r.file.stat().st_mtime
+            except OSError:
+                mtime = 0.0
+            return (not named, not same_dir, r.zst, -mtime)
 
         group = sorted(group, key=rank)
         keep = group[0]
@@ -528,8 +536,9 @@ class Codex:
         """(complete lines, numbers of unparseable complete lines), cached by size and mtime."""
         st = f.stat()
         key = (str(f), st.st_size, st.st_mtime_ns)
-        hit = self._scan_cache.get(key)
+        hit = self._scan_cache.get(key) or self._prev_scans.get(key)
         if hit is not None:
+            self._scan_cache[key] = hit
             return hit
         bad: list[int] = []
         n = 0

@@ -459,13 +459,13 @@ class OpenCode:
             try:
                 snap = DbSnapshot(db)
             except (sqlite3.Error, OSError) as e:
-                host_warnings.append(f"{db}: not readable ({type(e).__name__}: {e})")
+                host_warnings.append(f"{self._native(db)}: not readable ({type(e).__name__}: {e})")
                 continue
             self._snapshots.append(snap)
             try:
                 found.extend(self._db_sessions(db, snap, seen, projects))
             except sqlite3.Error as e:
-                host_warnings.append(f"{db}: sessions not listed ({type(e).__name__}: {e})")
+                host_warnings.append(f"{self._native(db)}: sessions not listed ({type(e).__name__}: {e})")
         yield from found
         if self.ctx.options.get("include_snapshots", True):
             yield from self._snapshot_sessions(root)
@@ -490,13 +490,17 @@ class OpenCode:
             for row in conn.execute("SELECT * FROM session_v2 ORDER BY time_created, id").fetchall():
                 sid = str(row["id"])
                 if sid in seen:
-                    seen[sid].warnings.append(f"{db}: also holds this session; that copy is not archived separately")
+                    seen[sid].warnings.append(
+                        f"{self._native(db)} also holds this session; that copy is not archived separately"
+                    )
                     continue
                 try:
                     s = self._session(db, snap, conn, tables, row)
                 except (sqlite3.Error, ValueError, TypeError, KeyError) as e:
                     s = DiscoveredSession(
-                        harness=NAME, session_id=sid, warnings=[f"{db}: session {sid} not read ({type(e).__name__}: {e})"]
+                        harness=NAME,
+                        session_id=sid,
+                        warnings=[f"{self._native(db)}: session {sid} not read ({type(e).__name__}: {e})"],
                     )
                 seen[sid] = s
                 yield s
@@ -614,7 +618,7 @@ class OpenCode:
             f = self._shell_file(project, sh)
             if f is None:
                 if certain:
-                    s.warnings.append(f"shell output {sh}.out not found under {root / 'shell'}")
+                    s.warnings.append(f"shell output {sh}.out not found under {self.native_root}/shell/")
                 continue
             out.append(self._src(f, "sidecar", "text", optional=True))
         if project and not (root / "snapshot" / project).is_dir():
@@ -625,7 +629,7 @@ class OpenCode:
                 (sid,),
             ).fetchone()
             if named:
-                s.warnings.append(f"names snapshot trees but {root / 'snapshot' / project} is missing")
+                s.warnings.append(f"names snapshot trees but {self.native_root}/snapshot/{project}/ is missing")
         return out
 
     def _shell_file(self, project: str | None, sh: str) -> Path | None:
@@ -648,7 +652,7 @@ class OpenCode:
                     if f.is_file() and not f.is_symlink():
                         s.sources.append(self._src(f, "blob", "binary"))
             except OSError as e:
-                s.warnings.append(f"{pdir}: not fully listed ({e.strerror or e})")
+                s.warnings.append(f"{self._native(pdir)}: not fully listed ({e.strerror or e})")
             if s.sources:
                 s.updated_at = _iso_ms(max(src.source.stat().st_mtime for src in s.sources) * 1000)
             yield s

@@ -290,7 +290,7 @@ class Pi:
         outputs: list[str] = []
         bad: list[int] = []
         with f.open("rb") as stream:
-            for line in _iter_lines(stream, needle=_FULL_OUTPUT_RE):
+            for line in _iter_lines(stream, MAX_LINE, needle=_FULL_OUTPUT_RE):
                 if not line.terminated:
                     break  # torn tail being written
                 ok, rec = _parse(line)

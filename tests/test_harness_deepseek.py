@@ -1,0 +1,117 @@
+"""DeepSeek harness collector on generated sessions (tests/fixtures/deepseek_home.py)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from archiver.harnesses.base import HarnessContext, load_harness
+from archiver.model import DiscoveredSession, LineageEdge
+from tests.fixtures.deepseek_home import make_deepseek_home
+
+H = "deepseek-harness"
+
+
+def discover(home: Path, root: Path | None = None) -> dict[str, DiscoveredSession]:
+    h = load_harness(H, HarnessContext(home=home, env={}, root=root))
+    return {s.key: s for s in h.discover()}
+
+
+def k(sid: str) -> str:
+    return f"{H}:{sid}"
+
+
+@pytest.fixture()
+def ds(tmp_path: Path) -> tuple[Path, dict]:
+    home = tmp_path / "home"
+    return home, make_deepseek_home(home)
+
+
+def test_sessions_lineage_titles_sources(ds: tuple[Path, dict]) -> None:
+    home, info = ds
+    ids, f = info["sessions"], info["files"]
+    found = discover(home)
+    assert set(found) == {k(i) for i in ids.values()}
+    assert {key: s.kind for key, s in found.items()} == {
+        k(ids["main"]): "main", k(ids["subagent"]): "subagent", k(ids["fork"]): "fork",
+        k(ids["sibling_fork"]): "fork", k(ids["fork_of_fork"]): "fork",
+    }
+    assert {key: s.parents for key, s in found.items() if s.parents} == {
+        k(ids["subagent"]): [LineageEdge(relation="subagent", parent=k(ids["main"]), at="depth=1", inferred=False)],
+        # no parentSession: parent found through the inherited prefix
+        k(ids["fork"]): [LineageEdge(relation="fork", parent=k(ids["main"]), at="seq=5", inferred=True)],
+        # parentSession given as a file path
+        k(ids["sibling_fork"]): [LineageEdge(relation="fork", parent=k(ids["main"]), at="seq=7", inferred=False)],
+        # the prefix ends after the fork's own marker: the fork, not main, nor the sibling
+        k(ids["fork_of_fork"]): [LineageEdge(relation="fork", parent=k(ids["fork"]), at="seq=7", inferred=True)],
+    }
+    assert found[k(ids["main"])].title == "Refund failures"
+    assert found[k(ids["fork"])].title == "Refund regression test"  # latest session/title wins
+    assert found[k(ids["main"])].created_at == "2026-01-01T10:00:00Z"
+    assert found[k(ids["main"])].cwd == "/home/alice/src/payments"
+    for name, sid in ids.items():
+        assert [(a.path, a.role, a.format, a.mode, a.source) for a in found[k(sid)].sources] == [
+            (f".deepseek/sessions/{f[name].name}", "transcript", "jsonl", "append", f[name])
+        ]
+
+
+def test_unknown_event_types_are_kept_and_reported(ds: tuple[Path, dict]) -> None:
+    home, info = ds
+    found = discover(home)
+    main = found[k(info["sessions"]["main"])]
+    assert main.warnings == [
+        f"{info['files']['main'].name}: event types not in the catalog kept untouched: "
+        "plugin-acme/note x1, plugin-acme/telemetry x1 (1 without ignorable)"
+    ]
+    # the archived source is the file itself, unknown events included
+    raw = main.sources[0].source.read_bytes()
+    assert b'"plugin-acme/telemetry"' in raw and b'"plugin-acme/note"' in raw
+    assert all(not s.warnings for key, s in found.items() if key != main.key)
+
+
+def test_configured_root_and_nested_files(ds: tuple[Path, dict], tmp_path: Path) -> None:
+    home, info = ds
+    root = tmp_path / "ds-data"
+    made = make_deepseek_home(tmp_path / "h2", root=root / "2026" / "01")
+    found = discover(home, root=root)
+    assert set(found) == {k(i) for i in made["sessions"].values()}
+    main = found[k(made["sessions"]["main"])]
+    assert main.sources[0].path == f".deepseek/sessions/2026/01/{made['files']['main'].name}"
+    assert discover(home, root=tmp_path / "missing") == {}
+
+
+def test_bad_lines_gone_parent_and_ambiguous_prefix(ds: tuple[Path, dict]) -> None:
+    home, info = ds
+    ids, f = info["sessions"], info["files"]
+    root = info["root"]
+    # a subagent whose parent file is gone, with a bad line mid-file and a torn tail
+    orphan = root / "orphan.jsonl"
+    header = {"type": "session", "version": 3, "id": "ds-orphan", "createdAt": 1767261700000, "isSeeded": False,
+              "delegationDepth": 2, "origin": "subagent", "parentSession": "/old/place/ds-gone.jsonl"}
+    orphan.write_bytes(json.dumps(header).encode() + b"\n{broken\n"
+                       + b'{"type":"turn/start","seq":1,"time":1,"data":{"turn":1}}\n{"type":"turn/e')
+    # a file without a header
+    (root / "headless.jsonl").write_bytes(b'{"type":"turn/start","seq":1,"time":1,"data":{"turn":1}}\n')
+    # a second copy of main's first 4 events + marker with no parentSession -> ambiguous with...
+    dup_main = root / "dup.jsonl"
+    lines = f["main"].read_bytes().splitlines(keepends=True)
+    dup_header = {"type": "session", "version": 3, "id": "ds-dup", "createdAt": 1767261500000, "isSeeded": False,
+                  "delegationDepth": 0}
+    dup_main.write_bytes(json.dumps(dup_header).encode() + b"\n" + b"".join(lines[1:5]))
+    found = discover(home)
+    o = found[k("ds-orphan")]
+    assert o.kind == "subagent"
+    assert o.parents == [LineageEdge(relation="subagent", parent=k("ds-gone"), at="depth=2")]
+    assert o.warnings == [
+        "orphan.jsonl: 1 unparseable line(s) kept as they are (line 2)",
+        "parentSession /old/place/ds-gone.jsonl is not on this machine; parent id taken from its file name",
+    ]
+    headless = found[k("headless")]
+    assert headless.kind == "main" and headless.sources[0].source == root / "headless.jsonl"
+    assert headless.warnings == ["headless.jsonl: first line is not a session header; id taken from the file name"]
+    fork = found[k(ids["fork"])]
+    # ds-dup also starts with the same 4 events: the older one is taken, the ambiguity reported
+    assert fork.parents == [LineageEdge(relation="fork", parent=k("ds-dup"), at="seq=5", inferred=True)]
+    assert fork.warnings == [f"fork parent ambiguous between ds-dup, {ids['main']}; the oldest is used"]

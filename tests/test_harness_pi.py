@@ -1,0 +1,160 @@
+"""pi collector on a generated agent dir (tests/fixtures/pi_home.py)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from archiver.harnesses.base import HarnessContext, load_harness
+from archiver.model import DiscoveredSession, LineageEdge
+from tests.fixtures.pi_home import make_pi_home
+
+
+def discover(home: Path, env: dict[str, str] | None = None, **options: object) -> dict[str, DiscoveredSession]:
+    h = load_harness("pi", HarnessContext(home=home, env=env or {}, options=dict(options)))
+    return {s.key: s for s in h.discover()}
+
+
+def k(sid: str) -> str:
+    return f"pi:{sid}"
+
+
+@pytest.fixture()
+def pi(tmp_path: Path) -> tuple[Path, dict]:
+    home = tmp_path / "home"
+    return home, make_pi_home(home)
+
+
+def test_sessions_lineage_titles_and_sources(pi: tuple[Path, dict]) -> None:
+    home, info = pi
+    s_ids, f = info["sessions"], info["files"]
+    found = discover(home, session_dir=str(info["custom_dir"]))
+    assert set(found) == {k(s_ids[n]) for n in ("main", "fork", "orphan_fork", "legacy", "custom")}
+    assert {key: s.kind for key, s in found.items()} == {
+        k(s_ids["main"]): "main", k(s_ids["fork"]): "fork", k(s_ids["orphan_fork"]): "fork",
+        k(s_ids["legacy"]): "main", k(s_ids["custom"]): "main",
+    }
+    assert {key: s.parents for key, s in found.items() if s.parents} == {
+        k(s_ids["fork"]): [LineageEdge(relation="fork", parent=k(s_ids["main"]), at=None, inferred=False)],
+        k(s_ids["orphan_fork"]): [LineageEdge(relation="fork", parent=k(s_ids["gone_parent"]), at=None, inferred=False)],
+    }
+    assert found[k(s_ids["main"])].title == "Build the webapp (scripted)"  # last session_info wins
+    assert found[k(s_ids["fork"])].title is None
+    assert found[k(s_ids["main"])].created_at == "2026-01-01T10:00:00.000Z"
+    assert found[k(s_ids["custom"])].cwd == "/home/alice/work/api"
+
+    folder = f".pi/agent/sessions/{info['folder']}"
+    main = found[k(s_ids["main"])]
+    assert {(a.path, a.role, a.format, a.mode, a.optional) for a in main.sources} == {
+        (f"{folder}/{f['main'].name}", "transcript", "jsonl", "append", False),
+        (f"{folder}/{s_ids['main']}.tmp/{info['kept_output'].name}", "sidecar", "text", "whole", True),
+    }
+    side = next(a for a in main.sources if a.role == "sidecar")
+    assert side.source == info["kept_output"]
+    # v1 file: rewritten by pi on open, so never treated as append-only
+    assert [(a.path, a.mode) for a in found[k(s_ids["legacy"])].sources] == [(f"{folder}/{f['legacy'].name}", "whole")]
+    # a file from the flat custom dir gets its default-layout path from the header cwd
+    assert [(a.path, a.mode, a.source) for a in found[k(s_ids["custom"])].sources] == [
+        (f".pi/agent/sessions/{info['custom_folder']}/{f['custom'].name}", "append", f["custom"])
+    ]
+    assert [a.path for a in found[k(s_ids["fork"])].sources] == [f"{folder}/{f['fork'].name}"]
+
+
+def test_warnings_missing_temp_file_and_gone_parent(pi: tuple[Path, dict]) -> None:
+    home, info = pi
+    s_ids, f = info["sessions"], info["files"]
+    found = discover(home)
+    assert found[k(s_ids["main"])].warnings == [
+        f"{f['main'].name}: fullOutputPath {info['gone_output']} no longer exists (temporary file)"
+    ]
+    assert found[k(s_ids["orphan_fork"])].warnings == [
+        f"parentSession {info['gone_parent_file']} is gone; parent id {s_ids['gone_parent']} taken from its file name"
+    ]
+    assert not found[k(s_ids["fork"])].warnings
+    # without the custom dir configured, its session is not found
+    assert k(s_ids["custom"]) not in found
+
+
+def test_branches_stay_in_one_session(pi: tuple[Path, dict]) -> None:
+    home, info = pi
+    found = discover(home)
+    main = found[k(info["sessions"]["main"])]
+    assert [a.source for a in main.sources if a.role == "transcript"] == [info["files"]["main"]]
+    # both branches (two children of a1b2c3d4) are in that one file
+    entries = [json.loads(line) for line in info["files"]["main"].read_text().splitlines()[1:]]
+    assert sorted(e["id"] for e in entries if e.get("parentId") == "a1b2c3d4") == ["b2c3d4e5", "d0e1f2a3"]
+
+
+def test_env_overrides(pi: tuple[Path, dict], tmp_path: Path) -> None:
+    home, info = pi
+    agent = tmp_path / "elsewhere" / "agent"
+    moved = make_pi_home(tmp_path / "other-home", agent_dir=agent)
+    found = discover(home, env={"PI_CODING_AGENT_DIR": str(agent), "PI_CODING_AGENT_SESSION_DIR": str(moved["custom_dir"])})
+    ids = moved["sessions"]
+    assert set(found) == {k(ids[n]) for n in ("main", "fork", "orphan_fork", "legacy", "custom")}
+    main = found[k(ids["main"])]
+    assert main.sources[0].source == moved["files"]["main"]
+    assert main.sources[0].path == f".pi/agent/sessions/{moved['folder']}/{moved['files']['main'].name}"
+    # parentSession paths point into the overridden dir and still resolve
+    assert found[k(ids["fork"])].parents == [LineageEdge(relation="fork", parent=k(ids["main"]))]
+    # settings.json sessionDir is honoured too
+    (agent / "settings.json").write_text(json.dumps({"sessionDir": str(moved["custom_dir"])}))
+    found2 = discover(home, env={"PI_CODING_AGENT_DIR": str(agent)})
+    assert k(ids["custom"]) in found2
+
+
+def test_bad_header_and_bad_lines_are_reported(pi: tuple[Path, dict]) -> None:
+    home, info = pi
+    folder = info["files"]["main"].parent
+    (folder / "2026-02-01T00-00-00-000Z_broken-one.jsonl").write_bytes(b"{not json\n" + b'{"type":"message"}\n')
+    with info["files"]["fork"].open("ab") as fh:
+        fh.write(b'{"type":"message","id":"zz"\n' + b'{"type":"session_info","id":"c","parentId":"1a2b3c4d","name":"Release"}\n')
+        fh.write(b'{"type":"message","id":"torn-tail"')  # being written: not reported
+    found = discover(home)
+    broken = found[k("broken-one")]
+    assert broken.sources[0].mode == "whole"
+    assert broken.warnings == [
+        "2026-02-01T00-00-00-000Z_broken-one.jsonl: first line is not a session header; id taken from the file name",
+        "2026-02-01T00-00-00-000Z_broken-one.jsonl: 1 unparseable line(s) kept as they are (line 1)",
+    ]
+    fork = found[k(info["sessions"]["fork"])]
+    assert fork.title == "Release"
+    assert fork.warnings == [f"{info['files']['fork'].name}: 1 unparseable line(s) kept as they are (line 8)"]
+
+
+def test_full_output_path_in_an_oversized_line(pi: tuple[Path, dict], monkeypatch: pytest.MonkeyPatch) -> None:
+    import archiver.harnesses.pi as pimod
+
+    home, info = pi
+    monkeypatch.setattr(pimod, "MAX_LINE", 4096)
+    big = home / "tmp" / "pi-bash-00000000000000aa.log"
+    big.write_text("big output\n")
+    entry = {"type": "message", "id": "99999999", "parentId": "a7b8c9d0", "timestamp": "2026-01-01T12:00:00.000Z",
+             "message": {"role": "toolResult", "toolCallId": "call_9", "toolName": "bash",
+                         "content": [{"type": "text", "text": "y" * (3 * 1024 * 1024)}],
+                         "details": {"fullOutputPath": str(big)}, "isError": False, "timestamp": 1767268800000}}
+    with info["files"]["main"].open("ab") as fh:
+        fh.write(json.dumps(entry).encode() + b"\n")
+    h = load_harness("pi", HarnessContext(home=home, env={}))
+    found = {s.key: s for s in h.discover()}
+    main = found[k(info["sessions"]["main"])]
+    assert {a.source for a in main.sources if a.role == "sidecar"} == {info["kept_output"], big}
+    assert len(main.warnings) == 1 and "no longer exists" in main.warnings[0]  # the long line is not "bad"
+
+
+def test_redacted_relpath_rebuilds_the_cwd_folder(pi: tuple[Path, dict]) -> None:
+    home, info = pi
+    h = load_harness("pi", HarnessContext(home=home, env={}))
+    found = {s.key: s for s in h.discover()}
+    main = found[k(info["sessions"]["main"])]
+
+    def redact_text(s: str) -> str:
+        return s.replace("/home/alice/", "/home/user-5f2a/")
+
+    out = [h.redacted_relpath(a, main, lambda p: p, redact_text) for a in main.sources]  # type: ignore[attr-defined]
+    assert out == [
+        f".pi/agent/sessions/--home-user-5f2a-work-webapp--/{info['files']['main'].name}",
+        f".pi/agent/sessions/--home-user-5f2a-work-webapp--/{info['sessions']['main']}.tmp/{info['kept_output'].name}",
+    ]
