@@ -10,6 +10,7 @@ import argparse
 import fnmatch
 import json
 import logging
+import os
 import sys
 from datetime import datetime, timezone
 from pathlib import Path
@@ -160,7 +161,9 @@ def cmd_sync(args: argparse.Namespace) -> int:
         syncer = Syncer(
             harnesses=harnesses, redactor=redactor, archive=archive, state=state, recipients=recipients,
             object_id_key=keys.object_id, host_id=host_id, workdir_parent=state_dir / "tmp",
-            options=SyncOptions(dry_run=args.dry_run, fail_closed=settings.redaction.fail_closed),
+            options=SyncOptions(dry_run=args.dry_run, fail_closed=settings.redaction.fail_closed,
+                                workers=args.workers),
+            redactor_factory=runtime.redactor_factory(settings, keys),
         )
         result = syncer.run()
         state.close()
@@ -437,6 +440,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     sp = add("sync", cmd_sync, "discover, redact, pack and upload; write a manifest")
     sp.add_argument("--dry-run", action="store_true")
+    sp.add_argument("--workers", type=int, default=min(4, os.cpu_count() or 1),
+                    help="sessions processed at once, and redaction processes (default: cores, at most 4)")
     sp.add_argument("--harness", action="append")
 
     sp = add("ls", cmd_ls, "sessions in the archive (latest state per session)")

@@ -5,6 +5,7 @@ The one place that turns configuration into objects, so commands stay thin.
 
 from __future__ import annotations
 
+import functools
 import os
 from pathlib import Path
 
@@ -79,6 +80,17 @@ def redactor(settings: Settings, keys: TeamKeys) -> Redactor:
     from archiver.redact.factory import build_from_settings
 
     return build_from_settings(settings, keys.pseudonym)
+
+
+def redactor_factory(settings: Settings, keys: TeamKeys) -> "functools.partial[Redactor]":
+    """A picklable recipe for the same redactor, for worker processes."""
+    return functools.partial(_redactor_from_json, settings.model_dump_json(), keys.pseudonym)
+
+
+def _redactor_from_json(settings_json: str, pseudonym_key: bytes) -> Redactor:
+    from archiver.redact.factory import build_from_settings
+
+    return build_from_settings(Settings.model_validate_json(settings_json), pseudonym_key)
 
 
 def harnesses(settings: Settings, only: list[str] | None = None) -> list[Harness]:

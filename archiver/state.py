@@ -56,7 +56,7 @@ class State:
 
     @staticmethod
     def _open(path: Path) -> sqlite3.Connection:
-        db = sqlite3.connect(str(path), timeout=30, isolation_level=None)
+        db = sqlite3.connect(str(path), timeout=30, isolation_level=None, check_same_thread=False)
         os.chmod(path, 0o600)
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA integrity_check").fetchone()

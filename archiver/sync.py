@@ -10,11 +10,14 @@ by id and not sent again).
 from __future__ import annotations
 
 import hashlib
+import itertools
 import logging
 import os
 import secrets
 import shutil
 import tempfile
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -24,7 +27,6 @@ from archiver import __version__
 from archiver.archive import Archive
 from archiver.harnesses.base import Harness
 from archiver.model import Artifact, DiscoveredSession, Manifest, Session, SourceArtifact
-from archiver.pack import ObjectHasher
 from archiver.redact.base import RedactionReport, Redactor
 from archiver.snapshot import (
     FileIdentity,
@@ -34,10 +36,10 @@ from archiver.snapshot import (
     copy_whole,
     decompress_zst,
     fingerprint,
-    iter_lines,
 )
 from archiver.state import ArtifactState, State
 from archiver.store.base import StoreError
+from archiver.workers import JobResult, Jobs
 
 log = logging.getLogger(__name__)
 _BLOCK = 1024 * 1024
@@ -55,6 +57,7 @@ class SessionFailed(Exception):
 class SyncOptions:
     dry_run: bool = False
     fail_closed: bool = True
+    workers: int = 1  # sessions processed at once (threads) and redaction processes
 
 
 @dataclass
@@ -102,11 +105,10 @@ class Workdir:
             shutil.rmtree(stale, ignore_errors=True)
         self.path = Path(tempfile.mkdtemp(prefix="run-", dir=parent))
         os.chmod(self.path, 0o700)
-        self._n = 0
+        self._counter = itertools.count(1)
 
     def file(self, stem: str) -> Path:
-        self._n += 1
-        return self.path / f"{self._n:06d}-{stem}"
+        return self.path / f"{next(self._counter):06d}-{stem}"
 
     def cleanup(self) -> None:
         shutil.rmtree(self.path, ignore_errors=True)
@@ -126,6 +128,7 @@ class Syncer:
         workdir_parent: Path,
         options: SyncOptions,
         progress: Callable[[str, int], None] | None = None,
+        redactor_factory: Callable[[], Redactor] | None = None,
     ) -> None:
         self.harnesses = {h.name: h for h in harnesses}
         self.redactor = redactor
@@ -138,37 +141,60 @@ class Syncer:
         self.options = options
         self.progress = progress or (lambda _event, _n: None)
         self.result = SyncResult()
-        self._pending_objects: set[str] = set()
+        self.redactor_factory = redactor_factory
+        self._lock = threading.RLock()  # guards result, state and the in-flight set
+        self._in_flight: set[str] = set()
+        self._counts: dict[str, dict[str, int]] = {}
+        self.jobs: Jobs | None = None
 
     # ---- the run ----
     def run(self) -> SyncResult:
         started = _now()
         work = Workdir(self.workdir_parent)
+        self.jobs = Jobs(self.redactor, self.object_id_key, self.options.fail_closed,
+                         workers=self.options.workers, factory=self.redactor_factory)
         try:
             if self.archive is not None and not self.options.dry_run:
                 self.archive.ensure_marker()
             discovered = list(self._discover())
             self.result.total = len(discovered)
+            self.progress("total_sessions", len(discovered))
             processed: dict[str, tuple[Session, list[ArtifactState]]] = {}
-            for ds in discovered:
+
+            def one(ds: DiscoveredSession) -> None:
                 try:
                     session, states, changed = self._session(ds, work)
                 except (HeldBack, SessionFailed, SnapshotError, OSError, StoreError) as e:
-                    self.result.failed += 1
-                    self.result.errors.append(self._safe(f"{ds.key}: {e}"))
-                    continue
-                processed[session.key] = (session, states)
-                self.result.sessions.append(session)
-                if changed:
-                    self.result.uploaded += 1
-                else:
-                    self.result.unchanged += 1
-                for rule, n in session_new_counts(self, session.key).items():
-                    self.result.redactions[rule] = self.result.redactions.get(rule, 0) + n
+                    with self._lock:
+                        self.result.failed += 1
+                        self.result.errors.append(self._safe(f"{ds.key}: {e}"))
+                    self.progress("session", 1)
+                    return
+                with self._lock:
+                    processed[session.key] = (session, states)
+                    self.result.sessions.append(session)
+                    if changed:
+                        self.result.uploaded += 1
+                    else:
+                        self.result.unchanged += 1
+                    for rule, n in self._counts.get(session.key, {}).items():
+                        self.result.redactions[rule] = self.result.redactions.get(rule, 0) + n
                 self.progress("session", 1)
+
+            if self.options.workers > 1:
+                with ThreadPoolExecutor(self.options.workers, thread_name_prefix="sync") as pool:
+                    list(pool.map(one, discovered))
+            else:
+                for ds in discovered:
+                    one(ds)
             if not self.options.dry_run:
                 self._commit(processed, started)
         finally:
+            self.jobs.close()
+            for h in self.harnesses.values():
+                close = getattr(h, "close", None)
+                if close:
+                    close()
             work.cleanup()
         return self.result
 
@@ -187,7 +213,8 @@ class Syncer:
     # ---- one session ----
     def _session(self, ds: DiscoveredSession, work: Workdir) -> tuple[Session, list[ArtifactState], bool]:
         report = RedactionReport()
-        previous = self.state.get_session(ds.key)
+        with self._lock:
+            previous = self.state.get_session(ds.key)
         artifacts: list[Artifact] = []
         states: list[ArtifactState] = []
         warnings = [self._safe(w) for w in ds.warnings]
@@ -202,7 +229,8 @@ class Syncer:
                 if src.role in ("transcript", "database"):
                     raise SessionFailed(self._safe(f"{src.path}: vanished during the run")) from None
                 warnings.append(self._safe(f"{src.path}: vanished during the run; kept the archived copy if any"))
-                kept = self.state.get_artifact(ds.key, _logical(src.path))
+                with self._lock:
+                    kept = self.state.get_artifact(ds.key, _logical(src.path))
                 if kept:
                     artifacts.append(kept.artifact)
                 continue
@@ -217,7 +245,8 @@ class Syncer:
             states.append(art_state)
             changed = changed or art_changed
         counts = report.by_rule()
-        self._new_counts[ds.key] = counts
+        with self._lock:
+            self._counts[ds.key] = counts
         total_counts = dict(previous.redactions) if previous else {}
         for rule, n in counts.items():
             total_counts[rule] = total_counts.get(rule, 0) + n
@@ -232,16 +261,11 @@ class Syncer:
             changed = _differs(previous, session)
         return session, states, changed
 
-    @property
-    def _new_counts(self) -> dict[str, dict[str, int]]:
-        if not hasattr(self, "_counts"):
-            self._counts: dict[str, dict[str, int]] = {}
-        return self._counts
-
     # ---- one file ----
     def _artifact(self, ds: DiscoveredSession, src: SourceArtifact, work: Workdir, report: RedactionReport) -> tuple[ArtifactState, bool]:
         logical = _logical(src.path)
-        prev = self.state.get_artifact(ds.key, logical)
+        with self._lock:
+            prev = self.state.get_artifact(ds.key, logical)
         ident = FileIdentity.of(src.source)
         if prev and (prev.inode, prev.size, prev.mtime_ns) == (ident.inode, ident.size, ident.mtime_ns):
             return prev, False
@@ -251,7 +275,7 @@ class Syncer:
         if src.mode == "zst":
             raw = work.file("zst-raw")
             decompress_zst(src.source, raw)
-            self.result.bytes_read += ident.size
+            self._add_read(ident.size)
             return self._append(ds, src, logical, archived_path, prev, ident, work, report, read_from=raw)
         snap = work.file("snap")
         if src.mode == "sqlite":
@@ -262,12 +286,13 @@ class Syncer:
             src.produce(snap)
         else:
             ident = copy_whole(src.source, snap)
-        self.result.bytes_read += snap.stat().st_size
+        self._add_read(snap.stat().st_size)
         out = work.file("red")
-        self.redactor.redact_file(snap, out, src.format, report)
+        assert self.jobs is not None
+        job = self.jobs.whole(snap, out, src.format)
         snap.unlink(missing_ok=True)
-        self._verify(out, src.format)
-        object_id, sha, size = self._hash_file(out)
+        self._absorb(job, report)
+        object_id, sha, size = job.object_id, job.sha256, job.size
         new = self._upload(object_id, out, work)
         out.unlink(missing_ok=True)
         artifact = Artifact(
@@ -295,29 +320,16 @@ class Syncer:
             changed = False
             if end > start:
                 out = work.file("seg")
-                hasher = ObjectHasher(self.object_id_key)
-                sha = hashlib.sha256()
-                written = 0
-                with out.open("wb") as fo:
-                    for line in iter_lines(f, start, end):
-                        body = line[:-1]
-                        if body.endswith(b"\r"):
-                            red = self.redactor.redact_jsonl_line(body[:-1], report) + b"\r\n"
-                        else:
-                            red = self.redactor.redact_jsonl_line(body, report) + b"\n"
-                        fo.write(red)
-                        hasher.update(red)
-                        sha.update(red)
-                        written += len(red)
+                assert self.jobs is not None
+                job = self.jobs.segment(path, start, end, out)
                 if read_from is None:
-                    self.result.bytes_read += end - start
-                self._verify(out, "jsonl")
-                object_id = hasher.hexdigest()
-                changed = self._upload(object_id, out, work) or True
+                    self._add_read(end - start)
+                self._absorb(job, report)
+                changed = self._upload(job.object_id, out, work) or True
                 out.unlink(missing_ok=True)
-                objects.append(object_id)
-                digest = chain_digest(digest if start else None, sha.hexdigest())
-                red_size = (red_size if start else 0) + written
+                objects.append(job.object_id)
+                digest = chain_digest(digest if start else None, job.sha256)
+                red_size = (red_size if start else 0) + job.size
             elif start == 0:
                 digest, red_size = hashlib.sha256(b"").hexdigest(), 0
             fp = fingerprint(f, end) if end else ""
@@ -340,37 +352,37 @@ class Syncer:
             )
         return self.redactor.redact_relpath(src.path, report)
 
-    def _verify(self, path: Path, fmt: str) -> None:
-        if not self.options.fail_closed:
-            return
-        leftovers = self.redactor.verify_file(path, fmt)  # type: ignore[arg-type]
-        if leftovers:
-            raise HeldBack(", ".join(sorted(set(leftovers))))
+    def _absorb(self, job: JobResult, report: RedactionReport) -> None:
+        for (rule, carrier), n in job.counts.items():
+            report.add(rule, carrier, n)
+        if job.leftovers:
+            raise HeldBack(", ".join(sorted(set(job.leftovers))))
 
-    def _hash_file(self, path: Path) -> tuple[str, str, int]:
-        hasher = ObjectHasher(self.object_id_key)
-        sha = hashlib.sha256()
-        size = 0
-        with path.open("rb") as f:
-            while block := f.read(_BLOCK):
-                hasher.update(block)
-                sha.update(block)
-                size += len(block)
-        return hasher.hexdigest(), sha.hexdigest(), size
+    def _add_read(self, n: int) -> None:
+        with self._lock:
+            self.result.bytes_read += n
 
     def _upload(self, object_id: str, plaintext: Path, work: Workdir) -> bool:
         """Upload unless the archive already has it. True when bytes were sent."""
         if self.options.dry_run or self.archive is None:
             return False
-        if self.state.has_object(object_id) or object_id in self._pending_objects:
-            return False
-        if self.archive.has_object(object_id):
-            self.state.add_object(object_id)
-            return False
-        sent = self.archive.put_object(object_id, plaintext, work.file("packed"), self.recipients)
-        self.state.add_object(object_id)  # the object exists now, whatever happens next
-        self.result.bytes_uploaded += sent
-        self.result.objects_uploaded += 1
+        with self._lock:
+            if self.state.has_object(object_id) or object_id in self._in_flight:
+                return False
+            self._in_flight.add(object_id)
+        try:
+            if self.archive.has_object(object_id):
+                with self._lock:
+                    self.state.add_object(object_id)
+                return False
+            sent = self.archive.put_object(object_id, plaintext, work.file("packed"), self.recipients)
+        finally:
+            with self._lock:
+                self._in_flight.discard(object_id)
+        with self._lock:
+            self.state.add_object(object_id)  # the object exists now, whatever happens next
+            self.result.bytes_uploaded += sent
+            self.result.objects_uploaded += 1
         self.progress("bytes", sent)
         return True
 
@@ -397,10 +409,6 @@ class Syncer:
                     self.state.put_artifact(st)
             self.state.set_meta("last_manifest", key)
             self.state.record_run(manifest.run_id, started, manifest.created_at, self.result.to_json())
-
-
-def session_new_counts(syncer: Syncer, key: str) -> dict[str, int]:
-    return syncer._new_counts.get(key, {})
 
 
 def _logical(path: str) -> str:

@@ -181,7 +181,10 @@ def test_wal_only_row_is_in_the_produced_extract(codex: tuple[Path, dict], tmp_p
     idx_ex.produce(dst)  # type: ignore[misc]
     lines = dst.read_bytes().splitlines()
     assert [b'"Fix login test"' in lines[0], b'"Fix login test (v2)"' in lines[1], len(lines)] == [True, True, 2]
+    tmp = h._tmp  # type: ignore[attr-defined]
+    assert tmp is not None and tmp.is_dir() and (tmp.stat().st_mode & 0o777) == 0o700
     h.close()  # type: ignore[attr-defined]
+    assert not tmp.exists()
 
     # the live files were not checkpointed by us: the row is still only in the WAL
     shutil.copyfile(state, alone)
@@ -296,3 +299,19 @@ def test_after_restore_merges_state_and_index(codex: tuple[Path, dict], tmp_path
     w = h.after_restore(target, [fork_sess])  # type: ignore[attr-defined]
     assert len(w) == 1 and t["fork"] in w[0] and "not restored" in w[0]
     h.close()  # type: ignore[attr-defined]
+
+
+def test_unreadable_state_db_is_a_host_warning(codex: tuple[Path, dict]) -> None:
+    home, info = codex
+    root = info["root"]
+    for suffix in ("-wal", "-shm"):
+        Path(str(root / "state_5.sqlite") + suffix).unlink()
+    (root / "state_5.sqlite").write_bytes(b"this is not a database" * 10)
+    found = discover(home)
+    assert len(found) == 9
+    host = found["codex:@host"]
+    assert len(host.warnings) == 1 and host.warnings[0].startswith("state_5.sqlite: unreadable")
+    main = found[k(info["threads"]["main"])]
+    assert not any("/state_5/" in a.path for a in main.sources)
+    assert main.title == "Fix login test (v2)"
+    assert found[k(info["threads"]["archived"])].title is None

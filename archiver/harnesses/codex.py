@@ -376,7 +376,7 @@ class Codex:
                 best = (int(m.group(1)), p)
         return best[1] if best else None
 
-    def snapshot(self, live: Path) -> Path:
+    def db_snapshot(self, live: Path) -> Path:
         """This run's consistent private copy of a live database (made once per run)."""
         with self._lock:
             snap = self._snapshots.get(str(live))
@@ -395,7 +395,7 @@ class Codex:
         db = self._db("state")
         if db is not None:
             try:
-                con = sqlite3.connect(str(self.snapshot(db)))
+                con = sqlite3.connect(str(self.db_snapshot(db)))
                 try:
                     con.row_factory = sqlite3.Row
                     tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
@@ -413,7 +413,7 @@ class Codex:
         hist = self._db("thread_history")
         if hist is not None:
             try:
-                con = sqlite3.connect(str(self.snapshot(hist)))
+                con = sqlite3.connect(str(self.db_snapshot(hist)))
                 try:
                     for (name,) in con.execute("SELECT name FROM sqlite_master WHERE type='table'").fetchall():
                         cols = [r[1] for r in con.execute(f"PRAGMA table_info({_qi(name)})")]
@@ -694,7 +694,7 @@ class Codex:
 
     def _extract(self, live: Path, tid: str) -> SourceArtifact:
         def produce(dst: Path) -> None:
-            extract_thread_rows(self.snapshot(live), dst, tid)
+            extract_thread_rows(self.db_snapshot(live), dst, tid)
 
         return SourceArtifact(
             source=live,

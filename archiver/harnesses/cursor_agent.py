@@ -521,6 +521,19 @@ def _read_json(path: Path) -> Any:
         return None
 
 
+def _entries(d: Path) -> list[Path]:
+    """Sorted entries of a directory; [] when it is missing or unreadable (logged)."""
+    try:
+        return sorted(d.iterdir()) if d.is_dir() else []
+    except OSError as e:
+        log.warning("cursor-agent: cannot list a directory (%s)", e.strerror or type(e).__name__)
+        return []
+
+
+def _subdirs(d: Path) -> list[Path]:
+    return [p for p in _entries(d) if p.is_dir() and not p.is_symlink()]
+
+
 def _fork_depth(name: str) -> int:
     n = 0
     while name.endswith(FORKED_SUFFIX):
@@ -635,8 +648,9 @@ class CursorAgent:
         mirrors = self._index_mirrors()
         self._infer_forks(chats)
         owner_of = self._assign_subagents(chats)
+        chat_ids = {c.chat_id for c in chats}
         claimed_chats: set[str] = set()
-        claimed_subs: set[str] = set()
+        claimed_subs: set[str] = set(chat_ids)  # a subagent with its own store is its chat's session
         for chat in chats:
             claimed_chats.add(encode_chat_id(chat.chat_id))
             try:
@@ -651,12 +665,10 @@ class CursorAgent:
             if chat.graph is None:
                 continue
             for sub_id, ref in chat.graph.subagents.items():
-                if owner_of.get(sub_id) is not chat:
+                if owner_of.get(sub_id) is not chat or sub_id in chat_ids:
                     continue
                 claimed_subs.add(sub_id)
                 yield self._subagent_session(chat, ref, mirrors)
-        for chat in chats:  # subagents with their own store also have mirrors under the parent
-            claimed_subs.add(chat.chat_id)
         yield from self._orphan_mirrors(mirrors, claimed_chats, claimed_subs)
         host = self._host_session(root)
         if host is not None:
@@ -664,15 +676,11 @@ class CursorAgent:
 
     def _chat_folders(self, root: Path) -> list[_Chat]:
         out: list[_Chat] = []
-        chats = root / "chats"
-        if chats.is_dir():
-            for ws in sorted(p for p in chats.iterdir() if p.is_dir() and not p.is_symlink()):
-                for folder in sorted(p for p in ws.iterdir() if p.is_dir() and not p.is_symlink()):
-                    out.append(_Chat(chat_id=folder.name, folder=folder, area="chats", md5=ws.name))
-        acp = root / "acp-sessions"
-        if acp.is_dir():
-            for folder in sorted(p for p in acp.iterdir() if p.is_dir() and not p.is_symlink()):
-                out.append(_Chat(chat_id=folder.name, folder=folder, area="acp-sessions"))
+        for ws in _subdirs(root / "chats"):
+            for folder in _subdirs(ws):
+                out.append(_Chat(chat_id=folder.name, folder=folder, area="chats", md5=ws.name))
+        for folder in _subdirs(root / "acp-sessions"):
+            out.append(_Chat(chat_id=folder.name, folder=folder, area="acp-sessions"))
         return out
 
     def _load_chat(self, chat: _Chat) -> None:
@@ -734,23 +742,15 @@ class CursorAgent:
         projects = self.projects_dir
         if not projects.is_dir():
             return m
-        for proj in sorted(p for p in projects.iterdir() if p.is_dir() and not p.is_symlink()):
+        for proj in _subdirs(projects):
             at = proj / "agent-transcripts"
-            if not at.is_dir():
-                continue
-            try:
-                entries = sorted(at.iterdir())
-            except OSError:
-                continue
-            for entry in entries:
-                if entry.is_dir():
-                    files = sorted(f for f in entry.iterdir() if f.is_file())
+            for entry in _entries(at):
+                if entry.is_dir() and not entry.is_symlink():
+                    files = [f for f in _entries(entry) if f.is_file()]
                     m.nested.setdefault(entry.name, []).extend(files)
-                    subdir = entry / "subagents"
-                    if subdir.is_dir():
-                        for f in sorted(subdir.iterdir()):
-                            if f.is_file() and f.suffix in (".jsonl", ".txt"):
-                                m.subs.setdefault(f.stem, []).append((entry.name, f))
+                    for f in _entries(entry / "subagents"):
+                        if f.is_file() and f.suffix in (".jsonl", ".txt"):
+                            m.subs.setdefault(f.stem, []).append((entry.name, f))
                 elif entry.is_file() and entry.suffix in (".jsonl", ".txt"):
                     m.flat.setdefault(entry.stem, []).append(entry)
         return m
@@ -839,8 +839,13 @@ class CursorAgent:
             if f.is_file():
                 s.sources.append(self._src(f, role, "json"))
         known = STORE_NAMES | {"meta.json", "prompt_history.json"}
-        for f in sorted(folder.rglob("*")):  # unknown files in the chat folder are data too
-            if f.is_file() and not (f.parent == folder and f.name in known):
+        try:
+            extra = sorted(folder.rglob("*"))  # unknown files in the chat folder are data too
+        except OSError as e:
+            extra = []
+            s.warnings.append(f"{self._native(folder)}: not fully listed ({e.strerror or type(e).__name__})")
+        for f in extra:
+            if f.is_file() and not f.is_symlink() and not (f.parent == folder and f.name in known):
                 s.sources.append(self._src(f, "sidecar", "json" if f.suffix == ".json" else "binary"))
         enc = encode_chat_id(chat.chat_id)
         s.sources.extend(self._mirror_sources(mirrors.nested.get(enc, []) + mirrors.flat.get(enc, [])))

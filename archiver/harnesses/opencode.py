@@ -444,13 +444,20 @@ class OpenCode:
             and artifact.path.endswith(".db")
         ):
             return None
+        parts = artifact.path.split("/")
+        if any(p in ("", ".", "..") for p in parts):
+            raise ValueError(f"{artifact.path}: unsafe artifact path")
         target = target_home / artifact.path
+        if not target.resolve().is_relative_to(target_home.resolve()):
+            raise ValueError(f"{artifact.path}: resolves outside the restore target")
         merge_extract(plaintext_path, target)
         return target
 
     # ---- discovery ----
     def discover(self) -> Iterator[DiscoveredSession]:
         root = self.root
+        # earlier runs' snapshots stay alive only while their produce callables do
+        self._snapshots = []
         host_warnings: list[str] = []
         seen: dict[str, DiscoveredSession] = {}
         projects: dict[str, str | None] = {}  # project id -> worktree

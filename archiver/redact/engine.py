@@ -44,7 +44,6 @@ _UNANCHORED = re2._Anchor.UNANCHORED  # noqa: SLF001 - the public wrapper has no
 
 MODE_ALL, MODE_KEYS, MODE_PATHS = 0, 1, 2
 
-_IMAGE_GATES = (b";base64,", b"iVBORw0KGgo", b"/9j/", b"R0lGOD", b"UklGR")
 _IMAGE_RX = re2.compile(
     rb"data:[\w.+-]+/[\w.+-]+(?:;[\w.+-]+=[\w.+-]+)*;base64,[A-Za-z0-9+/=]+"
     rb"|(?:iVBORw0KGgo|/9j/|R0lGOD|UklGR)[A-Za-z0-9+/]{32,}={0,2}"
@@ -83,6 +82,12 @@ class _Compiled:
     anchored: bool
     bounded: bool
     modes: tuple[bool, bool, bool]
+    rank: int
+    simple: bool  # no filter on the secret: the span is the candidate
+
+    def match_at(self, cand: _Cand) -> Match:
+        r = self.rule
+        return Match(r.id, cand[0], cand[1], r.label, r.replace)
 
 
 def _is_anchored(regex: str) -> bool:
@@ -158,7 +163,9 @@ class Engine:
             modes = (True, r.applies_to_keys, r.applies_to_paths)
             c = _Compiled(rule=r, idx=idx, rx=rx, group=r.secret_group, kw=kws,
                           kw_ascii=all(k.isascii() for k in kws), allow=allow,
-                          anchored=_is_anchored(r.regex), bounded=r.bounded, modes=modes)
+                          anchored=_is_anchored(r.regex), bounded=r.bounded, modes=modes, rank=r.rank,
+                          simple=not (r.bounded or r.min_length or r.entropy is not None or allow is not None
+                                      or r.check is not None))
             self._c.append(c)
             if not kws:
                 for m in range(3):
@@ -258,20 +265,22 @@ class Engine:
 
     def _protected(self, buf: bytes, cands: list[_Cand]) -> list[_Cand]:
         img: list[tuple[int, int]] = []
-        if any(g in buf for g in _IMAGE_GATES):
+        if (b"base64," in buf or b"iVBORw0KGgo" in buf or b"/9j/" in buf or b"R0lGOD" in buf
+                or b"UklGR" in buf):
             img = [tuple(sp[0]) for sp in _spans(_IMAGE_RX._regexp, buf)]  # noqa: SLF001
         tok: list[tuple[int, int]] = []
         if _first(_TOKEN_RX._regexp, buf)[0] >= 0:  # noqa: SLF001
             tok = [tuple(sp[0]) for sp in _spans(_TOKEN_RX._regexp, buf)]  # noqa: SLF001
         out = []
         n = len(buf)
+        comp = self._c
         for cand in cands:
             s, e, idx, gs, ge = cand
             if img and any(a < e and s < b for a, b in img):
                 continue
             if tok and any(a < e and s < b for a, b in tok):
                 continue
-            if not self._c[idx].rule.generated and not buf[gs:ge].translate(None, _IDCHARS):
+            if ge - gs <= 160 and not comp[idx].rule.generated and not buf[gs:ge].translate(None, _IDCHARS):
                 lo, hi = max(0, gs - 80), min(n, ge + 80)
                 if any(sp[0][0] <= gs and ge <= sp[0][1] for sp in _spans(_ID_RX._regexp, buf, lo, hi)):  # noqa: SLF001
                     continue
@@ -281,35 +290,43 @@ class Engine:
     def _resolve(self, cands: list[_Cand]) -> list[Match]:
         if not cands:
             return []
-        cands.sort(key=lambda c: (c[0], -c[1], c[2]))
+        if len(cands) > 1:
+            cands.sort()
         out: list[Match] = []
+        comp = self._c
         cluster = [cands[0]]
         end = cands[0][1]
         for cand in cands[1:]:
             if cand[0] < end:
                 cluster.append(cand)
-                end = max(end, cand[1])
+                if cand[1] > end:
+                    end = cand[1]
             else:
-                out.append(self._pick(cluster))
+                out.append(self._pick(cluster) if len(cluster) > 1 else comp[cluster[0][2]].match_at(cluster[0]))
                 cluster = [cand]
                 end = cand[1]
-        out.append(self._pick(cluster))
+        out.append(self._pick(cluster) if len(cluster) > 1 else comp[cluster[0][2]].match_at(cluster[0]))
         return out
 
     def _pick(self, cluster: list[_Cand]) -> Match:
-        if len(cluster) == 1:
-            s, e, idx = cluster[0][:3]
-            r = self._c[idx].rule
-            return Match(r.id, s, e, r.label, r.replace)
-        us = min(c[0] for c in cluster)
+        comp = self._c
+        us = cluster[0][0]  # sorted by start
         ue = max(c[1] for c in cluster)
-        cover = [c for c in cluster if c[0] == us and c[1] == ue]
-        if cover:
-            best = max(cover, key=lambda c: (self._c[c[2]].rule.rank, -c[2]))
-            r = self._c[best[2]].rule
+        best = None
+        best_key = None
+        for c in cluster:  # a candidate covering the whole cluster wins: confidence, then pack order
+            if c[0] == us and c[1] == ue:
+                key = (comp[c[2]].rank, -c[2])
+                if best_key is None or key > best_key:
+                    best, best_key = c, key
+        if best is not None:
+            r = comp[best[2]].rule
             return Match(r.id, us, ue, r.label, r.replace)
-        best = max(cluster, key=lambda c: (self._c[c[2]].rule.rank, c[1] - c[0], -c[2]))
-        r = self._c[best[2]].rule
+        for c in cluster:
+            key = (comp[c[2]].rank, c[1] - c[0], -c[2])
+            if best_key is None or key > best_key:
+                best, best_key = c, key
+        r = comp[best[2]].rule  # type: ignore[index]
         return Match(r.id, us, ue, r.label, "mask" if r.replace == "mask" else "token")
 
     def scan_bytes(self, buf: bytes, mode: int = MODE_ALL) -> list[Match]:
@@ -327,36 +344,69 @@ class Engine:
         if not cand_rules:
             return {}
         starts: list[int] = []
+        ends: list[int] = []
         pos = 0
         for p in parts:
             starts.append(pos)
-            pos += len(p) + 1
+            pos += len(p)
+            ends.append(pos)
+            pos += 1
         lows: dict[int, bytes] = {}
         per: dict[int, list[_Cand]] = {}
         rerun: set[int] = set()
+        n = len(joined)
         for idx in cand_rules:
             c = self._c[idx]
+            cmodes = c.modes
             if c.anchored:
                 for i, p in enumerate(parts):
-                    if c.modes[modes[i]] and self._seg_has_kw(c, i, p, lows):
+                    if cmodes[modes[i]] and self._seg_has_kw(c, i, p, lows):
                         rerun.add(i)
                 continue
-            for spans in _spans(c.rx, joined):
+            match = c.rx.Match  # type: ignore[attr-defined]
+            simple = c.simple
+            g = c.group
+            kw_ok: dict[int, bool] = {}
+            pos = 0
+            while pos <= n:
+                spans = match(_UNANCHORED, joined, pos, n)
                 gs, ge = spans[0]
+                if gs < 0:
+                    break
+                if ge == gs:
+                    pos = ge + 1
+                    continue
+                pos = ge
                 i = bisect_right(starts, gs) - 1
-                seg_end = starts[i] + len(parts[i])
+                seg_end = ends[i]
                 if ge > seg_end or gs >= seg_end:
                     j = bisect_right(starts, ge - 1) - 1
                     rerun.update(range(i if gs < seg_end else i + 1, j + 1))
                     continue
-                if i in rerun or not c.modes[modes[i]]:
+                if i in rerun or not cmodes[modes[i]]:
                     continue
-                if c.kw and not self._seg_has_kw(c, i, parts[i], lows):
-                    continue
-                cand = self._accept(c, joined, spans)
-                if cand is not None:
-                    o = starts[i]
-                    per.setdefault(i, []).append((cand[0] - o, cand[1] - o, idx, cand[3] - o, cand[4] - o))
+                if c.kw:
+                    ok = kw_ok.get(i)
+                    if ok is None:
+                        ok = kw_ok[i] = self._seg_has_kw(c, i, parts[i], lows)
+                    if not ok:
+                        continue
+                o = starts[i]
+                if simple:
+                    s, e = spans[g]
+                    if s < 0 or e <= s:
+                        continue
+                    cand = (s - o, e - o, idx, gs - o, ge - o)
+                else:
+                    cand = self._accept(c, joined, spans)
+                    if cand is None:
+                        continue
+                    cand = (cand[0] - o, cand[1] - o, idx, gs - o, ge - o)
+                lst = per.get(i)
+                if lst is None:
+                    per[i] = [cand]
+                else:
+                    lst.append(cand)
         for i in rerun:
             per[i] = self._raw_candidates(parts[i], modes[i])
         out: dict[int, list[Match]] = {}
@@ -375,7 +425,10 @@ class Engine:
             low = lows.get(i)
             if low is None:
                 low = lows[i] = part.lower()
-            return any(k in low for k in c.kw)
+            for k in c.kw:
+                if k in low:
+                    return True
+            return False
         text = part.decode("utf-8", "replace").lower()
         return any(k.decode() in text for k in c.kw)
 
@@ -403,13 +456,18 @@ class Engine:
             return buf
         out = []
         pos = 0
+        repl = self.replacement
         for m in matches:
             out.append(buf[pos:m.start])
-            out.append(self.replacement(m, buf[m.start:m.end]))
+            out.append(repl(m, buf[m.start:m.end]))
             pos = m.end
-            if report is not None:
-                report.add(m.rule_id, carrier)
         out.append(buf[pos:])
+        if report is not None:
+            if len(matches) == 1:
+                report.add(matches[0].rule_id, carrier)
+            else:
+                for rid, k in Counter(m.rule_id for m in matches).items():
+                    report.add(rid, carrier, k)
         return b"".join(out)
 
     def redact_bytes(self, buf: bytes, report: RedactionReport | None, carrier: str = "text",

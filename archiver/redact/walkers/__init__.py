@@ -1,0 +1,1 @@
+"""Format-aware redaction that never breaks structure: JSON/JSONL, text, SQLite, protobuf."""

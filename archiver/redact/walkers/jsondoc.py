@@ -1,0 +1,360 @@
+"""JSON documents and JSONL lines: redact decoded string values (and keys) in place.
+
+Fast path: a raw line with no keyword of any rule (and no escape that could hide
+one) is returned as is, without parsing. Otherwise the document is parsed with
+orjson, every string that matters is collected (keys too, which only path, PII
+and runtime-term rules touch), all of them are scanned in one engine pass, and
+the changed string literals are patched into the original bytes, so the rest of
+the line keeps its exact serialisation. When patching is not provably exact (a
+literal written with other escapes, the same string both changed and kept),
+the tree is re-serialised compactly with orjson instead.
+
+Never touched: values under `signature`, `encrypted_content` (and other opaque
+signature keys), base64 image `data` (sibling `type` "base64" or an image media
+type), redacted-thinking `data`, `data:` URIs and bare base64 images, and
+id-like values under id keys (`uuid`, `tool_use_id`, `requestId`, ...).
+A string that is itself a JSON object/array (Codex `function_call.arguments`)
+is redacted inside and written back in its own style.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Any, Callable
+
+import orjson
+import re2
+
+from archiver.redact.base import RedactionReport
+from archiver.redact.engine import MODE_ALL, MODE_KEYS, Engine
+
+SKIP_KEYS = frozenset({
+    "signature", "encrypted_content", "encryptedContent", "thoughtSignature", "thought_signature",
+    "thinkingSignature", "thinking_signature", "reasoning_signature",
+})
+ID_KEYS = frozenset({
+    "uuid", "parentUuid", "logicalParentUuid", "leafUuid", "sessionId", "session_id", "messageId",
+    "message_id", "requestId", "request_id", "id", "tool_use_id", "toolUseID", "toolUseId", "tool_call_id",
+    "toolCallId", "call_id", "callId", "agentId", "agent_id", "promptId", "item_id", "itemId", "response_id",
+    "responseId", "parentId", "parent_id", "parentID", "thread_id", "threadId", "turn_id", "turnId",
+    "sourceToolUseID", "sourceToolAssistantUUID", "conversation_id", "conversationId", "chatId", "chat_id",
+    "sessionID", "messageID", "partID", "callID", "blobId", "rootBlobId", "latestRootBlobId", "fromId",
+    "previous_response_id", "window_id", "previous_window_id", "rollout_id",
+})
+OPAQUE_DATA_TYPES = frozenset({"base64", "redacted_thinking", "redacted-reasoning", "redacted_reasoning", "image"})
+MEDIA_KEYS = ("media_type", "mediaType", "mime_type", "mimeType", "mime")
+IMAGE_PREFIXES = ("iVBORw0KGgo", "/9j/", "R0lGOD", "UklGR")
+PROSE_KEYS = frozenset({"text", "content", "prompt", "display", "title", "summary", "message", "thinking", "query"})
+MAX_NESTING = 4
+
+# A \u escape of a printable character, or \/, can hide a keyword from the raw-bytes gate.
+_HIDING_ESCAPE = re2.compile(
+    rb"\\(?:/|u(?:[1-9a-fA-F][0-9a-fA-F]{3}|0[1-9a-fA-F][0-9a-fA-F]{2}|00[2-9a-fA-F][0-9a-fA-F]))"
+)._regexp  # noqa: SLF001
+_UNANCHORED = re2._Anchor.UNANCHORED  # noqa: SLF001
+
+ProseFn = Callable[[str, RedactionReport, str], str]
+
+
+def _id_like(v: str) -> bool:
+    return len(v) <= 200 and " " not in v and "/" not in v and "\\" not in v and "@" not in v
+
+
+def _opaque_data(node: dict[str, Any]) -> bool:
+    t = node.get("type")
+    if isinstance(t, str) and t in OPAQUE_DATA_TYPES:
+        return True
+    for k in MEDIA_KEYS:
+        m = node.get(k)
+        if isinstance(m, str) and m.startswith("image/"):
+            return True
+    return False
+
+
+def _media_string(v: str) -> bool:
+    if len(v) < 64:
+        return False
+    if v.startswith("data:"):
+        return ";base64," in v[:256]
+    return v.startswith(IMAGE_PREFIXES) and " " not in v[:256]
+
+
+class _Doc:
+    """The strings of one parsed document, with where each lives."""
+
+    __slots__ = ("strs", "modes", "locs", "seen", "nested", "prose")
+
+    def __init__(self) -> None:
+        self.strs: list[str] = []
+        self.modes: list[int] = []
+        self.locs: list[tuple[Any, Any, bool]] = []  # (container, key or index, is_key)
+        self.seen: list[str] = []  # every string literal of the document, skipped ones too
+        self.nested: list[tuple[Any, Any, str]] = []
+        self.prose: set[int] = set()
+
+
+class _Result:
+    __slots__ = ("news", "nested", "changes", "conflict")
+
+    def __init__(self) -> None:
+        self.news: dict[int, str] = {}  # index into _Doc.strs -> new value
+        self.nested: list[tuple[Any, Any, str, str]] = []  # (container, key, old, new) JSON-in-string
+        self.changes: dict[str, tuple[str, int]] = {}  # old -> (new, occurrences changed)
+        self.conflict = False
+
+
+class JsonRedactor:
+    def __init__(self, engine: Engine, prose: ProseFn | None = None, prose_max: int = 4096) -> None:
+        self.engine = engine
+        self.prose = prose
+        self.prose_max = prose_max
+        self.warnings: Counter[str] = Counter()
+
+    # ------------------------------------------------------------------ public
+
+    def redact_line(self, line: bytes, report: RedactionReport, carrier: str = "jsonl") -> bytes:
+        """One JSONL line (no newline). Returns `line` itself when nothing changed."""
+        if not self.needs_work(line):
+            return line
+        out = self.redact_doc(line, report, carrier)
+        if out is None:
+            self.warnings["jsonl-unparsable-line"] += 1
+            return self.engine.redact_bytes(line, report, carrier + ":raw")
+        return out
+
+    def needs_work(self, raw: bytes) -> bool:
+        eng = self.engine
+        if self.prose is not None or eng.any_keyword(raw):
+            return True
+        if b"\\" in raw:
+            if (b"\\u" in raw or b"\\/" in raw) and self._hiding_escape(raw):
+                return True
+            if not eng.keywords_json_safe or eng.has_keywordless:
+                return True
+            return False
+        return eng.has_keywordless and eng.keywordless_hit(raw)
+
+    @staticmethod
+    def _hiding_escape(raw: bytes) -> bool:
+        return _HIDING_ESCAPE.Match(_UNANCHORED, raw, 0, len(raw))[0][0] >= 0
+
+    def redact_doc(self, raw: bytes, report: RedactionReport, carrier: str, depth: int = 0) -> bytes | None:
+        """Redact one JSON document given as bytes; None if it is not JSON. Unchanged -> `raw` itself."""
+        try:
+            root = orjson.loads(raw)
+            std = False
+        except orjson.JSONDecodeError:
+            try:  # lone surrogates, integers beyond 64 bits: valid JSON orjson refuses
+                root = json.loads(raw.decode("utf-8"))
+                std = True
+            except (UnicodeDecodeError, ValueError, RecursionError):
+                return None
+        if isinstance(root, str):
+            new = self._redact_root_string(root, report, carrier, depth)
+            if new is None:
+                return raw
+            return self._dumps(new, std)
+        if not isinstance(root, (dict, list)):
+            return raw
+        doc = self._walk(root)
+        res = self._redact_strings(doc, report, carrier, depth)
+        if res is None:
+            return raw
+        patched = self._patch(raw, doc, res)
+        if patched is not None:
+            return patched
+        self._apply_tree(doc, res)
+        return self._dumps(root, std)
+
+    # ------------------------------------------------------------------ walking
+
+    def _walk(self, root: Any) -> _Doc:
+        doc = _Doc()
+        strs, modes, locs, seen, nested = doc.strs, doc.modes, doc.locs, doc.seen, doc.nested
+        prose_on = self.prose is not None
+        stack = [root]
+        pop, push = stack.pop, stack.append
+        while stack:
+            node = pop()
+            if type(node) is dict:
+                opaque = "data" in node and _opaque_data(node)
+                for k, v in node.items():
+                    seen.append(k)
+                    strs.append(k)
+                    modes.append(MODE_KEYS)
+                    locs.append((node, k, True))
+                    tv = type(v)
+                    if tv is str:
+                        seen.append(v)
+                        if not v or k in SKIP_KEYS or (opaque and k == "data") or (k in ID_KEYS and _id_like(v)):
+                            continue
+                        if _media_string(v):
+                            continue
+                        c0 = v[0]
+                        if (c0 == "{" or c0 == "[") and len(v) > 1:
+                            nested.append((node, k, v))
+                            continue
+                        if prose_on and k in PROSE_KEYS:
+                            doc.prose.add(len(strs))
+                        strs.append(v)
+                        modes.append(MODE_ALL)
+                        locs.append((node, k, False))
+                    elif tv is dict or tv is list:
+                        push(v)
+            else:
+                for i, v in enumerate(node):
+                    tv = type(v)
+                    if tv is str:
+                        seen.append(v)
+                        if not v or _media_string(v):
+                            continue
+                        c0 = v[0]
+                        if (c0 == "{" or c0 == "[") and len(v) > 1:
+                            nested.append((node, i, v))
+                            continue
+                        strs.append(v)
+                        modes.append(MODE_ALL)
+                        locs.append((node, i, False))
+                    elif tv is dict or tv is list:
+                        push(v)
+        return doc
+
+    # ------------------------------------------------------------------ redacting
+
+    def _redact_root_string(self, s: str, report: RedactionReport, carrier: str, depth: int) -> str | None:
+        if _media_string(s):
+            return None
+        doc = _Doc()
+        doc.strs.append(s)
+        doc.modes.append(MODE_ALL)
+        doc.locs.append((None, None, False))
+        doc.seen.append(s)
+        if self.prose is not None:
+            doc.prose.add(0)
+        if s[:1] in ("{", "[") and len(s) > 1:
+            doc.strs.clear()
+            doc.modes.clear()
+            doc.locs.clear()
+            doc.nested.append((None, None, s))
+        res = self._redact_strings(doc, report, carrier, depth)
+        if res is None:
+            return None
+        return res.news[0] if res.news else res.nested[0][3]
+
+    def _redact_strings(self, doc: _Doc, report: RedactionReport, carrier: str, depth: int) -> _Result | None:
+        """Scan all strings of a document in one engine pass (and recurse into JSON-in-strings)."""
+        eng = self.engine
+        res = _Result()
+        for node, key, v in doc.nested:
+            inner = v.encode("utf-8", "surrogatepass")
+            out = None
+            if depth < MAX_NESTING:
+                if not self.needs_work(inner):
+                    continue
+                out = self.redact_doc(inner, report, "json-in-string", depth + 1)
+            if out is None:  # not JSON after all: an ordinary string
+                doc.strs.append(v)
+                doc.modes.append(MODE_ALL)
+                doc.locs.append((node, key, False))
+            elif out is not inner:
+                res.nested.append((node, key, v, out.decode("utf-8", "surrogatepass")))
+        strs = doc.strs
+        if strs:
+            parts = [s.encode("utf-8", "surrogatepass") for s in strs]
+            found = eng.scan_segments(parts, doc.modes)
+            key_carrier = carrier + ":key"
+            for i, ms in found.items():
+                new_b = eng.apply(parts[i], ms, report, key_carrier if doc.modes[i] == MODE_KEYS else carrier)
+                res.news[i] = new_b.decode("utf-8", "surrogatepass")
+            if self.prose is not None:
+                for i in doc.prose:
+                    s = res.news.get(i, strs[i])
+                    if len(s) <= self.prose_max:
+                        t = self.prose(s, report, carrier)
+                        if t != s:
+                            res.news[i] = t
+        if not res.news and not res.nested:
+            return None
+        pairs = [(strs[i], new) for i, new in res.news.items()] + [(old, new) for _, _, old, new in res.nested]
+        for old, new in pairs:
+            prev = res.changes.get(old)
+            if prev is None:
+                res.changes[old] = (new, 1)
+            elif prev[0] != new:
+                res.conflict = True
+            else:
+                res.changes[old] = (new, prev[1] + 1)
+        return res
+
+    # ------------------------------------------------------------------ output
+
+    def _patch(self, raw: bytes, doc: _Doc, res: _Result) -> bytes | None:
+        """Replace changed string literals in the original bytes; None when not provably exact."""
+        if res.conflict:
+            return None
+        subs: list[tuple[int, int, bytes, str]] = []
+        for old, (new, n_changed) in res.changes.items():
+            if doc.seen.count(old) != n_changed:
+                return None  # the same string also occurs where it stays unchanged
+            try:
+                old_lit = orjson.dumps(old)
+                new_lit = orjson.dumps(new)
+            except orjson.JSONEncodeError:  # lone surrogate
+                return None
+            p = raw.find(old_lit)
+            while p != -1:
+                subs.append((p, len(old_lit), new_lit, old))
+                p = raw.find(old_lit, p + 1)
+        subs.sort(key=lambda x: x[0])
+        # Keep only occurrences that start a string literal: an unescaped quote at even parity.
+        t = raw.replace(b"\\\\", b"__").replace(b'\\"', b"__") if b"\\" in raw else raw
+        kept = []
+        found: Counter[str] = Counter()
+        parity = 0
+        prev = 0
+        for p, n, lit, old in subs:
+            parity += t.count(b'"', prev, p)
+            prev = p
+            if parity % 2 == 0 and t[p] == 0x22:
+                kept.append((p, n, lit))
+                found[old] += 1
+        for old, (_new, n_changed) in res.changes.items():
+            if found[old] != n_changed:
+                return None  # written with other escapes than orjson's, or not found at all
+        out = []
+        pos = 0
+        for p, n, lit in kept:
+            if p < pos:
+                return None
+            out.append(raw[pos:p])
+            out.append(lit)
+            pos = p + n
+        out.append(raw[pos:])
+        return b"".join(out)
+
+    @staticmethod
+    def _apply_tree(doc: _Doc, res: _Result) -> None:
+        renames: dict[int, tuple[dict[str, Any], dict[str, str]]] = {}
+        for i, new in res.news.items():
+            node, key, is_key = doc.locs[i]
+            if is_key:
+                renames.setdefault(id(node), (node, {}))[1][key] = new
+            else:
+                node[key] = new
+        for node, key, _old, new in res.nested:
+            node[key] = new
+        for node, mapping in renames.values():
+            items = list(node.items())
+            node.clear()
+            for k, v in items:
+                node[mapping.get(k, k)] = v
+
+    @staticmethod
+    def _dumps(obj: Any, std: bool) -> bytes:
+        if not std:
+            try:
+                return orjson.dumps(obj)
+            except (TypeError, orjson.JSONEncodeError):
+                pass
+        return json.dumps(obj, ensure_ascii=True, separators=(",", ":")).encode("ascii")

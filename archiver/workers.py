@@ -1,0 +1,135 @@
+"""The CPU-bound steps of the pipeline (redact, re-scan, hash) as plain functions,
+run inline or in a process pool so both cores work: Python-level JSON walking holds
+the GIL, so threads alone would not scale redaction.
+
+Each job reads a snapshot file and writes the redacted plaintext next to it; it
+returns only counts and digests, never content.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from archiver.pack import ObjectHasher
+from archiver.redact.base import RedactionReport, Redactor
+from archiver.snapshot import iter_lines
+
+_BLOCK = 1024 * 1024
+
+
+@dataclass
+class JobResult:
+    object_id: str
+    sha256: str
+    size: int
+    counts: dict[tuple[str, str], int]
+    leftovers: list[str]  # high-confidence rules still matching (fail_closed)
+    lines: int = 0
+
+
+def hash_file(path: Path, object_id_key: bytes) -> tuple[str, str, int]:
+    hasher = ObjectHasher(object_id_key)
+    sha = hashlib.sha256()
+    size = 0
+    with path.open("rb") as f:
+        while block := f.read(_BLOCK):
+            hasher.update(block)
+            sha.update(block)
+            size += len(block)
+    return hasher.hexdigest(), sha.hexdigest(), size
+
+
+def redact_whole(redactor: Redactor, object_id_key: bytes, verify: bool, src: str, dst: str, fmt: str) -> JobResult:
+    report = RedactionReport()
+    redactor.redact_file(Path(src), Path(dst), fmt, report)  # type: ignore[arg-type]
+    leftovers = redactor.verify_file(Path(dst), fmt) if verify else []  # type: ignore[arg-type]
+    oid, sha, size = hash_file(Path(dst), object_id_key)
+    return JobResult(oid, sha, size, dict(report.counts), leftovers)
+
+
+def redact_segment(
+    redactor: Redactor, object_id_key: bytes, verify: bool, src: str, start: int, end: int, dst: str
+) -> JobResult:
+    """Complete JSONL lines [start, end) of src, redacted line by line into dst."""
+    report = RedactionReport()
+    hasher = ObjectHasher(object_id_key)
+    sha = hashlib.sha256()
+    written = lines = 0
+    with open(src, "rb") as f, open(dst, "wb") as fo:
+        for line in iter_lines(f, start, end):
+            body = line[:-1]
+            if body.endswith(b"\r"):
+                red = redactor.redact_jsonl_line(body[:-1], report) + b"\r\n"
+            else:
+                red = redactor.redact_jsonl_line(body, report) + b"\n"
+            fo.write(red)
+            hasher.update(red)
+            sha.update(red)
+            written += len(red)
+            lines += 1
+    leftovers = redactor.verify_file(Path(dst), "jsonl") if verify else []
+    return JobResult(hasher.hexdigest(), sha.hexdigest(), written, dict(report.counts), leftovers, lines)
+
+
+# ---- process pool plumbing ----
+_worker_redactor: Redactor | None = None
+_worker_key: bytes = b""
+_worker_verify: bool = True
+
+
+def _init_worker(factory: Callable[[], Redactor], object_id_key: bytes, verify: bool) -> None:
+    global _worker_redactor, _worker_key, _worker_verify
+    _worker_redactor = factory()
+    _worker_key = object_id_key
+    _worker_verify = verify
+
+
+def _whole_in_worker(src: str, dst: str, fmt: str) -> JobResult:
+    assert _worker_redactor is not None
+    return redact_whole(_worker_redactor, _worker_key, _worker_verify, src, dst, fmt)
+
+
+def _segment_in_worker(src: str, start: int, end: int, dst: str) -> JobResult:
+    assert _worker_redactor is not None
+    return redact_segment(_worker_redactor, _worker_key, _worker_verify, src, start, end, dst)
+
+
+class Jobs:
+    """Runs redaction jobs inline (workers=1) or in a pool of worker processes."""
+
+    def __init__(self, redactor: Redactor, object_id_key: bytes, verify: bool, workers: int = 1,
+                 factory: Callable[[], Redactor] | None = None) -> None:
+        self.redactor = redactor
+        self.key = object_id_key
+        self.verify = verify
+        self.pool: ProcessPoolExecutor | None = None
+        if workers > 1 and factory is not None:
+            import multiprocessing
+
+            # not fork: the parent runs threads (S3 transfers, tests' moto server), and
+            # forking a threaded process can inherit held locks. The factory is picklable.
+            ctx = multiprocessing.get_context("forkserver" if os.name == "posix" else "spawn")
+            self.pool = ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_worker,
+                                            initargs=(factory, object_id_key, verify))
+
+    def whole(self, src: Path, dst: Path, fmt: str) -> JobResult:
+        if self.pool is None:
+            return redact_whole(self.redactor, self.key, self.verify, str(src), str(dst), fmt)
+        fut: Future[JobResult] = self.pool.submit(_whole_in_worker, str(src), str(dst), fmt)
+        return fut.result()
+
+    def segment(self, src: Path, start: int, end: int, dst: Path) -> JobResult:
+        if self.pool is None:
+            return redact_segment(self.redactor, self.key, self.verify, str(src), start, end, str(dst))
+        fut: Future[JobResult] = self.pool.submit(_segment_in_worker, str(src), start, end, str(dst))
+        return fut.result()
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+            self.pool = None

@@ -1,0 +1,299 @@
+"""Cursor agent collector against a generated home (tests/fixtures/cursor_home.py)."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import sqlite3
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+from archiver.harnesses import cursor_agent
+from archiver.harnesses.base import HarnessContext, load_harness
+from archiver.harnesses.cursor_agent import CursorAgent, decode_meta, md5_dir, open_store, read_store
+from archiver.model import DiscoveredSession
+from tests.fixtures.cursor_home import (
+    ACP,
+    CHAT1,
+    CHAT2,
+    FORK,
+    ORPHAN,
+    SUB1,
+    SUB2,
+    SUBSTORE,
+    TC_EXPLORE,
+    TC_TASK,
+    TC_TASK2,
+    close_cursor_home,
+    make_cursor_home,
+)
+
+K = "cursor-agent:"
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, dict[str, Any]]]:
+    h = tmp_path_factory.mktemp("cursor-home")
+    info = make_cursor_home(h)
+    yield h, info
+    close_cursor_home(info)
+
+
+@pytest.fixture(scope="module")
+def sessions(home: tuple[Path, dict[str, Any]]) -> dict[str, DiscoveredSession]:
+    h, _ = home
+    harness = CursorAgent(HarnessContext(home=h, env={}))
+    found = list(harness.discover())
+    keys = [s.key for s in found]
+    assert len(keys) == len(set(keys)), keys
+    return {s.key: s for s in found}
+
+
+def _paths(s: DiscoveredSession) -> list[tuple[str, str, str, str, bool, bool]]:
+    return [(a.path, a.role, a.format, a.mode, a.shared, a.optional) for a in s.sources]
+
+
+def test_wal_only_transaction_is_really_only_in_wal(home: tuple[Path, dict[str, Any]]) -> None:
+    _, info = home
+    store: Path = info["chat1_store"]
+    assert store.with_name("store.db-wal").stat().st_size > 0
+    conn = sqlite3.connect(f"file:{store}?immutable=1", uri=True)  # main file alone, no WAL
+    try:
+        meta = decode_meta(conn.execute("SELECT value FROM meta WHERE key='0'").fetchone()[0])
+        assert meta["latestRootBlobId"] == info["root2"]
+        assert conn.execute("SELECT 1 FROM blobs WHERE id=?", (info["sub2_state"],)).fetchone() is None
+    finally:
+        conn.close()
+
+
+def test_session_keys_and_kinds(sessions: dict[str, DiscoveredSession]) -> None:
+    kinds = {k: s.kind for k, s in sessions.items()}
+    assert kinds == {
+        K + CHAT1: "main",
+        K + CHAT2: "main",
+        K + FORK: "fork",
+        K + SUBSTORE: "subagent",
+        K + SUB1: "subagent",
+        K + SUB2: "subagent",  # its state blob is only in -wal
+        K + ACP: "main",
+        K + ORPHAN: "main",
+        K + "@host": "host",
+    }
+
+
+def test_lineage_edges(sessions: dict[str, DiscoveredSession], home: tuple[Path, dict[str, Any]]) -> None:
+    _, info = home
+    edges = {k: [(e.relation, e.parent, e.at, e.inferred) for e in s.parents] for k, s in sessions.items()}
+    assert edges[K + SUB1] == [("subagent", K + CHAT1, TC_TASK, False)]
+    assert edges[K + SUB2] == [("subagent", K + CHAT1, TC_TASK2, False)]
+    assert edges[K + SUBSTORE] == [("subagent", K + CHAT1, TC_EXPLORE, False)]
+    assert edges[K + FORK] == [("fork", K + CHAT1, info["root1"], True)]
+    # chat2's first root is byte-identical to chat1's (no turns): not a fork
+    for k in (CHAT1, CHAT2, ACP, ORPHAN, "@host"):
+        assert edges[K + k] == [], k
+
+
+def test_chat1_sources_modes_and_warnings(sessions: dict[str, DiscoveredSession], home: tuple[Path, dict[str, Any]]) -> None:
+    _, info = home
+    s = sessions[K + CHAT1]
+    chat = f".cursor/chats/{info['md5_a']}/{CHAT1}"
+    at = f".cursor/projects/{info['slug_a']}/agent-transcripts/{CHAT1}"
+    assert _paths(s) == [
+        (f"{chat}/store.db", "database", "sqlite", "sqlite", False, False),
+        (f"{chat}/meta.json", "sidecar", "json", "whole", False, False),
+        (f"{chat}/prompt_history.json", "history", "json", "whole", False, False),
+        (f"{at}/{CHAT1}.jsonl", "transcript", "jsonl", "whole", False, False),
+        (f".cursor/projects/{info['slug_a']}/terminals/1.txt", "sidecar", "text", "whole", False, True),
+    ]
+    assert s.sources[0].source == info["chat1_store"]
+    assert s.cwd == info["cwd_a"]
+    assert s.title == "Fix the login bug"
+    assert s.created_at == "2025-10-09T08:53:20Z"
+    assert s.updated_at == "2025-10-09T08:58:20Z"
+    assert info["unreachable_chat1"] == 6
+    unreach = [w for w in s.warnings if "unreachable blobs archived" in w]
+    assert len(unreach) == 1 and unreach[0].startswith("6 unreachable blobs archived"), s.warnings
+    assert not [w for w in s.warnings if "missing" in w or "not in blobs" in w], s.warnings
+
+
+def test_subagents_share_the_parent_store(sessions: dict[str, DiscoveredSession], home: tuple[Path, dict[str, Any]]) -> None:
+    _, info = home
+    chat = f".cursor/chats/{info['md5_a']}/{CHAT1}"
+    subs = f".cursor/projects/{info['slug_a']}/agent-transcripts/{CHAT1}/subagents"
+    for sub in (SUB1, SUB2):
+        s = sessions[K + sub]
+        assert _paths(s) == [
+            (f"{chat}/store.db", "database", "sqlite", "sqlite", True, False),
+            (f"{subs}/{sub}.jsonl", "transcript", "jsonl", "whole", False, False),
+        ]
+        assert s.sources[0].source == info["chat1_store"]
+        assert s.cwd == info["cwd_a"]  # for the md5 folder of the shared store
+    assert sessions[K + SUB1].created_at == "2025-10-09T08:53:30Z"
+    assert sessions[K + SUB2].updated_at == "2025-10-09T08:54:00Z"
+    sub_store = sessions[K + SUBSTORE]
+    assert _paths(sub_store) == [
+        (f".cursor/chats/{info['md5_a']}/{SUBSTORE}/store.db", "database", "sqlite", "sqlite", False, False),
+        (f".cursor/chats/{info['md5_a']}/{SUBSTORE}/meta.json", "sidecar", "json", "whole", False, False),
+        (f"{subs}/{SUBSTORE}.jsonl", "transcript", "jsonl", "whole", False, False),
+    ]
+
+
+def test_fork_chat2_acp_orphan_host(sessions: dict[str, DiscoveredSession], home: tuple[Path, dict[str, Any]]) -> None:
+    _, info = home
+    fork = sessions[K + FORK]
+    assert fork.title == "Fix the login bug (forked)"
+    assert [w for w in fork.warnings if "unreachable" in w][0].startswith("6 unreachable blobs archived")
+    assert fork.sources[0].path == f".cursor/chats/{info['md5_a']}/{FORK}/store.db"
+    assert not fork.sources[0].shared
+    chat2 = sessions[K + CHAT2]
+    assert chat2.cwd == info["cwd_b"]  # meta.json has no cwd: from previous_workspace_uris, md5-checked
+    assert _paths(chat2) == [
+        (f".cursor/chats/{info['md5_b']}/{CHAT2}/store.db", "database", "sqlite", "sqlite", False, False),
+        (f".cursor/chats/{info['md5_b']}/{CHAT2}/meta.json", "sidecar", "json", "whole", False, False),
+        (f".cursor/projects/{info['slug_b']}/agent-transcripts/{CHAT2}.jsonl", "transcript", "jsonl", "whole", False, False),
+    ]
+    assert chat2.warnings == []
+    acp = sessions[K + ACP]
+    assert acp.title == "ACP run" and acp.cwd == info["cwd_b"]
+    assert [a.path for a in acp.sources] == [f".cursor/acp-sessions/{ACP}/store.db", f".cursor/acp-sessions/{ACP}/meta.json"]
+    assert acp.warnings == []  # latestRootBlobId '' is a chat without a checkpoint, not an error
+    orphan = sessions[K + ORPHAN]
+    assert [a.path for a in orphan.sources] == [
+        f".cursor/projects/{info['slug_b']}/agent-transcripts/{ORPHAN}/{ORPHAN}.jsonl"
+    ]
+    assert any("chat folder gone" in w for w in orphan.warnings)
+    host = sessions[K + "@host"]
+    assert _paths(host) == [(".cursor/prompt_history.json", "history", "json", "whole", False, False)]
+    every = {a.path for s in sessions.values() for a in s.sources}
+    assert f".cursor/projects/{info['slug_a']}/terminals/2.txt" not in every  # not referenced
+    assert not any(p.endswith(("-wal", "-shm")) for p in every)
+
+
+def test_blob_walk_reaches_typed_references(home: tuple[Path, dict[str, Any]]) -> None:
+    _, info = home
+    g = read_store(info["chat1_store"])
+    assert g.latest_root == info["root1"] and g.has_root
+    for blob in (info["root0"], info["root1"], info["turn1"], info["j_q1"], info["f_read"], info["f_after"], info["sub2_state"]):
+        assert blob in g.reachable
+    assert not (g.reachable & info["unreachable_ids"])
+    assert g.total_blobs - len(g.reachable) == g.unreachable == 6
+    assert g.root_order == [info["root0"], info["root1"]]
+    assert set(g.subagents) == {SUB1, SUB2}
+
+
+def test_redacted_relpath_uses_md5_of_redacted_cwd(sessions: dict[str, DiscoveredSession], home: tuple[Path, dict[str, Any]]) -> None:
+    h, info = home
+    harness = CursorAgent(HarnessContext(home=h, env={}))
+
+    def redact_text(t: str) -> str:
+        return t.replace("alice", "user-5f2a")
+
+    def redact_relpath(p: str) -> str:
+        return "/".join(c.replace("alice", "user-5f2a") for c in p.split("/"))
+
+    red_md5 = hashlib.md5(b"/home/user-5f2a/work/app").hexdigest()
+    assert red_md5 != info["md5_a"]
+    sub = sessions[K + SUB1]
+    assert harness.redacted_relpath(sub.sources[0], sub, redact_relpath, redact_text) == (
+        f".cursor/chats/{red_md5}/{CHAT1}/store.db"
+    )
+    assert harness.redacted_relpath(sub.sources[1], sub, redact_relpath, redact_text) == (
+        f".cursor/projects/home-user-5f2a-work-app/agent-transcripts/{CHAT1}/subagents/{SUB1}.jsonl"
+    )
+    acp = sessions[K + ACP]
+    assert harness.redacted_relpath(acp.sources[0], acp, redact_relpath, redact_text) == f".cursor/acp-sessions/{ACP}/store.db"
+
+
+def test_restored_store_opens_and_walks_from_its_root(
+    sessions: dict[str, DiscoveredSession], home: tuple[Path, dict[str, Any]], tmp_path: Path
+) -> None:
+    """What restore places at DIR/.cursor/chats/<md5(redacted cwd)>/<chatId>/store.db: a
+    backup-API copy of the live store (as the pipeline snapshots it), opened with sqlite3."""
+    _, info = home
+    s = sessions[K + CHAT1]
+    target = tmp_path / ".cursor" / "chats" / md5_dir("/home/user-5f2a/work/app") / CHAT1 / "store.db"
+    target.parent.mkdir(parents=True)
+    src = sqlite3.connect(f"file:{s.sources[0].source}?mode=ro", uri=True)
+    dst = sqlite3.connect(str(target))
+    src.backup(dst)
+    src.close()
+    dst.execute("PRAGMA journal_mode=DELETE")
+    assert dst.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    dst.close()
+    g = read_store(target, CHAT1)
+    assert g.latest_root == info["root1"] and g.has_root
+    assert info["sub2_state"] in g.reachable  # the WAL-only blob made it into the copy
+    assert g.unreachable == 6 and set(g.subagents) == {SUB1, SUB2}
+
+
+def test_open_store_falls_back_to_a_copy_when_read_only_open_fails(
+    home: tuple[Path, dict[str, Any]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, info = home
+    d = tmp_path / "noshm"
+    d.mkdir()
+    shutil.copyfile(info["chat1_store"], d / "store.db")
+    shutil.copyfile(info["chat1_store"].with_name("store.db-wal"), d / "store.db-wal")
+    real = sqlite3.connect
+
+    def fake(target: str, *a: Any, **kw: Any) -> sqlite3.Connection:
+        if "mode=ro" in str(target):
+            raise sqlite3.OperationalError("unable to open database file")
+        return real(target, *a, **kw)
+
+    monkeypatch.setattr(cursor_agent.sqlite3, "connect", fake)
+    with open_store(d / "store.db") as conn:
+        meta = decode_meta(conn.execute("SELECT value FROM meta WHERE key='0'").fetchone()[0])
+    assert meta["latestRootBlobId"] == info["root1"]  # the WAL was replayed in the temp copy
+    assert sorted(p.name for p in d.iterdir()) == ["store.db", "store.db-wal"]  # source untouched
+
+
+def test_root_env_overrides(tmp_path: Path) -> None:
+    home = tmp_path / "h"
+    home.mkdir()
+    ctx = HarnessContext(home=home, env={})
+    assert CursorAgent(ctx).root == home / ".config" / "cursor"  # no ~/.cursor: XDG default
+    assert CursorAgent(HarnessContext(home=home, env={"XDG_CONFIG_HOME": str(tmp_path / "xdg")})).root == tmp_path / "xdg" / "cursor"
+    (home / ".cursor").mkdir()
+    assert CursorAgent(ctx).root == home / ".cursor"
+    assert CursorAgent(HarnessContext(home=home, root=tmp_path / "conf", env={})).root == tmp_path / "conf"
+    env = {"CURSOR_CONFIG_DIR": str(tmp_path / "cc")}
+    h = CursorAgent(HarnessContext(home=home, root=tmp_path / "conf", env=env))
+    assert h.root == tmp_path / "cc"
+    assert h.projects_dir == tmp_path / "cc" / "projects"
+    env["CURSOR_DATA_DIR"] = str(tmp_path / "data")
+    assert CursorAgent(HarnessContext(home=home, env=env)).projects_dir == tmp_path / "data" / "projects"
+    assert isinstance(load_harness("cursor-agent", ctx), CursorAgent)
+
+
+def test_moved_root_keeps_default_layout_paths(tmp_path: Path) -> None:
+    info = make_cursor_home(tmp_path / "src")
+    try:
+        moved = tmp_path / "elsewhere"
+        shutil.copytree(info["root"] / "chats", moved / "cfg" / "chats")
+        shutil.copytree(info["root"] / "projects", moved / "data" / "projects")
+        env = {"CURSOR_CONFIG_DIR": str(moved / "cfg"), "CURSOR_DATA_DIR": str(moved / "data")}
+        found = {s.key: s for s in CursorAgent(HarnessContext(home=tmp_path / "nohome", env=env)).discover()}
+        s = found[K + CHAT1]
+        assert [a.path for a in s.sources][:1] == [f".cursor/chats/{info['md5_a']}/{CHAT1}/store.db"]
+        assert f".cursor/projects/{info['slug_a']}/agent-transcripts/{CHAT1}/{CHAT1}.jsonl" in [a.path for a in s.sources]
+        assert s.sources[0].source == moved / "cfg" / "chats" / info["md5_a"] / CHAT1 / "store.db"
+    finally:
+        close_cursor_home(info)
+
+
+def test_one_bad_store_does_not_stop_discovery(tmp_path: Path) -> None:
+    info = make_cursor_home(tmp_path)
+    try:
+        bad = info["root"] / "chats" / info["md5_b"] / "77777777-7777-4777-8777-777777777777"
+        bad.mkdir()
+        (bad / "store.db").write_bytes(b"this is not a database" * 100)
+        found = {s.key: s for s in CursorAgent(HarnessContext(home=tmp_path, env={})).discover()}
+        s = found[K + bad.name]
+        assert [a.path for a in s.sources] == [f".cursor/chats/{info['md5_b']}/{bad.name}/store.db"]
+        assert any("store.db: blob graph not read" in w for w in s.warnings), s.warnings
+        assert K + CHAT1 in found and K + SUB2 in found
+    finally:
+        close_cursor_home(info)

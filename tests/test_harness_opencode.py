@@ -1,0 +1,275 @@
+"""OpenCode collector against a generated data dir (tests/fixtures/opencode_home.py)."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+from archiver.harnesses.base import HarnessContext, load_harness
+from archiver.harnesses.opencode import OpenCode, merge_extract
+from archiver.model import Artifact, DiscoveredSession
+from tests.fixtures.opencode_home import (
+    AWS_KEY,
+    CRED_SECRET,
+    GH_TOKEN,
+    P1,
+    P2,
+    REVERTED_TEXT,
+    SES_A,
+    SES_B,
+    SES_F,
+    SES_N,
+    SES_S,
+    SH_A,
+    SH_B,
+    TOOL_A,
+    TOOL_B,
+    close_opencode_home,
+    make_opencode_home,
+)
+
+K = "opencode:"
+DB = ".local/share/opencode/opencode.db"
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, dict[str, Any]]]:
+    h = tmp_path_factory.mktemp("opencode-home")
+    info = make_opencode_home(h)
+    yield h, info
+    close_opencode_home(info)
+
+
+@pytest.fixture(scope="module")
+def harness(home: tuple[Path, dict[str, Any]]) -> Iterator[OpenCode]:
+    h = OpenCode(HarnessContext(home=home[0], env={}))
+    yield h
+    h.close()
+
+
+@pytest.fixture(scope="module")
+def sessions(harness: OpenCode) -> dict[str, DiscoveredSession]:
+    found = list(harness.discover())
+    keys = [s.key for s in found]
+    assert len(keys) == len(set(keys)), keys
+    return {s.key: s for s in found}
+
+
+def _paths(s: DiscoveredSession) -> list[tuple[str, str, str, str, bool]]:
+    return [(a.path, a.role, a.format, a.mode, a.optional) for a in s.sources]
+
+
+def _produce(s: DiscoveredSession, dst: Path) -> Path:
+    src = s.sources[0]
+    assert src.mode == "produced" and src.produce is not None
+    src.produce(dst)
+    return dst
+
+
+def _rows(db: Path, sql: str, *params: Any) -> list[tuple[Any, ...]]:
+    conn = sqlite3.connect(str(db))
+    try:
+        return [tuple(r) for r in conn.execute(sql, params).fetchall()]
+    finally:
+        conn.close()
+
+
+def test_session_keys_kinds_and_edges(sessions: dict[str, DiscoveredSession], home: tuple[Path, dict[str, Any]]) -> None:
+    _, info = home
+    assert {k: s.kind for k, s in sessions.items()} == {
+        K + SES_A: "main",
+        K + SES_S: "subagent",
+        K + SES_B: "main",
+        K + SES_F: "fork",
+        K + SES_N: "main",
+        K + f"@project-{P1}": "host",
+        K + "@host": "host",
+    }
+    edges = {k: [(e.relation, e.parent, e.at, e.inferred) for e in s.parents] for k, s in sessions.items()}
+    assert edges[K + SES_S] == [("subagent", K + SES_A, "call_sub1", False)]
+    assert edges[K + SES_F] == [("fork", K + SES_B, f"through:{info['b_boundary']}", False)]
+    for k in (SES_A, SES_B, SES_N, "@host"):
+        assert edges[K + k] == []
+    a = sessions[K + SES_A]
+    assert (a.title, a.cwd, a.created_at, a.updated_at) == ("Fix login", info["dir_a"], "2026-01-01T10:00:00Z", "2026-01-01T10:01:00Z")
+
+
+def test_sources_roles_and_modes(sessions: dict[str, DiscoveredSession], home: tuple[Path, dict[str, Any]]) -> None:
+    _, info = home
+    oc = ".local/share/opencode"
+    assert _paths(sessions[K + SES_A]) == [
+        (DB, "database", "sqlite", "produced", False),
+        (f"{oc}/tool-output/{TOOL_A}", "sidecar", "text", "whole", True),
+        (f"{oc}/shell/{P1}/{SH_A}.out", "sidecar", "text", "whole", True),
+    ]
+    assert sessions[K + SES_A].sources[0].source == info["db"]
+    assert _paths(sessions[K + SES_S]) == [(DB, "database", "sqlite", "produced", False)]
+    assert _paths(sessions[K + SES_B]) == [
+        (DB, "database", "sqlite", "produced", False),
+        (f"{oc}/tool-output/{TOOL_B}", "sidecar", "text", "whole", True),
+        (f"{oc}/shell/{P2}/{SH_B}.out", "sidecar", "text", "whole", True),
+    ]
+    # the fork's copied rows name B's spilled output too
+    assert _paths(sessions[K + SES_F]) == [
+        (DB, "database", "sqlite", "produced", False),
+        (f"{oc}/tool-output/{TOOL_B}", "sidecar", "text", "whole", True),
+    ]
+    assert _paths(sessions[K + SES_N]) == [(f"{oc}/opencode-next.db", "database", "sqlite", "produced", False)]
+    git = info["git_dir"].relative_to(info["root"]).as_posix()
+    assert [(p, r, f, m) for p, r, f, m, _o in _paths(sessions[K + f"@project-{P1}"])] == [
+        (f"{oc}/{git}/HEAD", "blob", "binary", "whole"),
+        (f"{oc}/{git}/config", "blob", "binary", "whole"),
+        (f"{oc}/{git}/objects/4b/825dc642cb6eb9a060e54bf8d69288fbee4904", "blob", "binary", "whole"),
+    ]
+    assert _paths(sessions[K + "@host"]) == [
+        (f"{oc}/storage/migration", "sidecar", "text", "whole", False),
+        (f"{oc}/storage/session_diff/{SES_A}.json", "sidecar", "json", "whole", False),
+    ]
+    every = {a.path for s in sessions.values() for a in s.sources}
+    assert not any("tool_0a1b2c3d4e5fAbCdEfGhIjKlMz" in p for p in every)  # unreferenced tool output
+
+
+def test_warnings(sessions: dict[str, DiscoveredSession]) -> None:
+    assert sessions[K + SES_S].warnings == [
+        "in-flight: 1 assistant row(s) without time.completed archived as-is: msg_0a0000000012SsssssssssssssS (seq 3)"
+    ]
+    assert sessions[K + SES_A].warnings == []
+    assert sessions[K + SES_B].warnings == [
+        ".local/share/opencode/opencode-next.db also holds this session; that copy is not archived separately"
+    ]
+
+
+def test_extract_holds_only_its_session(sessions: dict[str, DiscoveredSession], home: tuple[Path, dict[str, Any]], tmp_path: Path) -> None:
+    _, info = home
+    a = _produce(sessions[K + SES_A], tmp_path / "a.db")
+    assert _rows(a, "PRAGMA integrity_check") == [("ok",)]
+    assert _rows(a, "PRAGMA user_version") == [(7,)]
+    assert _rows(a, "SELECT id FROM session_v2") == [(SES_A,)]
+    seqs = _rows(a, "SELECT session_id, seq FROM session_message ORDER BY seq")
+    assert seqs == [(SES_A, s) for s in (2, 4, 6, 8, 9, 10, 11, 12)]  # 12 was only in -wal
+    assert _rows(a, "SELECT id FROM session_message WHERE seq = 12") == [(info["wal_row"],)]
+    for table in ("session_inbox", "instruction_entry", "instruction_state", "event_sequence", "session", "message", "part", "todo"):
+        col = "id" if table == "session" else ("aggregate_id" if table == "event_sequence" else "session_id")
+        assert _rows(a, f"SELECT DISTINCT {col} FROM {table}") == [(SES_A,)], table
+    assert _rows(a, "SELECT hash FROM instruction_blob") == [(info["h1"],)]
+    assert _rows(a, "SELECT id FROM project") == [(P1,)]
+    assert _rows(a, "SELECT id FROM workspace") == [("wrk_a",)]
+    assert len(_rows(a, "SELECT id FROM migration")) == 2
+    for table in ("credential", "account", "kv", "permission", "worktree", "event"):
+        assert _rows(a, f"SELECT count(*) FROM {table}") == [(0,)], table
+    names = {r[0] for r in _rows(a, "SELECT name FROM sqlite_master WHERE type='index'")}
+    assert {"session_message_session_seq_idx", "session_v2_parent_idx", "part_session_idx"} <= names
+    raw = a.read_bytes()
+    assert GH_TOKEN.encode() in raw  # A's own data (redaction happens later, in the pipeline)
+    # (A names S in its subagent tool call; S's own rows are not here)
+    for foreign in (AWS_KEY, CRED_SECRET, SES_B, SES_F, "call_grep1", "legacy B", REVERTED_TEXT, info["h2"]):
+        assert foreign.encode() not in raw, foreign
+    assert REVERTED_TEXT.encode() in info["db"].read_bytes()  # ...which lingers in the source's free space
+
+
+def test_extracts_of_other_sessions(sessions: dict[str, DiscoveredSession], tmp_path: Path) -> None:
+    s = _produce(sessions[K + SES_S], tmp_path / "s.db")
+    assert _rows(s, "PRAGMA integrity_check") == [("ok",)]
+    assert _rows(s, "SELECT id, parent_id FROM session_v2") == [(SES_S, SES_A)]
+    assert _rows(s, "SELECT DISTINCT session_id FROM session_message") == [(SES_S,)]
+    assert _rows(s, "SELECT count(*) FROM message") == [(0,)]
+    f = _produce(sessions[K + SES_F], tmp_path / "f.db")
+    assert _rows(f, "SELECT seq FROM session_message ORDER BY seq") == [(3,), (5,), (8,)]
+    assert AWS_KEY.encode() in f.read_bytes()  # rows copied up to the fork boundary are F's own
+    assert b"make docs" not in f.read_bytes()  # B's shell row came after the boundary
+    assert _rows(f, "SELECT fork_session_id FROM session_v2") == [(SES_B,)]
+    n = _produce(sessions[K + SES_N], tmp_path / "n.db")
+    assert _rows(n, "SELECT id FROM session_v2") == [(SES_N,)]
+    assert _rows(n, "SELECT count(*) FROM session_message") == [(1,)]
+    again = _produce(sessions[K + SES_S], tmp_path / "s.db")  # overwrites a previous file
+    assert _rows(again, "SELECT count(*) FROM session_v2") == [(1,)]
+
+
+def test_restore_merges_extracts_into_one_database(
+    sessions: dict[str, DiscoveredSession], harness: OpenCode, tmp_path: Path
+) -> None:
+    a = _produce(sessions[K + SES_A], tmp_path / "a.db")
+    b = _produce(sessions[K + SES_B], tmp_path / "b.db")
+    target_home = tmp_path / "restore"
+    art = Artifact(path=DB, role="database", format="sqlite")
+    placed = harness.restore_artifact(art, a, target_home)
+    assert placed == target_home / DB
+    assert harness.restore_artifact(art, b, target_home) == placed
+    assert _rows(placed, "PRAGMA integrity_check") == [("ok",)]
+    assert _rows(placed, "SELECT id FROM session_v2 ORDER BY id") == sorted([(SES_A,), (SES_B,)])
+    assert _rows(placed, "SELECT session_id, count(*) FROM session_message GROUP BY session_id ORDER BY session_id") == sorted(
+        [(SES_A, 8), (SES_B, 4)]
+    )
+    assert _rows(placed, "SELECT id FROM project ORDER BY id") == sorted([(P1,), (P2,)])
+    assert _rows(placed, "SELECT count(*) FROM instruction_blob") == [(2,)]
+    assert _rows(placed, "SELECT count(*) FROM migration") == [(2,)]
+    assert _rows(placed, "PRAGMA user_version") == [(7,)]
+    # merging A again is idempotent; a later state of A (a reverted row gone) replaces A's rows
+    harness.restore_artifact(art, a, target_home)
+    assert _rows(placed, "SELECT count(*) FROM session_message WHERE session_id = ?", SES_A) == [(8,)]
+    conn = sqlite3.connect(str(a))
+    conn.execute("DELETE FROM session_message WHERE seq = 12")
+    conn.commit()
+    conn.close()
+    merge_extract(a, placed)
+    assert _rows(placed, "SELECT count(*) FROM session_message WHERE session_id = ?", SES_A) == [(7,)]
+    assert _rows(placed, "SELECT count(*) FROM session_message WHERE session_id = ?", SES_B) == [(4,)]
+    # other artifacts keep the default placement
+    side = Artifact(path=f".local/share/opencode/tool-output/{TOOL_A}", role="sidecar", format="text")
+    assert harness.restore_artifact(side, a, target_home) is None
+
+
+def test_snapshot_is_taken_once_and_cleaned_up(home: tuple[Path, dict[str, Any]], tmp_path: Path) -> None:
+    h = OpenCode(HarnessContext(home=home[0], env={}))
+    found = list(h.discover())
+    dirs = [snap.dir for snap in h._snapshots]
+    assert len(dirs) == 2 and all(d.is_dir() and (d.stat().st_mode & 0o777) == 0o700 for d in dirs)
+    h.close()
+    assert not any(d.exists() for d in dirs)
+    with pytest.raises(sqlite3.Error):
+        found[0].sources[0].produce(tmp_path / "gone.db")  # type: ignore[misc]
+
+
+def test_root_and_database_env_overrides(tmp_path: Path) -> None:
+    home = tmp_path / "h"
+    assert OpenCode(HarnessContext(home=home, env={})).root == home / ".local" / "share" / "opencode"
+    assert OpenCode(HarnessContext(home=home, env={"XDG_DATA_HOME": str(tmp_path / "xdg")})).root == tmp_path / "xdg" / "opencode"
+    ctx = HarnessContext(home=home, root=tmp_path / "conf", env={"XDG_DATA_HOME": str(tmp_path / "xdg")})
+    assert OpenCode(ctx).root == tmp_path / "conf"
+    assert isinstance(load_harness("opencode", ctx), OpenCode)
+
+
+def test_opencode_db_override_and_xdg(tmp_path: Path) -> None:
+    info = make_opencode_home(tmp_path / "src")
+    try:
+        xdg = tmp_path / "xdg"
+        (xdg / "opencode").mkdir(parents=True)
+        conn = sqlite3.connect(str(xdg / "opencode" / "custom.db"))
+        src = sqlite3.connect(str(info["db"]))
+        src.backup(conn)
+        src.close()
+        conn.close()
+        h = OpenCode(HarnessContext(home=tmp_path / "nohome", env={"XDG_DATA_HOME": str(xdg), "OPENCODE_DB": "custom.db"}))
+        assert h.database_files() == [xdg / "opencode" / "custom.db"]
+        found = {s.key: s for s in h.discover()}
+        assert set(found) == {K + SES_A, K + SES_S, K + SES_B, K + SES_F}
+        assert found[K + SES_A].sources[0].path == ".local/share/opencode/custom.db"
+        h.close()
+        mem = OpenCode(HarnessContext(home=tmp_path, env={"XDG_DATA_HOME": str(xdg), "OPENCODE_DB": ":memory:"}))
+        assert mem.database_files() == []
+    finally:
+        close_opencode_home(info)
+
+
+def test_unreadable_database_is_reported_not_raised(tmp_path: Path) -> None:
+    root = tmp_path / ".local" / "share" / "opencode"
+    root.mkdir(parents=True)
+    (root / "opencode.db").write_bytes(b"garbage" * 1000)
+    h = OpenCode(HarnessContext(home=tmp_path, env={}))
+    found = list(h.discover())
+    assert [s.key for s in found] == [K + "@host"]
+    assert found[0].warnings and found[0].warnings[0].startswith(".local/share/opencode/opencode.db: not readable")
+    h.close()
