@@ -83,7 +83,7 @@ class Restorer:
             for session in sessions:
                 ok = True
                 for art in session.artifacts:
-                    if art.path in placed:  # shared by several sessions (Cursor subagents)
+                    if art.shared and art.path in placed:  # the same bytes as another session's
                         continue
                     try:
                         dst = safe_target(root, art.path)

@@ -266,7 +266,7 @@ class Syncer:
         logical = _logical(src.path)
         with self._lock:
             prev = self.state.get_artifact(ds.key, logical)
-        ident = FileIdentity.of(src.source)
+        ident = _identity(src)
         if prev and (prev.inode, prev.size, prev.mtime_ns) == (ident.inode, ident.size, ident.mtime_ns):
             return prev, False
         archived_path = self._archived_path(ds, src, report)
@@ -409,6 +409,20 @@ class Syncer:
                     self.state.put_artifact(st)
             self.state.set_meta("last_manifest", key)
             self.state.record_run(manifest.run_id, started, manifest.created_at, self.result.to_json())
+
+
+def _identity(src: SourceArtifact) -> FileIdentity:
+    """Stat identity of a source; for SQLite it includes the -wal, where committed
+    writes live until a checkpoint touches the main file."""
+    ident = FileIdentity.of(src.source)
+    if src.mode in ("sqlite", "produced") or src.format == "sqlite":
+        wal = Path(str(src.source) + "-wal")
+        try:
+            w = FileIdentity.of(wal)
+        except OSError:
+            return ident
+        return FileIdentity(ident.inode, ident.size + w.size, max(ident.mtime_ns, w.mtime_ns))
+    return ident
 
 
 def _logical(path: str) -> str:

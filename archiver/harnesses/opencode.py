@@ -657,7 +657,10 @@ class OpenCode:
             try:
                 for f in sorted(pdir.rglob("*")):
                     if f.is_file() and not f.is_symlink():
-                        s.sources.append(self._src(f, "blob", "binary"))
+                        # git objects are zlib streams; config, refs, logs, info/* are text
+                        rel = f.relative_to(pdir).parts
+                        fmt = "binary" if "objects" in rel else _sniff(f)
+                        s.sources.append(self._src(f, "blob", fmt))
             except OSError as e:
                 s.warnings.append(f"{self._native(pdir)}: not fully listed ({e.strerror or e})")
             if s.sources:

@@ -191,6 +191,7 @@ class Engine:
             self._gate = None
             self._set = None
         self.has_keywordless = bool(self._nokw[MODE_ALL])
+        self.has_keywordless_keys = bool(self._nokw[MODE_KEYS])
         # Keywords with a JSON-escapable character could hide behind \" or \\ in a raw JSON line.
         self.keywords_json_safe = all(b'"' not in k and b"\\" not in k for k in self.keywords)
         self._cache: dict[tuple[str, str, bytes], bytes] = {}
@@ -200,9 +201,9 @@ class Engine:
     def any_keyword(self, buf: bytes) -> bool:
         return self._gate is not None and _first(self._gate, buf)[0] >= 0
 
-    def keywordless_hit(self, buf: bytes) -> bool:
+    def keywordless_hit(self, buf: bytes, mode: int = MODE_ALL) -> bool:
         """Does any keyword-less, unanchored rule match somewhere in buf? (anchored ones: True)."""
-        for idx in self._nokw[MODE_ALL]:
+        for idx in self._nokw[mode]:
             c = self._c[idx]
             if c.anchored or _first(c.rx, buf)[0] >= 0:
                 return True

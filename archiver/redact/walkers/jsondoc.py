@@ -83,13 +83,12 @@ def _media_string(v: str) -> bool:
 class _Doc:
     """The strings of one parsed document, with where each lives."""
 
-    __slots__ = ("strs", "modes", "locs", "seen", "nested", "prose")
+    __slots__ = ("strs", "modes", "locs", "nested", "prose")
 
     def __init__(self) -> None:
         self.strs: list[str] = []
         self.modes: list[int] = []
         self.locs: list[tuple[Any, Any, bool]] = []  # (container, key or index, is_key)
-        self.seen: list[str] = []  # every string literal of the document, skipped ones too
         self.nested: list[tuple[Any, Any, str]] = []
         self.prose: set[int] = set()
 
@@ -110,6 +109,8 @@ class JsonRedactor:
         self.prose = prose
         self.prose_max = prose_max
         self.warnings: Counter[str] = Counter()
+        # Schema keys repeat on every line: remember, per distinct key, whether a key rule could match it.
+        self._key_cache: dict[str, bool] = {}
 
     # ------------------------------------------------------------------ public
 
@@ -169,9 +170,19 @@ class JsonRedactor:
 
     # ------------------------------------------------------------------ walking
 
+    def _key_matters(self, k: str) -> bool:
+        kb = k.encode("utf-8", "surrogatepass")
+        eng = self.engine
+        hit = eng.any_keyword(kb) or (eng.has_keywordless_keys and eng.keywordless_hit(kb, MODE_KEYS))
+        if len(self._key_cache) > 200_000:
+            self._key_cache.clear()
+        self._key_cache[k] = hit
+        return hit
+
     def _walk(self, root: Any) -> _Doc:
         doc = _Doc()
-        strs, modes, locs, seen, nested = doc.strs, doc.modes, doc.locs, doc.seen, doc.nested
+        strs, modes, locs, nested = doc.strs, doc.modes, doc.locs, doc.nested
+        kcache = self._key_cache
         prose_on = self.prose is not None
         stack = [root]
         pop, push = stack.pop, stack.append
@@ -180,13 +191,15 @@ class JsonRedactor:
             if type(node) is dict:
                 opaque = "data" in node and _opaque_data(node)
                 for k, v in node.items():
-                    seen.append(k)
-                    strs.append(k)
-                    modes.append(MODE_KEYS)
-                    locs.append((node, k, True))
+                    km = kcache.get(k)
+                    if km is None:
+                        km = self._key_matters(k)
+                    if km:
+                        strs.append(k)
+                        modes.append(MODE_KEYS)
+                        locs.append((node, k, True))
                     tv = type(v)
                     if tv is str:
-                        seen.append(v)
                         if not v or k in SKIP_KEYS or (opaque and k == "data") or (k in ID_KEYS and _id_like(v)):
                             continue
                         if _media_string(v):
@@ -206,7 +219,6 @@ class JsonRedactor:
                 for i, v in enumerate(node):
                     tv = type(v)
                     if tv is str:
-                        seen.append(v)
                         if not v or _media_string(v):
                             continue
                         c0 = v[0]
@@ -229,7 +241,6 @@ class JsonRedactor:
         doc.strs.append(s)
         doc.modes.append(MODE_ALL)
         doc.locs.append((None, None, False))
-        doc.seen.append(s)
         if self.prose is not None:
             doc.prose.add(0)
         if s[:1] in ("{", "[") and len(s) > 1:
@@ -291,12 +302,11 @@ class JsonRedactor:
 
     def _patch(self, raw: bytes, doc: _Doc, res: _Result) -> bytes | None:
         """Replace changed string literals in the original bytes; None when not provably exact."""
-        if res.conflict:
+        if res.conflict or b"\\u" in raw or b"\\/" in raw:
+            # Without \u and \/ escapes every string has exactly one encoding, orjson's.
             return None
         subs: list[tuple[int, int, bytes, str]] = []
-        for old, (new, n_changed) in res.changes.items():
-            if doc.seen.count(old) != n_changed:
-                return None  # the same string also occurs where it stays unchanged
+        for old, (new, _n) in res.changes.items():
             try:
                 old_lit = orjson.dumps(old)
                 new_lit = orjson.dumps(new)
@@ -321,7 +331,7 @@ class JsonRedactor:
                 found[old] += 1
         for old, (_new, n_changed) in res.changes.items():
             if found[old] != n_changed:
-                return None  # written with other escapes than orjson's, or not found at all
+                return None  # the same string also occurs where it stays unchanged
         out = []
         pos = 0
         for p, n, lit in kept:

@@ -1,0 +1,48 @@
+"""Reading restored JSONL transcripts: one dict per parseable line, bad lines counted."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Any, Iterator
+
+import orjson
+import zstandard
+
+from archiver.model import Artifact, Session
+
+MAX_LINE = 64 << 20
+
+
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+
+
+def records(path: Path, bad: list[int] | None = None) -> Iterator[dict[str, Any]]:
+    """Dicts from a JSONL file (restore recompresses `jsonl.zst` artifacts: read through)."""
+    with path.open("rb") as raw:
+        f: Any = raw
+        if raw.read(4) == ZSTD_MAGIC:
+            raw.seek(0)
+            f = io.BufferedReader(zstandard.ZstdDecompressor().stream_reader(raw))  # type: ignore[arg-type]
+        else:
+            raw.seek(0)
+        for n, line in enumerate(f, 1):
+            if not line.strip() or len(line) > MAX_LINE:
+                continue
+            try:
+                rec = orjson.loads(line)
+            except orjson.JSONDecodeError:
+                if bad is not None:
+                    bad.append(n)
+                continue
+            if isinstance(rec, dict):
+                yield rec
+
+
+def transcript_files(session: Session, files: dict[str, Path], fmt: tuple[str, ...] = ("jsonl", "jsonl.zst")) -> list[tuple[Artifact, Path]]:
+    """The session's own transcript artifacts that were restored, in manifest order."""
+    out = []
+    for a in session.artifacts:
+        if a.role == "transcript" and a.format in fmt and a.path in files:
+            out.append((a, files[a.path]))
+    return out
