@@ -11,7 +11,10 @@ manifest names was written before it.
 from __future__ import annotations
 
 import json
+import logging
+import os
 import secrets
+import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -20,10 +23,46 @@ from typing import Iterator, Sequence
 from archiver import FORMAT, __version__
 from archiver.model import Manifest, Session
 from archiver.pack import pack_bytes, pack_file, unpack_bytes
-from archiver.store.base import NotFound, ObjectInfo, ObjectStore
+from archiver.store.base import NotFound, ObjectInfo, ObjectStore, StoreError
+
+log = logging.getLogger(__name__)
 
 MARKER_KEY = "archiver.json"
 MAX_MANIFEST_BYTES = 512 * 1024 * 1024
+# Reading an object restarts from scratch when its stream breaks (a truncated or reset
+# response): the store's retry wrapper can only retry opening a stream, not reading it.
+READ_ATTEMPTS = 3
+_READ_BACKOFF = 0.2
+
+# Decompression limits for reading objects (restore, verify, export). A bucket's content is
+# not trusted: an object may be a zstd bomb. Overridable from the environment.
+ENV_MAX_BYTES = "ARCHIVER_RESTORE_MAX_BYTES"
+ENV_MAX_RATIO = "ARCHIVER_RESTORE_MAX_RATIO"
+DEFAULT_MAX_BYTES = 16 << 30
+DEFAULT_MAX_RATIO = 1000.0
+
+
+@dataclass(frozen=True)
+class ReadLimits:
+    """Stop decompressing one object past `max_bytes` of output, or past `max_ratio` times
+    its compressed size (checked after the first MiB, see pack.unpack_stream)."""
+
+    max_bytes: int = DEFAULT_MAX_BYTES
+    max_ratio: float = DEFAULT_MAX_RATIO
+
+    @classmethod
+    def from_env(cls, env: dict[str, str] | None = None) -> "ReadLimits":
+        env = dict(os.environ) if env is None else env
+        out = cls()
+        raw_bytes, raw_ratio = env.get(ENV_MAX_BYTES), env.get(ENV_MAX_RATIO)
+        try:
+            max_bytes = int(raw_bytes) if raw_bytes else out.max_bytes
+            max_ratio = float(raw_ratio) if raw_ratio else out.max_ratio
+        except ValueError:
+            raise ValueError(f"{ENV_MAX_BYTES} must be an integer and {ENV_MAX_RATIO} a number") from None
+        if max_bytes < 0 or not max_ratio > 1:
+            raise ValueError(f"{ENV_MAX_BYTES} must be >= 0 and {ENV_MAX_RATIO} > 1")
+        return cls(max_bytes, max_ratio)
 
 
 class ArchiveFormatError(ValueError):
@@ -117,11 +156,31 @@ class Archive:
             raise ArchiveFormatError(f"{key}: manifest format {manifest.format!r} is not {FORMAT!r}")
         return manifest
 
-    def read_object(self, object_id: str, dst: Path, identities: Sequence[object], max_output: int | None = None) -> int:
+    def read_object(self, object_id: str, dst: Path, identities: Sequence[object], max_output: int | None = None,
+                    limits: ReadLimits | None = None) -> int:
+        """Decrypt and decompress one object into dst; returns its plaintext size.
+
+        Output stops (UnpackError) past min(max_output, limits.max_bytes) bytes or past
+        limits.max_ratio (default: ReadLimits.from_env()). A stream that breaks with a
+        transient store error is read again from the start, up to READ_ATTEMPTS times."""
         from archiver.pack import unpack_stream
 
-        with self.store.open_read(object_key(object_id)) as body, dst.open("wb") as out:
-            return unpack_stream(body, out, identities, max_output=max_output)  # type: ignore[arg-type]
+        limits = limits or ReadLimits.from_env()
+        cap = limits.max_bytes if max_output is None else min(max_output, limits.max_bytes)
+        key = object_key(object_id)
+        attempt = 1
+        while True:
+            try:
+                with self.store.open_read(key) as body, dst.open("wb") as out:
+                    return unpack_stream(body, out, identities, max_output=cap,  # type: ignore[arg-type]
+                                         max_ratio=limits.max_ratio)
+            except StoreError as e:
+                if not e.transient or attempt >= READ_ATTEMPTS:
+                    raise
+                log.warning("reading %s broke off (attempt %d/%d), reading it again: %s",
+                            key, attempt, READ_ATTEMPTS, e.reason)
+                time.sleep(_READ_BACKOFF * 2 ** (attempt - 1))
+                attempt += 1
 
 
 def _parse_manifest_key(info: ObjectInfo) -> ManifestRef | None:

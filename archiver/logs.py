@@ -122,10 +122,10 @@ def use_json(fmt: LogFormat, stream: TextIO | None = None) -> bool:
 
 
 def setup_logging(fmt: LogFormat = "auto", *, quiet: bool = False, verbose: bool = False,
-                  stream: TextIO | None = None) -> logging.Handler:
+                  stream: TextIO | None = None, default_level: int = logging.INFO) -> logging.Handler:
     """Install the archiver's handler on the root logger (replacing one installed earlier)
-    and return it. Level: WARNING with quiet, DEBUG with verbose, else INFO."""
-    level = logging.WARNING if quiet else logging.DEBUG if verbose else logging.INFO
+    and return it. Level: WARNING with quiet, DEBUG with verbose, else `default_level`."""
+    level = logging.WARNING if quiet else logging.DEBUG if verbose else default_level
     target = stream or sys.stderr
     handler: logging.Handler
     if use_json(fmt, target):

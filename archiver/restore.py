@@ -2,8 +2,14 @@
 
 Nothing is written outside the target: every archived path is checked (no absolute
 paths, no `..`, no NUL or backslash, no symlinked parent, no device files), and what
-is refused is reported. Content is verified against the manifest's sha256 before it
-is moved into place.
+is refused is reported. Two paths that differ only in case (or Unicode normalisation)
+would overwrite each other on a case-insensitive filesystem (macOS, Windows): the
+second is refused and reported, never written over the first.
+
+Content is verified against the manifest's sha256 before it is moved into place, and
+decompression is bounded: an artifact may not grow past the size its manifest records,
+and no object past ReadLimits (a size and a ratio, from ARCHIVER_RESTORE_MAX_BYTES /
+ARCHIVER_RESTORE_MAX_RATIO), so a zstd bomb in a malicious bucket stops early.
 """
 
 from __future__ import annotations
@@ -13,18 +19,23 @@ import os
 import shutil
 import stat
 import tempfile
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Sequence
 
 import zstandard
 
-from archiver.archive import Archive
+from archiver.archive import Archive, ReadLimits
 from archiver.harnesses.base import Harness
 from archiver.model import Artifact, Session
+from archiver.pack import UnpackError
 from archiver.sync import chain_digest
 
-MAX_OBJECT_OUTPUT = 64 << 30
+MAX_OBJECT_OUTPUT = 64 << 30  # kept for callers; ReadLimits.max_bytes is the effective cap
+
+
+ENV_LIMITS = "raise ARCHIVER_RESTORE_MAX_BYTES / ARCHIVER_RESTORE_MAX_RATIO if this object is genuine"
 
 
 class UnsafePath(ValueError):
@@ -51,8 +62,9 @@ def safe_target(root: Path, relpath: str) -> Path:
     p = PurePosixPath(relpath)
     if p.is_absolute() or relpath.startswith("/"):
         raise UnsafePath(f"{relpath!r}: absolute path")
-    if any(part in ("..", "") for part in relpath.split("/")) or any(part == "." for part in p.parts):
-        raise UnsafePath(f"{relpath!r}: '..' or empty component")
+    # on the raw string: PurePosixPath silently drops '.' and empty components
+    if any(part in ("..", ".", "") for part in relpath.split("/")):
+        raise UnsafePath(f"{relpath!r}: '..', '.' or empty component")
     target = root.joinpath(*p.parts)
     # no component below root may be a symlink (or anything but a directory / regular file)
     cur = root
@@ -64,20 +76,31 @@ def safe_target(root: Path, relpath: str) -> Path:
         raise UnsafePath(f"{relpath!r}: target is a symlink")
     if target.exists() and not stat.S_ISREG(target.lstat().st_mode):
         raise UnsafePath(f"{relpath!r}: target exists and is not a regular file")
+    if target.exists() and target.name not in os.listdir(target.parent):
+        # the filesystem matched another name (case-insensitive or normalising)
+        raise UnsafePath(f"{relpath!r}: the filesystem maps it onto an existing file with another name")
     return target
 
 
+def fold_path(relpath: str) -> str:
+    """The form under which case-insensitive, normalising filesystems compare names."""
+    return unicodedata.normalize("NFD", unicodedata.normalize("NFD", relpath).casefold())
+
+
 class Restorer:
-    def __init__(self, archive: Archive, identities: Sequence[object], harnesses: dict[str, Harness] | None = None) -> None:
+    def __init__(self, archive: Archive, identities: Sequence[object], harnesses: dict[str, Harness] | None = None,
+                 limits: ReadLimits | None = None) -> None:
         self.archive = archive
         self.identities = identities
         self.harnesses = harnesses or {}
+        self.limits = limits or ReadLimits.from_env()
 
     def restore(self, sessions: list[Session], target: Path) -> RestoreResult:
         result = RestoreResult()
         target.mkdir(parents=True, exist_ok=True)
         root = target.resolve()
         placed: set[str] = set()
+        folded: dict[str, str] = {}  # fold_path(path) -> the path that claimed it
         with tempfile.TemporaryDirectory(prefix="archiver-restore-") as tmp:
             os.chmod(tmp, 0o700)
             for session in sessions:
@@ -87,6 +110,10 @@ class Restorer:
                         continue
                     try:
                         dst = safe_target(root, art.path)
+                        claimed = folded.setdefault(fold_path(art.path), art.path)
+                        if claimed != art.path:
+                            raise UnsafePath(f"{art.path!r}: collides with {claimed!r} on case-insensitive "
+                                             "filesystems; not written over it")
                     except UnsafePath as e:
                         result.refused.append(f"{session.key}: {e}")
                         ok = False
@@ -95,14 +122,23 @@ class Restorer:
                     try:
                         self._fetch(art, plain)
                     except IntegrityError as e:
+                        plain.unlink(missing_ok=True)
                         result.integrity_errors.append(f"{session.key}: {art.path}: {e}")
                         ok = False
                         continue
                     harness = self.harnesses.get(session.harness)
                     hook = getattr(harness, "restore_artifact", None)
-                    written = hook(art, plain, root) if hook else None
-                    if written is None:
-                        _place(plain, dst, art)
+                    try:
+                        written = hook(art, plain, root) if hook else None
+                        if written is None:
+                            _place(plain, dst, art)
+                    except (OSError, UnsafePath) as e:
+                        reason = e.strerror.lower() if isinstance(e, OSError) and e.strerror else str(e)
+                        result.refused.append(f"{session.key}: {art.path!r}: not written ({reason})")
+                        ok = False
+                        continue
+                    finally:
+                        plain.unlink(missing_ok=True)
                     placed.add(art.path)
                     result.files.append(art.path)
                 if ok:
@@ -117,16 +153,26 @@ class Restorer:
         return result
 
     def _fetch(self, art: Artifact, dst: Path) -> None:
-        """Concatenate the artifact's objects into dst and check its digest."""
+        """Concatenate the artifact's objects into dst and check its digest and size."""
         digest: str | None = None
         whole = hashlib.sha256()
         seg_path = dst.with_name("segment")
+        remaining = max(art.size, 0)  # bytes the manifest says are still to come
         with dst.open("wb") as out:
             for object_id in art.objects:
                 try:
-                    self.archive.read_object(object_id, seg_path, self.identities, max_output=MAX_OBJECT_OUTPUT)
+                    got = self.archive.read_object(object_id, seg_path, self.identities,
+                                                   max_output=remaining, limits=self.limits)
+                except UnpackError as e:
+                    seg_path.unlink(missing_ok=True)
+                    if "ratio" not in str(e) and remaining < self.limits.max_bytes:
+                        raise IntegrityError(f"object {object_id[:16]}…: content is larger than the "
+                                             f"{art.size} bytes the manifest records") from None
+                    raise IntegrityError(f"object {object_id[:16]}…: {e} (limits: {ENV_LIMITS})") from None
                 except Exception as e:  # missing object, bad MAC, bad frame: name it, keep going
+                    seg_path.unlink(missing_ok=True)
                     raise IntegrityError(f"object {object_id[:16]}…: {type(e).__name__}: {e}") from None
+                remaining -= got
                 seg = hashlib.sha256()
                 with seg_path.open("rb") as f:
                     while block := f.read(1 << 20):
@@ -139,6 +185,8 @@ class Restorer:
             digest = hashlib.sha256(b"").hexdigest()
         if art.sha256 and digest != art.sha256:
             raise IntegrityError("content does not match the manifest's sha256")
+        if remaining != 0:
+            raise IntegrityError(f"content is {art.size - remaining} bytes, the manifest records {art.size}")
 
 
 class IntegrityError(Exception):
@@ -147,14 +195,22 @@ class IntegrityError(Exception):
 
 def _place(plain: Path, dst: Path, art: Artifact) -> None:
     dst.parent.mkdir(parents=True, exist_ok=True)
-    tmp = dst.with_name(f".{dst.name}.restoring")
-    if art.format == "jsonl.zst":
-        cctx = zstandard.ZstdCompressor(level=3)
-        with plain.open("rb") as fi, tmp.open("wb") as fo:
-            cctx.copy_stream(fi, fo)
-    else:
-        shutil.copyfile(plain, tmp)
-    os.chmod(tmp, 0o600)
-    if art.mtime:
-        os.utime(tmp, (art.mtime, art.mtime))
-    os.replace(tmp, dst)
+    # a fresh, exclusively created temp file (0600): a name planted in the target beforehand
+    # (e.g. a symlink pointing outside) is never opened or followed
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{dst.name}.", suffix=".restoring", dir=dst.parent)
+    tmp = Path(tmp_name)
+    try:
+        with os.fdopen(fd, "wb") as fo, plain.open("rb") as fi:
+            if art.format == "jsonl.zst":
+                zstandard.ZstdCompressor(level=3).copy_stream(fi, fo)
+            else:
+                shutil.copyfileobj(fi, fo, 1 << 20)
+            fo.flush()
+            if art.mtime:
+                os.utime(fo.fileno(), (art.mtime, art.mtime))
+        if dst.is_symlink() or (dst.exists() and not stat.S_ISREG(dst.lstat().st_mode)):
+            raise UnsafePath(f"{art.path!r}: target became a symlink or special file")
+        os.replace(tmp, dst)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise

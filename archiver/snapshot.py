@@ -2,7 +2,8 @@
 
 - JSONL is taken up to its last complete line; a torn final line waits for the next run.
 - SQLite goes through the backup API on a connection to the live file, so committed
-  rows that live only in the -wal are included.
+  rows that live only in the -wal are included (copy_sqlite, backup_into); collectors that
+  read a live database in place use read_live_sqlite.
 - Any other file is copied and re-checked; a file that changes during the copy is
   retried, then reported.
 Nothing here reads a whole file into memory.
@@ -15,9 +16,11 @@ import os
 import shutil
 import sqlite3
 import tempfile
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Iterator
+from urllib.parse import quote
 
 COPY_RETRIES = 3
 FINGERPRINT_SPAN = 64 * 1024
@@ -134,8 +137,6 @@ def copy_sqlite(src: Path, dst: Path) -> None:
 
 
 def _uri_path(p: Path) -> str:
-    from urllib.parse import quote
-
     return quote(str(p.resolve()))
 
 
@@ -145,14 +146,68 @@ def _backup(uri: str, dst: Path) -> None:
     src_conn = sqlite3.connect(uri, uri=True, timeout=10)
     try:
         src_conn.execute("PRAGMA schema_version").fetchone()  # fails fast on a non-database
-        dst_conn = sqlite3.connect(str(dst))
-        try:
-            src_conn.backup(dst_conn)
-            dst_conn.execute("PRAGMA journal_mode=DELETE")
-        finally:
-            dst_conn.close()
+        backup_into(src_conn, dst)
     finally:
         src_conn.close()
+
+
+def backup_into(src: sqlite3.Connection, dst: Path) -> None:
+    """Write an open database to a new file `dst` (replaced if present) with the backup API
+    in one step, so the copy is one consistent state (WAL frames included). The copy is
+    left in rollback-journal mode: it needs no -wal or -shm of its own."""
+    if dst.exists():
+        dst.unlink()
+    out = sqlite3.connect(str(dst))
+    try:
+        src.backup(out)  # pages=-1: the whole database in one step
+        out.execute("PRAGMA journal_mode=DELETE")
+    finally:
+        out.close()
+
+
+@contextmanager
+def read_live_sqlite(db: Path) -> Iterator[sqlite3.Connection]:
+    """A connection inside one read transaction on a consistent view of a live database,
+    never writing next to it. Closed (and its temp copy removed) on exit.
+
+    mode=ro on the live file sees the committed WAL frames. Opening read-only fails where
+    -shm is missing and cannot be created: then, with a -wal present, db + -wal are copied
+    into a 0700 temp dir and the copy is opened (SQLite replays the WAL into it); without a
+    -wal there is nothing to miss, so the live file is opened immutable=1. Only an
+    OperationalError on the read-only open leads to that fallback: a file that is not a
+    database raises. The connection is in autocommit mode (isolation_level=None) with a
+    BEGIN issued, so every read until exit sees the same state.
+    """
+    tmp: str | None = None
+    conn: sqlite3.Connection | None = None
+    try:
+        try:
+            conn = sqlite3.connect(f"file:{quote(str(db))}?mode=ro", uri=True, isolation_level=None)
+            conn.execute("BEGIN")
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        except sqlite3.OperationalError:
+            if conn is not None:
+                conn.close()
+            wal = db.with_name(db.name + "-wal")
+            if wal.exists():
+                tmp = tempfile.mkdtemp(prefix="archiver-sqlite-")  # mkdtemp is 0700
+                copy = Path(tmp) / db.name
+                shutil.copyfile(db, copy)
+                shutil.copyfile(wal, copy.with_name(copy.name + "-wal"))
+                conn = sqlite3.connect(str(copy), isolation_level=None)
+            else:
+                conn = sqlite3.connect(f"file:{quote(str(db))}?immutable=1", uri=True, isolation_level=None)
+            conn.execute("BEGIN")
+        yield conn
+    finally:
+        if conn is not None:
+            try:
+                conn.execute("COMMIT")
+            except sqlite3.Error:
+                pass
+            conn.close()
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
 
 
 def decompress_zst(src: Path, dst: Path, max_output: int = 64 << 30) -> None:

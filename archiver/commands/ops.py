@@ -404,12 +404,12 @@ class Doctor:
             self.add("clock", "skip", "no answer from the store")
             return
         key_prefix = f"{prefix}/" if prefix else ""
-        try:
-            resp = client.list_objects_v2(Bucket=bucket, Prefix=key_prefix, MaxKeys=1)
+        try:  # objects/ is what the collector policy lets it list
+            resp = client.list_objects_v2(Bucket=bucket, Prefix=f"{key_prefix}objects/", MaxKeys=1)
             server_date = server_date or resp.get("ResponseMetadata", {}).get("HTTPHeaders", {}).get("date")
-            self.add("list prefix", "ok", f"{key_prefix or '(bucket root)'}: listable")
+            self.add("list prefix", "ok", f"{key_prefix}objects/: listable")
         except (ClientError, BotoCoreError, OSError) as e:
-            self.add("list prefix", "fail", f"{key_prefix or '(bucket root)'}: {code_of(e)}")
+            self.add("list prefix", "fail", f"{key_prefix}objects/: {code_of(e)}")
         try:
             body = client.get_object(Bucket=bucket, Key=f"{key_prefix}archiver.json")["Body"].read(65536)
             fmt = json.loads(body).get("format")

@@ -15,14 +15,13 @@ Lineage:
 
 from __future__ import annotations
 
-import os
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterator
 
 import orjson
 
 from archiver.harnesses.base import HarnessContext, native_path
+from archiver.harnesses.common import configured_root, iso, regular_files, sniff_content
 from archiver.harnesses.jsonl_probe import head_records, records_containing, tail_records
 from archiver.model import DiscoveredSession, Format, LineageEdge, SourceArtifact, session_key
 
@@ -37,23 +36,7 @@ def sniff_format(path: Path) -> Format:
         return "json"
     if name.endswith(".jsonl"):
         return "jsonl"
-    try:
-        with path.open("rb") as f:
-            head = f.read(8192)
-    except OSError:
-        return "binary"
-    if b"\x00" in head:
-        return "binary"
-    try:
-        head.decode("utf-8")
-    except UnicodeDecodeError as e:
-        if e.start < len(head) - 4:  # not just a multi-byte char cut at the boundary
-            return "binary"
-    return "text"
-
-
-def _iso(ts: float) -> str:
-    return datetime.fromtimestamp(ts, timezone.utc).isoformat().replace("+00:00", "Z")
+    return sniff_content(path)
 
 
 class ClaudeCode:
@@ -65,12 +48,7 @@ class ClaudeCode:
 
     @property
     def root(self) -> Path:
-        env = self.ctx.env.get("CLAUDE_CONFIG_DIR")
-        if env:
-            return Path(env).expanduser()
-        if self.ctx.root:
-            return Path(self.ctx.root).expanduser()
-        return self.ctx.home / ".claude"
+        return configured_root(self.ctx, "CLAUDE_CONFIG_DIR") or self.ctx.home / ".claude"
 
     # ---- discovery ----
     def discover(self) -> Iterator[DiscoveredSession]:
@@ -124,7 +102,7 @@ class ClaudeCode:
             for sub in ("tool-results", "remote-agents"):
                 d = sdir / sub
                 if d.is_dir():
-                    for f in sorted(_files(d)):
+                    for f in sorted(regular_files(d)):
                         role = "blob" if sub == "tool-results" else "sidecar"
                         session.sources.append(self._src(f, role))
             subagents = list(self._subagents(sdir, sid))
@@ -133,14 +111,14 @@ class ClaudeCode:
             for child in sorted(sdir.iterdir()):
                 if child.name in known:
                     continue
-                for f in sorted(_files(child)) if child.is_dir() else ([child] if child.is_file() else []):
+                for f in sorted(regular_files(child)) if child.is_dir() else ([child] if child.is_file() else []):
                     session.sources.append(self._src(f, "sidecar"))
         for extra_dir, role in ((self.root / "file-history" / sid, "blob"), (self.root / "session-env" / sid, "sidecar")):
             if extra_dir.is_dir():
-                for f in sorted(_files(extra_dir)):
+                for f in sorted(regular_files(extra_dir)):
                     session.sources.append(self._src(f, role))
         if session.updated_at is None and session.sources:
-            session.updated_at = _iso(max(s.source.stat().st_mtime for s in session.sources))
+            session.updated_at = iso(max(s.source.stat().st_mtime for s in session.sources))
         yield session
         yield from subagents
 
@@ -170,13 +148,13 @@ class ClaudeCode:
             elif rec.get("type") == "summary" and rec.get("summary") and not ai:
                 ai = str(rec["summary"])
         session.title = custom or ai
-        session.updated_at = _iso(transcript.stat().st_mtime)
+        session.updated_at = iso(transcript.stat().st_mtime)
 
     def _subagents(self, sdir: Path, parent_sid: str) -> Iterator[DiscoveredSession]:
         subdir = sdir / "subagents"
         if not subdir.is_dir():
             return
-        files = sorted(p for p in _files(subdir) if p.name.startswith("agent-") and p.name.endswith(".jsonl"))
+        files = sorted(p for p in regular_files(subdir) if p.name.startswith("agent-") and p.name.endswith(".jsonl"))
         metas: dict[str, dict[str, Any]] = {}
         for f in files:
             agent_id = f.name[len("agent-") : -len(".jsonl")]
@@ -196,7 +174,7 @@ class ClaudeCode:
                 if s.cwd is None and isinstance(rec.get("cwd"), str):
                     s.cwd = rec["cwd"]
             s.title = meta.get("description") if isinstance(meta.get("description"), str) else None
-            s.updated_at = _iso(f.stat().st_mtime)
+            s.updated_at = iso(f.stat().st_mtime)
             ref = next((r for r in head if r.get("type") == "fork-context-ref"), None)
             tool_use_id = meta.get("toolUseId")
             parent_key = session_key(NAME, parent_sid)
@@ -266,19 +244,9 @@ class ClaudeCode:
             host.sources.append(self._src(hist, "history", "jsonl", "append"))
         paste = self.root / "paste-cache"
         if paste.is_dir():
-            for f in sorted(_files(paste)):
+            for f in sorted(regular_files(paste)):
                 host.sources.append(self._src(f, "blob"))
         return host if host.sources else None
-
-
-def _files(d: Path) -> Iterator[Path]:
-    """Regular files below d, not following symlinks."""
-    for dirpath, dirnames, filenames in os.walk(d, followlinks=False):
-        dirnames.sort()
-        for name in sorted(filenames):
-            p = Path(dirpath) / name
-            if p.is_file() and not p.is_symlink():
-                yield p
 
 
 def _read_json(path: Path, limit: int = 4 * 1024 * 1024) -> dict[str, Any] | None:

@@ -41,15 +41,14 @@ import tempfile
 import threading
 import weakref
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Any, Callable, Iterator
-from urllib.parse import quote
-
-import orjson
 
 from archiver.harnesses.base import HarnessContext, native_path
+from archiver.harnesses.common import configured_root, iso, regular_files, relative_or_absolute, sql_ident
+from archiver.harnesses.jsonl_probe import parse_line, scan_lines, unparseable_warning
 from archiver.model import DiscoveredSession, LineageEdge, Session, SourceArtifact, session_key
+from archiver.snapshot import copy_sqlite
 
 log = logging.getLogger(__name__)
 
@@ -57,7 +56,6 @@ NAME = "codex"
 HOST_ID = "@host"
 EXTRACTS = "archiver-extracts"  # under the Codex root: per-thread extracts, merged back by after_restore
 MAX_LINE = 8 * 1024 * 1024  # longer lines are not parsed, only shape-checked
-_BLOCK = 1024 * 1024
 
 _UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
 ROLLOUT_RE = re.compile(
@@ -67,59 +65,7 @@ ROLLOUT_RE = re.compile(
 HOST_DB_PREFIXES = ("logs_", "goals_", "memories_", "queue_")
 
 
-# ---------------------------------------------------------------- line scanning
-
-
-@dataclass
-class _Line:
-    no: int  # 1-based line number
-    data: bytes | None  # the line without its newline; None when longer than MAX_LINE
-    terminated: bool
-    head: bytes = b""  # first bytes of an oversized line
-    tail: bytes = b""  # last bytes of an oversized line
-
-
-def _iter_lines(f: IO[bytes], cap: int = MAX_LINE) -> Iterator[_Line]:
-    """Lines of a binary stream holding at most `cap` bytes of one line in memory."""
-    buf = bytearray()
-    long_line = False
-    head = tail = b""
-    no = 0
-    while True:
-        chunk = f.read(_BLOCK)
-        if not chunk:
-            break
-        start = 0
-        while True:
-            nl = chunk.find(b"\n", start)
-            piece = chunk[start : nl if nl >= 0 else len(chunk)]
-            if long_line:
-                tail = (tail + piece)[-64:]
-            else:
-                buf += piece
-                if len(buf) > cap:
-                    long_line, head, tail = True, bytes(buf[:64]), bytes(buf[-64:])
-                    buf = bytearray()
-            if nl < 0:
-                break
-            no += 1
-            yield _Line(no, None if long_line else bytes(buf), True, head, tail)
-            buf, long_line, head, tail = bytearray(), False, b"", b""
-            start = nl + 1
-    if buf or long_line:
-        yield _Line(no + 1, None if long_line else bytes(buf), False, head, tail)
-
-
-def _parse(line: _Line) -> tuple[bool, Any]:
-    """(looks valid, parsed object or None). Oversized lines are only shape-checked."""
-    if line.data is None:
-        return line.head.lstrip().startswith(b"{") and line.tail.rstrip().endswith(b"}"), None
-    if not line.data.strip():
-        return True, None
-    try:
-        return True, orjson.loads(line.data)
-    except orjson.JSONDecodeError:
-        return False, None
+# ---------------------------------------------------------------- rollout streams
 
 
 def _open_stream(path: Path) -> IO[bytes]:
@@ -131,55 +77,7 @@ def _open_stream(path: Path) -> IO[bytes]:
     return f
 
 
-def _iso(ts: float) -> str:
-    return datetime.fromtimestamp(ts, timezone.utc).isoformat().replace("+00:00", "Z")
-
-
 # ---------------------------------------------------------------- SQLite helpers
-
-
-def backup_sqlite(src: Path, dst: Path) -> None:
-    """Consistent copy of a live SQLite database (WAL included) through the backup API.
-
-    Read-only first; when that fails (no -shm, read-only folder) the db, -wal and -shm are
-    copied together and the copy is backed up, so the live files are never written.
-    """
-    dst.unlink(missing_ok=True)
-    try:
-        _backup_uri(f"file:{quote(str(src.resolve()))}?mode=ro", dst)
-        return
-    except sqlite3.Error as e:
-        first = e
-    tmp = Path(tempfile.mkdtemp(prefix="archiver-codex-"))
-    try:
-        for suffix in ("", "-wal", "-shm"):
-            part = Path(str(src) + suffix)
-            if part.exists():
-                shutil.copyfile(part, tmp / ("db" + suffix))
-        try:
-            _backup_uri(f"file:{quote(str(tmp / 'db'))}", dst)
-        except sqlite3.Error as e:
-            raise sqlite3.DatabaseError(f"{src}: not a readable SQLite database ({e}; live open: {first})") from None
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-
-
-def _backup_uri(uri: str, dst: Path) -> None:
-    src = sqlite3.connect(uri, uri=True, timeout=10)
-    try:
-        src.execute("PRAGMA schema_version").fetchone()
-        out = sqlite3.connect(str(dst))
-        try:
-            src.backup(out)
-            out.execute("PRAGMA journal_mode=DELETE")
-        finally:
-            out.close()
-    finally:
-        src.close()
-
-
-def _qi(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
 
 
 def _thread_filter(table: str, columns: list[str]) -> str | None:
@@ -227,11 +125,11 @@ def extract_thread_rows(snapshot: Path, dst: Path, thread_id: str) -> int:
                 continue
             if name in virtual:
                 continue
-            columns = [r[1] for r in out.execute(f"PRAGMA src.table_info({_qi(name)})")]
+            columns = [r[1] for r in out.execute(f"PRAGMA src.table_info({sql_ident(name)})")]
             where = _thread_filter(name, columns)
             if where is None:
                 continue
-            sql_sel = f"INSERT INTO main.{_qi(name)} SELECT * FROM src.{_qi(name)}" + (f" WHERE {where}" if where else "")
+            sql_sel = f"INSERT INTO main.{sql_ident(name)} SELECT * FROM src.{sql_ident(name)}" + (f" WHERE {where}" if where else "")
             cur = out.execute(sql_sel, {"tid": thread_id})
             if where:
                 copied += max(cur.rowcount, 0)
@@ -294,12 +192,7 @@ class Codex:
 
     @property
     def root(self) -> Path:
-        env = self.ctx.env.get("CODEX_HOME")
-        if env:
-            return _expand(env, self.ctx.home)
-        if self.ctx.root:
-            return _expand(str(self.ctx.root), self.ctx.home)
-        return self.ctx.home / ".codex"
+        return configured_root(self.ctx, "CODEX_HOME", tilde_home=self.ctx.home) or self.ctx.home / ".codex"
 
     def close(self) -> None:
         """Remove the temporary database snapshots (also done when the object is collected)."""
@@ -350,10 +243,7 @@ class Codex:
         yield from sessions
 
     def _rel(self, file: Path) -> str:
-        try:
-            return file.relative_to(self.root).as_posix()
-        except ValueError:
-            return str(file)
+        return relative_or_absolute(file, self.root)
 
     def _src(self, file: Path, role: str, fmt: str, mode: str, **kw: Any) -> SourceArtifact:
         return SourceArtifact(
@@ -386,7 +276,7 @@ class Codex:
                 self._tmp = Path(tempfile.mkdtemp(prefix="archiver-codex-"))  # mode 0700
                 self._finalizer = weakref.finalize(self, shutil.rmtree, str(self._tmp), True)
             snap = self._tmp / f"{len(self._snapshots)}-{live.name}"
-            backup_sqlite(live, snap)
+            copy_sqlite(live, snap)
             self._snapshots[str(live)] = snap
             return snap
 
@@ -416,10 +306,10 @@ class Codex:
                 con = sqlite3.connect(str(self.db_snapshot(hist)))
                 try:
                     for (name,) in con.execute("SELECT name FROM sqlite_master WHERE type='table'").fetchall():
-                        cols = [r[1] for r in con.execute(f"PRAGMA table_info({_qi(name)})")]
+                        cols = [r[1] for r in con.execute(f"PRAGMA table_info({sql_ident(name)})")]
                         if "thread_id" in cols:
                             state.history_threads.update(
-                                str(r[0]) for r in con.execute(f"SELECT DISTINCT thread_id FROM {_qi(name)}")
+                                str(r[0]) for r in con.execute(f"SELECT DISTINCT thread_id FROM {sql_ident(name)}")
                             )
                 finally:
                     con.close()
@@ -439,8 +329,8 @@ class Codex:
         bad: list[int] = []
         try:
             with index.open("rb") as f:
-                for line in _iter_lines(f, 1024 * 1024):
-                    ok, rec = _parse(line)
+                for line in scan_lines(f, 1024 * 1024):
+                    ok, rec = parse_line(line)
                     if not ok:
                         if line.terminated:
                             bad.append(line.no)
@@ -463,7 +353,7 @@ class Codex:
             base = root / top
             if not base.is_dir():
                 continue
-            for f in sorted(_files(base)):
+            for f in sorted(regular_files(base)):
                 if not (f.name.endswith(".jsonl") or f.name.endswith(".jsonl.zst")):
                     continue
                 r = self._rollout(f, host)
@@ -480,8 +370,8 @@ class Codex:
         meta: dict[str, Any] = {}
         try:
             with _open_stream(f) as stream:
-                first = next(_iter_lines(stream), None)
-            ok, rec = _parse(first) if first is not None else (False, None)
+                first = next(scan_lines(stream, MAX_LINE), None)
+            ok, rec = parse_line(first) if first is not None else (False, None)
             if isinstance(rec, dict) and rec.get("type") == "session_meta" and isinstance(rec.get("payload"), dict):
                 meta = rec["payload"]
             elif first is None:
@@ -543,11 +433,11 @@ class Codex:
         bad: list[int] = []
         n = 0
         with _open_stream(f) as stream:
-            for line in _iter_lines(stream):
+            for line in scan_lines(stream, MAX_LINE):
                 if not line.terminated:
                     break  # a torn final line is the writer's, not data damage
                 n += 1
-                if not _parse(line)[0]:
+                if not parse_line(line)[0]:
                     bad.append(line.no)
         self._scan_cache[key] = (n, bad)
         return n, bad
@@ -575,14 +465,11 @@ class Codex:
             s.sources.append(self._src(r.file, "transcript", "jsonl.zst", "zst"))
         else:
             s.sources.append(self._src(r.file, "transcript", "jsonl", "whole" if r.legacy else "append"))
-        s.updated_at = _iso(r.file.stat().st_mtime)
+        s.updated_at = iso(r.file.stat().st_mtime)
         try:
             lines, bad = self._scan(r.file)
             if bad:
-                s.warnings.append(
-                    f"{self._rel(r.file)}: {len(bad)} unparseable line(s) kept as they are "
-                    f"(line{'s' if len(bad) > 1 else ''} {', '.join(map(str, bad[:10]))}{', ...' if len(bad) > 10 else ''})"
-                )
+                s.warnings.append(unparseable_warning(self._rel(r.file), bad))
         except Exception as e:  # noqa: BLE001
             s.warnings.append(f"{self._rel(r.file)}: could not be scanned to the end ({e})")
 
@@ -689,7 +576,7 @@ class Codex:
                     s.sources.append(self._src(f, "sidecar", "text", "whole"))
         images = self.root / "generated_images" / tid
         if images.is_dir():
-            for f in sorted(_files(images)):
+            for f in sorted(regular_files(images)):
                 s.sources.append(self._src(f, "blob", "binary", "whole"))
 
     def _extract(self, live: Path, tid: str) -> SourceArtifact:
@@ -765,16 +652,16 @@ def merge_state_extract(extract: Path, target: Path, codex_root: Path, warnings:
                 "SELECT name, sql FROM ext.sqlite_master WHERE type='table' AND sql IS NOT NULL "
                 "AND name NOT LIKE 'sqlite_%' AND sql NOT LIKE 'CREATE VIRTUAL%'"
             ).fetchall():
-                if con.execute(f"SELECT 1 FROM ext.{_qi(name)} LIMIT 1").fetchone() is None:
+                if con.execute(f"SELECT 1 FROM ext.{sql_ident(name)} LIMIT 1").fetchone() is None:
                     continue
                 if name not in have:
                     con.execute(sql)
-                theirs = [r[1] for r in con.execute(f"PRAGMA ext.table_info({_qi(name)})")]
-                ours = {r[1] for r in con.execute(f"PRAGMA main.table_info({_qi(name)})")}
-                cols = ", ".join(_qi(c) for c in theirs if c in ours)
+                theirs = [r[1] for r in con.execute(f"PRAGMA ext.table_info({sql_ident(name)})")]
+                ours = {r[1] for r in con.execute(f"PRAGMA main.table_info({sql_ident(name)})")}
+                cols = ", ".join(sql_ident(c) for c in theirs if c in ours)
                 verb = "INSERT OR IGNORE" if name.startswith("_sqlx") else "INSERT OR REPLACE"
                 try:
-                    con.execute(f"{verb} INTO main.{_qi(name)} ({cols}) SELECT {cols} FROM ext.{_qi(name)}")
+                    con.execute(f"{verb} INTO main.{sql_ident(name)} ({cols}) SELECT {cols} FROM ext.{sql_ident(name)}")
                 except sqlite3.Error as e:
                     warnings.append(f"{extract.name}: rows of {name} not merged into {target.name} ({e})")
             con.execute("COMMIT")
@@ -801,7 +688,7 @@ def _repoint_rollouts(extract: Path, target: Path, codex_root: Path, warnings: l
             for top in ("sessions", "archived_sessions"):
                 base = codex_root / top
                 if base.is_dir():
-                    found = next((p for p in _files(base) if p.name in (plain, plain + ".zst")), None)
+                    found = next((p for p in regular_files(base) if p.name in (plain, plain + ".zst")), None)
                 if found:
                     break
             if found is None:
@@ -841,10 +728,10 @@ def _index_producer(index: Path, tid: str) -> Callable[[Path], None]:
 
     def produce(dst: Path) -> None:
         with index.open("rb") as f, dst.open("wb") as out:
-            for line in _iter_lines(f, 1024 * 1024):
+            for line in scan_lines(f, 1024 * 1024):
                 if not line.terminated or line.data is None or needle not in line.data:
                     continue
-                ok, rec = _parse(line)
+                ok, rec = parse_line(line)
                 if ok and isinstance(rec, dict) and str(rec.get("id")) == tid:
                     out.write(line.data + b"\n")
 
@@ -858,22 +745,6 @@ def _base_at(hb: dict[str, Any] | None, meta: dict[str, Any]) -> str | None:
     if meta.get("forked_from_ordinal_exclusive") is not None:
         return f"ordinal={meta['forked_from_ordinal_exclusive']}"
     return None
-
-
-def _files(d: Path) -> Iterator[Path]:
-    """Regular files below d, not following symlinks."""
-    for dirpath, dirnames, filenames in os.walk(d, followlinks=False):
-        dirnames.sort()
-        for name in sorted(filenames):
-            p = Path(dirpath) / name
-            if p.is_file() and not p.is_symlink():
-                yield p
-
-
-def _expand(value: str, home: Path) -> Path:
-    if value == "~" or value.startswith("~/"):
-        return home / value[2:]
-    return Path(value)
 
 
 HARNESS = Codex

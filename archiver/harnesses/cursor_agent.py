@@ -39,13 +39,9 @@ import hashlib
 import logging
 import posixpath
 import re
-import shutil
 import sqlite3
-import tempfile
 from collections import deque
-from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterator
 from urllib.parse import quote
@@ -53,7 +49,9 @@ from urllib.parse import quote
 import orjson
 
 from archiver.harnesses.base import HarnessContext
+from archiver.harnesses.common import configured_root, iso_ms, xdg_dir
 from archiver.model import DiscoveredSession, Format, LineageEdge, SourceArtifact, session_key
+from archiver.snapshot import read_live_sqlite
 
 log = logging.getLogger(__name__)
 
@@ -147,45 +145,9 @@ def _strings(fields: list[tuple[int, int, Any]]) -> list[str]:
 # ---------------------------------------------------------------- consistent store reads
 
 
-@contextmanager
-def open_store(db: Path) -> Iterator[sqlite3.Connection]:
-    """A connection inside one read transaction on a consistent view of a live WAL store.
-
-    mode=ro on the live file sees the committed WAL frames. Opening read-only fails where
-    -shm is missing and cannot be created (DESIGN known traps): then, with a -wal present,
-    db + -wal (+ -shm) are copied into a 0700 temp dir and the copy is opened (SQLite
-    replays the WAL into it); without a -wal there is nothing to miss, so immutable=1.
-    """
-    tmp: str | None = None
-    conn: sqlite3.Connection | None = None
-    try:
-        try:
-            conn = sqlite3.connect(f"file:{quote(str(db))}?mode=ro", uri=True, isolation_level=None)
-            conn.execute("BEGIN")
-            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
-        except sqlite3.OperationalError:
-            if conn is not None:
-                conn.close()
-            wal = db.with_name(db.name + "-wal")
-            if wal.exists():
-                tmp = tempfile.mkdtemp(prefix="archiver-cursor-")  # mkdtemp is 0700
-                copy = Path(tmp) / "store.db"
-                shutil.copyfile(db, copy)
-                shutil.copyfile(wal, Path(tmp) / "store.db-wal")
-                conn = sqlite3.connect(str(copy), isolation_level=None)
-            else:
-                conn = sqlite3.connect(f"file:{quote(str(db))}?immutable=1", uri=True, isolation_level=None)
-            conn.execute("BEGIN")
-        yield conn
-    finally:
-        if conn is not None:
-            try:
-                conn.execute("COMMIT")
-            except sqlite3.Error:
-                pass
-            conn.close()
-        if tmp is not None:
-            shutil.rmtree(tmp, ignore_errors=True)
+# store.db is a live WAL store: one read transaction on a consistent view of it, with a
+# copy fallback where it cannot be opened read-only (DESIGN known traps)
+open_store = read_live_sqlite
 
 
 def decode_meta(value: str | bytes) -> dict[str, Any]:
@@ -494,21 +456,6 @@ def encode_chat_id(chat_id: str) -> str:
     return quote(chat_id, safe="-_.!~*'()").replace("%", "_")[:200]
 
 
-def _iso_ms(v: Any) -> str | None:
-    if not isinstance(v, (int, float)) or isinstance(v, bool) or v <= 0:
-        return None
-    if v > 1e17:
-        v = v / 1e6  # ns
-    elif v > 1e14:
-        v = v / 1e3  # us
-    elif v < 1e11:
-        v = v * 1e3  # s
-    try:
-        return datetime.fromtimestamp(v / 1000, timezone.utc).isoformat().replace("+00:00", "Z")
-    except (OverflowError, OSError, ValueError):
-        return None
-
-
 def _ms(v: Any) -> float | None:
     return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
 
@@ -578,16 +525,11 @@ class CursorAgent:
 
     @property
     def root(self) -> Path:
-        env = self.ctx.env.get("CURSOR_CONFIG_DIR")
-        if env:
-            return Path(env).expanduser()
-        if self.ctx.root:
-            return Path(self.ctx.root).expanduser()
+        chosen = configured_root(self.ctx, "CURSOR_CONFIG_DIR")
+        if chosen is not None:
+            return chosen
         default = self.ctx.home / ".cursor"
-        if default.exists():
-            return default
-        xdg = self.ctx.env.get("XDG_CONFIG_HOME")
-        return (Path(xdg).expanduser() if xdg else self.ctx.home / ".config") / "cursor"
+        return default if default.exists() else xdg_dir(self.ctx, "XDG_CONFIG_HOME", ".config") / "cursor"
 
     @property
     def projects_dir(self) -> Path:
@@ -816,7 +758,7 @@ class CursorAgent:
     def _chat_session(self, chat: _Chat, mirrors: _Mirrors) -> DiscoveredSession:
         s = DiscoveredSession(harness=NAME, session_id=chat.chat_id, cwd=chat.cwd, warnings=list(chat.warnings))
         s.title = chat.name
-        s.created_at = _iso_ms(chat.created_ms)
+        s.created_at = iso_ms(chat.created_ms, guess_unit=True)
         if chat.subagent_info is not None:
             s.kind = "subagent"
             info = chat.subagent_info
@@ -853,14 +795,14 @@ class CursorAgent:
             s.sources.extend(self._mirror_sources([f for _p, f in mirrors.subs.get(chat.chat_id, [])]))
         if chat.graph is not None:
             s.sources.extend(self._terminal_sources(chat.graph.terminal_refs.get(chat.chat_id, set())))
-        s.updated_at = _iso_ms(chat.updated_ms) or self._mtime_iso(s.sources)
+        s.updated_at = iso_ms(chat.updated_ms, guess_unit=True) or self._mtime_iso(s.sources)
         return s
 
     def _subagent_session(self, chat: _Chat, ref: SubagentRef, mirrors: _Mirrors) -> DiscoveredSession:
         s = DiscoveredSession(harness=NAME, session_id=ref.subagent_id, kind="subagent", cwd=chat.cwd)
         s.parents.append(LineageEdge(relation="subagent", parent=session_key(NAME, ref.parent_owner), at=ref.tool_call_id))
-        s.created_at = _iso_ms(ref.created_ms)
-        s.updated_at = _iso_ms(ref.last_used_ms)
+        s.created_at = iso_ms(ref.created_ms, guess_unit=True)
+        s.updated_at = iso_ms(ref.last_used_ms, guess_unit=True)
         store = chat.folder / "store.db"
         s.sources.append(self._src(store, "database", "sqlite", "sqlite", shared=True))
         s.sources.extend(self._mirror_sources([f for _p, f in mirrors.subs.get(ref.subagent_id, [])]))
@@ -912,7 +854,7 @@ class CursorAgent:
                 times.append(src.source.stat().st_mtime)
             except OSError:
                 continue
-        return _iso_ms(max(times) * 1000) if times else None
+        return iso_ms(max(times) * 1000, guess_unit=True) if times else None
 
 
 HARNESS = CursorAgent

@@ -24,18 +24,18 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
-from typing import IO, Any, Iterator
+from typing import Any, Iterator
 
 import orjson
 
 from archiver.harnesses.base import HarnessContext, native_path
+from archiver.harnesses.common import iso, regular_files, relative_or_absolute
+from archiver.harnesses.jsonl_probe import Line, parse_line, scan_lines, unparseable_warning
 from archiver.model import DiscoveredSession, LineageEdge, SourceArtifact, session_key
 
 NAME = "deepseek-harness"
 MAX_LINE = 8 * 1024 * 1024
-_BLOCK = 1024 * 1024
 
 # every durable event type the catalog declares (its "Persistence type fingerprints" table)
 KNOWN_EVENTS = frozenset(
@@ -56,66 +56,7 @@ KNOWN_EVENTS = frozenset(
 )
 
 
-@dataclass
-class _Line:
-    no: int
-    data: bytes | None  # None when longer than the cap
-    terminated: bool
-    digest: bytes  # blake2b of the raw line (computed incrementally, also for oversized lines)
-    head: bytes = b""
-    tail: bytes = b""
-
-
-def _iter_lines(f: IO[bytes], cap: int = MAX_LINE) -> Iterator[_Line]:
-    """Lines of a binary stream holding at most `cap` bytes of a line in memory."""
-    buf = bytearray()
-    h = hashlib.blake2b(digest_size=16)
-    long_line = False
-    head = tail = b""
-    no = 0
-    while True:
-        chunk = f.read(_BLOCK)
-        if not chunk:
-            break
-        start = 0
-        while True:
-            nl = chunk.find(b"\n", start)
-            piece = chunk[start : nl if nl >= 0 else len(chunk)]
-            h.update(piece)
-            if long_line:
-                tail = (tail + piece)[-64:]
-            else:
-                buf += piece
-                if len(buf) > cap:
-                    long_line, head, tail = True, bytes(buf[:64]), bytes(buf[-64:])
-                    buf = bytearray()
-            if nl < 0:
-                break
-            no += 1
-            yield _Line(no, None if long_line else bytes(buf), True, h.digest(), head, tail)
-            buf, long_line, head, tail = bytearray(), False, b"", b""
-            h = hashlib.blake2b(digest_size=16)
-            start = nl + 1
-    if buf or long_line:
-        yield _Line(no + 1, None if long_line else bytes(buf), False, h.digest(), head, tail)
-
-
-def _parse(line: _Line) -> tuple[bool, Any]:
-    if line.data is None:
-        return line.head.lstrip().startswith(b"{") and line.tail.rstrip().endswith(b"}"), None
-    if not line.data.strip():
-        return True, None
-    try:
-        return True, orjson.loads(line.data)
-    except orjson.JSONDecodeError:
-        return False, None
-
-
-def _iso(ts: float) -> str:
-    return datetime.fromtimestamp(ts, timezone.utc).isoformat().replace("+00:00", "Z")
-
-
-def _event_digest(line: _Line, rec: Any) -> bytes:
+def _event_digest(line: Line, rec: Any) -> bytes:
     """Identity of one event for prefix comparison: canonical JSON when parsed, else raw bytes."""
     if isinstance(rec, dict):
         return hashlib.blake2b(orjson.dumps(rec, option=orjson.OPT_SORT_KEYS), digest_size=16).digest()
@@ -160,7 +101,7 @@ class DeepSeekHarness:
         if not root.is_dir():
             return
         scanned: list[_Scanned] = []
-        for f in sorted(_files(root)):
+        for f in sorted(regular_files(root)):
             if f.name.endswith(".jsonl"):
                 scanned.append(self._scan(f))
         by_id: dict[str, _Scanned] = {}
@@ -180,10 +121,7 @@ class DeepSeekHarness:
             yield self._session(sc, scanned, by_id, by_path, by_stem)
 
     def _rel(self, f: Path) -> str:
-        try:
-            return f.relative_to(self.root).as_posix()
-        except ValueError:
-            return str(f)
+        return relative_or_absolute(f, self.root)
 
     def _scan(self, f: Path) -> _Scanned:
         sc = _Scanned(file=f, header=None)
@@ -191,10 +129,10 @@ class DeepSeekHarness:
         running = hashlib.blake2b(digest_size=16)
         try:
             with f.open("rb") as stream:
-                for line in _iter_lines(stream):
+                for line in scan_lines(stream, MAX_LINE, digest=True):
                     if not line.terminated:
                         break  # a torn final line is the writer's
-                    ok, rec = _parse(line)
+                    ok, rec = parse_line(line)
                     if line.no == 1:
                         if isinstance(rec, dict) and rec.get("type") == "session":
                             sc.header = rec
@@ -221,10 +159,7 @@ class DeepSeekHarness:
         except OSError as e:
             sc.warnings.append(f"{self._rel(f)}: unreadable ({e.strerror or e})")
         if bad:
-            sc.warnings.append(
-                f"{self._rel(f)}: {len(bad)} unparseable line(s) kept as they are "
-                f"(line{'s' if len(bad) > 1 else ''} {', '.join(map(str, bad[:10]))}{', ...' if len(bad) > 10 else ''})"
-            )
+            sc.warnings.append(unparseable_warning(self._rel(f), bad))
         if sc.unknown:
             desc = ", ".join(
                 f"{t} x{n}" + (f" ({req} without ignorable)" if req else "") for t, (n, req) in sorted(sc.unknown.items())
@@ -244,7 +179,7 @@ class DeepSeekHarness:
         s = DiscoveredSession(harness=NAME, session_id=sc.session_id, warnings=list(sc.warnings), title=sc.title)
         created = header.get("createdAt")
         if isinstance(created, (int, float)) and not isinstance(created, bool):
-            s.created_at = _iso(created / 1000)
+            s.created_at = iso(created / 1000)
         s.cwd = header.get("cwd") if isinstance(header.get("cwd"), str) else None
         s.sources.append(
             SourceArtifact(
@@ -253,7 +188,7 @@ class DeepSeekHarness:
             )
         )
         try:
-            s.updated_at = _iso(sc.file.stat().st_mtime)
+            s.updated_at = iso(sc.file.stat().st_mtime)
         except OSError:
             pass
         parent_ref = header.get("parentSession")
@@ -321,17 +256,6 @@ class DeepSeekHarness:
                 "fork parent ambiguous between " + ", ".join(o.session_id for o in candidates) + "; the oldest is used"
             )
         return candidates[0].session_id
-
-
-def _files(d: Path) -> Iterator[Path]:
-    import os
-
-    for dirpath, dirnames, filenames in os.walk(d, followlinks=False):
-        dirnames.sort()
-        for name in sorted(filenames):
-            p = Path(dirpath) / name
-            if p.is_file() and not p.is_symlink():
-                yield p
 
 
 HARNESS = DeepSeekHarness

@@ -1,48 +1,145 @@
-"""Cheap, bounded reads of JSONL files for collectors: first records, tail records,
-and a streaming search for one record type. Never holds more than one capped line."""
+"""Bounded reads of JSONL files for collectors: a line scanner that never holds more than
+one capped line, and on top of it the first records, the tail records and a streaming
+search for one record type."""
 
 from __future__ import annotations
 
-import os
+import hashlib
+import re
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import IO, Any, Iterator
 
 import orjson
 
 MAX_PROBE_LINE = 4 * 1024 * 1024
 _BLOCK = 1024 * 1024
+_PROBE_BLOCK = 64 * 1024  # probes read a few lines: smaller reads
+_EDGE = 64  # bytes kept of each end of an oversized line
 
 
-def _bounded_lines(f: Any, max_line: int) -> Iterator[bytes | None]:
-    """Lines of f; a line longer than max_line is consumed and yielded as None."""
+# ---------------------------------------------------------------- the line scanner
+
+
+@dataclass
+class Line:
+    """One line of a stream, as `scan_lines` yields it."""
+
+    no: int  # 1-based line number
+    data: bytes | None  # the line without its newline; None when longer than the cap
+    terminated: bool  # False only for a final line without a newline (torn or still being written)
+    head: bytes = b""  # first bytes of an oversized line
+    tail: bytes = b""  # last bytes of an oversized line
+    size: int = 0  # length of the line without its newline, also for an oversized line
+    digest: bytes = b""  # blake2b-128 of the line without its newline (scan_lines(digest=True))
+    found: set[bytes] = field(default_factory=set)  # needle group(1) matches inside an oversized line
+
+
+def scan_lines(
+    f: IO[bytes],
+    cap: int,
+    *,
+    digest: bool = False,
+    needle: re.Pattern[bytes] | None = None,
+    overlap: int = 4096,
+    block: int = _BLOCK,
+) -> Iterator[Line]:
+    """Lines of a binary stream, read `block` bytes at a time from its current position,
+    holding at most `cap` bytes (plus one block) of one line in memory.
+
+    A longer line is yielded with data None, its first and last bytes and, when `needle` is
+    given, the group(1) of every match of `needle` inside it (searched block by block with
+    `overlap` bytes carried over; a longer match may be missed). With `digest`, each line's
+    blake2b-128 is computed incrementally, oversized lines included.
+    """
+    buf = bytearray()
+    long_line = False
+    head = tail = carry = b""
+    found: set[bytes] = set()
+    size = 0
+    h = hashlib.blake2b(digest_size=16) if digest else None
+    no = 0
     while True:
-        line = f.readline(max_line)
-        if not line:
-            return
-        if not line.endswith(b"\n") and len(line) >= max_line:
-            while True:  # skip the rest of the oversized line
-                rest = f.readline(_BLOCK)
-                if not rest or rest.endswith(b"\n"):
-                    break
-            yield None
-            continue
-        yield line
+        chunk = f.read(block)
+        if not chunk:
+            break
+        start = 0
+        while True:
+            nl = chunk.find(b"\n", start)
+            piece = chunk[start : nl if nl >= 0 else len(chunk)]
+            size += len(piece)
+            if h is not None:
+                h.update(piece)
+            if long_line:
+                tail = (tail + piece)[-_EDGE:]
+                if needle is not None:
+                    window = carry + piece
+                    found.update(m.group(1) for m in needle.finditer(window))
+                    carry = window[-overlap:]
+            else:
+                buf += piece
+                if len(buf) > cap:
+                    long_line, head, tail = True, bytes(buf[:_EDGE]), bytes(buf[-_EDGE:])
+                    if needle is not None:
+                        found.update(m.group(1) for m in needle.finditer(buf))
+                        carry = bytes(buf[-overlap:])
+                    buf = bytearray()
+            if nl < 0:
+                break
+            no += 1
+            yield Line(no, None if long_line else bytes(buf), True, head, tail, size, h.digest() if h else b"", found)
+            buf, long_line, head, tail, carry, found, size = bytearray(), False, b"", b"", b"", set(), 0
+            if h is not None:
+                h = hashlib.blake2b(digest_size=16)
+            start = nl + 1
+    if buf or long_line:
+        yield Line(no + 1, None if long_line else bytes(buf), False, head, tail, size, h.digest() if h else b"", found)
+
+
+def parse_line(line: Line) -> tuple[bool, Any]:
+    """(looks valid, parsed value or None). A blank line is valid with no value; an
+    oversized line is only shape-checked: it must start with `{` and end with `}`."""
+    if line.data is None:
+        return line.head.lstrip().startswith(b"{") and line.tail.rstrip().endswith(b"}"), None
+    if not line.data.strip():
+        return True, None
+    try:
+        return True, orjson.loads(line.data)
+    except orjson.JSONDecodeError:
+        return False, None
+
+
+def unparseable_warning(name: str, bad: list[int]) -> str:
+    """The session warning for unparseable lines `bad` (line numbers) of file `name`."""
+    return (
+        f"{name}: {len(bad)} unparseable line(s) kept as they are "
+        f"(line{'s' if len(bad) > 1 else ''} {', '.join(map(str, bad[:10]))}{', ...' if len(bad) > 10 else ''})"
+    )
+
+
+# ---------------------------------------------------------------- probes
+
+
+def _record(raw: bytes) -> dict[str, Any] | None:
+    try:
+        rec = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return None
+    return rec if isinstance(rec, dict) else None
 
 
 def head_records(path: Path, max_records: int = 20, max_line: int = MAX_PROBE_LINE) -> list[dict[str, Any]]:
-    """Parsed JSON objects among the first lines; unparsable or oversized lines are skipped."""
+    """Parsed JSON objects among the first lines; unparsable or oversized lines are skipped.
+    `max_line` counts the newline."""
     out: list[dict[str, Any]] = []
     with path.open("rb") as f:
-        for i, line in enumerate(_bounded_lines(f, max_line)):
-            if i >= max_records:
+        for line in scan_lines(f, max_line - 1, block=_PROBE_BLOCK):
+            if line.no > max_records:
                 break
-            if line is None or not line.endswith(b"\n"):
+            if line.data is None or not line.terminated:
                 continue
-            try:
-                rec = orjson.loads(line)
-            except orjson.JSONDecodeError:
-                continue
-            if isinstance(rec, dict):
+            rec = _record(line.data)
+            if rec is not None:
                 out.append(rec)
     return out
 
@@ -58,14 +155,11 @@ def tail_records(path: Path, window: int = 256 * 1024) -> list[dict[str, Any]]:
         nl = data.find(b"\n")
         data = data[nl + 1 :] if nl >= 0 else b""
     out = []
-    for line in data.split(b"\n"):
-        if not line.strip():
+    for raw in data.split(b"\n"):
+        if not raw.strip():
             continue
-        try:
-            rec = orjson.loads(line)
-        except orjson.JSONDecodeError:
-            continue
-        if isinstance(rec, dict):
+        rec = _record(raw)
+        if rec is not None:
             out.append(rec)
     return out
 
@@ -74,6 +168,7 @@ def records_containing(path: Path, needle: bytes, max_line: int = MAX_PROBE_LINE
     """Records whose raw line contains `needle`, scanning the file block by block.
 
     The search is a plain bytes find per block, so most of a large file is never parsed.
+    `max_line` counts the newline; longer lines are skipped.
     """
     keep = max(len(needle) - 1, 0)
     with path.open("rb") as f:
@@ -97,14 +192,12 @@ def records_containing(path: Path, needle: bytes, max_line: int = MAX_PROBE_LINE
             nl = buf.rfind(b"\n", 0, idx)
             start = buf_start + nl + 1 if nl >= 0 else line_start
             f.seek(start)
-            line = next(_bounded_lines(f, max_line), None)
-            if line is not None and needle in line and line.endswith(b"\n"):
-                try:
-                    rec = orjson.loads(line)
-                except orjson.JSONDecodeError:
-                    rec = None
-                if isinstance(rec, dict):
+            line = next(scan_lines(f, max_line - 1, block=_PROBE_BLOCK), None)
+            if line is not None and line.terminated and line.data is not None and needle in line.data:
+                rec = _record(line.data)
+                if rec is not None:
                     yield rec
-            pos = f.tell()
+            pos = start + (line.size + line.terminated if line is not None else 0)
+            f.seek(pos)
             line_start = pos
             carry = b""

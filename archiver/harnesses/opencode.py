@@ -41,7 +41,6 @@ import shutil
 import sqlite3
 import tempfile
 import weakref
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterator
 from urllib.parse import quote
@@ -49,7 +48,9 @@ from urllib.parse import quote
 import orjson
 
 from archiver.harnesses.base import HarnessContext, native_path
+from archiver.harnesses.common import configured_root, iso_ms, sniff_content, sql_ident, xdg_dir
 from archiver.model import Artifact, DiscoveredSession, Format, LineageEdge, SourceArtifact, session_key
+from archiver.snapshot import backup_into, read_live_sqlite
 
 log = logging.getLogger(__name__)
 
@@ -58,10 +59,6 @@ MIGRATION_TABLES = ("migration", "__drizzle_migrations")
 _TOOL_OUTPUT_RE = re.compile(r"tool-output/(tool_[0-9A-Za-z]{8,64}(?:\.[0-9A-Za-z]{1,10})?)")
 _SHELL_ID_RE = re.compile(r"\b(sh_[0-9A-Za-z]{8,64})\b")
 _TEXT_EXT = {"", ".txt", ".log", ".md", ".json", ".jsonl", ".out", ".diff", ".patch", ".csv"}
-
-
-def _q(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
 
 
 def _uri(path: Path, **params: str) -> str:
@@ -74,8 +71,9 @@ def _uri(path: Path, **params: str) -> str:
 
 class DbSnapshot:
     """A frozen copy of a live opencode database, taken with the backup API in one step
-    (one read transaction; frames only in -wal are included). Lives in a 0700 temp dir
-    removed by close() or when the object is garbage collected (or at interpreter exit)."""
+    (one read transaction; frames only in -wal are included; see snapshot.read_live_sqlite
+    for a store that cannot be opened read-only). Lives in a 0700 temp dir removed by
+    close() or when the object is garbage collected (or at interpreter exit)."""
 
     def __init__(self, live: Path) -> None:
         self.live = live
@@ -83,39 +81,11 @@ class DbSnapshot:
         self._finalizer = weakref.finalize(self, shutil.rmtree, str(self.dir), True)
         self.path = self.dir / "snapshot.db"
         try:
-            self._copy()
+            with read_live_sqlite(live) as src:
+                backup_into(src, self.path)
         except BaseException:
             self.close()
             raise
-
-    def _copy(self) -> None:
-        src = self._open_live()
-        try:
-            dst = sqlite3.connect(str(self.path))
-            try:
-                src.backup(dst)  # pages=-1: the whole database in one step
-                dst.execute("PRAGMA journal_mode=DELETE")  # the copy is ours: no -wal/-shm needed
-            finally:
-                dst.close()
-        finally:
-            src.close()
-
-    def _open_live(self) -> sqlite3.Connection:
-        """mode=ro on the live file; where read-only opening fails (no -shm and none can be
-        created), a copy of db + -wal opened read-write replays the WAL; without a -wal
-        immutable=1 misses nothing."""
-        try:
-            conn = sqlite3.connect(_uri(self.live, mode="ro"), uri=True)
-            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
-            return conn
-        except sqlite3.OperationalError:
-            wal = self.live.with_name(self.live.name + "-wal")
-            if not wal.exists():
-                return sqlite3.connect(_uri(self.live, immutable="1"), uri=True)
-            raw = self.dir / "live-copy.db"
-            shutil.copyfile(self.live, raw)
-            shutil.copyfile(wal, raw.with_name(raw.name + "-wal"))
-            return sqlite3.connect(str(raw))
 
     def connect(self) -> sqlite3.Connection:
         conn = sqlite3.connect(_uri(self.path, mode="ro"), uri=True)
@@ -159,7 +129,7 @@ def _schema(conn: sqlite3.Connection, schema: str) -> list[tuple[str, str, str, 
 
 
 def _columns(conn: sqlite3.Connection, schema: str, table: str) -> list[str]:
-    return [r[1] for r in conn.execute(f"PRAGMA {schema}.table_info({_q(table)})").fetchall()]
+    return [r[1] for r in conn.execute(f"PRAGMA {schema}.table_info({sql_ident(table)})").fetchall()]
 
 
 def _virtual(schema_rows: list[tuple[str, str, str, str]]) -> tuple[set[str], set[str]]:
@@ -167,6 +137,28 @@ def _virtual(schema_rows: list[tuple[str, str, str, str]]) -> tuple[set[str], se
     vt = {name for typ, name, _t, sql in schema_rows if typ == "table" and sql.upper().startswith("CREATE VIRTUAL")}
     shadow = {name for typ, name, _t, _s in schema_rows if typ == "table" and any(name.startswith(v + "_") for v in vt)}
     return vt, shadow
+
+
+def _archived_tables(
+    conn: sqlite3.Connection, rows: list[tuple[str, str, str, str]]
+) -> Iterator[tuple[str, list[str], str, str]]:
+    """(name, columns in src, policy, key column) of each attached `src` table whose rows
+    are archived (see _table_role); virtual tables and their shadow tables are skipped."""
+    vt, shadow = _virtual(rows)
+    for typ, name, _tbl, _sql in rows:
+        if typ != "table" or name in vt or name in shadow:
+            continue
+        cols = _columns(conn, "src", name)
+        role = _table_role(name, cols)
+        if role is not None:
+            yield name, cols, role[0], role[1]
+
+
+def _copy_header_pragmas(conn: sqlite3.Connection) -> None:
+    """user_version and application_id of the attached `src` database onto main."""
+    for pragma in ("user_version", "application_id"):
+        value = int(conn.execute(f"PRAGMA src.{pragma}").fetchone()[0])
+        conn.execute(f"PRAGMA main.{pragma} = {value}")
 
 
 def _create(conn: sqlite3.Connection, sql: str) -> None:
@@ -182,7 +174,7 @@ def _instruction_hashes(conn: sqlite3.Connection, session_id: str, cols: list[st
     wanted = [c for c in ("initial_values", "current_values") if c in cols]
     if not wanted:
         return []
-    sel = ", ".join(f"src.{_q('instruction_state')}.{_q(c)}" for c in wanted)
+    sel = ", ".join(f"src.{sql_ident('instruction_state')}.{sql_ident(c)}" for c in wanted)
     for row in conn.execute(f"SELECT {sel} FROM src.instruction_state WHERE session_id = ?", (session_id,)):
         for value in row:
             try:
@@ -215,14 +207,11 @@ def extract_session(src_db: Path, session_id: str, dst: Path) -> None:
     try:
         conn.execute("ATTACH DATABASE ? AS src", (_uri(src_db, mode="ro"),))
         rows = _schema(conn, "src")
-        vt, shadow = _virtual(rows)
         conn.execute("BEGIN")
         for typ, _name, _tbl, sql in rows:
             if typ == "table":
                 _create(conn, sql)
-        for pragma in ("user_version", "application_id"):
-            value = int(conn.execute(f"PRAGMA src.{pragma}").fetchone()[0])
-            conn.execute(f"PRAGMA main.{pragma} = {value}")
+        _copy_header_pragmas(conn)
         tables = {name for typ, name, _t, _s in rows if typ == "table"}
         info: dict[str, Any] = {}
         if "session_v2" in tables:
@@ -230,32 +219,25 @@ def extract_session(src_db: Path, session_id: str, dst: Path) -> None:
             names = [d[0] for d in cur.description]
             row = cur.fetchone()
             info = dict(zip(names, row)) if row else {}
-        for typ, name, _tbl, _sql in rows:
-            if typ != "table" or name in vt or name in shadow:
-                continue
-            cols = _columns(conn, "src", name)
-            role = _table_role(name, cols)
-            if role is None:
-                continue
-            policy, key = role
+        for name, cols, policy, key in _archived_tables(conn, rows):
             where: str = ""
             params: list[Any] = []
             if policy == "owned":
-                where, params = f"{_q(key)} = ?", [session_id]
+                where, params = f"{sql_ident(key)} = ?", [session_id]
             elif name == "instruction_blob":
                 hashes = []
                 if "instruction_state" in tables:
                     hashes = _instruction_hashes(conn, session_id, _columns(conn, "src", "instruction_state"))
                 if not hashes:
                     continue
-                where, params = f"{_q(key)} IN ({','.join('?' * len(hashes))})", hashes
+                where, params = f"{sql_ident(key)} IN ({','.join('?' * len(hashes))})", hashes
             elif name in ("project", "workspace"):
                 ref = info.get("project_id" if name == "project" else "workspace_id")
                 if not ref:
                     continue
-                where, params = f"{_q(key)} = ?", [ref]
-            collist = ", ".join(_q(c) for c in cols)
-            sql = f"INSERT INTO main.{_q(name)} ({collist}) SELECT {collist} FROM src.{_q(name)}"
+                where, params = f"{sql_ident(key)} = ?", [ref]
+            collist = ", ".join(sql_ident(c) for c in cols)
+            sql = f"INSERT INTO main.{sql_ident(name)} ({collist}) SELECT {collist} FROM src.{sql_ident(name)}"
             conn.execute(sql + (f" WHERE {where}" if where else ""), params)
         for typ, _name, _tbl, sql in rows:
             if typ in ("index", "trigger", "view"):
@@ -283,40 +265,30 @@ def merge_extract(extract: Path, target: Path) -> list[str]:
         conn.execute("BEGIN IMMEDIATE")
         fresh = conn.execute("SELECT count(*) FROM main.sqlite_master").fetchone()[0] == 0
         rows = _schema(conn, "src")
-        vt, shadow = _virtual(rows)
         for typ, _name, _tbl, sql in rows:
             if typ == "table":
                 _create(conn, sql)
         if fresh:
-            for pragma in ("user_version", "application_id"):
-                value = int(conn.execute(f"PRAGMA src.{pragma}").fetchone()[0])
-                conn.execute(f"PRAGMA main.{pragma} = {value}")
+            _copy_header_pragmas(conn)
         sids: list[str] = []
         src_tables = {name for typ, name, _t, _s in rows if typ == "table"}
         if "session_v2" in src_tables:
             sids = [r[0] for r in conn.execute("SELECT id FROM src.session_v2")]
-        for typ, name, _tbl, _sql in rows:
-            if typ != "table" or name in vt or name in shadow:
-                continue
-            src_cols = _columns(conn, "src", name)
-            role = _table_role(name, src_cols)
-            if role is None:
-                continue
+        for name, src_cols, policy, key in _archived_tables(conn, rows):
             main_cols = set(_columns(conn, "main", name))
             cols = [c for c in src_cols if c in main_cols]
             if not cols:
                 continue
-            policy, key = role
-            collist = ", ".join(_q(c) for c in cols)
+            collist = ", ".join(sql_ident(c) for c in cols)
             if policy == "owned":
                 if sids and key in main_cols:
                     conn.execute(
-                        f"DELETE FROM main.{_q(name)} WHERE {_q(key)} IN ({','.join('?' * len(sids))})", sids
+                        f"DELETE FROM main.{sql_ident(name)} WHERE {sql_ident(key)} IN ({','.join('?' * len(sids))})", sids
                     )
                 verb = "INSERT OR REPLACE"
             else:
                 verb = "INSERT OR IGNORE"
-            conn.execute(f"{verb} INTO main.{_q(name)} ({collist}) SELECT {collist} FROM src.{_q(name)}")
+            conn.execute(f"{verb} INTO main.{sql_ident(name)} ({collist}) SELECT {collist} FROM src.{sql_ident(name)}")
         for typ, _name, _tbl, sql in rows:
             if typ in ("index", "trigger", "view"):
                 _create(conn, sql)
@@ -336,31 +308,10 @@ def merge_extract(extract: Path, target: Path) -> list[str]:
 # ---------------------------------------------------------------- helpers
 
 
-def _iso_ms(v: Any) -> str | None:
-    if not isinstance(v, (int, float)) or isinstance(v, bool) or v <= 0:
-        return None
-    try:
-        return datetime.fromtimestamp(v / 1000, timezone.utc).isoformat().replace("+00:00", "Z")
-    except (OverflowError, OSError, ValueError):
-        return None
-
-
 def _sniff(path: Path) -> Format:
     if path.suffix.lower() == ".json":
         return "json"
-    try:
-        with path.open("rb") as f:
-            head = f.read(8192)
-    except OSError:
-        return "text" if path.suffix.lower() in _TEXT_EXT else "binary"
-    if b"\x00" in head:
-        return "binary"
-    try:
-        head.decode("utf-8")
-    except UnicodeDecodeError as e:
-        if e.start < len(head) - 4:
-            return "binary"
-    return "text"
+    return sniff_content(path, unreadable="text" if path.suffix.lower() in _TEXT_EXT else "binary")
 
 
 def _get(row: sqlite3.Row, col: str) -> Any:
@@ -389,12 +340,7 @@ class OpenCode:
 
     @property
     def root(self) -> Path:
-        if self.ctx.root:
-            return Path(self.ctx.root).expanduser()
-        xdg = self.ctx.env.get("XDG_DATA_HOME")
-        if xdg:
-            return Path(xdg).expanduser() / "opencode"
-        return self.ctx.home / ".local" / "share" / "opencode"
+        return configured_root(self.ctx) or xdg_dir(self.ctx, "XDG_DATA_HOME", ".local/share") / "opencode"
 
     def close(self) -> None:
         """Remove this collector's database snapshots now (produce() no longer works)."""
@@ -521,8 +467,8 @@ class OpenCode:
         s = DiscoveredSession(harness=NAME, session_id=sid)
         title = _get(row, "title")
         s.title = str(title) if title else None
-        s.created_at = _iso_ms(_get(row, "time_created"))
-        s.updated_at = _iso_ms(_get(row, "time_updated"))
+        s.created_at = iso_ms(_get(row, "time_created"))
+        s.updated_at = iso_ms(_get(row, "time_updated"))
         directory = _get(row, "directory")
         s.cwd = str(directory) if directory else None
         parent = _get(row, "parent_id")
@@ -664,7 +610,7 @@ class OpenCode:
             except OSError as e:
                 s.warnings.append(f"{self._native(pdir)}: not fully listed ({e.strerror or e})")
             if s.sources:
-                s.updated_at = _iso_ms(max(src.source.stat().st_mtime for src in s.sources) * 1000)
+                s.updated_at = iso_ms(max(src.source.stat().st_mtime for src in s.sources) * 1000)
             yield s
 
     def _host_session(self, root: Path, warnings: list[str]) -> DiscoveredSession | None:

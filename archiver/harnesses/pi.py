@@ -27,87 +27,22 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
-from typing import IO, Any, Callable, Iterator
+from typing import Any, Callable, Iterator
 
 import orjson
 
 from archiver.harnesses.base import HarnessContext, native_path
+from archiver.harnesses.common import configured_root, expand_home, iso
+from archiver.harnesses.jsonl_probe import parse_line, scan_lines, unparseable_warning
 from archiver.model import DiscoveredSession, LineageEdge, SourceArtifact, session_key
 
 NAME = "pi"
 CURRENT_VERSION = 3
 MAX_LINE = 8 * 1024 * 1024
-_BLOCK = 1024 * 1024
 # a JSON string value of "fullOutputPath" in raw bytes (used only on oversized lines)
 _FULL_OUTPUT_RE = re.compile(rb'(?<!\\)"fullOutputPath"\s*:\s*"((?:[^"\\]|\\.){1,4096})"')
 _OVERLAP = 4200
-
-
-@dataclass
-class _Line:
-    no: int
-    data: bytes | None  # None when longer than the cap
-    terminated: bool
-    head: bytes = b""
-    tail: bytes = b""
-    found: set[bytes] = field(default_factory=set)  # needle matches inside an oversized line
-
-
-def _iter_lines(f: IO[bytes], cap: int = MAX_LINE, needle: re.Pattern[bytes] | None = None) -> Iterator[_Line]:
-    """Lines of a binary stream holding at most `cap` bytes of a line; oversized lines are
-    searched for `needle` block by block (with overlap) instead of being kept."""
-    buf = bytearray()
-    long_line = False
-    head = tail = carry = b""
-    found: set[bytes] = set()
-    no = 0
-    while True:
-        chunk = f.read(_BLOCK)
-        if not chunk:
-            break
-        start = 0
-        while True:
-            nl = chunk.find(b"\n", start)
-            piece = chunk[start : nl if nl >= 0 else len(chunk)]
-            if long_line:
-                tail = (tail + piece)[-64:]
-                if needle is not None:
-                    window = carry + piece
-                    found.update(m.group(1) for m in needle.finditer(window))
-                    carry = window[-_OVERLAP:]
-            else:
-                buf += piece
-                if len(buf) > cap:
-                    long_line, head, tail = True, bytes(buf[:64]), bytes(buf[-64:])
-                    if needle is not None:
-                        found.update(m.group(1) for m in needle.finditer(buf))
-                        carry = bytes(buf[-_OVERLAP:])
-                    buf = bytearray()
-            if nl < 0:
-                break
-            no += 1
-            yield _Line(no, None if long_line else bytes(buf), True, head, tail, found)
-            buf, long_line, head, tail, carry, found = bytearray(), False, b"", b"", b"", set()
-            start = nl + 1
-    if buf or long_line:
-        yield _Line(no + 1, None if long_line else bytes(buf), False, head, tail, found)
-
-
-def _parse(line: _Line) -> tuple[bool, Any]:
-    if line.data is None:
-        return line.head.lstrip().startswith(b"{") and line.tail.rstrip().endswith(b"}"), None
-    if not line.data.strip():
-        return True, None
-    try:
-        return True, orjson.loads(line.data)
-    except orjson.JSONDecodeError:
-        return False, None
-
-
-def _iso(ts: float) -> str:
-    return datetime.fromtimestamp(ts, timezone.utc).isoformat().replace("+00:00", "Z")
 
 
 def cwd_dir_name(cwd: str) -> str:
@@ -143,28 +78,23 @@ class Pi:
 
     @property
     def root(self) -> Path:
-        env = self.ctx.env.get("PI_CODING_AGENT_DIR")
-        if env:
-            return _expand(env, self.ctx.home)
-        if self.ctx.root:
-            return _expand(str(self.ctx.root), self.ctx.home)
-        return self.ctx.home / ".pi" / "agent"
+        return configured_root(self.ctx, "PI_CODING_AGENT_DIR", tilde_home=self.ctx.home) or self.ctx.home / ".pi" / "agent"
 
     def custom_session_dirs(self) -> list[Path]:
         """Flat session dirs besides <root>/sessions: config, env, settings.json sessionDir."""
         out: list[Path] = []
         opt = self.ctx.options.get("session_dir")
         if isinstance(opt, (str, Path)) and str(opt):
-            out.append(_expand(str(opt), self.ctx.home))
+            out.append(expand_home(str(opt), self.ctx.home))
         env = self.ctx.env.get("PI_CODING_AGENT_SESSION_DIR")
         if env:
-            out.append(_expand(env, self.ctx.home))
+            out.append(expand_home(env, self.ctx.home))
         settings = self.root / "settings.json"
         try:
             if settings.is_file() and settings.stat().st_size < 1024 * 1024:
                 data = orjson.loads(settings.read_bytes())
                 if isinstance(data, dict) and isinstance(data.get("sessionDir"), str) and data["sessionDir"]:
-                    out.append(_expand(data["sessionDir"], self.ctx.home))
+                    out.append(expand_home(data["sessionDir"], self.ctx.home))
         except (OSError, orjson.JSONDecodeError):
             pass
         default = (self.root / "sessions").resolve()
@@ -220,8 +150,8 @@ class Pi:
         item = _Found(file=f, native=native, header=None)
         try:
             with f.open("rb") as stream:
-                first = next(_iter_lines(stream, 1024 * 1024), None)
-            ok, rec = _parse(first) if first is not None else (False, None)
+                first = next(scan_lines(stream, 1024 * 1024), None)
+            ok, rec = parse_line(first) if first is not None else (False, None)
             if isinstance(rec, dict) and rec.get("type") == "session":
                 item.header = rec
             else:
@@ -238,15 +168,12 @@ class Pi:
         version = header.get("version", 1) if item.header is not None else None
         mode = "append" if version == CURRENT_VERSION else "whole"
         s.sources.append(SourceArtifact(source=item.file, path=item.native, role="transcript", format="jsonl", mode=mode))
-        s.updated_at = _iso(item.file.stat().st_mtime)
+        s.updated_at = iso(item.file.stat().st_mtime)
 
         title, outputs, bad = self._scan(item.file)
         s.title = title
         if bad:
-            s.warnings.append(
-                f"{item.file.name}: {len(bad)} unparseable line(s) kept as they are "
-                f"(line{'s' if len(bad) > 1 else ''} {', '.join(map(str, bad[:10]))}{', ...' if len(bad) > 10 else ''})"
-            )
+            s.warnings.append(unparseable_warning(item.file.name, bad))
         folder = item.native.rsplit("/", 1)[0]
         for out in outputs:
             p = Path(out)
@@ -290,10 +217,10 @@ class Pi:
         outputs: list[str] = []
         bad: list[int] = []
         with f.open("rb") as stream:
-            for line in _iter_lines(stream, MAX_LINE, needle=_FULL_OUTPUT_RE):
+            for line in scan_lines(stream, MAX_LINE, needle=_FULL_OUTPUT_RE, overlap=_OVERLAP):
                 if not line.terminated:
                     break  # torn tail being written
-                ok, rec = _parse(line)
+                ok, rec = parse_line(line)
                 if not ok:
                     bad.append(line.no)
                     continue
@@ -336,12 +263,6 @@ class Pi:
         if folder != cwd_dir_name(session.cwd) or not rest:
             return redact_relpath(src.path)
         return f"{prefix}{cwd_dir_name(redact_text(session.cwd))}/{rest}"
-
-
-def _expand(value: str, home: Path) -> Path:
-    if value == "~" or value.startswith("~/"):
-        return home / value[2:]
-    return Path(value)
 
 
 HARNESS = Pi

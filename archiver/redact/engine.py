@@ -1,29 +1,34 @@
 """The one-pass matcher: every rule over a buffer with google-re2, gated by keywords.
 
-Design (measured, see bench/redact.py):
+Design (measured with bench/redact.py; see the report there):
 
-* Text is matched as UTF-8 bytes with the low-level RE2 binding; Python `str` is
-  encoded once (surrogatepass), never matched as `str` (the wrapper's per-match
-  offset conversion is slow).
+* Text is matched as UTF-8 bytes through the low-level RE2 binding; a Python
+  `str` is encoded once (surrogatepass), never matched as `str` (the wrapper's
+  per-match offset conversion costs more than the match).
 * Keyword prefilter: one case-insensitive RE2 alternation of all keywords answers
-  "any keyword at all?" (stops at the first hit, GB/s), then one RE2::Set of the
-  keywords (a DFA, one pass) says which keywords occur; only the rules owning them
-  (plus keyword-less rules) run their own regex over the buffer. A rule's regex is
-  never tried on text without one of its keywords.
+  "any keyword at all?" (leftmost hit, stops early), then ONE RE2::Set pass says
+  which keywords occur. The same Set pass also reports the markers of protected
+  spans (base64 images, data: URIs, our own tokens), so protection costs nothing
+  on text without them. Only rules whose keywords occur (plus keyword-less rules)
+  run their own regex; a rule is never tried on text without one of its keywords.
+* Runtime-term rules (usernames, extra terms) are literal: they are matched with
+  `bytes.find` on the lowercased buffer plus a boundary check, which is several
+  times cheaper per hit than an RE2 call, and usernames hit in nearly every path.
 * `scan_segments` scans many strings (the decoded strings of a JSON document)
-  joined by newlines in one pass and maps matches back to their strings; a match
-  that crosses a separator, and rules with anchors, are re-run on the single
-  strings, so the result is exactly what scanning each string alone would give.
+  joined by newlines in one pass and maps matches back to their strings. A match
+  crossing a separator, and rules with anchors, are re-run on the single strings,
+  and the keyword condition is checked per string, so the result is exactly what
+  scanning each string alone gives.
 * Filters on the secret group: min_length, entropy, allowlist, validator, and for
   generated term rules the "bounded by non-alphanumerics" check.
 * Never touched: base64 images and data: URIs, our own tokens (`<LABEL:1a2b3c4d>`,
-  `<REDACTED:X>`, `user-1a2b`), and, for a match that is only an id (the whole match
-  lies inside a UUID, a 7-64 digit hex run such as a git SHA or sha256, or a
-  tool-call/message/request id like `toolu_...`), that id.
-* Overlaps: overlapping candidates form a cluster; a candidate covering the whole
-  cluster wins (highest confidence, then pack order); otherwise the union span is
-  replaced with the token of the highest-confidence, longest candidate, so no
-  matched byte survives and replacements never overlap.
+  `<REDACTED:X>`, `user-1a2b`), and a match that is only an id (the whole match lies
+  inside a UUID, a 7-64 digit lowercase hex run such as a git SHA or sha256, or a
+  tool-call/message/request id like `toolu_...`).
+* Overlaps: identical spans keep the highest-confidence rule (then pack order);
+  overlapping candidates form a cluster; a candidate covering the whole cluster
+  wins, otherwise the union is replaced with the token of the highest-confidence,
+  longest candidate. No matched byte survives, replacements never overlap.
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_right
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterator, NamedTuple
 
 import re2
@@ -41,21 +46,26 @@ from archiver.redact.pseudonym import Pseudonymizer
 from archiver.redact.rules import Rule
 
 _UNANCHORED = re2._Anchor.UNANCHORED  # noqa: SLF001 - the public wrapper has no cheaper entry point
+_ANCHOR_START = re2._Anchor.ANCHOR_START  # noqa: SLF001
 
 MODE_ALL, MODE_KEYS, MODE_PATHS = 0, 1, 2
 
+_IMAGE_MARKERS = (b";base64,", b"iVBORw0KGgo", b"/9j/", b"R0lGOD", b"UklGR")
 _IMAGE_RX = re2.compile(
     rb"data:[\w.+-]+/[\w.+-]+(?:;[\w.+-]+=[\w.+-]+)*;base64,[A-Za-z0-9+/=]+"
     rb"|(?:iVBORw0KGgo|/9j/|R0lGOD|UklGR)[A-Za-z0-9+/]{32,}={0,2}"
-)
-_TOKEN_RX = re2.compile(rb"<[A-Z][A-Z0-9_]*:[0-9a-f]{8}>|<REDACTED:[A-Z0-9_]+>|\buser-[0-9a-f]{4}\b")
+)._regexp  # noqa: SLF001
+_TOKEN_PATTERN = rb"<[A-Z][A-Z0-9_]*:[0-9a-f]{8}>|<REDACTED:[A-Z0-9_]+>|\buser-[0-9a-f]{4}\b"
+_TOKEN_RX = re2.compile(_TOKEN_PATTERN)._regexp  # noqa: SLF001
 _ID_RX = re2.compile(
     rb"\b(?:[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
-    rb"|[0-9a-f]{7,64}|[0-9A-F]{7,64}"
+    rb"|[0-9a-f]{7,64}"
     rb"|(?:toolu|srvtoolu|msg|req|call|fc|rs|resp|ws|ig|ctc|item|run|ses|prt|tool|chatcmpl|thread|asst)"
     rb"_[0-9A-Za-z]{6,})\b"
-)
+)._regexp  # noqa: SLF001
 _IDCHARS = b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_-"
+_IDSET = frozenset(_IDCHARS)
+_ASCII_ALNUM = bytes(1 if chr(b).isalnum() else 0 for b in range(128))
 
 
 class Match(NamedTuple):
@@ -66,7 +76,7 @@ class Match(NamedTuple):
     replace: str
 
 
-# candidate: (start, end, rule index, group0 start, group0 end)
+# A candidate: (start, end, rule index, group-0 start, group-0 end)
 _Cand = tuple[int, int, int, int, int]
 
 
@@ -75,19 +85,22 @@ class _Compiled:
     rule: Rule
     idx: int
     rx: object
-    group: int
+    sgroup: int
     kw: tuple[bytes, ...]
     kw_ascii: bool
     allow: object | None
     anchored: bool
-    bounded: bool
     modes: tuple[bool, bool, bool]
     rank: int
     simple: bool  # no filter on the secret: the span is the candidate
+    terms: tuple[bytes, ...]  # literal-term rule (generated, ASCII): matched with find loops
+    group: int  # STRONG, ALWAYS or COMMON
+    rx_joined: object  # anchors as line anchors (joined scans); the same object when not anchored
+    allow_cache: dict[bytes, bool] = field(default_factory=dict)
 
-    def match_at(self, cand: _Cand) -> Match:
+    def match(self, s: int, e: int) -> Match:
         r = self.rule
-        return Match(r.id, cand[0], cand[1], r.label, r.replace)
+        return Match(r.id, s, e, r.label, r.replace)
 
 
 def _is_anchored(regex: str) -> bool:
@@ -116,11 +129,123 @@ def _is_anchored(regex: str) -> bool:
     return False
 
 
+def _multiline(regex: str) -> str:
+    """The pattern with ^ $ \\A \\z (outside classes) turned into line anchors, for joined scans."""
+    out = []
+    in_class = False
+    i, n = 0, len(regex)
+    while i < n:
+        ch = regex[i]
+        if ch == "\\":
+            nxt = regex[i + 1] if i + 1 < n else ""
+            if not in_class and nxt == "A":
+                out.append("(?m:^)")
+            elif not in_class and nxt == "z":
+                out.append("(?m:$)")
+            else:
+                out.append(regex[i:i + 2])
+            i += 2
+            continue
+        if in_class:
+            if ch == "]":
+                in_class = False
+            out.append(ch)
+        elif ch == "[":
+            in_class = True
+            out.append(ch)
+            if i + 1 < n and regex[i + 1] == "^":
+                out.append("^")
+                i += 1
+            if i + 1 < n and regex[i + 1] == "]":
+                out.append("]")
+                i += 1
+        elif ch == "^":
+            out.append("(?m:^)")
+        elif ch == "$":
+            out.append("(?m:$)")
+        else:
+            out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+# Keywords that occur in ordinary code and prose: a rule gated only by such words (or by a
+# one- or two-character keyword, or by none) is "weak" and is prefiltered by one combined
+# RE2 pass over its group instead of running its own regex on every text.
+COMMON_KEYWORDS = frozenset({
+    "key", "keys", "token", "tokens", "secret", "secrets", "pass", "passwd", "password", "pwd", "auth",
+    "api", "pat", "bearer", "credential", "credentials", "private", "user", "users", "login", "http",
+    "https", "www", "com", "org", "net", "id", "client", "access", "session", "home", "admin",
+})
+STRONG, ALWAYS, COMMON = 0, 1, 2
+
+
+def _group(r: Rule) -> int:
+    if r.generated:
+        return STRONG
+    if not r.keywords or any(len(k) <= 2 for k in r.keywords):
+        return ALWAYS
+    if any(len(k) <= 3 or k in COMMON_KEYWORDS for k in r.keywords):
+        return COMMON
+    return STRONG
+
+
 def _entropy(data: bytes) -> float:
     n = len(data)
     if not n:
         return 0.0
     return -sum(c / n * math.log2(c / n) for c in Counter(data).values())
+
+
+def _alnum_at(buf: bytes, i: int) -> bool:
+    """Is the (possibly multi-byte) character starting at byte i a letter or digit?"""
+    b = buf[i]
+    if b < 0x80:
+        return bool(_ASCII_ALNUM[b])
+    return buf[i:i + 4].decode("utf-8", "ignore")[:1].isalnum()
+
+
+def _alnum_ending_at(buf: bytes, i: int) -> bool:
+    """Is the character whose last byte is at i a letter or digit?"""
+    b = buf[i]
+    if b < 0x80:
+        return bool(_ASCII_ALNUM[b])
+    start = i
+    while start > 0 and i - start < 3 and (buf[start] & 0xC0) == 0x80:
+        start -= 1
+    return buf[start:i + 1].decode("utf-8", "ignore")[-1:].isalnum()
+
+
+def _term_spans(terms: tuple[bytes, ...], buf: bytes, low: bytes) -> list[tuple[int, int]]:
+    """Occurrences of literal terms (case-insensitive, ASCII) bounded by non-alphanumerics."""
+    out = []
+    n = len(buf)
+    find = low.find
+    table = _ASCII_ALNUM
+    for t in terms:
+        k = len(t)
+        p = find(t)
+        while p != -1:
+            e = p + k
+            if p:
+                b = buf[p - 1]
+                before = table[b] if b < 0x80 else _alnum_ending_at(buf, p - 1)
+            else:
+                before = False
+            if not before:
+                if e < n:
+                    b = buf[e]
+                    after = table[b] if b < 0x80 else _alnum_at(buf, e)
+                else:
+                    after = False
+                if not after:
+                    out.append((p, e))
+                    p = find(t, e)
+                    continue
+            p = find(t, p + 1)
+    if len(terms) > 1:
+        out.sort()
+    return out
 
 
 def _spans(rx: object, buf: bytes, pos: int = 0, end: int | None = None) -> Iterator[list[tuple[int, int]]]:
@@ -151,91 +276,147 @@ class Engine:
         self.pseudonyms = pseudonyms
         self._by_id = {r.id: r for r in self.rules}
         self._c: list[_Compiled] = []
+        opts = re2.Options()
+        opts.max_mem = 256 << 20
+        opts.log_errors = False
         kw_index: dict[bytes, int] = {}
         kw_rules: list[list[int]] = []
-        self._nokw: tuple[list[int], list[int], list[int]] = ([], [], [])
+        self._groups: dict[int, list[int]] = {STRONG: [], ALWAYS: [], COMMON: []}
         for idx, r in enumerate(self.rules):
             rx = re2.compile(r.regex)._regexp  # noqa: SLF001
+            anchored = _is_anchored(r.regex)
+            rx_joined = re2.compile(_multiline(r.regex))._regexp if anchored else rx  # noqa: SLF001
             kws = tuple(dict.fromkeys(k.encode() for k in r.keywords))
             allow = None
             if r.allowlist:
                 allow = re2.compile("|".join(f"(?:{a})" for a in r.allowlist))._regexp  # noqa: SLF001
-            modes = (True, r.applies_to_keys, r.applies_to_paths)
-            c = _Compiled(rule=r, idx=idx, rx=rx, group=r.secret_group, kw=kws,
-                          kw_ascii=all(k.isascii() for k in kws), allow=allow,
-                          anchored=_is_anchored(r.regex), bounded=r.bounded, modes=modes, rank=r.rank,
-                          simple=not (r.bounded or r.min_length or r.entropy is not None or allow is not None
-                                      or r.check is not None))
+            terms = tuple(t.encode() for t in r.terms) if r.terms and all(t.isascii() for t in r.terms) else ()
+            group = _group(r)
+            c = _Compiled(
+                rule=r, idx=idx, rx=rx, sgroup=r.secret_group, kw=kws, kw_ascii=all(k.isascii() for k in kws),
+                allow=allow, anchored=anchored, modes=(True, r.applies_to_keys, r.applies_to_paths),
+                rank=r.rank, simple=not (r.bounded or r.min_length or r.entropy is not None or allow is not None
+                                         or r.check is not None),
+                terms=terms, group=group, rx_joined=rx_joined,
+            )
             self._c.append(c)
-            if not kws:
-                for m in range(3):
-                    if modes[m]:
-                        self._nokw[m].append(idx)
-            for k in kws:
-                if k not in kw_index:
-                    kw_index[k] = len(kw_rules)
-                    kw_rules.append([])
-                kw_rules[kw_index[k]].append(idx)
+            self._groups[group].append(idx)
+            if group != ALWAYS:
+                for k in kws:
+                    if k not in kw_index:
+                        kw_index[k] = len(kw_rules)
+                        kw_rules.append([])
+                    kw_rules[kw_index[k]].append(idx)
         self._kw_rules = [sorted(set(x)) for x in kw_rules]
         self.keywords = list(kw_index)
-        opts = re2.Options()
-        opts.max_mem = 64 << 20
+        self._gate = None
         if self.keywords:
             alt = b"(?i)(?:" + b"|".join(re2.escape(k) for k in self.keywords) + b")"
             self._gate = re2.compile(alt, opts)._regexp  # noqa: SLF001
-            self._set = re2.Set.SearchSet(opts)
-            for k in self.keywords:
-                self._set.Add(b"(?i)" + re2.escape(k))
-            self._set.Compile()
-        else:
-            self._gate = None
-            self._set = None
-        self.has_keywordless = bool(self._nokw[MODE_ALL])
-        self.has_keywordless_keys = bool(self._nokw[MODE_KEYS])
+        # Weak groups: one combined pass (anchors as line anchors: a superset) says whether any of
+        # the group's rules can match at all; only then do they run one by one.
+        fast = re2.Options()
+        fast.max_mem = 256 << 20
+        fast.never_capture = True
+        fast.log_errors = False
+        self._weak_alt: dict[int, object] = {}
+        for g in (ALWAYS, COMMON):
+            if self._groups[g]:
+                pattern = "|".join(f"(?:{_multiline(self._c[i].rule.regex)})" for i in self._groups[g])
+                self._weak_alt[g] = re2.compile(pattern, fast)._regexp  # noqa: SLF001
+        self.has_always = bool(self._groups[ALWAYS])
+        # One Set pass answers everything a scan needs to plan: which keywords occur (index i =
+        # keyword i), whether protected spans may be present (image markers, our tokens), whether
+        # each weak group's combined pattern matches anywhere, and (the `\\A` sentinel always
+        # matches) whether the Set itself worked.
+        self._set = re2.Set.SearchSet(opts)
+        for k in self.keywords:
+            self._set.Add(b"(?i)" + re2.escape(k))
+        self._marker_first = len(self.keywords)
+        for m in _IMAGE_MARKERS:
+            self._set.Add(re2.escape(m))
+        self._set.Add(_TOKEN_PATTERN)
+        self._sentinel = self._set.Add(rb"\A")
+        self._group_index: dict[int, int] = {}
+        for g in (ALWAYS, COMMON):
+            if self._groups[g]:
+                pattern = "|".join(f"(?:{_multiline(self._c[i].rule.regex)})" for i in self._groups[g])
+                self._group_index[g] = self._set.Add(pattern)
+        self._set.Compile()
         # Keywords with a JSON-escapable character could hide behind \" or \\ in a raw JSON line.
-        self.keywords_json_safe = all(b'"' not in k and b"\\" not in k for k in self.keywords)
+        self.keywords_json_safe = all(b'"' not in k and b"\\" not in k
+                                      for c in self._c for k in c.kw)
         self._cache: dict[tuple[str, str, bytes], bytes] = {}
 
     # ------------------------------------------------------------------ gating
 
     def any_keyword(self, buf: bytes) -> bool:
+        """Does buf hold a keyword of a keyword-gated rule (case-insensitive)?"""
         return self._gate is not None and _first(self._gate, buf)[0] >= 0
 
-    def keywordless_hit(self, buf: bytes, mode: int = MODE_ALL) -> bool:
-        """Does any keyword-less, unanchored rule match somewhere in buf? (anchored ones: True)."""
-        for idx in self._nokw[mode]:
-            c = self._c[idx]
-            if c.anchored or _first(c.rx, buf)[0] >= 0:
-                return True
-        return False
+    def always_hit(self, buf: bytes) -> bool:
+        """Might an always-on rule (no or one-character keywords) match somewhere in buf?"""
+        alt = self._weak_alt.get(ALWAYS)
+        return alt is not None and _first(alt, buf)[0] >= 0
 
-    def _candidate_rules(self, buf: bytes, mode: int | None) -> list[int]:
-        """Rules whose keywords occur in buf (case-insensitive) plus keyword-less ones."""
-        if mode is None:
-            out = set(self._nokw[MODE_ALL])
-        else:
-            out = set(self._nokw[mode])
-        if self._gate is not None and _first(self._gate, buf)[0] >= 0:
-            hits = self._set.Match(buf)  # type: ignore[union-attr]
-            if hits:
-                for h in hits:
-                    out.update(self._kw_rules[h])
-            else:  # the Set failed (DFA budget): be safe, try every keyword rule
-                for rl in self._kw_rules:
-                    out.update(rl)
-        if mode is not None:
-            return sorted(i for i in out if self._c[i].modes[mode])
-        return sorted(out)
+    def may_match(self, buf: bytes) -> bool:
+        """A cheap superset test: False means no rule can match buf."""
+        return self.any_keyword(buf) or self.always_hit(buf)
+
+    def _keyword_hits(self, buf: bytes) -> tuple[set[int], bool, set[int]]:
+        """(keyword-gated rules whose keywords occur in buf, whether buf may hold protected spans,
+        the weak groups whose combined pattern matches somewhere in buf)."""
+        out: set[int] = set()
+        hits = self._set.Match(buf) or []
+        sentinel = self._sentinel
+        if sentinel not in hits:  # the Set failed (DFA budget): be safe, assume everything
+            for rl in self._kw_rules:
+                out.update(rl)
+            return out, True, set(self._group_index)
+        kwr = self._kw_rules
+        first = self._marker_first
+        prot = False
+        groups: set[int] = set()
+        for h in hits:
+            if h < first:
+                out.update(kwr[h])
+            elif h < sentinel:
+                prot = True
+            elif h > sentinel:
+                groups.add(ALWAYS if self._group_index.get(ALWAYS) == h else COMMON)
+        return out, prot, groups
+
+    def _plan(self, buf: bytes, mode: int) -> tuple[list[int], bool]:
+        """(rules to run on buf scanned alone, whether buf may hold protected spans)."""
+        out, prot, groups = self._keyword_hits(buf)
+        comp = self._c
+        if COMMON not in groups:
+            out.difference_update(self._groups[COMMON])
+        if ALWAYS in groups:
+            lows: dict[int, bytes] = {}
+            for i in self._groups[ALWAYS]:
+                if self._seg_has_kw(comp[i], 0, buf, lows):
+                    out.add(i)
+        return sorted(i for i in out if comp[i].modes[mode]), prot
+
+    def _weak_segments(self, group: int, joined: bytes, starts: list[int]) -> set[int]:
+        """Strings touched by any match of the group's combined pattern (a superset of where its
+        rules match when each string is scanned alone)."""
+        found: set[int] = set()
+        for sp in _spans(self._weak_alt[group], joined):
+            a, b = sp[0]
+            found.update(range(max(0, bisect_right(starts, a) - 1), bisect_right(starts, b - 1)))
+        return found
 
     # ------------------------------------------------------------------ matching
 
     def _accept(self, c: _Compiled, buf: bytes, spans: list[tuple[int, int]]) -> _Cand | None:
-        s, e = spans[c.group]
+        s, e = spans[c.sgroup]
         if s < 0 or e <= s:
             return None
-        if c.bounded and (spans[1][1] > spans[1][0] or spans[3][1] > spans[3][0]):
-            return None
         r = c.rule
+        if r.bounded and (spans[1][1] > spans[1][0] or spans[3][1] > spans[3][0]):
+            return None
         if r.min_length or r.entropy is not None or c.allow is not None or r.check is not None:
             secret = buf[s:e]
             if r.min_length and (len(secret) < r.min_length
@@ -243,107 +424,141 @@ class Engine:
                 return None
             if r.entropy is not None and _entropy(secret) < r.entropy:
                 return None
-            if c.allow is not None and _first(c.allow, secret)[0] >= 0:
-                return None
+            if c.allow is not None:
+                cache = c.allow_cache
+                hit = cache.get(secret)
+                if hit is None:
+                    if len(cache) > 20_000:
+                        cache.clear()
+                    hit = cache[secret] = _first(c.allow, secret)[0] >= 0
+                if hit:
+                    return None
             if r.check is not None:
                 try:
                     ok = r.check(secret.decode("utf-8", "replace"))
-                except Exception:  # a validator bug must not abort redaction; treat as "not valid"
+                except Exception:  # a validator bug must not abort redaction: treat as "not valid"
                     ok = False
                 if not ok:
                     return None
         return (s, e, c.idx, spans[0][0], spans[0][1])
 
-    def _raw_candidates(self, buf: bytes, mode: int) -> list[_Cand]:
+    def _collect(self, buf: bytes, rules: list[int]) -> list[_Cand]:
+        """Candidates of the given rules on one buffer scanned alone."""
         cands: list[_Cand] = []
-        for idx in self._candidate_rules(buf, mode):
+        low = None
+        for idx in rules:
             c = self._c[idx]
+            if c.terms:
+                if low is None:
+                    low = buf.lower()
+                cands.extend((s, e, idx, s, e) for s, e in _term_spans(c.terms, buf, low))
+                continue
             for spans in _spans(c.rx, buf):
                 cand = self._accept(c, buf, spans)
                 if cand is not None:
                     cands.append(cand)
         return cands
 
-    def _protected(self, buf: bytes, cands: list[_Cand]) -> list[_Cand]:
-        img: list[tuple[int, int]] = []
-        if (b"base64," in buf or b"iVBORw0KGgo" in buf or b"/9j/" in buf or b"R0lGOD" in buf
-                or b"UklGR" in buf):
-            img = [tuple(sp[0]) for sp in _spans(_IMAGE_RX._regexp, buf)]  # noqa: SLF001
-        tok: list[tuple[int, int]] = []
-        if _first(_TOKEN_RX._regexp, buf)[0] >= 0:  # noqa: SLF001
-            tok = [tuple(sp[0]) for sp in _spans(_TOKEN_RX._regexp, buf)]  # noqa: SLF001
-        out = []
-        n = len(buf)
+    def _keep(self, buf: bytes, lo: int, hi: int, cands: list[_Cand], prot: bool) -> list[_Cand]:
+        """Drop candidates touching protected spans of buf[lo:hi] (the string they belong to)."""
+        shield: list[tuple[int, int]] = []
+        if prot:
+            shield = [sp[0] for sp in _spans(_TOKEN_RX, buf, lo, hi)]
+            if any(buf.find(m, lo, hi) != -1 for m in _IMAGE_MARKERS):
+                shield += [sp[0] for sp in _spans(_IMAGE_RX, buf, lo, hi)]
         comp = self._c
+        out = []
         for cand in cands:
             s, e, idx, gs, ge = cand
-            if img and any(a < e and s < b for a, b in img):
+            if not shield and buf[gs] not in _IDSET:
+                out.append(cand)
                 continue
-            if tok and any(a < e and s < b for a, b in tok):
+            if shield and any(a < e and s < b for a, b in shield):
                 continue
-            if ge - gs <= 160 and not comp[idx].rule.generated and not buf[gs:ge].translate(None, _IDCHARS):
-                lo, hi = max(0, gs - 80), min(n, ge + 80)
-                if any(sp[0][0] <= gs and ge <= sp[0][1] for sp in _spans(_ID_RX._regexp, buf, lo, hi)):  # noqa: SLF001
+            if (buf[gs] in _IDSET and ge - gs <= 160 and not comp[idx].rule.generated
+                    and not buf[gs:ge].translate(None, _IDCHARS)):
+                w0 = gs - 80 if gs - 80 > lo else lo
+                w1 = ge + 80 if ge + 80 < hi else hi
+                # (a run of digits only is a number, not a hash: cards and phone numbers stay findable)
+                if any(sp[0][0] <= gs and ge <= sp[0][1] and not buf[sp[0][0]:sp[0][1]].isdigit()
+                       for sp in _spans(_ID_RX, buf, w0, w1)):
                     continue
             out.append(cand)
         return out
 
-    def _resolve(self, cands: list[_Cand]) -> list[Match]:
+    def _resolve(self, cands: list[_Cand], offset: int = 0) -> list[Match]:
+        """Non-overlapping matches (offsets shifted by -offset) from the candidates of one string."""
         if not cands:
             return []
-        if len(cands) > 1:
-            cands.sort()
-        out: list[Match] = []
         comp = self._c
-        cluster = [cands[0]]
-        end = cands[0][1]
+        if len(cands) == 1:
+            s, e, idx = cands[0][:3]
+            return [comp[idx].match(s - offset, e - offset)]
+        cands.sort()
+        # Identical spans: keep the best rule (confidence, then pack order) before clustering.
+        uniq = [cands[0]]
         for cand in cands[1:]:
+            prev = uniq[-1]
+            if cand[0] == prev[0] and cand[1] == prev[1]:
+                if comp[cand[2]].rank > comp[prev[2]].rank:
+                    uniq[-1] = cand
+                continue
+            uniq.append(cand)
+        out: list[Match] = []
+        cluster = [uniq[0]]
+        end = uniq[0][1]
+        for cand in uniq[1:]:
             if cand[0] < end:
                 cluster.append(cand)
                 if cand[1] > end:
                     end = cand[1]
-            else:
-                out.append(self._pick(cluster) if len(cluster) > 1 else comp[cluster[0][2]].match_at(cluster[0]))
-                cluster = [cand]
-                end = cand[1]
-        out.append(self._pick(cluster) if len(cluster) > 1 else comp[cluster[0][2]].match_at(cluster[0]))
+                continue
+            out.append(self._pick(cluster, offset))
+            cluster = [cand]
+            end = cand[1]
+        out.append(self._pick(cluster, offset))
         return out
 
-    def _pick(self, cluster: list[_Cand]) -> Match:
+    def _pick(self, cluster: list[_Cand], offset: int) -> Match:
         comp = self._c
+        if len(cluster) == 1:
+            s, e, idx = cluster[0][:3]
+            return comp[idx].match(s - offset, e - offset)
         us = cluster[0][0]  # sorted by start
         ue = max(c[1] for c in cluster)
         best = None
-        best_key = None
+        best_key: tuple[int, ...] | None = None
         for c in cluster:  # a candidate covering the whole cluster wins: confidence, then pack order
             if c[0] == us and c[1] == ue:
                 key = (comp[c[2]].rank, -c[2])
                 if best_key is None or key > best_key:
                     best, best_key = c, key
         if best is not None:
-            r = comp[best[2]].rule
-            return Match(r.id, us, ue, r.label, r.replace)
+            return comp[best[2]].match(us - offset, ue - offset)
         for c in cluster:
             key = (comp[c[2]].rank, c[1] - c[0], -c[2])
             if best_key is None or key > best_key:
                 best, best_key = c, key
         r = comp[best[2]].rule  # type: ignore[index]
-        return Match(r.id, us, ue, r.label, "mask" if r.replace == "mask" else "token")
+        return Match(r.id, us - offset, ue - offset, r.label, "mask" if r.replace == "mask" else "token")
 
     def scan_bytes(self, buf: bytes, mode: int = MODE_ALL) -> list[Match]:
-        cands = self._raw_candidates(buf, mode)
+        rules, prot = self._plan(buf, mode)
+        if not rules:
+            return []
+        cands = self._collect(buf, rules)
         if not cands:
             return []
-        return self._resolve(self._protected(buf, cands))
+        return self._resolve(self._keep(buf, 0, len(buf), cands, prot))
 
     def scan_segments(self, parts: list[bytes], modes: list[int]) -> dict[int, list[Match]]:
-        """Matches per string, as if each part were scanned alone, in one pass over all of them."""
+        """Matches per string, exactly as if each part were scanned alone, in one pass over all."""
         if not parts:
             return {}
         joined = b"\n".join(parts)
-        cand_rules = self._candidate_rules(joined, None)
-        if not cand_rules:
-            return {}
+        comp = self._c
+        kw_rules, prot, groups = self._keyword_hits(joined)
+        rules = sorted(i for i in kw_rules if comp[i].group == STRONG)
         starts: list[int] = []
         ends: list[int] = []
         pos = 0
@@ -352,22 +567,44 @@ class Engine:
             pos += len(p)
             ends.append(pos)
             pos += 1
+        # Weak rules run only on the single strings that their group's combined pattern touched.
+        weak: dict[int, list[int]] = {}
+        common = sorted(i for i in kw_rules if comp[i].group == COMMON)
+        if common and COMMON in groups:
+            for i in self._weak_segments(COMMON, joined, starts):
+                weak.setdefault(i, []).extend(common)
+        if ALWAYS in groups:
+            for i in self._weak_segments(ALWAYS, joined, starts):
+                weak.setdefault(i, []).extend(self._groups[ALWAYS])
+        if not rules and not weak:
+            return {}
         lows: dict[int, bytes] = {}
         per: dict[int, list[_Cand]] = {}
         rerun: set[int] = set()
         n = len(joined)
-        for idx in cand_rules:
-            c = self._c[idx]
+        nparts = len(parts)
+        jlow = None
+        for idx in rules:
+            c = comp[idx]
             cmodes = c.modes
-            if c.anchored:
-                for i, p in enumerate(parts):
-                    if cmodes[modes[i]] and self._seg_has_kw(c, i, p, lows):
-                        rerun.add(i)
+            if c.terms:
+                if jlow is None:
+                    jlow = joined.lower()
+                for gs, ge in _term_spans(c.terms, joined, jlow):
+                    i = bisect_right(starts, gs) - 1
+                    if ge > ends[i] or not cmodes[modes[i]]:
+                        continue
+                    lst = per.get(i)
+                    if lst is None:
+                        per[i] = [(gs, ge, idx, gs, ge)]
+                    else:
+                        lst.append((gs, ge, idx, gs, ge))
                 continue
-            match = c.rx.Match  # type: ignore[attr-defined]
+            match = c.rx_joined.Match  # type: ignore[attr-defined]
+            anchored = c.anchored
             simple = c.simple
-            g = c.group
-            kw_ok: dict[int, bool] = {}
+            g = c.sgroup
+            kws = c.kw
             pos = 0
             while pos <= n:
                 spans = match(_UNANCHORED, joined, pos, n)
@@ -379,44 +616,88 @@ class Engine:
                     continue
                 pos = ge
                 i = bisect_right(starts, gs) - 1
-                seg_end = ends[i]
-                if ge > seg_end or gs >= seg_end:
-                    j = bisect_right(starts, ge - 1) - 1
-                    rerun.update(range(i if gs < seg_end else i + 1, j + 1))
+                if gs >= ends[i]:
+                    # Starts on the separator (used as left context): valid alone only if the rule
+                    # matches the same way at the very start of the next string.
+                    i += 1
+                    if i >= nparts or ge > ends[i]:
+                        rerun.update(range(i, min(nparts, bisect_right(starts, ge - 1))))
+                        continue
+                    spans = self._rematch(c, parts[i], 0, ge - starts[i], starts[i])
+                    if spans is None:
+                        rerun.add(i)
+                        continue
+                    gs = spans[0][0]
+                elif ge > ends[i]:  # crosses a separator: redo those strings alone
+                    rerun.update(range(i, bisect_right(starts, ge - 1)))
                     continue
+                elif anchored:
+                    # A line anchor may have matched at a newline inside the string: check that
+                    # the rule matches the same way on the string alone.
+                    lo, hi = starts[i], ends[i]
+                    if joined.find(b"\n", gs - 1 if gs > lo else lo, ge + 1 if ge < hi else hi) != -1:
+                        spans = self._rematch(c, parts[i], gs - lo, ge - lo, lo)
+                        if spans is None:
+                            rerun.add(i)
+                            continue
                 if i in rerun or not cmodes[modes[i]]:
                     continue
-                if c.kw:
-                    ok = kw_ok.get(i)
-                    if ok is None:
-                        ok = kw_ok[i] = self._seg_has_kw(c, i, parts[i], lows)
-                    if not ok:
-                        continue
-                o = starts[i]
+                if kws:  # the rule's keyword must be in this string (usually it is in the match)
+                    if jlow is None:
+                        jlow = joined.lower()
+                    g0 = jlow[gs:ge]
+                    for k in kws:
+                        if k in g0:
+                            break
+                    else:
+                        if not self._seg_has_kw(c, i, parts[i], lows):
+                            continue
                 if simple:
                     s, e = spans[g]
                     if s < 0 or e <= s:
                         continue
-                    cand = (s - o, e - o, idx, gs - o, ge - o)
+                    cand = (s, e, idx, gs, ge)
                 else:
                     cand = self._accept(c, joined, spans)
                     if cand is None:
                         continue
-                    cand = (cand[0] - o, cand[1] - o, idx, gs - o, ge - o)
                 lst = per.get(i)
                 if lst is None:
                     per[i] = [cand]
                 else:
                     lst.append(cand)
-        for i in rerun:
-            per[i] = self._raw_candidates(parts[i], modes[i])
+        for i, idxs in weak.items():
+            if i in rerun:
+                continue
+            part = parts[i]
+            run = [k for k in idxs if comp[k].modes[modes[i]] and self._seg_has_kw(comp[k], i, part, lows)]
+            if run:
+                lo = starts[i]
+                extra = [(s + lo, e + lo, k, gs + lo, ge + lo) for s, e, k, gs, ge in self._collect(part, run)]
+                if extra:
+                    per.setdefault(i, []).extend(extra)
         out: dict[int, list[Match]] = {}
         for i, cands in per.items():
-            if cands:
-                ms = self._resolve(self._protected(parts[i], cands))
-                if ms:
-                    out[i] = ms
+            if i in rerun:
+                continue
+            lo = starts[i]
+            ms = self._resolve(self._keep(joined, lo, ends[i], cands, prot), lo)
+            if ms:
+                out[i] = ms
+        for i in rerun:
+            ms = self.scan_bytes(parts[i], modes[i])
+            if ms:
+                out[i] = ms
         return out
+
+    @staticmethod
+    def _rematch(c: _Compiled, part: bytes, pos: int, end: int, offset: int) -> list[tuple[int, int]] | None:
+        """The rule's own match anchored at `pos` of the string alone, if it ends at `end`;
+        spans shifted by `offset` (joined coordinates)."""
+        spans = c.rx.Match(_ANCHOR_START, part, pos, len(part))  # type: ignore[attr-defined]
+        if spans[0] != (pos, end):
+            return None
+        return [(a + offset, b + offset) if a >= 0 else (a, b) for a, b in spans]
 
     @staticmethod
     def _seg_has_kw(c: _Compiled, i: int, part: bytes, lows: dict[int, bytes]) -> bool:

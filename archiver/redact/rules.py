@@ -81,6 +81,9 @@ class Rule:
     bounded: bool = False
     fold_case: bool = False
     check: Callable[[str], bool] | None = field(default=None, repr=False)
+    # Generated literal-term rules: the terms themselves, so the engine can match them with a
+    # find loop instead of RE2 (cheaper per match; usernames occur in almost every path).
+    terms: tuple[str, ...] = ()
 
     @property
     def rank(self) -> int:
@@ -252,8 +255,8 @@ def _parse_rule(raw: dict[str, Any], where: str, pack: str, src: str,
     for a in allowlist:
         _compile(a, where, "allowlist entry")
     label = raw.get("label", raw["id"].upper().replace("-", "_").replace(".", "_"))
-    if not isinstance(label, str) or not _LABEL_RE.search(label):
-        raise RuleError(f"{where}: 'label' must look like 'AWS_ACCESS_KEY'")
+    if not isinstance(label, str) or not _LABEL_RE.search(label) or len(label) > 40:
+        raise RuleError(f"{where}: 'label' must look like 'AWS_ACCESS_KEY' (at most 40 characters)")
     replace = raw.get("replace", "token")
     if replace not in ("token", "username", "mask"):
         raise RuleError(f"{where}: 'replace' must be token, username or mask")
@@ -345,6 +348,7 @@ def term_rules(terms: RuntimeTerms) -> list[Rule]:
             description="the user's account names, as a word anywhere", secret_group=2,
             keywords=tuple(dict.fromkeys(free)), replace="username", confidence="high",
             pack="runtime", source="runtime terms", generated=True, bounded=True, fold_case=True,
+            terms=tuple(free),
         ))
     for i, u in enumerate(short):
         # /home/ab/, /Users/ab, -home-ab-proj (Claude project keys), C:\\Users\\ab
@@ -372,6 +376,6 @@ def term_rules(terms: RuntimeTerms) -> list[Rule]:
             id=f"extra-term-{i + 1}", regex=_bounded([re2.escape(t)]), label="TERM",
             description="a configured private term", secret_group=2, keywords=(t.lower(),),
             replace="token", confidence="high", pack="runtime", source="runtime terms",
-            generated=True, bounded=True, fold_case=True,
+            generated=True, bounded=True, fold_case=True, terms=(t.lower(),),
         ))
     return out

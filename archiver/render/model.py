@@ -139,3 +139,18 @@ def link_subagents(t: Transcript, children: dict[str, str], by_call: dict[str, s
                 if sid and sid in hay:
                     b.link = key
                     break
+
+
+def merge_assistant_runs(t: Transcript) -> None:
+    """Consecutive assistant entries (text, thinking, tool calls of one stretch of work)
+    become one turn; the first entry's time and label stay."""
+    merged: list[Entry] = []
+    for e in t.entries:
+        prev = merged[-1] if merged else None
+        if (prev is not None and e.role == "assistant" and prev.role == "assistant"
+                and (e.label is None or prev.label is None or e.label == prev.label)):
+            prev.blocks.extend(e.blocks)
+            prev.label = prev.label or e.label
+            continue
+        merged.append(e)
+    t.entries = merged

@@ -1,0 +1,110 @@
+"""Helpers shared by the harness collectors (harness modules never import each other).
+
+Where each collector finds its root, how it lists files, stamps times and guesses a file's
+format. JSONL reading lives in jsonl_probe.py, consistent SQLite reads in archiver/snapshot.py.
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterator
+
+from archiver.harnesses.base import HarnessContext
+from archiver.model import Format
+
+_SNIFF_BYTES = 8192
+
+
+def configured_root(ctx: HarnessContext, env_var: str | None = None, *, tilde_home: Path | None = None) -> Path | None:
+    """The root the user chose: `env_var` in ctx.env when set and non-empty, else the
+    configured root, else None (the caller falls back to its default).
+
+    `~` is expanded against `tilde_home` when given (only `~` and `~/...`, as the harness
+    itself does against its HOME), else with Path.expanduser (the process user's home).
+    """
+    value = ctx.env.get(env_var) if env_var else None
+    if not value and ctx.root:
+        value = str(ctx.root)
+    if not value:
+        return None
+    return expand_home(value, tilde_home) if tilde_home is not None else Path(value).expanduser()
+
+
+def expand_home(value: str, home: Path) -> Path:
+    """`~` or `~/x` resolved against `home` (the harness context's HOME); anything else as is."""
+    if value == "~" or value.startswith("~/"):
+        return home / value[2:]
+    return Path(value)
+
+
+def xdg_dir(ctx: HarnessContext, var: str, fallback: str) -> Path:
+    """An XDG base directory: `$var` (e.g. XDG_DATA_HOME) when set, else HOME/`fallback`."""
+    value = ctx.env.get(var)
+    return Path(value).expanduser() if value else ctx.home / fallback
+
+
+def regular_files(d: Path) -> Iterator[Path]:
+    """Regular files below d, not following symlinks; folder by folder, names sorted."""
+    for dirpath, dirnames, filenames in os.walk(d, followlinks=False):
+        dirnames.sort()
+        for name in sorted(filenames):
+            p = Path(dirpath) / name
+            if p.is_file() and not p.is_symlink():
+                yield p
+
+
+def relative_or_absolute(file: Path, root: Path) -> str:
+    """`file` relative to `root` for messages, or the full path when it lies elsewhere."""
+    try:
+        return file.relative_to(root).as_posix()
+    except ValueError:
+        return str(file)
+
+
+def iso(ts: float) -> str:
+    """POSIX seconds -> ISO 8601 UTC with a `Z` suffix."""
+    return datetime.fromtimestamp(ts, timezone.utc).isoformat().replace("+00:00", "Z")
+
+
+def iso_ms(v: Any, guess_unit: bool = False) -> str | None:
+    """Epoch milliseconds -> ISO 8601 UTC, or None for anything that is not a positive,
+    representable number. With `guess_unit`, values that look like seconds, microseconds
+    or nanoseconds (by magnitude) are scaled to milliseconds first."""
+    if not isinstance(v, (int, float)) or isinstance(v, bool) or v <= 0:
+        return None
+    if guess_unit:
+        if v > 1e17:
+            v = v / 1e6  # ns
+        elif v > 1e14:
+            v = v / 1e3  # us
+        elif v < 1e11:
+            v = v * 1e3  # s
+    try:
+        return iso(v / 1000)
+    except (OverflowError, OSError, ValueError):
+        return None
+
+
+def sniff_content(path: Path, unreadable: Format = "binary") -> Format:
+    """"text" or "binary" from a file's first bytes (NUL or invalid UTF-8 = binary);
+    `unreadable` when the file cannot be opened. Callers decide by name first."""
+    try:
+        with path.open("rb") as f:
+            head = f.read(_SNIFF_BYTES)
+    except OSError:
+        return unreadable
+    if b"\x00" in head:
+        return "binary"
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as e:
+        if e.start < len(head) - 4:  # not just a multi-byte char cut at the boundary
+            return "binary"
+    return "text"
+
+
+def sql_ident(name: str) -> str:
+    """A SQLite identifier, double-quoted."""
+    return '"' + name.replace('"', '""') + '"'

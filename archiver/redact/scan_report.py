@@ -1,0 +1,84 @@
+"""Data for `archiver rules list` and `archiver rules test FILE` (the CLI prints it).
+
+Findings say which rule fired where (line number or table.column, carrier, count),
+never the matched value.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from archiver.model import Format
+from archiver.redact.base import RedactionReport
+from archiver.redact.engine import Engine
+from archiver.redact.pseudonym import Pseudonymizer
+from archiver.redact.redactor import RuleRedactor, _open_maybe_zstd
+from archiver.redact.rules import Rule
+
+
+@dataclass(frozen=True)
+class Finding:
+    where: str  # "line 12", "sqlite", "file"
+    rule_id: str
+    carrier: str
+    count: int
+
+
+def list_rules(rules: list[Rule]) -> list[dict[str, Any]]:
+    return [
+        {"id": r.id, "pack": r.pack, "source": r.source, "label": r.label, "replace": r.replace,
+         "confidence": r.confidence, "keywords": list(r.keywords), "validator": r.validator,
+         "description": r.description}
+        for r in rules
+    ]
+
+
+def _findings(where: str, report: RedactionReport) -> list[Finding]:
+    return [Finding(where, rule, carrier, n) for (rule, carrier), n in sorted(report.counts.items())]
+
+
+def scan_file(redactor: RuleRedactor, path: Path, fmt: Format) -> list[Finding]:
+    """What the redactor would replace in `path`, per line for JSONL and text."""
+    out: list[Finding] = []
+    if fmt in ("jsonl", "jsonl.zst"):
+        with _open_maybe_zstd(path) as lines:
+            for no, line in enumerate(lines, 1):
+                rep = RedactionReport()
+                redactor.redact_jsonl_line(line.rstrip(b"\n"), rep)
+                out += _findings(f"line {no}", rep)
+    elif fmt == "text":
+        with path.open("rb") as f:
+            for no, line in enumerate(f, 1):
+                rep = RedactionReport()
+                redactor.engine.redact_bytes(line, rep, "text")
+                out += _findings(f"line {no}", rep)
+    else:
+        out += _findings(fmt, redactor.scan_file(path, fmt))
+    return out
+
+
+def check_examples(rules: list[Rule], pseudonyms: Pseudonymizer | None = None) -> list[str]:
+    """Problems with the rules' own `positive` / `negative` / `expect` examples (empty: all good).
+
+    Each rule is checked alone: every positive must be matched by it, no negative may be,
+    and every `expect` string must be one of the parts the positives would replace.
+    """
+    p = pseudonyms or Pseudonymizer(b"rules-self-test-key-0000")
+    problems: list[str] = []
+    for r in rules:
+        eng = Engine([r], p)
+        got: list[str] = []
+        for i, ex in enumerate(r.positive):
+            ms = eng.scan(ex)
+            if not ms:
+                problems.append(f"{r.source}: rule {r.id!r}: positive example {i + 1} is not matched")
+            got += [ex[m.start:m.end] for m in ms]
+        for i, ex in enumerate(r.negative):
+            if eng.scan(ex):
+                problems.append(f"{r.source}: rule {r.id!r}: negative example {i + 1} is matched")
+        for i, want in enumerate(r.expect):
+            if want not in got:
+                problems.append(f"{r.source}: rule {r.id!r}: expect {i + 1} is not what the positives yield")
+    return problems

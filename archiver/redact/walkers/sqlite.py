@@ -1,0 +1,224 @@
+"""SQLite databases: redact every text value (and text-like BLOB), then `VACUUM INTO` dst.
+
+The pipeline hands us a consistent snapshot (backup API). We work on a private
+copy (a 0700 temp dir; a `-wal` next to the snapshot is copied too and
+recovered), update only the cells that change, and write the result with
+`VACUUM INTO`, so no free page, WAL frame or journal of dst keeps old plaintext.
+dst has journal_mode DELETE and must pass `PRAGMA integrity_check`. The schema
+(table, index, trigger names, sqlite_master) is never changed.
+
+FTS virtual tables are updated through the table itself and then optimised (or
+rebuilt from external content); their shadow tables are never written directly.
+Other virtual tables are skipped.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import shutil
+import sqlite3
+import tempfile
+from collections import Counter
+from pathlib import Path
+from typing import Callable, Iterator
+
+log = logging.getLogger(__name__)
+
+CellFn = Callable[[object, str], object]
+BATCH = 500
+_SHADOW_SUFFIXES = ("_content", "_data", "_idx", "_docsize", "_config", "_segments", "_segdir", "_stat",
+                    "_node", "_rowid", "_parent")
+_FTS_RE = re.compile(r"\bUSING\s+(fts[345])\b", re.I)
+
+
+class SqliteRedactionError(RuntimeError):
+    """The database could not be redacted safely; the message names the file."""
+
+
+def _q(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _tables(conn: sqlite3.Connection) -> tuple[list[tuple[str, str]], dict[str, str]]:
+    """(ordinary tables with their CREATE sql, {fts table: module})."""
+    rows = conn.execute("SELECT name, COALESCE(sql, '') FROM sqlite_master WHERE type = 'table'").fetchall()
+    virtual = {n: s for n, s in rows if s.upper().lstrip().startswith("CREATE VIRTUAL TABLE")}
+    fts: dict[str, str] = {}
+    for name, sql in virtual.items():
+        m = _FTS_RE.search(sql)
+        if m:
+            fts[name] = m.group(1).lower()
+    plain = []
+    for name, sql in rows:
+        if name.startswith("sqlite_") or name in virtual:
+            continue
+        if any(name == v + suf for v in virtual for suf in _SHADOW_SUFFIXES):
+            continue
+        plain.append((name, sql))
+    return plain, fts
+
+
+def _columns(conn: sqlite3.Connection, table: str) -> list[str]:
+    cols = []
+    for row in conn.execute(f"PRAGMA table_xinfo({_q(table)})"):
+        hidden = row[6] if len(row) > 6 else 0
+        if hidden:  # generated columns cannot be written; virtual tables' hidden columns are not data
+            continue
+        cols.append(row[1])
+    return cols
+
+
+def _rows(conn: sqlite3.Connection, table: str, sql: str, cols: list[str]) -> Iterator[tuple[tuple, tuple]]:
+    """(key values, column values) per row, in batches so updates never race an open cursor."""
+    sel = ", ".join(_q(c) for c in cols)
+    if "WITHOUT ROWID" in sql.upper():
+        pk = [r[1] for r in sorted(conn.execute(f"PRAGMA table_info({_q(table)})"), key=lambda r: r[5]) if r[5]]
+        width = len(pk)
+        for row in conn.execute(f"SELECT {', '.join(_q(c) for c in pk)}, {sel} FROM {_q(table)}").fetchall():
+            yield row[:width], row[width:]
+        return
+    rid = next(r for r in ("rowid", "_rowid_", "oid") if r not in cols)
+    last = None
+    while True:
+        if last is None:
+            batch = conn.execute(f"SELECT {rid}, {sel} FROM {_q(table)} ORDER BY {rid} LIMIT {BATCH}").fetchall()
+        else:
+            batch = conn.execute(f"SELECT {rid}, {sel} FROM {_q(table)} WHERE {rid} > ? ORDER BY {rid} LIMIT {BATCH}",
+                                 (last,)).fetchall()
+        if not batch:
+            return
+        for row in batch:
+            yield (row[0],), row[1:]
+        last = batch[-1][0]
+
+
+def _key_clause(conn: sqlite3.Connection, table: str, sql: str, cols: list[str]) -> str:
+    if "WITHOUT ROWID" in sql.upper():
+        pk = [r[1] for r in sorted(conn.execute(f"PRAGMA table_info({_q(table)})"), key=lambda r: r[5]) if r[5]]
+        return " AND ".join(f"{_q(c)} = ?" for c in pk)
+    rid = next(r for r in ("rowid", "_rowid_", "oid") if r not in cols)
+    return f"{rid} = ?"
+
+
+def _walk_table(conn: sqlite3.Connection, table: str, sql: str, cell: CellFn, write: bool) -> int:
+    cols = _columns(conn, table)
+    if not cols:
+        return 0
+    carriers = [f"sqlite:{table}.{c}" for c in cols]
+    where = _key_clause(conn, table, sql, cols)
+    changed_rows = 0
+    pending: list[tuple[str, tuple]] = []
+    for key, values in _rows(conn, table, sql, cols):
+        sets: list[str] = []
+        params: list[object] = []
+        for col, carrier, v in zip(cols, carriers, values):
+            if type(v) is str or type(v) is bytes:
+                new = cell(v, carrier)
+                if new is not v and new != v:
+                    sets.append(f"{_q(col)} = ?")
+                    params.append(new)
+        if sets and write:
+            pending.append((f"UPDATE {_q(table)} SET {', '.join(sets)} WHERE {where}", (*params, *key)))
+            changed_rows += 1
+            if len(pending) >= BATCH:
+                _flush(conn, pending)
+    if write:
+        _flush(conn, pending)
+    return changed_rows
+
+
+def _flush(conn: sqlite3.Connection, pending: list[tuple[str, tuple]]) -> None:
+    for stmt, params in pending:
+        conn.execute(stmt, params)
+    pending.clear()
+
+
+def _fts(conn: sqlite3.Connection, table: str, module: str, sql: str, cell: CellFn, write: bool,
+         warnings: Counter[str]) -> None:
+    opts = sql.replace(" ", "").lower()
+    if "content=''" in opts or 'content=""' in opts:
+        # Contentless: the index holds plaintext terms we cannot rewrite; empty it (derived data).
+        if write:
+            if module == "fts5":
+                conn.execute(f"INSERT INTO {_q(table)}({_q(table)}) VALUES('delete-all')")
+            warnings["sqlite-contentless-fts-emptied"] += 1
+        return
+    if "content=" in opts:
+        # External content: the content table is redacted like any other; rebuild the index from it.
+        if write:
+            conn.execute(f"INSERT INTO {_q(table)}({_q(table)}) VALUES('rebuild')")
+        return
+    _walk_table(conn, table, sql, cell, write)
+    if write:
+        conn.execute(f"INSERT INTO {_q(table)}({_q(table)}) VALUES('optimize')")
+
+
+def redact_sqlite(src: Path, dst: Path, cell: CellFn, warnings: Counter[str] | None = None) -> None:
+    """Redact the snapshot `src` into a fresh, vacuumed database `dst`."""
+    warnings = warnings if warnings is not None else Counter()
+    tmp = tempfile.mkdtemp(prefix="archiver-sqlite-")  # mode 0700
+    try:
+        work = Path(tmp) / "work.db"
+        shutil.copyfile(src, work)
+        wal = Path(str(src) + "-wal")
+        if wal.exists():
+            shutil.copyfile(wal, Path(str(work) + "-wal"))
+        conn = sqlite3.connect(work, isolation_level=None)
+        try:
+            conn.execute("PRAGMA journal_mode=DELETE")
+            conn.execute("BEGIN")
+            plain, fts = _tables(conn)
+            sqls = dict(conn.execute("SELECT name, COALESCE(sql, '') FROM sqlite_master WHERE type='table'"))
+            for table, sql in plain:
+                _walk_table(conn, table, sql, cell, True)
+            for table, module in fts.items():
+                try:
+                    _fts(conn, table, module, sqls[table], cell, True, warnings)
+                except sqlite3.DatabaseError as e:
+                    log.warning("%s: FTS table %s not redacted: %s", src, table, e)
+                    warnings["sqlite-fts-skipped"] += 1
+            conn.execute("COMMIT")
+            if dst.exists():
+                dst.unlink()
+            conn.execute("VACUUM INTO ?", (str(dst),))
+        except sqlite3.DatabaseError as e:
+            raise SqliteRedactionError(f"{src}: cannot redact SQLite database: {e}") from e
+        finally:
+            conn.close()
+        _finish(dst)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _finish(dst: Path) -> None:
+    conn = sqlite3.connect(dst, isolation_level=None)
+    try:
+        mode = conn.execute("PRAGMA journal_mode=DELETE").fetchone()[0]
+        check = [r[0] for r in conn.execute("PRAGMA integrity_check")]
+    finally:
+        conn.close()
+    for suffix in ("-wal", "-shm", "-journal"):
+        p = Path(str(dst) + suffix)
+        if p.exists():
+            p.unlink()
+    if mode.lower() != "delete" or check != ["ok"]:
+        raise SqliteRedactionError(f"{dst}: redacted database failed its check: journal_mode={mode}, "
+                                   f"integrity_check={'; '.join(check)[:200]}")
+
+
+def scan_sqlite(path: Path, cell: CellFn) -> None:
+    """Run `cell` over every text value of a (redacted) database without writing anything."""
+    conn = sqlite3.connect(Path(path).resolve().as_uri() + "?mode=ro", uri=True)
+    try:
+        plain, fts = _tables(conn)
+        for table, sql in plain:
+            _walk_table(conn, table, sql, cell, False)
+        sqls = dict(conn.execute("SELECT name, COALESCE(sql, '') FROM sqlite_master WHERE type='table'"))
+        for table, module in fts.items():
+            try:
+                _fts(conn, table, module, sqls[table], cell, False, Counter())
+            except sqlite3.DatabaseError as e:
+                log.warning("%s: FTS table %s not scanned: %s", path, table, e)
+    finally:
+        conn.close()

@@ -1,0 +1,204 @@
+"""Claude Code transcripts (seeds/by-harness/claude-code.json `linking`).
+
+File order is not conversation order: walk `parentUuid` from the active leaf (the
+`leafUuid` of the last `last-prompt`, else the newest non-sidechain message) to the root,
+continue across compaction through the boundary's `logicalParentUuid`, re-attach
+parallel tool results that hang off an assistant line on the path, and merge the lines
+of one streamed response (same `message.id`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from archiver.model import Session
+from archiver.render.jsonl import records, transcript_files
+from archiver.render.model import Block, Transcript, clip, flatten_text, pretty, text_block
+
+CONVERSATION = {"user", "assistant", "system", "attachment"}
+
+
+def read(session: Session, files: dict[str, Path]) -> Transcript:
+    t = Transcript(session.key, session.harness)
+    found = transcript_files(session, files, ("jsonl",))
+    if not found:
+        t.notes.append("no transcript file in this session's archived state")
+        return t
+    for _art, path in found:
+        bad: list[int] = []
+        recs = list(records(path, bad))
+        if bad:
+            t.notes.append(f"{len(bad)} unparseable line(s) skipped")
+        _render_file(t, recs)
+    return t
+
+
+def _render_file(t: Transcript, recs: list[dict[str, Any]]) -> None:
+    nodes: dict[str, dict[str, Any]] = {}
+    order: dict[str, int] = {}
+    children: dict[str, list[str]] = {}
+    leaf: str | None = None
+    leaf_withdrawn = False
+    fork_ref: dict[str, Any] | None = None
+    for i, r in enumerate(recs):
+        typ = r.get("type")
+        if typ == "last-prompt":
+            if r.get("leafUuid"):
+                leaf, leaf_withdrawn = str(r["leafUuid"]), False
+            elif r.get("explicit"):
+                leaf, leaf_withdrawn = None, True
+        elif typ == "fork-context-ref" and fork_ref is None:
+            fork_ref = r
+        if typ in CONVERSATION and isinstance(r.get("uuid"), str):
+            u = r["uuid"]
+            nodes[u] = r
+            order[u] = i
+            p = r.get("parentUuid")
+            if isinstance(p, str):
+                children.setdefault(p, []).append(u)
+    if leaf not in nodes:
+        if leaf is not None:
+            t.notes.append("the recorded active leaf is not in the file; showing the newest message's branch")
+        elif leaf_withdrawn:
+            t.notes.append("the active leaf was withdrawn; showing the newest message's branch")
+        leaf = _newest(nodes, order)
+    if fork_ref is not None:
+        t.marker(
+            f"Forked subagent: context inherited from the parent session up to message "
+            f"{fork_ref.get('parentLastUuid')} ({fork_ref.get('contextLength')} messages), not repeated here",
+            link=f"claude-code:{fork_ref['parentSessionId']}" if fork_ref.get("parentSessionId") else None,
+        )
+    if leaf is None:
+        return
+    path = _walk(leaf, nodes)
+    on_path = set(path)
+    shown = 0
+    for u in path:
+        rec = nodes[u]
+        _emit(t, rec)
+        shown += 1
+        # parallel tool results hang off an earlier assistant line of the same response
+        if rec.get("type") == "assistant":
+            for c in sorted(children.get(u, []), key=lambda k: order[k]):
+                if c not in on_path and _is_tool_result(nodes[c]):
+                    _emit(t, nodes[c])
+                    on_path.add(c)
+    off = sum(1 for u, r in nodes.items()
+              if u not in on_path and r.get("type") in ("user", "assistant") and not r.get("isSidechain"))
+    if off:
+        t.notes.append(f"{off} message(s) on other branches (rewinds, edits) are not shown")
+    _merge_streamed(t)
+
+
+def _newest(nodes: dict[str, dict[str, Any]], order: dict[str, int]) -> str | None:
+    msgs = [u for u, r in nodes.items() if r.get("type") in ("user", "assistant")]
+    main = [u for u in msgs if not nodes[u].get("isSidechain")] or msgs
+    if not main:
+        return None
+    return max(main, key=lambda u: (str(nodes[u].get("timestamp") or ""), order[u]))
+
+
+def _walk(leaf: str, nodes: dict[str, dict[str, Any]]) -> list[str]:
+    path: list[str] = []
+    seen: set[str] = set()
+    cur: str | None = leaf
+    while cur and cur in nodes and cur not in seen:
+        seen.add(cur)
+        path.append(cur)
+        rec = nodes[cur]
+        nxt = rec.get("parentUuid")
+        if not nxt and rec.get("type") == "system" and rec.get("subtype") == "compact_boundary":
+            nxt = rec.get("logicalParentUuid")  # stitch the pre-compaction history on
+        cur = nxt if isinstance(nxt, str) else None
+    path.reverse()
+    return path
+
+
+def _is_tool_result(rec: dict[str, Any]) -> bool:
+    content = (rec.get("message") or {}).get("content")
+    return rec.get("type") == "user" and isinstance(content, list) and any(
+        isinstance(b, dict) and b.get("type") == "tool_result" for b in content)
+
+
+def _emit(t: Transcript, rec: dict[str, Any]) -> None:
+    typ = rec.get("type")
+    ts = rec.get("timestamp")
+    if typ == "system":
+        if rec.get("subtype") == "compact_boundary":
+            meta = rec.get("compactMetadata") or {}
+            extra = ", ".join(f"{k} {meta[k]}" for k in ("trigger", "preTokens") if k in meta)
+            t.marker("Conversation compacted" + (f" ({extra})" if extra else ""), timestamp=ts)
+        return
+    if typ == "attachment" or rec.get("isMeta"):
+        return
+    msg = rec.get("message") or {}
+    content = msg.get("content")
+    if typ == "user":
+        blocks = _blocks(content, rec)
+        if rec.get("isCompactSummary"):
+            t.add("summary", blocks, timestamp=ts, label="Compaction summary", id=rec.get("uuid"))
+            return
+        role = "tool" if blocks and all(b.kind == "tool_result" for b in blocks) else "user"
+        t.add(role, blocks, timestamp=ts, id=rec.get("uuid"))
+    elif typ == "assistant":
+        e = t.add("assistant", _blocks(content, rec), timestamp=ts, id=str(msg.get("id") or rec.get("uuid")))
+        e.label = msg.get("model")
+
+
+def _blocks(content: Any, rec: dict[str, Any]) -> list[Block]:
+    if isinstance(content, str):
+        b = text_block(content)
+        return [b] if b else []
+    out: list[Block] = []
+    for part in content if isinstance(content, list) else []:
+        if not isinstance(part, dict):
+            continue
+        kind = part.get("type")
+        if kind == "text":
+            b = text_block(part.get("text"))
+            if b:
+                out.append(b)
+        elif kind == "thinking" and (part.get("thinking") or "").strip():
+            out.append(Block("thinking", clip(part["thinking"])))
+        elif kind == "redacted_thinking":
+            out.append(Block("thinking", "[thinking redacted by the provider]"))
+        elif kind == "tool_use":
+            out.append(Block("tool_call", name=str(part.get("name") or "tool"), call_id=part.get("id"),
+                             input=pretty(part.get("input"))))
+        elif kind == "tool_result":
+            inner = part.get("content")
+            blk = Block("tool_result", clip(flatten_text(inner)), call_id=part.get("tool_use_id"),
+                        is_error=bool(part.get("is_error")))
+            result = rec.get("toolUseResult")
+            if isinstance(result, dict) and result.get("agentId"):
+                blk.link = f"claude-code:{result['agentId']}"
+            out.append(blk)
+            if isinstance(inner, list):
+                out.extend(_image(p) for p in inner if isinstance(p, dict) and p.get("type") == "image")
+        elif kind == "image":
+            out.append(_image(part))
+    return out
+
+
+def _image(part: dict[str, Any]) -> Block:
+    src = part.get("source") or {}
+    if src.get("type") == "base64" and isinstance(src.get("data"), str):
+        return Block("image", media_type=str(src.get("media_type") or ""), data=src["data"])
+    return Block("image", text="[image not stored inline]")
+
+
+def _merge_streamed(t: Transcript) -> None:
+    """One streamed response is N assistant lines with the same message id; with parallel
+    tool calls their results sit between them (they are paired with the calls later)."""
+    merged: list = []
+    for e in t.entries:
+        if e.role == "assistant" and e.id:
+            j = len(merged) - 1
+            while j >= 0 and merged[j].role == "tool":
+                j -= 1
+            if j >= 0 and merged[j].role == "assistant" and merged[j].id == e.id:
+                merged[j].blocks.extend(e.blocks)
+                continue
+        merged.append(e)
+    t.entries = merged

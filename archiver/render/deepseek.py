@@ -1,0 +1,94 @@
+"""DeepSeek harness sessions (seeds/003: persistence catalog).
+
+A header line (`type: "session"`) then events in `seq` order. Events with a `surfaceOp`
+are the model history (user, assistant, tool results, system); a
+`session/end-seed {inherited: true}` ends the prefix a fork inherited from its parent.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from archiver.model import Session
+from archiver.render.jsonl import records, transcript_files
+from archiver.render.model import Block, Transcript, clip, flatten_text, pretty, text_block
+
+
+def read(session: Session, files: dict[str, Path]) -> Transcript:
+    t = Transcript(session.key, session.harness)
+    found = transcript_files(session, files, ("jsonl",))
+    if not found:
+        t.notes.append("no session file in this session's archived state")
+        return t
+    for _art, path in found:
+        bad: list[int] = []
+        recs = list(records(path, bad))
+        if bad:
+            t.notes.append(f"{len(bad)} unparseable line(s) skipped")
+        _render(t, session, recs)
+    return t
+
+
+def _render(t: Transcript, session: Session, recs: list[dict[str, Any]]) -> None:
+    events = [r for r in recs if r.get("type") != "session"]
+    events.sort(key=lambda r: r.get("seq") if isinstance(r.get("seq"), int) else 0)
+    parent = session.parents[0].parent if session.parents else None
+    for ev in events:
+        typ = ev.get("type")
+        data = ev.get("data")
+        data = data if isinstance(data, dict) else {}
+        ts = _ts(ev.get("time"))
+        if typ == "user/message":
+            t.add("user", _parts(data.get("content")), timestamp=ts)
+        elif typ == "assistant/message":
+            msg = data.get("message") or {}
+            e = t.add("assistant", _parts(msg.get("content")), timestamp=ts)
+            e.label = (msg.get("source") or {}).get("model")
+        elif typ == "tool/result":
+            msg = data.get("message") or {}
+            t.add("tool", _parts(msg.get("content")), timestamp=ts)
+        elif typ == "system/message":
+            msg = data.get("message") or {}
+            t.add("system", _parts(msg.get("content")), timestamp=ts, label="system")
+        elif typ == "compaction/summary":
+            t.add("summary", [text_block(data.get("summary")) or Block("text", "(no summary text)")], timestamp=ts,
+                  label="Compaction summary")
+        elif typ == "session/end-seed" and data.get("inherited"):
+            t.marker("Everything above was inherited from the parent session when this one was forked", link=parent,
+                     timestamp=ts)
+        elif typ == "subagent/catalog" and data.get("childId"):
+            label = f" ({data['label']})" if data.get("label") else ""
+            t.marker(f"Sub-agent session {data['childId']}{label}", link=f"deepseek-harness:{data['childId']}", timestamp=ts)
+
+
+def _parts(content: Any) -> list[Block]:
+    if isinstance(content, str):
+        b = text_block(content)
+        return [b] if b else []
+    out: list[Block] = []
+    for p in content if isinstance(content, list) else []:
+        if not isinstance(p, dict):
+            continue
+        kind = p.get("type")
+        if kind == "text":
+            b = text_block(p.get("text"))
+            if b:
+                out.append(b)
+        elif kind == "reasoning" and str(p.get("text") or "").strip():
+            out.append(Block("thinking", clip(p["text"])))
+        elif kind == "tool-call":
+            out.append(Block("tool_call", name=str(p.get("name") or "tool"), call_id=p.get("id"),
+                             input=pretty(p.get("arguments"))))
+        elif kind == "tool-result":
+            out.append(Block("tool_result", clip(flatten_text(p.get("content"))), call_id=p.get("toolCallId"),
+                             is_error=bool(p.get("isError"))))
+    return out
+
+
+def _ts(ms: Any) -> str | None:
+    if not isinstance(ms, (int, float)):
+        return None
+    from datetime import datetime, timezone
+
+    return datetime.fromtimestamp(ms / 1000, timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")

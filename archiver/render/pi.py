@@ -1,0 +1,128 @@
+"""pi sessions (seeds/by-harness/pi.json `linking`).
+
+Line 1 is the header; every other entry is a tree node (`id`, `parentId`). The active
+leaf is the last entry in the file; walk `parentId` to the root for the active branch.
+Version-1 files have no ids: they are linear, in file order.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from archiver.model import Session
+from archiver.render.jsonl import records, transcript_files
+from archiver.render.model import Block, Transcript, clip, flatten_text, pretty, text_block
+
+
+def read(session: Session, files: dict[str, Path]) -> Transcript:
+    t = Transcript(session.key, session.harness)
+    found = transcript_files(session, files, ("jsonl",))
+    if not found:
+        t.notes.append("no session file in this session's archived state")
+        return t
+    for _art, path in found:
+        bad: list[int] = []
+        recs = list(records(path, bad))
+        if bad:
+            t.notes.append(f"{len(bad)} unparseable line(s) skipped")
+        _render(t, session, recs)
+    return t
+
+
+def _render(t: Transcript, session: Session, recs: list[dict[str, Any]]) -> None:
+    header = recs[0] if recs and recs[0].get("type") == "session" else {}
+    entries = recs[1:] if header else recs
+    if header.get("parentSession"):
+        parent = session.parents[0].parent if session.parents else None
+        t.marker("Forked from another session; the copied branch is shown as it was copied", link=parent)
+    nodes = {e["id"]: e for e in entries if isinstance(e.get("id"), str)}
+    if not nodes:  # version 1: linear
+        for e in entries:
+            _emit(t, e)
+        return
+    leaf = next((e["id"] for e in reversed(entries) if isinstance(e.get("id"), str)), None)
+    path: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    cur = leaf
+    while isinstance(cur, str) and cur in nodes and cur not in seen:
+        seen.add(cur)
+        path.append(nodes[cur])
+        cur = nodes[cur].get("parentId")
+    path.reverse()
+    for e in path:
+        _emit(t, e)
+    off = sum(1 for i, e in nodes.items() if i not in seen and e.get("type") == "message")
+    if off:
+        t.notes.append(f"{off} message(s) on other branches are not shown (active branch = last entry's)")
+
+
+def _emit(t: Transcript, e: dict[str, Any]) -> None:
+    typ = e.get("type")
+    ts = e.get("timestamp")
+    if typ == "branch_summary":
+        t.add("summary", [text_block(e.get("summary")) or Block("text", "(empty)")], timestamp=ts, label="Branch summary")
+    elif typ == "compaction":
+        t.add("summary", [text_block(e.get("summary")) or Block("text", "(empty)")], timestamp=ts, label="Compaction summary")
+    elif typ == "model_change":
+        t.marker(f"Model changed to {e.get('provider')}/{e.get('modelId')}", timestamp=ts)
+    elif typ in ("custom_message",) and e.get("display", True):
+        b = text_block(e.get("content"))
+        if b:
+            t.add("system", [b], timestamp=ts, label=str(e.get("customType") or "extension message"))
+    elif typ == "message":
+        _message(t, e.get("message") or {}, ts)
+
+
+def _message(t: Transcript, m: dict[str, Any], ts: str | None) -> None:
+    role = m.get("role")
+    content = m.get("content")
+    if role == "user":
+        t.add("user", _parts(content), timestamp=ts)
+    elif role == "assistant":
+        e = t.add("assistant", _parts(content), timestamp=ts)
+        e.label = m.get("model")
+    elif role == "toolResult":
+        t.add("tool", [Block("tool_result", clip(flatten_text(content)), call_id=m.get("toolCallId"),
+                             is_error=bool(m.get("isError")))], timestamp=ts)
+    elif role == "bashExecution":
+        out = str(m.get("output") or "")
+        if m.get("exitCode") not in (None, 0):
+            out += f"\n(exit code {m.get('exitCode')})"
+        call = Block("tool_call", name="bash (run by the user)", input=clip(str(m.get("command") or "")),
+                     result=Block("tool_result", clip(out), is_error=m.get("exitCode") not in (None, 0)))
+        t.add("user", [call], timestamp=ts)
+    elif role == "system":
+        b = text_block(content) or text_block("\n".join(f"{k}: {v}" for k, v in (m.get("sections") or {}).items()))
+        if b:
+            t.add("system", [b], timestamp=ts, label="system prompt")
+    elif role in ("compactionSummary", "branchSummary"):
+        t.add("summary", [text_block(m.get("summary") or content) or Block("text", "(empty)")], timestamp=ts,
+              label="Compaction summary" if role == "compactionSummary" else "Branch summary")
+    elif m.get("display", True):
+        b = text_block(content)
+        if b:
+            t.add("system", [b], timestamp=ts, label=str(m.get("customType") or role or "message"))
+
+
+def _parts(content: Any) -> list[Block]:
+    if isinstance(content, str):
+        b = text_block(content)
+        return [b] if b else []
+    out: list[Block] = []
+    for p in content if isinstance(content, list) else []:
+        if not isinstance(p, dict):
+            continue
+        kind = p.get("type")
+        if kind == "text":
+            b = text_block(p.get("text"))
+            if b:
+                out.append(b)
+        elif kind == "thinking" and str(p.get("thinking") or "").strip():
+            out.append(Block("thinking", clip(p["thinking"])))
+        elif kind == "toolCall":
+            out.append(Block("tool_call", name=str(p.get("name") or "tool"), call_id=p.get("id"),
+                             input=pretty(p.get("arguments"))))
+        elif kind == "image" and isinstance(p.get("data"), str):
+            out.append(Block("image", media_type=str(p.get("mimeType") or ""), data=p["data"]))
+    return out

@@ -1,0 +1,301 @@
+"""Rule loading and the one-pass engine: validation, runtime terms, decoys, overlaps, exactness."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import random
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from archiver.redact.base import RedactionReport
+from archiver.redact.engine import MODE_ALL, MODE_KEYS, MODE_PATHS, Engine
+from archiver.redact.pseudonym import Pseudonymizer
+from archiver.redact.redactor import build_redactor
+from archiver.redact.rules import RuleError, RuntimeTerms, load_rules, parse_pack
+from archiver.redact.scan_report import check_examples, list_rules
+
+KEY = b"team-key-for-tests-0123456789abcdef"
+BUILTIN = ["builtin:secrets", "builtin:pii", "builtin:paths"]
+AWS = "AKIAQYLPMN5HHHFPZAM2"
+GHP = "ghp_R8fJ2kLm9QwErTyUiOpAsDfGhJkLzXcVbN12"
+UUID = "0d4f5b8e-9c3a-4e7b-8f21-6a5d3c2b1e0f"
+GIT_SHA = "3f786850e387550fdab836ed7e6dc881de23001b"
+SHA256 = hashlib.sha256(b"x").hexdigest()
+PNG_B64 = base64.b64encode(b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4).decode()
+
+
+def _pack(tmp_path: Path, name: str, body: str, file: str | None = None) -> str:
+    p = tmp_path / (file or f"{name}.toml")
+    p.write_text(f'[pack]\nname = "{name}"\nversion = 1\n' + textwrap.dedent(body), "utf-8")
+    return str(p)
+
+
+def _engine(rules_toml: str, tmp_path: Path, terms: RuntimeTerms | None = None) -> Engine:
+    return Engine(load_rules([_pack(tmp_path, "secrets", rules_toml)], terms), Pseudonymizer(KEY))
+
+
+# ---------------------------------------------------------------- loading
+
+
+@pytest.mark.parametrize(
+    "body, needle",
+    [
+        ("[[rules]]\nid = 'x'\nregex = 'a(b)'\nlabell = 'X'\n", "unknown key 'labell'"),
+        ("[[rules]]\nid = 'x'\nregex = 'a(b'\n", "bad regex"),
+        ("[[rules]]\nid = 'x'\nregex = 'a(?=b)'\n", "bad regex"),
+        ("[[rules]]\nid = 'x'\nregex = 'ab'\n[[rules]]\nid = 'x'\nregex = 'cd'\n", "duplicate rule id"),
+        ("[[rules]]\nid = 'x'\nregex = 'a(b)'\nsecret_group = 2\n", "secret_group"),
+        ("[[rules]]\nid = 'x'\nregex = 'ab'\nvalidator = 'md5'\n", "unknown validator"),
+        ("[[rules]]\nid = 'x'\nregex = 'ab'\nkeywords = ['AB']\n", "lowercase"),
+        ("[[rules]]\nid = 'x'\nregex = 'a*'\n", "empty string"),
+        ("[[rules]]\nid = 'x'\nregex = 'ab'\nreplace = 'delete'\n", "replace"),
+        ("[[rules]]\nid = 'x'\nregex = 'ab'\nallowlist = ['(']\n", "allowlist"),
+        ("[[rules]]\nid = 'x'\nregex = 'ab'\nlabel = 'lower'\n", "label"),
+    ],
+)
+def test_bad_rules_name_file_and_rule(tmp_path: Path, body: str, needle: str) -> None:
+    path = _pack(tmp_path, "mine", body)
+    with pytest.raises(RuleError) as exc:
+        load_rules([path])
+    msg = str(exc.value)
+    assert needle in msg and path in msg and "'x'" in msg
+
+
+def test_pack_level_errors(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[pack]\nname = "p"\nversion = 1\nowner = "me"\n', "utf-8")
+    with pytest.raises(RuleError, match="unknown key 'owner'"):
+        load_rules([str(bad)])
+    with pytest.raises(RuleError, match="not found|cannot read"):
+        load_rules([str(tmp_path / "missing.toml")])
+    with pytest.raises(RuleError, match="unknown builtin"):
+        load_rules(["builtin:nope"])
+    a = _pack(tmp_path, "a", "[[rules]]\nid = 'same'\nregex = 'ab'\n", "a.toml")
+    b = _pack(tmp_path, "b", "[[rules]]\nid = 'same'\nregex = 'cd'\n", "b.toml")
+    with pytest.raises(RuleError, match="duplicate id") as exc:
+        load_rules([a, b])
+    assert b in str(exc.value) and a in str(exc.value)
+    c = _pack(tmp_path, "c", "[[rules]]\nid = 'user-username'\nregex = 'cd'\n", "c.toml")
+    with pytest.raises(RuleError, match="reserved"):
+        load_rules([c], RuntimeTerms(usernames=["alice"]))
+
+
+def test_builtin_packs_load_and_their_examples_hold() -> None:
+    rules = load_rules(BUILTIN, RuntimeTerms(usernames=["alice"]))
+    assert len({r.id for r in rules}) == len(rules) > 50
+    assert {"secrets", "pii", "paths", "runtime"} <= {r.pack for r in rules}
+    assert check_examples([r for r in rules if not r.generated]) == []
+    listed = list_rules(rules)
+    assert listed[0]["id"] == rules[0].id and "regex" not in listed[0]
+
+
+# ---------------------------------------------------------------- runtime terms
+
+
+def test_username_is_bounded_by_non_alphanumerics(tmp_path: Path) -> None:
+    eng = _engine("", tmp_path, RuntimeTerms(usernames=["alice"]))
+    user = Pseudonymizer(KEY).username("alice")
+    for text in ("-home-alice-proj", "--home-alice-proj--", "alice@host", "ALICE", "/home/alice/x",
+                 "alice_dev", "alice-alice", "é alice é"):
+        out = eng.redact(text, None)
+        assert "alice" not in out.lower() and user in out, text
+    assert eng.redact("alice-alice", None) == f"{user}-{user}"
+    for text in ("malice", "palace", "alicex", "xalice", "alicé", "1alice"):
+        assert eng.redact(text, None) == text
+
+
+def test_generic_and_short_usernames(tmp_path: Path) -> None:
+    rules = load_rules([], RuntimeTerms(usernames=["root", "ubuntu", "ab"], home_dirs=["/home/ab", "/root"]))
+    assert [r.id for r in rules] == ["user-home-1"]
+    eng = Engine(rules, Pseudonymizer(KEY))
+    user = Pseudonymizer(KEY).username("ab")
+    assert eng.redact("cd /home/ab/x; echo root ab", None) == f"cd /home/{user}/x; echo root ab"
+    assert eng.redact("~/.claude/projects/-home-ab-app/", None) == f"~/.claude/projects/-home-{user}-app/"
+
+
+def test_names_and_extra_terms(tmp_path: Path) -> None:
+    eng = _engine("", tmp_path, RuntimeTerms(names=["Alice Smith"], extra_terms=["acme-corp", "git.corp.example"]))
+    p = Pseudonymizer(KEY)
+    name_tok = p.token("NAME", b"alice smith")
+    for text in ("Alice Smith", "alice smith", "ALICE SMITH"):
+        assert eng.redact(f"by {text}.", None) == f"by {name_tok}."
+    assert "<NAME:" in eng.redact("alice.smith@x", None)
+    assert eng.redact("see acme-corp and ACME-CORP", None).count(p.token("TERM", b"acme-corp")) == 2
+    assert eng.redact("acme-corporation", None) == "acme-corporation"
+    assert "<TERM:" in eng.redact("clone git.corp.example/app", None)
+
+
+def test_for_current_user(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setattr("getpass.getuser", lambda: "carol")
+    monkeypatch.setattr(Path, "home", classmethod(lambda cls: Path("/home/carol")))
+    terms = RuntimeTerms.for_current_user(usernames=["carol", "dave"], extra_terms=["acme"])
+    assert terms.usernames == ["carol", "dave"] and terms.home_dirs == ["/home/carol"]
+    assert terms.extra_terms == ["acme"]
+    rules = load_rules([], terms)
+    assert {r.id for r in rules} == {"user-username", "extra-term-1"}
+
+
+# ---------------------------------------------------------------- engine behaviour
+
+
+CUSTOM = """
+[[rules]]
+id = "long-secret"
+regex = '''secret=([A-Za-z0-9]{10,})'''
+keywords = ["secret="]
+entropy = 3.0
+allowlist = ['''(?i)example''']
+label = "SECRET"
+confidence = "medium"
+
+[[rules]]
+id = "short-prefix"
+regex = '''(secret=[A-Za-z]{4})'''
+keywords = ["secret="]
+label = "PREFIX"
+confidence = "high"
+
+[[rules]]
+id = "card"
+regex = '''\\b([0-9]{4}(?: ?[0-9]{4}){3})\\b'''
+keywords = ["4"]
+validator = "luhn"
+label = "CARD"
+replace = "mask"
+
+[[rules]]
+id = "kw-gated"
+regex = '''(zz[0-9]{6})'''
+keywords = ["token"]
+label = "ZZ"
+"""
+
+
+def test_filters_overlaps_and_keyword_gate(tmp_path: Path) -> None:
+    pytest.importorskip("archiver.redact.validators")
+    eng = _engine(CUSTOM, tmp_path)
+    p = Pseudonymizer(KEY)
+    # longest wins when it covers the shorter candidate
+    out = eng.redact("x secret=Ab3dEf9hIjK2 y", None)
+    assert out == f"x secret={p.token('SECRET', b'Ab3dEf9hIjK2')} y"
+    # entropy too low / allowlisted: only the shorter rule remains
+    assert eng.redact("secret=aaaaaaaaaaaa", None).startswith(p.token("PREFIX", b"secret=aaaa"))
+    assert eng.redact("secret=EXAMPLEexample1", None).startswith(p.token("PREFIX", b"secret=EXAM"))
+    # validator + mask
+    assert eng.redact("card 4111 1111 1111 1111 ok", None) == "card <REDACTED:CARD> ok"
+    assert eng.redact("card 4111 1111 1111 1112 ok", None) == "card 4111 1111 1111 1112 ok"
+    # keyword gate: the regex alone would match, but no keyword -> not tried
+    assert eng.redact("id zz123456", None) == "id zz123456"
+    assert eng.redact("token zz123456", None) == f"token {p.token('ZZ', b'zz123456')}"
+
+
+def test_partial_overlap_replaces_the_union(tmp_path: Path) -> None:
+    eng = _engine("""
+[[rules]]
+id = "left"
+regex = '''(xxxx[0-9]{4})'''
+keywords = ["xxxx"]
+label = "LEFT"
+confidence = "low"
+[[rules]]
+id = "right"
+regex = '''([0-9]{2}yyyy)'''
+keywords = ["yyyy"]
+label = "RIGHT"
+confidence = "high"
+""", tmp_path)
+    ms = eng.scan("x xxxx1234yyyy y")
+    assert [(m.rule_id, m.start, m.end) for m in ms] == [("right", 2, 14)]
+    assert eng.redact("x xxxx1234yyyy y", None) == f"x {Pseudonymizer(KEY).token('RIGHT', b'xxxx1234yyyy')} y"
+
+
+def test_str_offsets_are_characters(tmp_path: Path) -> None:
+    eng = _engine("", tmp_path, RuntimeTerms(usernames=["alice"]))
+    text = "→ é /home/alice/x"
+    (m,) = eng.scan(text)
+    assert text[m.start:m.end] == "alice"
+    (mb,) = eng.scan(text.encode())
+    assert text.encode()[mb.start:mb.end] == b"alice"
+
+
+@pytest.fixture(scope="module")
+def builtin() -> Engine:
+    return Engine(load_rules(BUILTIN, RuntimeTerms(usernames=["alice"], names=["Bob Stone"])), Pseudonymizer(KEY))
+
+
+def test_decoys_stay_byte_identical(builtin: Engine) -> None:
+    decoys = [
+        f"id {UUID} commit {GIT_SHA} short {GIT_SHA[:7]} digest sha256:{SHA256}",
+        f"![shot](data:image/png;base64,{PNG_B64})",
+        PNG_B64,
+        "toolu_01ABCdefGHIjklMNOpqrSTUv msg_01XyZ123abcDEF456ghiJK req_011CWd7pYxQzN1a2B3c4D5e6",
+        "call_Zx81mK2Jq9LmW3nT7bR4cV5d fc_68a1b2c3d4e5f60718293a4b5c6d7e8f",
+        "version 1.2.3.4 at 2025-10-26T12:34:56.789Z, 12:34:56, std::vector<int>",
+        "<AWS_ACCESS_KEY:9c01d2e4> /home/user-5f2a/x <REDACTED:CARD>",
+    ]
+    for text in decoys:
+        assert builtin.redact(text, None) == text, text
+
+
+def test_planted_secrets_replaced_and_tokens_inert(builtin: Engine) -> None:
+    text = (f"AWS_ACCESS_KEY_ID={AWS}\nexport GITHUB_TOKEN={GHP}\nmail bob.stone@northwind-traders.com\n"
+            f"cd /home/alice/app && ls ~alice\nBob Stone wrote it\n"
+            "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAq7BFUpkGp3+LQmlQZx1Yc8vR2nT0kL3mW9pQ4sX7uE5aB6dC\n"
+            "-----END RSA PRIVATE KEY-----\n")
+    rep = RedactionReport()
+    out = builtin.redact(text, rep, "text")
+    for secret in (AWS, GHP, "northwind", "alice", "Bob Stone", "MIIEowIBAAKCAQEA"):
+        assert secret not in out
+    assert out.count("\n") == text.count("\n") or "PRIVATE_KEY" in out
+    assert sum(rep.by_rule().values()) >= 6 and set(rep.by_carrier()) == {"text"}
+    # idempotent: a redacted text matches nothing any more
+    assert builtin.scan(out) == []
+    assert builtin.redact(out, None) == out
+
+
+def _random_parts(rng: random.Random) -> list[bytes]:
+    frags = ["tok1234", "end123", "key: abcde", "=ABCDEF", " QWERTY", "begin", "finish", "\n", "\\n", " ", "\"",
+             "/home/alice/x", "-home-alice-p", "alice", "malice", "bob.stone@northwind.io", "Bob Stone", "é", "→",
+             "4111 1111 1111 1111", AWS, GHP, UUID, "81.2.69.160", "+14155550123", "user-1a2b", "<EMAIL:1234abcd>",
+             "iVBORw0KGgo" + "A" * 40, "(415) 555-0123", "a", "7", "x=y", "secret=Ab3dEf9hIjK2"]
+    return ["".join(rng.choice(frags) for _ in range(rng.randint(0, 8))).encode() for _ in range(rng.randint(1, 6))]
+
+
+def test_scan_segments_equals_scanning_each_string_alone(tmp_path: Path) -> None:
+    extra = parse_pack({"pack": {"name": "custom", "version": 1}, "rules": [
+        {"id": "anch-start", "regex": r"^(tok[0-9]{4})", "keywords": ["tok"], "label": "T1"},
+        {"id": "anch-end", "regex": r"(end[0-9]{3})$", "keywords": ["end"], "label": "T2"},
+        {"id": "multi", "regex": r"(?m)^key: ([a-z]{5})$", "keywords": ["key:"], "label": "T3"},
+        {"id": "sep", "regex": r"[\s=]([A-Z]{6})\b", "keywords": ["="], "label": "T4"},
+        {"id": "lazy", "regex": r"(?s)begin(.+?)finish", "keywords": ["begin"], "label": "T5"},
+    ]}, "custom")
+    rules = load_rules(BUILTIN, RuntimeTerms(usernames=["alice"], names=["Bob Stone"])) + extra
+    eng = Engine(rules, Pseudonymizer(KEY))
+    rng = random.Random(20261129)
+    for _ in range(1500):
+        parts = _random_parts(rng)
+        modes = [rng.choice((MODE_ALL, MODE_ALL, MODE_KEYS, MODE_PATHS)) for _ in parts]
+        expected = {i: ms for i, p in enumerate(parts) if (ms := eng.scan_bytes(p, modes[i]))}
+        assert eng.scan_segments(parts, modes) == expected, parts
+
+
+def test_key_and_path_modes_use_only_their_rules(builtin: Engine) -> None:
+    text = f"/home/alice/x {AWS} bob.stone@northwind.io"
+    keys = builtin.redact(text, None, "k", MODE_KEYS)
+    assert AWS in keys and "alice" not in keys and "northwind" not in keys
+    path = builtin.redact(text, None, "p", MODE_PATHS)
+    assert AWS in path and "northwind" in path and "alice" not in path
+
+
+def test_pseudonyms_consistent_across_instances_and_keyed(tmp_path: Path) -> None:
+    terms = RuntimeTerms(usernames=["alice"])
+    line = f'{{"cwd":"/home/alice/app","text":"key {AWS}"}}'.encode()
+    a = build_redactor(BUILTIN, KEY, terms).redact_jsonl_line(line, RedactionReport())
+    b = build_redactor(BUILTIN, KEY, terms).redact_jsonl_line(line, RedactionReport())
+    c = build_redactor(BUILTIN, b"another-team-key-0123456789abcdef", terms).redact_jsonl_line(line, RedactionReport())
+    assert a == b and a != c
+    assert Pseudonymizer(KEY).username("alice").encode() in a
+    assert AWS.encode() not in c and b"alice" not in c

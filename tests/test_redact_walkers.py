@@ -1,0 +1,208 @@
+"""Format walkers: JSONL/JSON (escapes, JSON-in-strings, keys, skipped opaque fields), text, paths, protobuf."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+import zstandard
+
+from archiver.redact import walkers
+from archiver.redact.base import RedactionReport
+from archiver.redact.pseudonym import Pseudonymizer
+from archiver.redact.redactor import RuleRedactor, build_redactor
+from archiver.redact.rules import RuntimeTerms
+from archiver.redact.walkers import protobuf, text
+
+KEY = b"team-key-for-tests-0123456789abcdef"
+AWS = "AKIAQYLPMN5HHHFPZAM2"
+GHP = "ghp_R8fJ2kLm9QwErTyUiOpAsDfGhJkLzXcVbN12"
+UUID = "0d4f5b8e-9c3a-4e7b-8f21-6a5d3c2b1e0f"
+GIT_SHA = "3f786850e387550fdab836ed7e6dc881de23001b"
+SHA256 = hashlib.sha256(b"x").hexdigest()
+# Opaque values that happen to contain things rules would match: they must survive untouched.
+SIGNATURE = base64.b64encode(b"sig" * 40).decode() + "/home/alice/" + "Ew" * 20
+ENCRYPTED = "gAAAAABo" + base64.urlsafe_b64encode(bytes(range(200))).decode() + "/home/alice/x"
+PNG = "iVBORw0KGgoAAAANSUhEUgAA" + "/home/alice/" + base64.b64encode(bytes(range(256)) * 3).decode()
+PEM_BODY = "\n".join(["MIIEowIBAAKCAQEAq7BFUpkGp3LQmlQZx1Yc8vR2nT0kL3mW9pQ4sX7uE5aB6dCq"] * 4)
+PEM = f"-----BEGIN RSA PRIVATE KEY-----\n{PEM_BODY}\n-----END RSA PRIVATE KEY-----"
+USER = Pseudonymizer(KEY).username("alice")
+
+
+@pytest.fixture(scope="module")
+def red() -> RuleRedactor:
+    return build_redactor(["builtin:secrets", "builtin:pii", "builtin:paths"], KEY,
+                          RuntimeTerms(usernames=["alice"], home_dirs=["/home/alice"]))
+
+
+def _shape(obj: Any) -> Any:
+    """Structure with keys but no string values (path-like keys collapsed)."""
+    if isinstance(obj, dict):
+        return {("<path>" if k.startswith("/home/") else k): _shape(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_shape(v) for v in obj]
+    return type(obj).__name__
+
+
+CLAUDE_LINE = {
+    "parentUuid": UUID, "isSidechain": False, "cwd": "/home/alice/app", "sessionId": UUID,
+    "gitBranch": "main", "type": "assistant", "requestId": "req_011CWd7pYxQzN1a2B3c4D5e6",
+    "message": {"id": "msg_01XyZ123abcDEF456ghiJK", "role": "assistant", "content": [
+        {"type": "thinking", "thinking": "read /home/alice/app/.env first", "signature": SIGNATURE},
+        {"type": "text", "text": f"Found {AWS} and {GHP} in commit {GIT_SHA} (sha256 {SHA256})"},
+        {"type": "tool_use", "id": "toolu_01ABCdefGHIjklMNOpqrSTUv", "name": "Read",
+         "input": {"file_path": "/home/alice/app/.env"}},
+    ]},
+}
+IMAGE_LINE = {"type": "user", "uuid": UUID, "message": {"role": "user", "content": [
+    {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": PNG}},
+    {"type": "text", "text": "screenshot from /home/alice/Desktop"}]}}
+CODEX_LINES = [
+    {"type": "response_item", "payload": {"type": "reasoning", "summary": [], "encrypted_content": ENCRYPTED}},
+    {"type": "response_item", "payload": {
+        "type": "function_call", "name": "shell", "call_id": "call_Zx81mK2Jq9LmW3nT7bR4cV5d",
+        "arguments": json.dumps({"command": ["bash", "-lc", f"cat /home/alice/.env; echo {GHP}"],
+                                 "workdir": "/home/alice/app"}, separators=(",", ":"))}},
+    {"type": "response_item", "payload": {"type": "message", "role": "user", "content": [
+        {"type": "input_image", "image_url": "data:image/png;base64," + PNG}]}},
+]
+SNAPSHOT_LINE = {"type": "file-history-snapshot", "messageId": UUID, "snapshot": {"trackedFileBackups": {
+    "/home/alice/app/a.py": {"backupFileName": f"{GIT_SHA[:16]}@v2", "version": 2},
+    "/home/alice/app/b.py": {"backupFileName": f"{SHA256[:16]}@v1", "version": 1}}}}
+
+
+def test_jsonl_lines_keep_structure_and_decoys(red: RuleRedactor) -> None:
+    rep = RedactionReport()
+    for obj in [CLAUDE_LINE, IMAGE_LINE, *CODEX_LINES, SNAPSHOT_LINE]:
+        raw = orjson.dumps(obj)
+        out = red.redact_jsonl_line(raw, rep)
+        parsed = orjson.loads(out)
+        assert _shape(parsed) == _shape(obj)
+        for secret in (AWS, GHP, "alice/app", "alice/.env", "alice/Desktop"):
+            assert secret.encode() not in out.replace(SIGNATURE.encode(), b"").replace(
+                ENCRYPTED.encode(), b"").replace(PNG.encode(), b"")
+        for decoy in (UUID, GIT_SHA, SHA256, SIGNATURE, ENCRYPTED, PNG, "toolu_01ABCdefGHIjklMNOpqrSTUv",
+                      "msg_01XyZ123abcDEF456ghiJK", "req_011CWd7pYxQzN1a2B3c4D5e6", "call_Zx81mK2Jq9LmW3nT7bR4cV5d"):
+            assert raw.count(decoy.encode()) == out.count(decoy.encode()), decoy
+    args = json.loads(orjson.loads(red.redact_jsonl_line(orjson.dumps(CODEX_LINES[1]), rep))["payload"]["arguments"])
+    assert args["workdir"] == f"/home/{USER}/app" and GHP not in args["command"][2]
+    snap = orjson.loads(red.redact_jsonl_line(orjson.dumps(SNAPSHOT_LINE), rep))
+    assert sorted(snap["snapshot"]["trackedFileBackups"]) == [f"/home/{USER}/app/a.py", f"/home/{USER}/app/b.py"]
+    carriers = rep.by_carrier()
+    assert {"jsonl", "jsonl:key", "json-in-string"} <= set(carriers)
+    assert "home-linux" in carriers["jsonl:key"]
+
+
+def test_escaped_secrets_are_found_and_clean_lines_untouched(red: RuleRedactor) -> None:
+    rep = RedactionReport()
+    raw = (b'{"a":"key \\u0041KIAQYLPMN5HHHFPZAM2","b":"mail bob.stone\\u0040northwind-traders.com",'
+           b'"c":"\\/home\\/alice\\/x","n":1.5}')
+    out = red.redact_jsonl_line(raw, rep)
+    parsed = orjson.loads(out)
+    assert AWS[1:] not in parsed["a"] and "northwind" not in parsed["b"] and parsed["c"] == f"/home/{USER}/x"
+    assert b"KIAQYLPMN5HHHFPZAM2" not in out and b"northwind" not in out and parsed["n"] == 1.5
+    clean = b'{"type":"user","uuid":"' + UUID.encode() + b'","message":{"content":"hello \\u001b[1mworld\\u001b[0m"}}'
+    assert red.redact_jsonl_line(clean, rep) is clean
+
+
+def test_private_key_inside_json_string(red: RuleRedactor) -> None:
+    raw = orjson.dumps({"type": "user", "toolUseResult": {"stdout": f"$ cat id_rsa\n{PEM}\n$ "}})
+    out = red.redact_jsonl_line(raw, RedactionReport())
+    stdout = orjson.loads(out)["toolUseResult"]["stdout"]
+    assert "MIIEowIBAAKCAQEA" not in stdout and "<PRIVATE_KEY:" in stdout and stdout.startswith("$ cat id_rsa\n")
+
+
+def test_unparsable_lines_are_redacted_as_text(red: RuleRedactor) -> None:
+    rep = RedactionReport()
+    before = red.warnings["jsonl-unparsable-line"]
+    torn = b'{"cwd":"/home/alice/app","text":"key ' + AWS.encode()
+    out = red.redact_jsonl_line(torn, rep)
+    assert b"alice" not in out and AWS.encode() not in out and out.startswith(b'{"cwd":"/home/user-')
+    bad_utf8 = b'{"a":"\xff\xfe /home/alice/x"}'
+    assert red.redact_jsonl_line(bad_utf8, rep) == b'{"a":"\xff\xfe /home/' + USER.encode() + b'/x"}'
+    assert red.warnings["jsonl-unparsable-line"] == before + 2
+    assert "jsonl:raw" in rep.by_carrier()
+    lone = b'{"a":"\\ud800 /home/alice/x"}'  # valid JSON that orjson refuses
+    out = red.redact_jsonl_line(lone, rep)
+    assert json.loads(out) == {"a": f"\ud800 /home/{USER}/x"}
+
+
+def test_redact_files_jsonl_zst_json_text_binary(red: RuleRedactor, tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    lines = [orjson.dumps(o) for o in [CLAUDE_LINE, IMAGE_LINE, *CODEX_LINES, SNAPSHOT_LINE]]
+    src = tmp_path / "s.jsonl"
+    src.write_bytes(b"\n".join(lines) + b"\n" + b'{"torn":"/home/alice')
+    rep = RedactionReport()
+    red.redact_file(src, tmp_path / "o.jsonl", "jsonl", rep)
+    out_lines = (tmp_path / "o.jsonl").read_bytes().split(b"\n")
+    assert len(out_lines) == len(lines) + 1 and b"alice" not in out_lines[-1]
+    assert [_shape(orjson.loads(x)) for x in out_lines[:-1]] == [_shape(orjson.loads(x)) for x in lines]
+    assert red.verify_file(src, "jsonl") and red.verify_file(tmp_path / "o.jsonl", "jsonl") == []
+
+    zsrc = tmp_path / "r.jsonl.zst"
+    zsrc.write_bytes(zstandard.ZstdCompressor().compress(b"\n".join(lines) + b"\n"))
+    red.redact_file(zsrc, tmp_path / "r.out.zst", "jsonl.zst", rep)
+    plain = zstandard.ZstdDecompressor().decompressobj().decompress((tmp_path / "r.out.zst").read_bytes())
+    assert plain == (tmp_path / "o.jsonl").read_bytes().rsplit(b"\n", 1)[0] + b"\n"
+    assert red.verify_file(tmp_path / "r.out.zst", "jsonl.zst") == []
+
+    meta = tmp_path / "meta.json"
+    meta.write_text(json.dumps({"cwd": "/home/alice/app", "id": UUID, "nested": {"token": GHP}}, indent=2))
+    red.redact_file(meta, tmp_path / "meta.out.json", "json", rep)
+    out = (tmp_path / "meta.out.json").read_text()
+    assert out.splitlines()[1] == f'  "cwd": "/home/{USER}/app",' and GHP not in out and UUID in out
+
+    monkeypatch.setattr(text, "CHUNK", 97)  # force the PEM block across chunk boundaries
+    body = "x" * 60 + "\nlog line by alice\n" + PEM + "\nafter " + AWS + "\n" + "é" * 30 + "\n"
+    (tmp_path / "t.txt").write_bytes(body.encode() + b"\xff\n")
+    red.redact_file(tmp_path / "t.txt", tmp_path / "t.out", "text", rep)
+    tout = (tmp_path / "t.out").read_bytes()
+    assert b"MIIEowIBAAKCAQEA" not in tout and AWS.encode() not in tout and b"alice" not in tout
+    assert tout.endswith(("é" * 30).encode() + b"\n\xff\n") and b"-----BEGIN RSA PRIVATE KEY-----" in tout
+    assert red.verify_file(tmp_path / "t.txt", "text") and red.verify_file(tmp_path / "t.out", "text") == []
+
+    blob = bytes(range(256)) + b"/home/alice/" + AWS.encode()
+    (tmp_path / "b.bin").write_bytes(blob)
+    red.redact_file(tmp_path / "b.bin", tmp_path / "b.out", "binary", rep)
+    assert (tmp_path / "b.out").read_bytes() == blob
+
+
+def test_redact_relpath(red: RuleRedactor) -> None:
+    rep = RedactionReport()
+    assert red.redact_relpath(".claude/projects/-home-alice-work-app/x.jsonl", rep) == \
+        f".claude/projects/-home-{USER}-work-app/x.jsonl"
+    assert red.redact_relpath(".pi/agent/sessions/--home-alice-proj--/s.jsonl", rep) == \
+        f".pi/agent/sessions/--home-{USER}-proj--/s.jsonl"
+    assert red.redact_relpath(f".codex/sessions/2026/11/29/rollout-{UUID}.jsonl", rep).endswith(f"{UUID}.jsonl")
+    assert set(rep.by_carrier()) == {"path"}
+
+
+def _field(no: int, wire: int, payload: bytes) -> bytes:
+    head = protobuf._encode_varint(no << 3 | wire)
+    return head + (protobuf._encode_varint(len(payload)) + payload if wire == 2 else payload)
+
+
+def test_protobuf_strings_are_redacted_and_lengths_rewritten(red: RuleRedactor) -> None:
+    inner = _field(1, 2, f"run cat /home/alice/.env, token {GHP}".encode()) + _field(2, 0, b"\x96\x01")
+    msg = (_field(1, 0, b"\x05") + _field(3, 2, inner) + _field(4, 2, bytes(range(16)))
+           + _field(5, 5, b"abcd") + _field(6, 1, b"12345678") + _field(7, 2, b'{"cwd":"/home/alice/x"}'))
+    rep = RedactionReport()
+    out = red.redact_protobuf(msg, rep)
+    assert b"alice" not in out and GHP.encode() not in out
+    fields = protobuf.parse(out)
+    assert fields is not None and [f[4] for f in fields] == [0, 2, 2, 5, 1, 2]
+    nested = out[fields[1][2]:fields[1][3]]
+    assert protobuf.parse(nested) is not None and USER.encode() in nested
+    assert out[fields[2][2]:fields[2][3]] == bytes(range(16))
+    assert json.loads(out[fields[5][2]:fields[5][3]]) == {"cwd": f"/home/{USER}/x"}
+    assert red.redact_protobuf(out, RedactionReport()) == out
+    before = red.warnings["protobuf-malformed"]
+    for bad in (msg[:-3], b"\x0b\x01\x0c", b"\x0a\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01"):
+        assert red.redact_protobuf(bad, RedactionReport()) is bad
+    assert red.warnings["protobuf-malformed"] == before + 3
+    assert walkers.protobuf.redact_message(b"", lambda b: b) is None
