@@ -39,7 +39,7 @@ from archiver.snapshot import (
 )
 from archiver.state import ArtifactState, State
 from archiver.store.base import StoreError
-from archiver.workers import JobResult, Jobs
+from archiver.workers import JobResult, Jobs, WorkerCrashed
 
 log = logging.getLogger(__name__)
 _BLOCK = 1024 * 1024
@@ -164,7 +164,7 @@ class Syncer:
             def one(ds: DiscoveredSession) -> None:
                 try:
                     session, states, changed = self._session(ds, work)
-                except (HeldBack, SessionFailed, SnapshotError, OSError, StoreError) as e:
+                except (HeldBack, SessionFailed, SnapshotError, OSError, StoreError, WorkerCrashed) as e:
                     with self._lock:
                         self.result.failed += 1
                         self.result.errors.append(self._safe(f"{ds.key}: {e}"))

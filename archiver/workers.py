@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import hashlib
 import os
-from concurrent.futures import Future, ProcessPoolExecutor
+import threading
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -99,6 +101,10 @@ def _segment_in_worker(src: str, start: int, end: int, dst: str) -> JobResult:
     return redact_segment(_worker_redactor, _worker_key, _worker_verify, src, start, end, dst)
 
 
+class WorkerCrashed(RuntimeError):
+    """A redaction worker process died (e.g. killed for memory); the job's session fails."""
+
+
 class Jobs:
     """Runs redaction jobs inline (workers=1) or in a pool of worker processes."""
 
@@ -108,6 +114,13 @@ class Jobs:
         self.key = object_id_key
         self.verify = verify
         self.pool: ProcessPoolExecutor | None = None
+        self._workers = workers
+        self._factory = factory
+        self._pool_lock = threading.Lock()
+        self._start_pool()
+
+    def _start_pool(self) -> None:
+        workers, factory = self._workers, self._factory
         if workers > 1 and factory is not None:
             import multiprocessing
 
@@ -115,19 +128,29 @@ class Jobs:
             # forking a threaded process can inherit held locks. The factory is picklable.
             ctx = multiprocessing.get_context("forkserver" if os.name == "posix" else "spawn")
             self.pool = ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_worker,
-                                            initargs=(factory, object_id_key, verify))
+                                            initargs=(factory, self.key, self.verify))
+
+    def _run(self, fn: Callable[..., JobResult], *args: object) -> JobResult:
+        pool = self.pool
+        assert pool is not None
+        try:
+            return pool.submit(fn, *args).result()
+        except BrokenProcessPool:
+            with self._pool_lock:  # one thread restarts the pool; the others reuse it
+                if self.pool is pool:
+                    pool.shutdown(wait=False, cancel_futures=True)
+                    self._start_pool()
+            raise WorkerCrashed("redaction worker process died") from None
 
     def whole(self, src: Path, dst: Path, fmt: str) -> JobResult:
         if self.pool is None:
             return redact_whole(self.redactor, self.key, self.verify, str(src), str(dst), fmt)
-        fut: Future[JobResult] = self.pool.submit(_whole_in_worker, str(src), str(dst), fmt)
-        return fut.result()
+        return self._run(_whole_in_worker, str(src), str(dst), fmt)
 
     def segment(self, src: Path, start: int, end: int, dst: Path) -> JobResult:
         if self.pool is None:
             return redact_segment(self.redactor, self.key, self.verify, str(src), start, end, str(dst))
-        fut: Future[JobResult] = self.pool.submit(_segment_in_worker, str(src), start, end, str(dst))
-        return fut.result()
+        return self._run(_segment_in_worker, str(src), start, end, str(dst))
 
     def close(self) -> None:
         if self.pool is not None:

@@ -3,6 +3,8 @@ restore into an empty folder, and byte-for-byte comparison with the redacted ori
 
 from __future__ import annotations
 
+import functools
+
 import json
 import os
 from pathlib import Path
@@ -16,10 +18,15 @@ from tests.fx_archiver import USER, Env, decrypt_with_cli, env  # noqa: F401
 
 
 def _redactor(e: Env):  # type: ignore[no-untyped-def]
+    return _cached_redactor(str(e.config), e.config.read_text())
+
+
+@functools.lru_cache(maxsize=4)
+def _cached_redactor(config: str, _content: str):  # type: ignore[no-untyped-def]
     from archiver import runtime
     from archiver.config import load_settings
 
-    settings = load_settings(e.config)
+    settings = load_settings(Path(config))
     return runtime.redactor(settings, runtime.team_keys(settings))
 
 

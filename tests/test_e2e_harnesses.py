@@ -4,6 +4,8 @@ the redacted source, with nothing private left in any byte or file name."""
 
 from __future__ import annotations
 
+import functools
+
 import importlib
 import sqlite3
 from pathlib import Path
@@ -35,10 +37,15 @@ def _generator(name: str) -> Any:
 
 
 def _redactor(e: Env):  # type: ignore[no-untyped-def]
+    return _cached_redactor(str(e.config), e.config.read_text())
+
+
+@functools.lru_cache(maxsize=4)
+def _cached_redactor(config: str, _content: str):  # type: ignore[no-untyped-def]
     from archiver import runtime
     from archiver.config import load_settings
 
-    settings = load_settings(e.config)
+    settings = load_settings(Path(config))
     return runtime.redactor(settings, runtime.team_keys(settings))
 
 

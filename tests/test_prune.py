@@ -174,10 +174,10 @@ def _two_states(env: Env) -> tuple[str, str]:  # noqa: F811
     """Sync twice with a rewritten (whole-file) sidecar in between: the first state's
     object for it is referenced only by the first manifest."""
     s = make_claude_home(env.home, USER)
-    first = env.cli_json("sync")["snapshot"]
+    first = env.cli_json("sync", "--workers", "1")["snapshot"]
     tip = s.root / "projects" / s.project_key / f"{s.main}.ccr-tip.json"
     tip.write_text(json.dumps({"tip": "changed", "cwd": f"/home/{USER}/work/app"}))
-    second = env.cli_json("sync")["snapshot"]
+    second = env.cli_json("sync", "--workers", "1")["snapshot"]
     assert first and second and first != second
     return first, second
 

@@ -33,7 +33,7 @@ def _manifest_keys(env: Env) -> set[str]:  # noqa: F811
 
 def test_rekey_manifests_then_objects(env: Env) -> None:  # noqa: F811
     make_claude_home(env.home, USER)
-    env.cli_json("sync")
+    env.cli_json("sync", "--workers", "1")
     assert main(["keygen", "--out", str(env.base / "compliance")]) == 0
     compliance = env.base / "compliance" / "identity.txt"
     _add_recipient(env, (env.base / "compliance" / "recipient.txt").read_text().strip())
@@ -71,7 +71,7 @@ def test_rekey_manifests_then_objects(env: Env) -> None:  # noqa: F811
 
 def test_recovery_identity_with_a_passphrase(env: Env, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
     s = make_claude_home(env.home, USER)
-    env.cli_json("sync")
+    env.cli_json("sync", "--workers", "1")
     pp = env.base / "passphrase.txt"
     pp.write_text("correct horse battery staple\n")
     rec = env.base / "recovery.age"

@@ -249,7 +249,7 @@ def test_markdown_escapes_and_fences(tmp_path: Path) -> None:
 # ---------------------------------------------------------------- end to end
 def test_export_cli(env: Env) -> None:  # noqa: F811
     s = make_claude_home(env.home, USER)
-    env.cli_json("sync")
+    env.cli_json("sync", "--workers", "1")
     key = f"claude-code:{s.main}"
 
     code, md = env.cli("export", key, "--format", "md", identity=True)
@@ -300,7 +300,7 @@ def test_export_other_harnesses(env: Env) -> None:  # noqa: F811
         pytest.skip("no other harness fixtures importable")
     made = {name: fn(env.home, USER) for name, fn in fixtures}
     try:
-        env.cli_json("sync")
+        env.cli_json("sync", "--workers", "1")
     except AssertionError:
         pytest.skip("sync of the other harness fixtures fails (collectors in progress)")
     if "codex" in made:

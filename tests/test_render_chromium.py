@@ -45,7 +45,7 @@ def _png_size(data: bytes) -> tuple[int, int]:
 
 def test_html_export_in_headless_chromium(env: Env, tmp_path: Path) -> None:  # noqa: F811
     s = make_claude_home(env.home, USER)
-    env.cli_json("sync")
+    env.cli_json("sync", "--workers", "1")
     page = env.base / "export.html"
     doc = env.cli_json("export", f"claude-code:{s.main}", "--format", "html", "--out", str(page), identity=True)
     assert doc["integrity_errors"] == [] and len(doc["sessions"]) == 3

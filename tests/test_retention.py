@@ -34,10 +34,10 @@ def _hold(env: Env, key: str) -> str:  # noqa: F811
 
 def _two_states(env: Env) -> ClaudeSample:  # noqa: F811
     s = make_claude_home(env.home, USER)
-    env.cli_json("sync")
+    env.cli_json("sync", "--workers", "1")
     tip = s.root / "projects" / s.project_key / f"{s.main}.ccr-tip.json"
     tip.write_text(json.dumps({"tip": "changed"}))
-    assert env.cli_json("sync")["snapshot"]
+    assert env.cli_json("sync", "--workers", "1")["snapshot"]
     return s
 
 
@@ -116,7 +116,7 @@ def test_forget_session_erases_it(env: Env) -> None:  # noqa: F811
 def test_retention_on_uploads_and_what_forget_session_cannot_erase(env: Env) -> None:  # noqa: F811
     _locked_bucket(env, retention=True)
     s = make_claude_home(env.home, USER)
-    env.cli_json("sync")
+    env.cli_json("sync", "--workers", "1")
     s3 = env.s3()
     keys = [k for k in env.keys_in_bucket() if "/objects/" in k or "/snapshots/" in k]
     assert keys

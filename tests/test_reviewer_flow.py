@@ -53,12 +53,12 @@ def test_reviewer_flow(env: Env, tmp_path: Path) -> None:  # noqa: F811
     b = make_claude_home(env.base / "home-b", "bob", seed=11)
     assert a.main != b.main
     for cfg in (env.config, cfg_b):
-        assert _run(cfg, "sync")["sessions"]["failed"] == 0
+        assert _run(cfg, "sync", "--workers", "1")["sessions"]["failed"] == 0
     # a second run on each machine after a sidecar was rewritten: two manifests per host
     for s in (a, b):
         (s.root / "projects" / s.project_key / f"{s.main}.ccr-tip.json").write_text('{"tip": "moved"}')
     for cfg in (env.config, cfg_b):
-        assert _run(cfg, "sync")["snapshot"]
+        assert _run(cfg, "sync", "--workers", "1")["snapshot"]
 
     # ls across hosts
     listed = env.cli_json("ls", identity=True)["sessions"]

@@ -198,10 +198,29 @@ def test_rule_schema(pack: str, raw: dict) -> None:
     assert isinstance(raw["negative"], list) and len(raw["negative"]) >= 2, f"{rid}: needs >= 2 negatives"
     if "expect" in raw:
         assert len(raw["expect"]) == len(raw["positive"]), f"{rid}: expect must parallel positive"
+    if not kws:
+        # Without a keyword the engine tries the rule on every text: only checksum-validated shapes
+        # may then claim "high" (the verification pass holds sessions back on high rules).
+        assert raw["confidence"] != "high" or raw.get("validator"), f"{rid}: keyword-less rule must be validated to be high"
     if pack == "paths":
         assert raw.get("replace") == "username" and group == 1, f"{rid}: paths rules replace group 1 (the username)"
     if pack == "secrets":
         assert raw.get("replace", "token") != "username", rid
+
+
+@pytest.mark.parametrize(
+    "name,value,ok",
+    [
+        ("luhn", "4111 1111 1111 1111", True), ("luhn", "4111-1111-1111-1112", False), ("luhn", "0000000000000000", False),
+        ("luhn", "4111x1111x1111x1111", False), ("iban", "GB82 WEST 1234 5698 7654 32", True), ("iban", "GB82WEST12345698765433", False),
+        ("iban", "XX82WEST12345698765432", False), ("jwt", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.sig", True),
+        ("jwt", "eyJ0eXAiOiJKV1QifQ.eyJzdWIiOiJ4In0.sig", False), ("jwt", "eyJ!!!.x.y", False), ("ssn", "123-45-6789", True),
+        ("ssn", "666-12-3456", False), ("ssn", "900-12-3456", False), ("ssn", "123-00-4567", False), ("ssn", "123-45-0000", False),
+        ("ssn", "000-12-3456", False), ("ssn", "12-345-6789x", False),
+    ],
+)
+def test_validators(name: str, value: str, ok: bool) -> None:
+    assert VALIDATORS[name](value) is ok
 
 
 # ----------------------------------------------------------------------------- examples

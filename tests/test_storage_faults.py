@@ -66,7 +66,7 @@ def test_transient_faults_are_retried_with_backoff_and_the_run_succeeds(proxied:
     proxy.add("truncate", method="PUT", path="/objects/", times=1)
     proxy.add("delay", method="PUT", path="/objects/", times=2, delay=0.3)
     proxy.add("503", method="PUT", path="/snapshots/", times=1)
-    out = e.cli_json("sync")
+    out = e.cli_json("sync", "--workers", "1")
     assert out["sessions"]["failed"] == 0 and out["errors"] == []
     assert out["sessions"]["total"] == discovered(e) == 11
     fired = proxy.faults()
@@ -100,7 +100,7 @@ def test_transient_faults_are_retried_with_backoff_and_the_run_succeeds(proxied:
 def test_truncated_download_during_restore_is_read_again(proxied: tuple[Env, FaultProxy]) -> None:
     e, proxy = proxied
     s = make_claude_home(e.home, USER)
-    e.cli_json("sync")
+    e.cli_json("sync", "--workers", "1")
     proxy.add("truncate", method="GET", path="/objects/", times=2)
     target = e.base / "restored"
     doc = e.cli_json("restore", f"claude-code:{s.main}", "--to", str(target), identity=True)
@@ -114,7 +114,7 @@ def test_permanent_refusal_fails_the_run_with_exit_1_naming_the_object(proxied: 
     e, proxy = proxied
     make_claude_home(e.home, USER)
     rule = proxy.add("403", method="PUT", path="/objects/", after=2, times=None, sticky=True)
-    code, text = e.cli("sync", "--json")
+    code, text = e.cli("sync", "--json", "--workers", "1")
     assert code == 1, text
     out = json.loads(text)
     assert rule.bound is not None
@@ -127,7 +127,7 @@ def test_permanent_refusal_fails_the_run_with_exit_1_naming_the_object(proxied: 
     code, text = e.cli("verify", "--json", identity=True)  # ... and the manifest names nothing missing
     assert code == 0, text
     proxy.clear()
-    again = e.cli_json("sync")  # the next run finishes the work
+    again = e.cli_json("sync", "--workers", "1")  # the next run finishes the work
     assert again["sessions"]["failed"] == 0
     assert len(e.cli_json("ls", identity=True)["sessions"]) == discovered(e)
 
@@ -138,7 +138,7 @@ def test_persistent_5xx_gives_up_after_bounded_retries(proxied: tuple[Env, Fault
     make_claude_home(e.home, USER)
     rule = proxy.add("503", method="PUT", path="/objects/", after=1, times=None, sticky=True)
     started = time.monotonic()
-    code, text = e.cli("sync", "--json")
+    code, text = e.cli("sync", "--json", "--workers", "1")
     assert code == 1, text
     assert time.monotonic() - started < 40
     out = json.loads(text)
@@ -156,14 +156,14 @@ def test_refused_manifest_fails_the_run_and_leaves_the_archive_as_before(proxied
     make_claude_home(e.home, USER)
     proxy.add("403", method="PUT", path="/snapshots/", times=None)
     with pytest.raises(StoreError) as info:  # the run fails (today as an uncaught error, exit 1) ...
-        e.cli("sync", "--json")
+        e.cli("sync", "--json", "--workers", "1")
     assert info.value.key.startswith("snapshots/") and "AccessDenied" in str(info.value)
     keys = [o["Key"] for o in s3_client(proxy_upstream(proxy)).list_objects_v2(Bucket=e.bucket).get("Contents", [])]
     assert not [k for k in keys if "/snapshots/" in k]  # ... and the archive holds no manifest
     assert [k for k in keys if "/objects/" in k]  # (only unreferenced objects, reused next time)
     assert e.cli_json("ls", identity=True)["sessions"] == []
     proxy.clear()
-    out = e.cli_json("sync")
+    out = e.cli_json("sync", "--workers", "1")
     assert out["sessions"]["failed"] == 0 and out["objects_uploaded"] == 0
     assert len(e.cli_json("ls", identity=True)["sessions"]) == discovered(e)
 
@@ -178,7 +178,7 @@ def test_refused_manifest_is_reported_cleanly(proxied: tuple[Env, FaultProxy]) -
     make_claude_home(e.home, USER)
     proxy.add("403", method="PUT", path="/snapshots/", times=None)
     try:
-        code, text = e.cli("sync", "--json")
+        code, text = e.cli("sync", "--json", "--workers", "1")
     except StoreError as err:
         raise AssertionError(f"escaped the CLI: {err}") from None
     assert code == 1
@@ -210,7 +210,7 @@ def test_failed_multipart_upload_is_aborted_and_a_transient_part_failure_is_retr
     s, img = _big_session(e)
     moto = s3_client(proxy_upstream(proxy))
     part2 = proxy.add("500", method="PUT", path=r"partNumber=2", times=None)
-    code, text = e.cli("sync", "--json")
+    code, text = e.cli("sync", "--json", "--workers", "1")
     assert code == 1, text
     out = json.loads(text)
     started = [r for r in proxy.seen("POST", r"\?uploads") if r.status == 200]
@@ -224,7 +224,7 @@ def test_failed_multipart_upload_is_aborted_and_a_transient_part_failure_is_retr
     before = len(proxy.faults())
     proxy.add("reset", method="PUT", path=r"partNumber=1", times=1)
     proxy.add("503", method="PUT", path=r"partNumber=2", times=1)
-    out = e.cli_json("sync")
+    out = e.cli_json("sync", "--workers", "1")
     assert out["sessions"]["failed"] == 0
     assert len(proxy.faults()) - before == 2
     assert moto.list_multipart_uploads(Bucket=e.bucket).get("Uploads", []) == []
@@ -264,7 +264,7 @@ def test_multipart_upload_left_by_a_killed_run(proxied: tuple[Env, FaultProxy]) 
     moto = s3_client(proxy_upstream(proxy))
     left = moto.list_multipart_uploads(Bucket=e.bucket).get("Uploads", [])
     assert len(left) == 1 and left[0]["Key"].startswith(f"{e.prefix}/objects/")
-    out = e.cli_json("sync")
+    out = e.cli_json("sync", "--workers", "1")
     assert out["sessions"]["failed"] == 0
     still = moto.list_multipart_uploads(Bucket=e.bucket).get("Uploads", [])
     reported = [w for w in out["warnings"] + out["errors"] if "multipart" in w]

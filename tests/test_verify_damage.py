@@ -9,7 +9,7 @@ from tests.fx_archiver import USER, Env, env  # noqa: F401
 
 def test_verify_reports_exactly_the_deleted_and_the_corrupted_object(env: Env) -> None:  # noqa: F811
     make_claude_home(env.home, USER)
-    env.cli_json("sync")
+    env.cli_json("sync", "--workers", "1")
     clean = env.cli_json("verify", "--read-data", identity=True)
     assert clean["ok"] is True and clean["errors"] == []
     assert clean["objects"] == clean["objects_read"] >= 4

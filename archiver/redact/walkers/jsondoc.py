@@ -47,6 +47,10 @@ MEDIA_KEYS = ("media_type", "mediaType", "mime_type", "mimeType", "mime")
 IMAGE_PREFIXES = ("iVBORw0KGgo", "/9j/", "R0lGOD", "UklGR")
 PROSE_KEYS = frozenset({"text", "content", "prompt", "display", "title", "summary", "message", "thinking", "query"})
 MAX_NESTING = 4
+_SKIP, _ID, _DATA, _PROSE = 1, 2, 3, 4
+_KEY_KIND = {**{k: _PROSE for k in PROSE_KEYS}, **{k: _ID for k in ID_KEYS}, **{k: _SKIP for k in SKIP_KEYS},
+             "data": _DATA}
+_IMAGE_FIRST = frozenset(p[0] for p in IMAGE_PREFIXES)
 MEMO_MAX_LEN = 200  # strings up to this length have their result remembered
 MEMO_ENTRIES = 50_000
 
@@ -124,6 +128,7 @@ class JsonRedactor:
         self.warnings: Counter[str] = Counter()
         # Schema keys repeat on every line: remember, per distinct key, whether a key rule could match it.
         self._key_cache: dict[str, bool] = {}
+        self._clean_keys: set[str] = set()
         self._memo: tuple[dict[str, tuple[str, tuple[str, ...]]], ...] = ({}, {}, {})
 
     # ------------------------------------------------------------------ public
@@ -188,17 +193,22 @@ class JsonRedactor:
 
     def _key_matters(self, k: str) -> bool:
         kb = k.encode("utf-8", "surrogatepass")
-        eng = self.engine
-        hit = eng.may_match(kb)
+        hit = self.engine.may_match(kb)
         if len(self._key_cache) > 200_000:
             self._key_cache.clear()
+            self._clean_keys.clear()
         self._key_cache[k] = hit
+        if not hit:
+            self._clean_keys.add(k)
         return hit
 
     def _walk(self, root: Any) -> _Doc:
         doc = _Doc()
         strs, modes, locs, nested = doc.strs, doc.modes, doc.locs, doc.nested
+        add_str, add_mode, add_loc = strs.append, modes.append, locs.append
         kcache = self._key_cache
+        clean = self._clean_keys
+        kind_of = _KEY_KIND.get
         prose_on = self.prose is not None
         stack = [root]
         pop, push = stack.pop, stack.append
@@ -206,44 +216,54 @@ class JsonRedactor:
             node = pop()
             if type(node) is dict:
                 opaque = "data" in node and _opaque_data(node)
+                if not node.keys() <= clean:  # some key may carry a path or a name
+                    for k in node:
+                        km = kcache.get(k)
+                        if km is None:
+                            km = self._key_matters(k)
+                        if km:
+                            add_str(k)
+                            add_mode(MODE_KEYS)
+                            add_loc((node, k, True))
                 for k, v in node.items():
-                    km = kcache.get(k)
-                    if km is None:
-                        km = self._key_matters(k)
-                    if km:
-                        strs.append(k)
-                        modes.append(MODE_KEYS)
-                        locs.append((node, k, True))
                     tv = type(v)
                     if tv is str:
-                        if not v or k in SKIP_KEYS or (opaque and k == "data") or (k in ID_KEYS and _id_like(v)):
+                        if not v:
                             continue
-                        if _media_string(v):
-                            continue
+                        kind = kind_of(k)
+                        if kind is not None:
+                            if kind == _SKIP or (kind == _ID and _id_like(v)) or (opaque and kind == _DATA):
+                                continue
+                            if prose_on and kind == _PROSE:
+                                doc.prose.add(len(strs))
                         c0 = v[0]
-                        if (c0 == "{" or c0 == "[") and len(v) > 1:
-                            nested.append((node, k, v))
+                        if c0 == "{" or c0 == "[":
+                            if len(v) > 1:
+                                nested.append((node, k, v))
+                                continue
+                        elif len(v) >= 64 and (c0 == "d" or c0 in _IMAGE_FIRST) and _media_string(v):
                             continue
-                        if prose_on and k in PROSE_KEYS:
-                            doc.prose.add(len(strs))
-                        strs.append(v)
-                        modes.append(MODE_ALL)
-                        locs.append((node, k, False))
+                        add_str(v)
+                        add_mode(MODE_ALL)
+                        add_loc((node, k, False))
                     elif tv is dict or tv is list:
                         push(v)
             else:
                 for i, v in enumerate(node):
                     tv = type(v)
                     if tv is str:
-                        if not v or _media_string(v):
+                        if not v:
                             continue
                         c0 = v[0]
-                        if (c0 == "{" or c0 == "[") and len(v) > 1:
-                            nested.append((node, i, v))
+                        if c0 == "{" or c0 == "[":
+                            if len(v) > 1:
+                                nested.append((node, i, v))
+                                continue
+                        elif len(v) >= 64 and (c0 == "d" or c0 in _IMAGE_FIRST) and _media_string(v):
                             continue
-                        strs.append(v)
-                        modes.append(MODE_ALL)
-                        locs.append((node, i, False))
+                        add_str(v)
+                        add_mode(MODE_ALL)
+                        add_loc((node, i, False))
                     elif tv is dict or tv is list:
                         push(v)
         return doc
@@ -349,9 +369,10 @@ class JsonRedactor:
     def redact_lines(self, lines: list[bytes], report: RedactionReport, carrier: str = "jsonl") -> list[bytes]:
         """Many JSONL lines at once (same result as one by one; one engine pass per batch)."""
         out = list(lines)
-        batch: list[tuple[int, Any, bool, _Doc, _Result, list[int], int]] = []
+        batch: list[tuple[int, Any, bool, _Doc, _Result, list[int], list[int]]] = []
         parts: list[bytes] = []
         modes: list[int] = []
+        short: dict[tuple[int, str], int] = {}  # repeated short strings (cwd, paths) are scanned once
         for k, line in enumerate(lines):
             if not self.needs_work(line):
                 continue
@@ -363,13 +384,25 @@ class JsonRedactor:
             doc = self._walk(root)
             res = _Result()
             todo = self._prepare(doc, res, report, carrier, 0)
-            batch.append((k, root, std, doc, res, todo, len(parts)))
-            parts += [doc.strs[i].encode("utf-8", "surrogatepass") for i in todo]
-            modes += [doc.modes[i] for i in todo]
+            where = []
+            for i in todo:
+                s, m = doc.strs[i], doc.modes[i]
+                if len(s) <= MEMO_MAX_LEN:
+                    j = short.get((m, s))
+                    if j is None:
+                        j = short[(m, s)] = len(parts)
+                        parts.append(s.encode("utf-8", "surrogatepass"))
+                        modes.append(m)
+                else:
+                    j = len(parts)
+                    parts.append(s.encode("utf-8", "surrogatepass"))
+                    modes.append(m)
+                where.append(j)
+            batch.append((k, root, std, doc, res, todo, where))
         found = self.engine.scan_segments(parts, modes) if parts else {}
-        for k, root, std, doc, res, todo, off in batch:
-            local = {j: found[off + j] for j in range(len(todo)) if off + j in found}
-            self._finish(doc, res, report, carrier, todo, parts[off:off + len(todo)], local)
+        for k, root, std, doc, res, todo, where in batch:
+            local = {n: found[j] for n, j in enumerate(where) if j in found}
+            self._finish(doc, res, report, carrier, todo, [parts[j] for j in where], local)
             if res.news or res.nested:
                 self._apply_tree(doc, res)
                 out[k] = self._dumps(root, std, lines[k])

@@ -1,0 +1,138 @@
+"""Crash consistency: `sync` runs in a subprocess against moto's server and is killed with
+SIGKILL (with its worker processes) at random points, 32 times with a fixed seed, while
+the sessions keep growing between runs.
+
+After every kill: no manifest or object that existed is gone; at most one manifest is
+new; with no new manifest the catalogue is exactly as before, with one it is complete
+(every object it names exists: `verify` passes); sessions listed before are still listed,
+and append-only transcripts only grew (their object lists extend the previous ones).
+At the end `verify --read-data` passes and one more `sync` archives everything that is
+discovered. Kill times are spread over the duration of a full run, measured once first on
+a scratch prefix."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from archiver.demo.claude_sample import make_claude_home
+from tests.fx_archiver import USER, Env, env  # noqa: F401
+from tests.fx_s3 import s3_client
+
+TRIALS = 32
+SEED = 8_2026
+
+
+def _grow(path: Path, rng: random.Random, n: int) -> None:
+    with path.open("a") as f:
+        for _ in range(n):
+            f.write(json.dumps({"type": "user", "uuid": f"{rng.getrandbits(64):016x}", "message": {
+                "role": "user", "content": f"more work in /home/{USER}/work/app " + rng.randbytes(200).hex()}}) + "\n")
+
+
+def _transcripts(home: Path) -> list[Path]:
+    return sorted((home / ".claude" / "projects").rglob("*.jsonl"))
+
+
+def _keys(e: Env, prefix: str) -> set[str]:
+    out: set[str] = set()
+    for page in s3_client(e.endpoint).get_paginator("list_objects_v2").paginate(Bucket=e.bucket, Prefix=prefix):
+        out |= {o["Key"] for o in page.get("Contents", ())}
+    return out
+
+
+def _settle(e: Env) -> set[str]:
+    """The bucket's keys once moto has finished requests a killed client had already sent."""
+    last = _keys(e, f"{e.prefix}/")
+    while True:
+        time.sleep(0.15)
+        now = _keys(e, f"{e.prefix}/")
+        if now == last:
+            return now
+        last = now
+
+
+def _catalog(e: Env) -> dict[str, Any]:
+    return {s["key"]: s for s in e.cli_json("ls", identity=True)["sessions"]}
+
+
+def _sync_cmd(config: Path, workers: int) -> list[str]:
+    return [sys.executable, "-m", "archiver", "sync", "--config", str(config), "--json", "--workers", str(workers)]
+
+
+def test_sigkill_at_random_points_never_breaks_the_archive(env: Env) -> None:  # noqa: F811
+    rng = random.Random(SEED)
+    for seed in range(4):
+        make_claude_home(env.home, USER, seed=seed)
+    for path in _transcripts(env.home)[::3]:
+        _grow(path, rng, 120)
+    next_seed = 4
+
+    # one full run on a scratch prefix and state dir: how long a run takes here, now
+    scratch = env.base / "measure.toml"
+    scratch.write_text(env.config.read_text().replace(f"/{env.prefix}\"", "/measure\"")
+                       .replace(str(env.base / "state"), str(env.base / "state-measure")))
+    started = time.monotonic()
+    subprocess.run(_sync_cmd(scratch, 2), check=True, capture_output=True, timeout=120)
+    duration = time.monotonic() - started
+
+    manifests_before: set[str] = set()
+    objects_before: set[str] = set()
+    catalog_before: dict[str, Any] = {}
+    killed = completed = grew = 0
+    for trial in range(TRIALS):
+        # the harness keeps writing between runs: appended turns, now and then new sessions
+        for path in rng.sample(_transcripts(env.home), k=3):
+            _grow(path, rng, rng.randint(1, 30))
+        if trial % 6 == 5:
+            make_claude_home(env.home, USER, seed=next_seed)
+            next_seed += 1
+        proc = subprocess.Popen(_sync_cmd(env.config, 1 + trial % 2), stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL, start_new_session=True)
+        try:
+            proc.wait(timeout=rng.uniform(0.05, 1.0) * duration)
+            completed += 1
+            assert proc.returncode == 0, f"trial {trial}: sync exited {proc.returncode}"
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)  # the run and its redaction workers, mid-flight
+            proc.wait()
+            killed += 1
+
+        keys = _settle(env)
+        manifests = {k for k in keys if "/snapshots/" in k}
+        objects = {k for k in keys if "/objects/" in k}
+        assert manifests_before <= manifests and objects_before <= objects, f"trial {trial}: something was deleted"
+        new = manifests - manifests_before
+        assert len(new) <= 1, f"trial {trial}: {len(new)} manifests from one run"
+        code, out = env.cli("verify", "--json", identity=True)
+        assert code == 0, f"trial {trial}: {out}"  # every object every manifest names exists
+        catalog = _catalog(env)
+        if not new:
+            assert catalog == catalog_before, f"trial {trial}: the archive changed without a manifest"
+        assert set(catalog_before) <= set(catalog), f"trial {trial}: sessions lost"
+        for key, old in catalog_before.items():
+            for art in old["artifacts"]:
+                if art["role"] == "transcript":
+                    [now] = [a for a in catalog[key]["artifacts"] if a["path"] == art["path"]]
+                    assert now["objects"][: len(art["objects"])] == art["objects"], f"trial {trial}: {key}"
+                    grew += len(now["objects"]) > len(art["objects"])
+        manifests_before, objects_before, catalog_before = manifests, objects, catalog
+
+    assert killed >= 15 and completed >= 3, (killed, completed)  # both kinds of outcome happened
+    assert grew > 0  # and transcripts were archived by appended segments across runs
+    final = subprocess.run(_sync_cmd(env.config, 2), capture_output=True, text=True, timeout=120)
+    assert final.returncode == 0, final.stderr
+    assert json.loads(final.stdout)["sessions"]["failed"] == 0
+    code, out = env.cli("verify", "--read-data", "--json", identity=True)
+    assert code == 0, out
+    assert json.loads(out)["objects_read"] > 0
+    discovered = {s["key"] for s in env.cli_json("scan")["sessions"]}
+    assert set(_catalog(env)) == discovered
+    assert not list((env.base / "state" / "tmp").glob("run-*"))  # killed runs' temp folders are gone
