@@ -75,6 +75,15 @@ def object_key(object_id: str) -> str:
     return f"objects/{object_id[:2]}/{object_id}"
 
 
+def tombstone_id(object_id_key: bytes, session_key: str) -> str:
+    """Keyed id of a forgotten session: collectors (who hold the team key) can check it;
+    the bucket alone does not reveal which session it names."""
+    import hashlib
+    import hmac
+
+    return hmac.new(object_id_key, b"tombstone\x00" + session_key.encode(), hashlib.sha256).hexdigest()
+
+
 def manifest_key(host_id: str, when: datetime) -> str:
     stamp = when.astimezone(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     return f"snapshots/{host_id}/{stamp}-{secrets.token_hex(4)}.json.age"
@@ -131,6 +140,12 @@ class Archive:
         blob = pack_bytes(manifest.model_dump_json().encode(), recipients)  # type: ignore[arg-type]
         self.store.put_bytes(key, blob, if_absent=True)
         return key
+
+    def put_tombstone(self, tomb_id: str) -> None:
+        self.store.put_bytes(f"tombstones/{tomb_id}", b"", if_absent=True)
+
+    def tombstones(self) -> set[str]:
+        return {info.key.rsplit("/", 1)[-1] for info in self.store.list("tombstones/")}
 
     # ---- reading ----
     def manifests(self, host_id: str | None = None) -> list[ManifestRef]:

@@ -54,12 +54,19 @@ def open_archive(settings):  # type: ignore[no-untyped-def]
     return Archive(runtime.store(settings))
 
 
+def identities_of(args: argparse.Namespace) -> list[Any]:
+    from archiver import runtime
+
+    ident = getattr(args, "identity", None)
+    pp = getattr(args, "identity_passphrase_file", None)
+    return runtime.identities(Path(ident) if ident else None, Path(pp) if pp else None)
+
+
 def catalog_of(args: argparse.Namespace, settings):  # type: ignore[no-untyped-def]
     from archiver import runtime
     from archiver.archive import load_catalog
 
-    ids = runtime.identities(Path(args.identity) if getattr(args, "identity", None) else None)
-    return load_catalog(open_archive(settings), ids), ids
+    return load_catalog(open_archive(settings), identities_of(args)), identities_of(args)
 
 
 # ---------------------------------------------------------------- commands
@@ -310,7 +317,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     from archiver.verify import verify
 
     settings = settings_of(args)
-    ids = runtime.identities(Path(args.identity) if args.identity else None)
+    ids = identities_of(args)
     subset = 1.0
     if args.read_data_subset:
         text = args.read_data_subset.strip()
@@ -378,31 +385,49 @@ def _guess_format(p: Path) -> str:
 
 
 def cmd_rules(args: argparse.Namespace) -> int:
-    from archiver.redact import rules_cli
+    from archiver.redact.factory import runtime_terms
+    from archiver.redact.redactor import build_redactor
+    from archiver.redact.rules import RuleError
+    from archiver.redact.scan_report import check_examples, list_rules, scan_file
 
     settings = settings_of(args)
+    try:
+        # rule ids, counts and places only: a throwaway pseudonym key is enough
+        redactor = build_redactor(settings.redaction.rules, b"archiver-rules-cli-0000000000000",
+                                  runtime_terms(settings), None)
+    except RuleError as e:
+        raise UsageError(str(e)) from None
     if args.rules_cmd == "list":
-        doc = rules_cli.list_rules(settings)
+        rules = list_rules(redactor.rules)
+        problems = check_examples(redactor.rules)
         if args.json:
-            emit_json(doc)
+            emit_json({"rules": rules, "example_problems": problems})
         else:
             from rich.table import Table
 
-            t = Table(title=f"{len(doc['rules'])} rules")
+            t = Table(title=f"{len(rules)} rules")
             for col in ("id", "pack", "label", "confidence", "description"):
                 t.add_column(col)
-            for r in doc["rules"]:
+            for r in rules:
                 t.add_row(r["id"], r["pack"], r["label"], r["confidence"], r["description"])
             console().print(t)
-        return EXIT_OK
-    doc = rules_cli.test_file(settings, Path(args.file))
+            for p in problems:
+                err(p)
+        return EXIT_USAGE if problems else EXIT_OK
+    path = Path(args.file)
+    if not path.is_file():
+        raise UsageError(f"{path}: not a file")
+    fmt = _guess_format(path)
+    findings = scan_file(redactor, path, fmt)  # type: ignore[arg-type]
+    doc = {"file": str(path), "format": fmt,
+           "hits": [{"where": f.where, "rule": f.rule_id, "carrier": f.carrier, "count": f.count} for f in findings]}
     if args.json:
         emit_json(doc)
     else:
         c = console()
-        for hit in doc["hits"]:
-            c.print(f"{args.file}:{hit['line']}: {hit['rule']} ({hit['carrier']})")
-        c.print(f"{len(doc['hits'])} matches")
+        for f in findings:
+            c.print(f"{path}: {f.where}: {f.rule_id} ({f.carrier}) x{f.count}")
+        c.print(f"{sum(f.count for f in findings)} matches")
     return EXIT_OK
 
 
@@ -416,6 +441,12 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 # ---------------------------------------------------------------- parser
+def add_identity(sp: argparse.ArgumentParser) -> None:
+    sp.add_argument("--identity", help="age identity file (default $ARCHIVER_IDENTITY_FILE)")
+    sp.add_argument("--identity-passphrase-file",
+                    help="passphrase for a passphrase-protected identity (or $ARCHIVER_PASSPHRASE)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--config", help="config file (default $ARCHIVER_CONFIG, then ~/.config/archiver/config.toml)")
@@ -445,7 +476,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--harness", action="append")
 
     sp = add("ls", cmd_ls, "sessions in the archive (latest state per session)")
-    sp.add_argument("--identity")
+    add_identity(sp)
     sp.add_argument("--harness", action="append")
     sp.add_argument("--since", help="ISO date/time: sessions updated since")
     sp.add_argument("--host", help="host id")
@@ -453,17 +484,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     sp = add("lineage", cmd_lineage, "the lineage forest, or one family, as a tree")
     sp.add_argument("key", nargs="?")
-    sp.add_argument("--identity")
+    add_identity(sp)
 
     sp = add("restore", cmd_restore, "restore sessions into DIR laid out like a HOME")
     sp.add_argument("keys", nargs="*")
     sp.add_argument("--all", action="store_true")
     sp.add_argument("--to", required=True)
-    sp.add_argument("--identity")
+    add_identity(sp)
     sp.add_argument("--with-family", action="store_true")
 
     sp = add("verify", cmd_verify, "check manifests and objects (--read-data downloads and checks content)")
-    sp.add_argument("--identity")
+    add_identity(sp)
     sp.add_argument("--read-data", action="store_true")
     sp.add_argument("--read-data-subset", help="e.g. 5%% or 0.05")
 
@@ -473,9 +504,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     sp = add("rules", cmd_rules, "list rules, or show which rules fire in a file (never the values)")
     rsub = sp.add_subparsers(dest="rules_cmd", required=True)
-    rl = rsub.add_parser("list", parents=[common])
+    # the common options may come before or after the subcommand; SUPPRESS keeps the outer value
+    inner = argparse.ArgumentParser(add_help=False)
+    inner.add_argument("--config", default=argparse.SUPPRESS)
+    inner.add_argument("--json", action="store_true", default=argparse.SUPPRESS)
+    rl = rsub.add_parser("list", parents=[inner])
     rl.set_defaults(func=cmd_rules)
-    rt = rsub.add_parser("test", parents=[common])
+    rt = rsub.add_parser("test", parents=[inner])
     rt.add_argument("file")
     rt.set_defaults(func=cmd_rules)
 

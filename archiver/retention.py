@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any, Sequence
 
-from archiver.archive import Archive, latest_sessions, object_key
+from archiver.archive import tombstone_id, Archive, latest_sessions, object_key
 from archiver.model import Manifest, Session
 from archiver.prune import DEFAULT_GRACE, PruneResult, collect_garbage, load_all, lock_state, referenced
 from archiver.store.base import StoreError
@@ -114,9 +114,16 @@ def forget_session(
     grace: timedelta = DEFAULT_GRACE,
     dry_run: bool = False,
     now: datetime | None = None,
+    object_id_key: bytes | None = None,
 ) -> ForgetResult:
     now = now or datetime.now(timezone.utc)
     result = ForgetResult(key, dry_run)
+    if object_id_key is None:
+        result.errors.append("no team key: no tombstone written, a collector that still has the session "
+                             "will archive it again")
+    elif not dry_run:
+        # first, so collectors stop re-archiving it before anything is deleted
+        archive.put_tombstone(tombstone_id(object_id_key, key))
     refs, loaded, errors = load_all(archive, identities)
     if errors:
         result.errors += errors + ["some manifests cannot be read: nothing was changed"]

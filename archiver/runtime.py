@@ -32,16 +32,19 @@ def recipients(settings: Settings) -> list[age.X25519Recipient]:
     return out
 
 
-def identities(path: Path | None) -> list[age.X25519Identity]:
-    path = path or (Path(os.environ["ARCHIVER_IDENTITY_FILE"]) if os.environ.get("ARCHIVER_IDENTITY_FILE") else None)
+def identities(path: Path | None, passphrase_file: Path | None = None) -> list[age.X25519Identity]:
+    """The reviewer's identities: an age-keygen file, or one encrypted with a passphrase
+    (`--identity-passphrase-file` or ARCHIVER_PASSPHRASE)."""
+    from archiver.rekey import IdentityError, load_identity_file, read_passphrase
+
+    env = os.environ.get("ARCHIVER_IDENTITY_FILE")
+    path = path or (Path(env) if env else None)
     if path is None:
         raise ConfigError("an identity is needed: --identity FILE (or ARCHIVER_IDENTITY_FILE)")
     try:
-        return age.load_identities(path)
-    except OSError as e:
-        raise ConfigError(f"{path}: cannot read identity ({e.strerror})") from None
-    except age.AgeError as e:
-        raise ConfigError(f"{path}: {e}") from None
+        return load_identity_file(path, read_passphrase(passphrase_file))
+    except IdentityError as e:
+        raise ConfigError(str(e)) from None
 
 
 def team_keys(settings: Settings) -> TeamKeys:

@@ -107,6 +107,21 @@ class State:
     def add_object(self, object_id: str) -> None:
         self.db.execute("INSERT OR IGNORE INTO objects(id) VALUES (?)", (object_id,))
 
+    def forget_unreferenced_objects(self) -> int:
+        """Keep only cached ids that a committed artifact names. Others (uploaded by a run
+        that died before its manifest) may since have been pruned: HEAD them again."""
+        referenced: set[str] = set()
+        for (raw,) in self.db.execute("SELECT artifact FROM artifacts"):
+            referenced.update(Artifact.model_validate_json(raw).objects)
+        stale = [oid for (oid,) in self.db.execute("SELECT id FROM objects") if oid not in referenced]
+        with self.transaction():
+            self.db.executemany("DELETE FROM objects WHERE id=?", [(oid,) for oid in stale])
+        return len(stale)
+
+    def drop_session(self, key: str) -> None:
+        self.db.execute("DELETE FROM sessions WHERE key=?", (key,))
+        self.db.execute("DELETE FROM artifacts WHERE session_key=?", (key,))
+
     # ---- artifacts ----
     def get_artifact(self, session_key: str, logical_path: str) -> ArtifactState | None:
         row = self.db.execute(

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
 from archiver import __version__
-from archiver.archive import Archive
+from archiver.archive import Archive, tombstone_id
 from archiver.harnesses.base import Harness
 from archiver.model import Artifact, DiscoveredSession, Manifest, Session, SourceArtifact
 from archiver.redact.base import RedactionReport, Redactor
@@ -67,6 +67,7 @@ class SyncResult:
     uploaded: int = 0  # sessions with at least one new object
     unchanged: int = 0
     failed: int = 0
+    forgotten: int = 0  # sessions skipped because an operator erased them (tombstones)
     bytes_read: int = 0
     bytes_uploaded: int = 0
     objects_uploaded: int = 0
@@ -78,7 +79,8 @@ class SyncResult:
     def to_json(self) -> dict[str, object]:
         return {
             "snapshot": self.snapshot,
-            "sessions": {"total": self.total, "uploaded": self.uploaded, "unchanged": self.unchanged, "failed": self.failed},
+            "sessions": {"total": self.total, "uploaded": self.uploaded, "unchanged": self.unchanged,
+                         "failed": self.failed, "forgotten": self.forgotten},
             "bytes": {"read": self.bytes_read, "uploaded": self.bytes_uploaded},
             "objects_uploaded": self.objects_uploaded,
             "redactions": dict(sorted(self.redactions.items())),
@@ -145,6 +147,8 @@ class Syncer:
         self._lock = threading.RLock()  # guards result, state and the in-flight set
         self._in_flight: set[str] = set()
         self._counts: dict[str, dict[str, int]] = {}
+        self._tombstones: set[str] = set()
+        self._forgotten: list[str] = []
         self.jobs: Jobs | None = None
 
     # ---- the run ----
@@ -156,7 +160,15 @@ class Syncer:
         try:
             if self.archive is not None and not self.options.dry_run:
                 self.archive.ensure_marker()
-            discovered = list(self._discover())
+                self._tombstones = self.archive.tombstones()
+                self.state.forget_unreferenced_objects()
+            discovered = []
+            for ds in self._discover():
+                if self._is_forgotten(ds.key):
+                    self.result.forgotten += 1
+                    self._forgotten.append(ds.key)
+                else:
+                    discovered.append(ds)
             self.result.total = len(discovered)
             self.progress("total_sessions", len(discovered))
             processed: dict[str, tuple[Session, list[ArtifactState]]] = {}
@@ -197,6 +209,9 @@ class Syncer:
                     close()
             work.cleanup()
         return self.result
+
+    def _is_forgotten(self, key: str) -> bool:
+        return bool(self._tombstones) and tombstone_id(self.object_id_key, key) in self._tombstones
 
     def _discover(self) -> Iterable[DiscoveredSession]:
         for h in self.harnesses.values():
@@ -388,8 +403,10 @@ class Syncer:
 
     # ---- the manifest, last ----
     def _commit(self, processed: dict[str, tuple[Session, list[ArtifactState]]], started: str) -> None:
-        any_change = self.result.uploaded > 0 or self.state.get_meta("last_manifest") is None and processed
-        carried = [s for s in self.state.sessions() if s.key not in processed]
+        carried = [s for s in self.state.sessions() if s.key not in processed and not self._is_forgotten(s.key)]
+        dropped = [s.key for s in self.state.sessions() if self._is_forgotten(s.key)]
+        any_change = (self.result.uploaded > 0 or bool(dropped)
+                      or (self.state.get_meta("last_manifest") is None and bool(processed)))
         if not any_change:
             self.state.record_run(secrets.token_hex(8), started, _now(), self.result.to_json())
             return
@@ -403,6 +420,8 @@ class Syncer:
         key = self.archive.put_manifest(manifest, self.recipients)
         self.result.snapshot = key
         with self.state.transaction():
+            for key in dropped:
+                self.state.drop_session(key)
             for session, states in processed.values():
                 self.state.put_session(session)
                 for st in states:

@@ -39,7 +39,7 @@ from typing import Any, Callable, Iterator
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))  # `archiver` and `tests.fixtures` when run as a script
+    sys.path.insert(0, str(ROOT))  # `archiver` when run as a script
 
 import zstandard  # noqa: E402
 
@@ -463,7 +463,7 @@ def claude_session(ctx: Ctx, project: str, budget: int, big_lines: list[int], su
 
 # ---------------------------------------------------------------- codex
 def codex_session(ctx: Ctx, project: str, budget: int, compressed: bool = False) -> int:
-    from tests.fixtures.codex_home import _line, _meta, _rollout_name, _turn, opaque_blob
+    from archiver.demo.codex_sample import _line, _meta, _rollout_name, _turn, opaque_blob
 
     r = ctx.rng
     cwd = f"/home/{ctx.user}/work/{project}"
@@ -514,7 +514,7 @@ def codex_session(ctx: Ctx, project: str, budget: int, compressed: bool = False)
 
 # ---------------------------------------------------------------- pi
 def pi_session(ctx: Ctx, project: str, budget: int) -> int:
-    from tests.fixtures.pi_home import USAGE, _file_name, _msg, cwd_dir
+    from archiver.demo.pi_sample import USAGE, _file_name, _msg, cwd_dir
 
     r = ctx.rng
     cwd = f"/home/{ctx.user}/work/{project}"
@@ -558,7 +558,7 @@ def pi_turn(ctx: Ctx, out: Jsonl, last: str | None, usage: dict[str, Any], msg: 
 
 # ---------------------------------------------------------------- deepseek
 def deepseek_session(ctx: Ctx, project: str, budget: int) -> int:
-    from tests.fixtures.deepseek_home import _header
+    from archiver.demo.deepseek_sample import _header
 
     r = ctx.rng
     cwd = f"/home/{ctx.user}/src/{project}"
@@ -577,7 +577,7 @@ def deepseek_session(ctx: Ctx, project: str, budget: int) -> int:
 
 
 def deepseek_turn(ctx: Ctx, out: Jsonl, seq: int, turn: int) -> int:
-    from tests.fixtures.deepseek_home import _assistant, _ev, _user
+    from archiver.demo.deepseek_sample import _assistant, _ev, _user
 
     r, t = ctx.rng, ctx.text
 
@@ -607,7 +607,7 @@ def deepseek_turn(ctx: Ctx, out: Jsonl, seq: int, turn: int) -> int:
 
 # ---------------------------------------------------------------- opencode (rows in opencode.db)
 def opencode_sessions(ctx: Ctx, budget: int, median: int) -> int:
-    from tests.fixtures.opencode_home import P1, P2, Db, _assistant
+    from archiver.demo.opencode_sample import P1, P2, Db, _assistant
 
     r, t = ctx.rng, ctx.text
     root = ctx.home / ".local" / "share" / "opencode"
@@ -664,7 +664,7 @@ def opencode_sessions(ctx: Ctx, budget: int, median: int) -> int:
 
 # ---------------------------------------------------------------- cursor-agent (one store.db per chat)
 def cursor_sessions(ctx: Ctx, budget: int, median: int) -> int:
-    from tests.fixtures.cursor_home import Store, _meta, _write_json, fb, fid, fs, fv, jb, md5_dir, slug
+    from archiver.demo.cursor_sample import Store, _meta, _write_json, fb, fid, fs, fv, jb, md5_dir, slug
 
     r, t = ctx.rng, ctx.text
     root = ctx.home / ".cursor"
@@ -748,11 +748,11 @@ def _fixtures(home: Path, user: str, claude_seeds: int, seed: int) -> None:
         make_claude_home(home, user, seed=seed * 1000 + i)
     import importlib
 
-    for mod, fn, close in (("tests.fixtures.codex_home", "make_codex_home", None),
-                           ("tests.fixtures.pi_home", "make_pi_home", None),
-                           ("tests.fixtures.deepseek_home", "make_deepseek_home", None),
-                           ("tests.fixtures.cursor_home", "make_cursor_home", "close_cursor_home"),
-                           ("tests.fixtures.opencode_home", "make_opencode_home", "close_opencode_home")):
+    for mod, fn, close in (("archiver.demo.codex_sample", "make_codex_home", None),
+                           ("archiver.demo.pi_sample", "make_pi_home", None),
+                           ("archiver.demo.deepseek_sample", "make_deepseek_home", None),
+                           ("archiver.demo.cursor_sample", "make_cursor_home", "close_cursor_home"),
+                           ("archiver.demo.opencode_sample", "make_opencode_home", "close_opencode_home")):
         try:
             m = importlib.import_module(mod)
         except ImportError:
@@ -912,7 +912,7 @@ def append(out: Path, fraction: float = 0.01, seed: int = 2) -> dict[str, Any]:
             while out_f.n < per:
                 s.turn(None)
         elif h == "codex":
-            from tests.fixtures.codex_home import _turn
+            from archiver.demo.codex_sample import _turn
 
             ordinal = int(last.get("ordinal") or 1000) + 1
             while out_f.n < per:
@@ -921,7 +921,7 @@ def append(out: Path, fraction: float = 0.01, seed: int = 2) -> dict[str, Any]:
                     out_f.n += len(ln)
                 ordinal += 6
         elif h == "pi":
-            from tests.fixtures.pi_home import USAGE, _msg
+            from archiver.demo.pi_sample import USAGE, _msg
 
             prev = last.get("id")
             while out_f.n < per:

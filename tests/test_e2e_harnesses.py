@@ -20,11 +20,11 @@ from tests.fx_archiver import USER, Env, env  # noqa: F401
 
 GENERATORS = {
     "claude-code": ("archiver.demo.claude_sample", "make_claude_home"),
-    "codex": ("tests.fixtures.codex_home", "make_codex_home"),
-    "pi": ("tests.fixtures.pi_home", "make_pi_home"),
-    "deepseek-harness": ("tests.fixtures.deepseek_home", "make_deepseek_home"),
-    "cursor-agent": ("tests.fixtures.cursor_home", "make_cursor_home"),
-    "opencode": ("tests.fixtures.opencode_home", "make_opencode_home"),
+    "codex": ("archiver.demo.codex_sample", "make_codex_home"),
+    "pi": ("archiver.demo.pi_sample", "make_pi_home"),
+    "deepseek-harness": ("archiver.demo.deepseek_sample", "make_deepseek_home"),
+    "cursor-agent": ("archiver.demo.cursor_sample", "make_cursor_home"),
+    "opencode": ("archiver.demo.opencode_sample", "make_opencode_home"),
 }
 
 

@@ -1,4 +1,4 @@
-"""Codex collector on a generated ~/.codex (tests/fixtures/codex_home.py)."""
+"""Codex collector on a generated ~/.codex (archiver/demo/codex_sample.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import zstandard
 
 from archiver.harnesses.base import HarnessContext, load_harness
 from archiver.model import Artifact, DiscoveredSession, LineageEdge, Session
-from tests.fixtures.codex_home import make_codex_home
+from archiver.demo.codex_sample import make_codex_home
 
 
 def discover(home: Path, env: dict[str, str] | None = None, root: Path | None = None) -> dict[str, DiscoveredSession]:

@@ -1,4 +1,4 @@
-"""Cursor agent collector against a generated home (tests/fixtures/cursor_home.py)."""
+"""Cursor agent collector against a generated home (archiver/demo/cursor_sample.py)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from archiver.harnesses import cursor_agent
 from archiver.harnesses.base import HarnessContext, load_harness
 from archiver.harnesses.cursor_agent import CursorAgent, decode_meta, md5_dir, open_store, read_store
 from archiver.model import DiscoveredSession
-from tests.fixtures.cursor_home import (
+from archiver.demo.cursor_sample import (
     ACP,
     CHAT1,
     CHAT2,

@@ -1,4 +1,4 @@
-"""DeepSeek harness collector on generated sessions (tests/fixtures/deepseek_home.py)."""
+"""DeepSeek harness collector on generated sessions (archiver/demo/deepseek_sample.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 from archiver.harnesses.base import HarnessContext, load_harness
 from archiver.model import DiscoveredSession, LineageEdge
-from tests.fixtures.deepseek_home import make_deepseek_home
+from archiver.demo.deepseek_sample import make_deepseek_home
 
 H = "deepseek-harness"
 

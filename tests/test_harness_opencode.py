@@ -1,4 +1,4 @@
-"""OpenCode collector against a generated data dir (tests/fixtures/opencode_home.py)."""
+"""OpenCode collector against a generated data dir (archiver/demo/opencode_sample.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from archiver.harnesses.base import HarnessContext, load_harness
 from archiver.harnesses.opencode import OpenCode, merge_extract
 from archiver.model import Artifact, DiscoveredSession
-from tests.fixtures.opencode_home import (
+from archiver.demo.opencode_sample import (
     AWS_KEY,
     CRED_SECRET,
     GH_TOKEN,

@@ -1,4 +1,4 @@
-"""pi collector on a generated agent dir (tests/fixtures/pi_home.py)."""
+"""pi collector on a generated agent dir (archiver/demo/pi_sample.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 from archiver.harnesses.base import HarnessContext, load_harness
 from archiver.model import DiscoveredSession, LineageEdge
-from tests.fixtures.pi_home import make_pi_home
+from archiver.demo.pi_sample import make_pi_home
 
 
 def discover(home: Path, env: dict[str, str] | None = None, **options: object) -> dict[str, DiscoveredSession]:

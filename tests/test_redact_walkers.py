@@ -206,3 +206,22 @@ def test_protobuf_strings_are_redacted_and_lengths_rewritten(red: RuleRedactor) 
         assert red.redact_protobuf(bad, RedactionReport()) is bad
     assert red.warnings["protobuf-malformed"] == before + 3
     assert walkers.protobuf.redact_message(b"", lambda b: b) is None
+
+
+def test_raw_line_gate_never_hides_an_anchored_always_on_rule(tmp_path: Path) -> None:
+    pack = tmp_path / "mine.toml"
+    pack.write_text("""[pack]
+name = "mine"
+version = 1
+[[rules]]
+id = "whole-token"
+regex = '''^(tok[0-9]{4})$'''
+label = "TOK"
+""", "utf-8")
+    red = build_redactor([str(pack)], KEY, RuntimeTerms())
+    rep = RedactionReport()
+    out = red.redact_jsonl_line(b'{"a":"tok1234","b":"x tok5678"}', rep)
+    assert orjson.loads(out) == {"a": Pseudonymizer(KEY).token("TOK", b"tok1234"), "b": "x tok5678"}
+    clean = b'{"a":"nothing here","n":[1,2,3]}'
+    assert red.redact_jsonl_line(clean, rep) is clean
+    assert red.redact_jsonl_lines([clean, b'{"a":"tok1234"}'], rep)[0] is clean

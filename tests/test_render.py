@@ -282,17 +282,17 @@ def test_export_cli(env: Env) -> None:  # noqa: F811
 def test_export_other_harnesses(env: Env) -> None:  # noqa: F811
     fixtures = []
     try:
-        from tests.fixtures.codex_home import make_codex_home
+        from archiver.demo.codex_sample import make_codex_home
         fixtures.append(("codex", make_codex_home))
     except ImportError:
         pass
     try:
-        from tests.fixtures.pi_home import make_pi_home
+        from archiver.demo.pi_sample import make_pi_home
         fixtures.append(("pi", make_pi_home))
     except ImportError:
         pass
     try:
-        from tests.fixtures.deepseek_home import make_deepseek_home
+        from archiver.demo.deepseek_sample import make_deepseek_home
         fixtures.append(("deepseek", make_deepseek_home))
     except ImportError:
         pass

@@ -9,31 +9,21 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from archiver.cli import EXIT_INTEGRITY, EXIT_OK, EXIT_PARTIAL, UsageError, console, emit_json, err, open_archive, settings_of
+from archiver.cli import (EXIT_INTEGRITY, EXIT_OK, EXIT_PARTIAL, UsageError, add_identity, console, emit_json, err,
+                          open_archive, settings_of)
 from archiver.config import ConfigError
 
 
 # ---------------------------------------------------------------- shared
 def _identities(args: argparse.Namespace) -> list[Any]:
-    from archiver.rekey import IdentityError, load_identity_file, read_passphrase
+    from archiver import runtime
 
-    path = getattr(args, "identity", None) or os.environ.get("ARCHIVER_IDENTITY_FILE")
-    if not path:
-        raise ConfigError("an identity is needed: --identity FILE (or ARCHIVER_IDENTITY_FILE)")
-    try:
-        return load_identity_file(Path(path), read_passphrase(_opt_path(getattr(args, "identity_passphrase_file", None))))
-    except IdentityError as e:
-        raise ConfigError(str(e)) from None
+    return runtime.identities(_opt_path(getattr(args, "identity", None)),
+                              _opt_path(getattr(args, "identity_passphrase_file", None)))
 
 
 def _opt_path(p: str | None) -> Path | None:
     return Path(p) if p else None
-
-
-def _add_identity(sp: argparse.ArgumentParser) -> None:
-    sp.add_argument("--identity", help="age identity file (may be passphrase-protected; default $ARCHIVER_IDENTITY_FILE)")
-    sp.add_argument("--identity-passphrase-file",
-                    help="passphrase of a passphrase-protected identity (first line; or $ARCHIVER_PASSPHRASE)")
 
 
 def _grace(text: str) -> Any:
@@ -193,8 +183,12 @@ def cmd_forget_session(args: argparse.Namespace) -> int:
     settings = settings_of(args)
     recipients = runtime.recipients(settings)
     try:
+        object_id_key = runtime.team_keys(settings).object_id
+    except Exception:
+        object_id_key = None  # reported by forget_session: no tombstone can be written
+    try:
         result = forget_session(open_archive(settings), _identities(args), recipients, args.key,
-                                grace=_grace(args.grace), dry_run=args.dry_run)
+                                grace=_grace(args.grace), dry_run=args.dry_run, object_id_key=object_id_key)
     except SessionNotFound:
         raise UsageError(f"no session {args.key!r} in the archive") from None
     doc = result.to_json()
@@ -279,7 +273,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     sp.add_argument("--format", choices=["html", "md"], default="html")
     sp.add_argument("--out", help="file to write (default: stdout)")
     sp.add_argument("--with-family", action="store_true", help="include the whole lineage family, not just subagents")
-    _add_identity(sp)
+    add_identity(sp)
 
     sp = add("bucket", cmd_bucket_init, "bucket set-up")
     bsub = sp.add_subparsers(dest="bucket_cmd", required=True)
@@ -304,7 +298,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         sp = add(name, cmd_hold, help_)
         sp.add_argument("key")
         sp.add_argument("--host", help="only manifests of this host id")
-        _add_identity(sp)
+        add_identity(sp)
 
     sp = add("prune", cmd_prune, "drop old manifests per host by policy, then delete unreferenced objects "
              "(never objects under Object Lock or legal hold)")
@@ -312,18 +306,18 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         sp.add_argument(f"--keep-{name}", type=int, default=0, metavar="N")
     sp.add_argument("--grace", default="6h", help="never delete objects modified within this time (default 6h)")
     sp.add_argument("--dry-run", action="store_true")
-    _add_identity(sp)
+    add_identity(sp)
 
     sp = add("forget-session", cmd_forget_session, "right to erasure: remove a session from every manifest and "
              "delete its objects where retention allows; reports what it could not")
     sp.add_argument("key")
     sp.add_argument("--grace", default="6h")
     sp.add_argument("--dry-run", action="store_true")
-    _add_identity(sp)
+    add_identity(sp)
 
     sp = add("rekey", cmd_rekey, "re-encrypt manifests (and with --all every object) to the configured recipients")
     sp.add_argument("--all", action="store_true", help="also re-encrypt every object")
-    _add_identity(sp)
+    add_identity(sp)
 
     sp = add("recovery-key", cmd_recovery_key, "create a passphrase-protected identity for offline recovery")
     sp.add_argument("--out", required=True)

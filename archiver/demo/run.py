@@ -38,27 +38,18 @@ def embedded_s3() -> Iterator[str]:
 
 
 def make_sample_home(home: Path, user: str) -> dict[str, Any]:
-    """Every bundled harness sample we have, under one HOME."""
-    from archiver.demo.claude_sample import make_claude_home
+    """One generated home with every harness's sample sessions."""
+    from archiver.demo import (claude_sample, codex_sample, cursor_sample, deepseek_sample, opencode_sample,
+                               pi_sample)
 
-    made: dict[str, Any] = {"claude-code": make_claude_home(home, user)}
-    try:  # the other harnesses' generators live with the tests when present
-        import importlib
-
-        for name, mod, fn in (
-            ("codex", "tests.fixtures.codex_home", "make_codex_home"),
-            ("pi", "tests.fixtures.pi_home", "make_pi_home"),
-            ("deepseek-harness", "tests.fixtures.deepseek_home", "make_deepseek_home"),
-            ("cursor-agent", "tests.fixtures.cursor_home", "make_cursor_home"),
-            ("opencode", "tests.fixtures.opencode_home", "make_opencode_home"),
-        ):
-            try:
-                made[name] = getattr(importlib.import_module(mod), fn)(home, user)
-            except (ImportError, AttributeError):
-                continue
-    except Exception:
-        pass
-    return made
+    return {
+        "claude-code": claude_sample.make_claude_home(home, user),
+        "codex": codex_sample.make_codex_home(home, user),
+        "pi": pi_sample.make_pi_home(home, user),
+        "deepseek-harness": deepseek_sample.make_deepseek_home(home, user),
+        "cursor-agent": cursor_sample.make_cursor_home(home, user),
+        "opencode": opencode_sample.make_opencode_home(home, user),
+    }
 
 
 def _run(argv: list[str]) -> tuple[int, str]:
@@ -120,23 +111,22 @@ def run_demo(keep: Path | None, log: Callable[[str], None]) -> dict[str, Any]:
             log(f"[7/7] verify --read-data: {ver['manifests']} manifests, {ver['objects_read']} objects read, ok={ver['ok']}")
             out.update(sync=sync1, resync=sync2, lineage=lineage, restore=rest, verify=ver,
                        ok=code in (0,) and code_r == 0 and code_v == 0 and ver["ok"])
-            try:
-                from archiver.render import export_session  # noqa: F401
-
-                _run_export(c, idf, base, rest, log)
-            except ImportError:
-                pass
+            out["review_page"] = _run_export(c, idf, base, rest, log)
     finally:
         os.environ.clear()
         os.environ.update(env_backup)
     return out
 
 
-def _run_export(c: list[str], idf: list[str], base: Path, rest: dict[str, Any], log: Callable[[str], None]) -> None:
-    mains = [k for k in rest["sessions"] if k.startswith("claude-code:") and "@" not in k]
+def _run_export(c: list[str], idf: list[str], base: Path, rest: dict[str, Any], log: Callable[[str], None]) -> str | None:
+    """A readable, self-contained HTML page of the main Claude session and its subagents."""
+    mains = sorted(k for k in rest["sessions"] if k.startswith("claude-code:") and "@" not in k)
     if not mains:
-        return
+        return None
     page = base / "review.html"
-    code, _ = _run(["export", mains[0], "--format", "html", "--out", str(page), *c, *idf])
-    if code == 0:
-        log(f"      review page: {page}")
+    code, _ = _run(["export", mains[0], "--format", "html", "--with-family", "--out", str(page), *c, *idf])
+    if code != 0:
+        log(f"      export failed (exit {code})")
+        return None
+    log(f"      review page (open in a browser): {page}")
+    return str(page)

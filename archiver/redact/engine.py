@@ -129,8 +129,10 @@ def _is_anchored(regex: str) -> bool:
     return False
 
 
-def _multiline(regex: str) -> str:
-    """The pattern with ^ $ \\A \\z (outside classes) turned into line anchors, for joined scans."""
+def _multiline(regex: str, anchor: tuple[str, str] = ("(?m:^)", "(?m:$)")) -> str:
+    """The pattern with ^ $ \\A \\z (outside classes) turned into line anchors, for joined scans
+    (or, with anchor=("(?:)", "(?:)"), into nothing: a superset that matches anywhere)."""
+    start, end = anchor
     out = []
     in_class = False
     i, n = 0, len(regex)
@@ -139,9 +141,9 @@ def _multiline(regex: str) -> str:
         if ch == "\\":
             nxt = regex[i + 1] if i + 1 < n else ""
             if not in_class and nxt == "A":
-                out.append("(?m:^)")
+                out.append(start)
             elif not in_class and nxt == "z":
-                out.append("(?m:$)")
+                out.append(end)
             else:
                 out.append(regex[i:i + 2])
             i += 2
@@ -160,9 +162,9 @@ def _multiline(regex: str) -> str:
                 out.append("]")
                 i += 1
         elif ch == "^":
-            out.append("(?m:^)")
+            out.append(start)
         elif ch == "$":
-            out.append("(?m:$)")
+            out.append(end)
         else:
             out.append(ch)
         i += 1
@@ -325,6 +327,12 @@ class Engine:
                 pattern = "|".join(f"(?:{_multiline(self._c[i].rule.regex)})" for i in self._groups[g])
                 self._weak_alt[g] = re2.compile(pattern, fast)._regexp  # noqa: SLF001
         self.has_always = bool(self._groups[ALWAYS])
+        # For raw JSONL lines (a string's edges are quotes there, not text edges): anchors dropped.
+        self._always_gate = None
+        if self.has_always:
+            pattern = "|".join(f"(?:{_multiline(self._c[i].rule.regex, ('(?:)', '(?:)'))})"
+                               for i in self._groups[ALWAYS])
+            self._always_gate = re2.compile(pattern, fast)._regexp  # noqa: SLF001
         # One Set pass answers everything a scan needs to plan: which keywords occur (index i =
         # keyword i), whether protected spans may be present (image markers, our tokens), whether
         # each weak group's combined pattern matches anywhere, and (the `\\A` sentinel always
@@ -355,9 +363,9 @@ class Engine:
         return self._gate is not None and _first(self._gate, buf)[0] >= 0
 
     def always_hit(self, buf: bytes) -> bool:
-        """Might an always-on rule (no or one-character keywords) match somewhere in buf?"""
-        alt = self._weak_alt.get(ALWAYS)
-        return alt is not None and _first(alt, buf)[0] >= 0
+        """Might an always-on rule (no or one-character keywords) match in buf or in any string
+        inside it (anchors are ignored, so a raw JSON line is a superset)?"""
+        return self._always_gate is not None and _first(self._always_gate, buf)[0] >= 0
 
     def may_match(self, buf: bytes) -> bool:
         """A cheap superset test: False means no rule can match buf."""

@@ -1,12 +1,12 @@
-"""Choose and build the redactor the configuration asks for."""
+"""Build the redactor the configuration asks for."""
 
 from __future__ import annotations
 
 import getpass
-from archiver.config import Settings
-from archiver.redact.base import Redactor
-from archiver.redact.pseudonym import Pseudonymizer
 
+from archiver.config import ConfigError, Settings
+from archiver.redact.base import Redactor
+from archiver.redact.rules import RuleError, RuntimeTerms
 
 # Account names so common that replacing them everywhere would wreck ordinary text.
 GENERIC_ACCOUNTS = frozenset({"root", "user", "admin", "ubuntu", "runner", "debian", "ec2-user", "nobody", "vagrant"})
@@ -24,20 +24,18 @@ def usernames_for(settings: Settings) -> list[str]:
     return [n for n in dict.fromkeys(names) if n]
 
 
-def build_from_settings(settings: Settings, pseudonym_key: bytes) -> Redactor:
-    try:
-        from archiver.redact.redactor import build_redactor  # the rule engine
-        from archiver.redact.rules import RuntimeTerms
-    except ImportError:
-        from archiver.redact.minimal import MinimalRedactor
-
-        return MinimalRedactor(Pseudonymizer(pseudonym_key), usernames_for(settings))
-    terms = RuntimeTerms(
+def runtime_terms(settings: Settings) -> RuntimeTerms:
+    return RuntimeTerms(
         usernames=usernames_for(settings),
         names=list(settings.redaction.names),
         home_dirs=[str(settings.home_dir)],
         extra_terms=list(settings.redaction.extra_terms),
     )
+
+
+def build_from_settings(settings: Settings, pseudonym_key: bytes) -> Redactor:
+    from archiver.redact.redactor import build_redactor
+
     presidio = None
     if settings.redaction.presidio.enabled:
         from archiver.redact.presidio_engine import PresidioOptions
@@ -45,4 +43,7 @@ def build_from_settings(settings: Settings, pseudonym_key: bytes) -> Redactor:
         p = settings.redaction.presidio
         presidio = PresidioOptions(enabled=True, entities=p.entities, score_threshold=p.score_threshold,
                                    recognizers=p.recognizers)
-    return build_redactor(settings.redaction.rules, pseudonym_key, terms, presidio)
+    try:
+        return build_redactor(settings.redaction.rules, pseudonym_key, runtime_terms(settings), presidio)
+    except RuleError as e:
+        raise ConfigError(f"redaction.rules: {e}") from None
