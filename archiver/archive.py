@@ -10,6 +10,7 @@ manifest names was written before it.
 
 from __future__ import annotations
 
+import io
 import json
 import logging
 import os
@@ -22,7 +23,7 @@ from typing import Iterator, Sequence
 
 from archiver import FORMAT, __version__
 from archiver.model import Manifest, Session
-from archiver.pack import pack_bytes, pack_file, unpack_bytes
+from archiver.pack import pack_bytes, pack_file
 from archiver.store.base import NotFound, ObjectInfo, ObjectStore, StoreError
 
 log = logging.getLogger(__name__)
@@ -158,9 +159,15 @@ class Archive:
         return sorted(out, key=lambda r: (r.created, r.key))
 
     def load_manifest(self, key: str, identities: Sequence[object]) -> Manifest:
+        from archiver.pack import unpack_stream
+
         blob = self.store.get_bytes(key, max_size=MAX_MANIFEST_BYTES)
         try:
-            raw = unpack_bytes(blob, identities, max_output=MAX_MANIFEST_BYTES)  # type: ignore[arg-type]
+            # a manifest is held in memory: bound it by size and by ratio (a bomb stops early)
+            buf = io.BytesIO()
+            unpack_stream(io.BytesIO(blob), buf, identities, max_output=MAX_MANIFEST_BYTES,  # type: ignore[arg-type]
+                          max_ratio=ReadLimits.from_env().max_ratio)
+            raw = buf.getvalue()
         except Exception as e:  # age/zstd errors: name the manifest, keep the reason
             raise ArchiveFormatError(f"{key}: cannot decrypt/decompress manifest ({type(e).__name__}: {e})") from None
         try:

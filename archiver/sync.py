@@ -80,7 +80,8 @@ class SyncResult:
         return {
             "snapshot": self.snapshot,
             "sessions": {"total": self.total, "uploaded": self.uploaded, "unchanged": self.unchanged,
-                         "failed": self.failed, "forgotten": self.forgotten},
+                         "failed": self.failed},
+            "forgotten": self.forgotten,
             "bytes": {"read": self.bytes_read, "uploaded": self.bytes_uploaded},
             "objects_uploaded": self.objects_uploaded,
             "redactions": dict(sorted(self.redactions.items())),

@@ -90,12 +90,13 @@ def _pss(pid: int) -> int:
 TICK = os.sysconf("SC_CLK_TCK")
 
 
-def _tree_sample(root: int, cpu: dict[int, float]) -> int:
+def _tree_sample(root: int, cpu: dict[int, float], rss: dict[int, int]) -> int:
     """Memory of `root` and all its descendants (sum of PSS), from /proc; records each
-    process's CPU seconds so far in `cpu` (pool workers are not reaped by our child, so
-    their CPU time would be missing from its rusage)."""
+    process's CPU seconds so far in `cpu` and its largest RSS in `rss` (pool workers are not
+    reaped by our child, so neither would show in its rusage)."""
     children: dict[int, list[int]] = {}
     times: dict[int, float] = {}
+    resident: dict[int, int] = {}
     for entry in os.scandir("/proc"):
         if not entry.name.isdigit():
             continue
@@ -106,6 +107,7 @@ def _tree_sample(root: int, cpu: dict[int, float]) -> int:
             pid = int(entry.name)
             children.setdefault(int(fields[1]), []).append(pid)
             times[pid] = (int(fields[11]) + int(fields[12])) / TICK
+            resident[pid] = int(fields[21]) * PAGE
         except (OSError, ValueError, IndexError):
             continue
     total, todo = 0, [root]
@@ -113,6 +115,7 @@ def _tree_sample(root: int, cpu: dict[int, float]) -> int:
         pid = todo.pop()
         total += _pss(pid)
         cpu[pid] = max(cpu.get(pid, 0.0), times.get(pid, 0.0))
+        rss[pid] = max(rss.get(pid, 0), resident.get(pid, 0))
         todo.extend(children.get(pid, ()))
     return total
 
@@ -123,8 +126,9 @@ TIME = "/usr/bin/time" if os.access("/usr/bin/time", os.X_OK) else None
 def measure(name: str, argv: list[str], input_bytes: int, env: dict[str, str], cwd: Path | None = None) -> tuple[Run, str, str]:
     """Run argv; wall time, exit code, peak memory (largest process; whole tree), CPU time.
 
-    The largest-process figure comes from GNU time (%M): a child forked from this Python
-    process would inherit its high-water mark across exec, so wait4 here would overstate it."""
+    The largest-process figure is the larger of GNU time's %M (a child forked from this
+    Python process would inherit its high-water mark across exec, so wait4 here would
+    overstate it) and the RSS sampled per process (pool workers, reaped by no one we wait for)."""
     out_f = tempfile.TemporaryFile()
     err_f = tempfile.TemporaryFile()
     tfile = tempfile.NamedTemporaryFile(prefix="bench-time-", delete=False)
@@ -134,11 +138,12 @@ def measure(name: str, argv: list[str], input_bytes: int, env: dict[str, str], c
     proc = subprocess.Popen(cmd, stdout=out_f, stderr=err_f, env=env, cwd=cwd)
     peak = [0]
     cpu_seen: dict[int, float] = {}
+    rss_seen: dict[int, int] = {}
     done = threading.Event()
 
     def sample() -> None:
         while not done.is_set():
-            peak[0] = max(peak[0], _tree_sample(proc.pid, cpu_seen))
+            peak[0] = max(peak[0], _tree_sample(proc.pid, cpu_seen, rss_seen))
             done.wait(0.05)
 
     sampler = threading.Thread(target=sample, daemon=True)
@@ -157,6 +162,7 @@ def measure(name: str, argv: list[str], input_bytes: int, env: dict[str, str], c
     finally:
         os.unlink(tfile.name)
     cpu = max(cpu, sum(cpu_seen.values()))
+    maxrss = max(maxrss or 0, max(rss_seen.values(), default=0)) or None
     out_f.seek(0)
     err_f.seek(0)
     stdout, stderr = out_f.read().decode(errors="replace"), err_f.read().decode(errors="replace")

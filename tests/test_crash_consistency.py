@@ -1,5 +1,5 @@
 """Crash consistency: `sync` runs in a subprocess against moto's server and is killed with
-SIGKILL (with its worker processes) at random points, 32 times with a fixed seed, while
+SIGKILL (with its worker processes) at random points, 30 times with a fixed seed, while
 the sessions keep growing between runs.
 
 After every kill: no manifest or object that existed is gone; at most one manifest is
@@ -29,7 +29,7 @@ from archiver.model import Manifest
 from tests.fx_archiver import USER, Env, env  # noqa: F401
 from tests.fx_s3 import s3_client
 
-TRIALS = 32
+TRIALS = 30
 SEED = 8_2026
 
 

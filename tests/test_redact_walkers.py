@@ -225,3 +225,17 @@ label = "TOK"
     clean = b'{"a":"nothing here","n":[1,2,3]}'
     assert red.redact_jsonl_line(clean, rep) is clean
     assert red.redact_jsonl_lines([clean, b'{"a":"tok1234"}'], rep)[0] is clean
+
+
+def test_scan_report_names_lines_and_rules_never_values(red: RuleRedactor, tmp_path: Path) -> None:
+    from archiver.redact.scan_report import scan_file
+
+    src = tmp_path / "s.jsonl"
+    src.write_bytes(b'{"a":"clean"}\n' + orjson.dumps({"cwd": "/home/alice/x", "t": f"key {AWS}"}) + b"\n")
+    findings = scan_file(red, src, "jsonl")
+    assert {(f.where, f.rule_id, f.carrier) for f in findings} == {
+        ("line 2", "home-linux", "jsonl"), ("line 2", "aws-access-key-id", "jsonl")}
+    assert not any(AWS in str(f) or "alice" in str(f) for f in findings)
+    txt = tmp_path / "t.txt"
+    txt.write_text(f"ok\nsee {AWS}\n")
+    assert [(f.where, f.rule_id) for f in scan_file(red, txt, "text")] == [("line 2", "aws-access-key-id")]

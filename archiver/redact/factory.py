@@ -6,10 +6,7 @@ import getpass
 
 from archiver.config import ConfigError, Settings
 from archiver.redact.base import Redactor
-from archiver.redact.rules import RuleError, RuntimeTerms
-
-# Account names so common that replacing them everywhere would wreck ordinary text.
-GENERIC_ACCOUNTS = frozenset({"root", "user", "admin", "ubuntu", "runner", "debian", "ec2-user", "nobody", "vagrant"})
+from archiver.redact.rules import GENERIC_ACCOUNTS, RuleError, RuntimeTerms
 
 
 def usernames_for(settings: Settings) -> list[str]:
@@ -42,7 +39,7 @@ def build_from_settings(settings: Settings, pseudonym_key: bytes) -> Redactor:
 
         p = settings.redaction.presidio
         presidio = PresidioOptions(enabled=True, entities=p.entities, score_threshold=p.score_threshold,
-                                   recognizers=p.recognizers)
+                                   recognizers=p.recognizers, max_chars=p.max_chars)
     try:
         return build_redactor(settings.redaction.rules, pseudonym_key, runtime_terms(settings), presidio)
     except RuleError as e:
