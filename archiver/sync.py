@@ -261,6 +261,8 @@ class Syncer:
             states.append(art_state)
             changed = changed or art_changed
         counts = report.by_rule()
+        for note in [k for k in counts if k.startswith("note:")]:
+            warnings.append(f"{note[5:]}: {counts.pop(note)}")
         with self._lock:
             self._counts[ds.key] = counts
         total_counts = dict(previous.redactions) if previous else {}
@@ -371,6 +373,8 @@ class Syncer:
     def _absorb(self, job: JobResult, report: RedactionReport) -> None:
         for (rule, carrier), n in job.counts.items():
             report.add(rule, carrier, n)
+        for note, n in (job.notes or {}).items():
+            report.add(f"note:{note}", "redactor", n)  # surfaced as session warnings
         if job.leftovers:
             raise HeldBack(", ".join(sorted(set(job.leftovers))))
 

@@ -34,6 +34,12 @@ class JobResult:
     counts: dict[tuple[str, str], int]
     leftovers: list[str]  # high-confidence rules still matching (fail_closed)
     lines: int = 0
+    notes: dict[str, int] | None = None  # redactor warnings raised by this job (counts)
+
+
+def _notes_since(redactor: Redactor, before: dict[str, int]) -> dict[str, int]:
+    now = dict(getattr(redactor, "warnings", {}) or {})
+    return {k: n - before.get(k, 0) for k, n in now.items() if n - before.get(k, 0) > 0}
 
 
 def hash_file(path: Path, object_id_key: bytes) -> tuple[str, str, int]:
@@ -50,10 +56,11 @@ def hash_file(path: Path, object_id_key: bytes) -> tuple[str, str, int]:
 
 def redact_whole(redactor: Redactor, object_id_key: bytes, verify: bool, src: str, dst: str, fmt: str) -> JobResult:
     report = RedactionReport()
+    before = dict(getattr(redactor, "warnings", {}) or {})
     redactor.redact_file(Path(src), Path(dst), fmt, report)  # type: ignore[arg-type]
     leftovers = redactor.verify_file(Path(dst), fmt) if verify else []  # type: ignore[arg-type]
     oid, sha, size = hash_file(Path(dst), object_id_key)
-    return JobResult(oid, sha, size, dict(report.counts), leftovers)
+    return JobResult(oid, sha, size, dict(report.counts), leftovers, notes=_notes_since(redactor, before))
 
 
 def redact_segment(
@@ -62,6 +69,7 @@ def redact_segment(
     """Complete JSONL lines [start, end) of src, redacted line by line into dst
     (in batches when the redactor offers it: one engine pass over many lines)."""
     report = RedactionReport()
+    before = dict(getattr(redactor, "warnings", {}) or {})
     hasher = ObjectHasher(object_id_key)
     sha = hashlib.sha256()
     written = lines = 0
@@ -103,7 +111,8 @@ def redact_segment(
                 flush(fo)
         flush(fo)
     leftovers = redactor.verify_file(Path(dst), "jsonl") if verify else []
-    return JobResult(hasher.hexdigest(), sha.hexdigest(), written, dict(report.counts), leftovers, lines)
+    return JobResult(hasher.hexdigest(), sha.hexdigest(), written, dict(report.counts), leftovers, lines,
+                     notes=_notes_since(redactor, before))
 
 
 # ---- process pool plumbing ----

@@ -327,3 +327,30 @@ def test_titles_from_the_bucket_cannot_inject_markup_or_escape_sequences(env: En
     assert code == 0
     assert "\x1b" not in out
     assert "[/]" in out and "[link=http://evil.example]" in out  # shown literally
+
+
+def test_manifest_bomb_is_stopped_before_it_fills_memory(env: Env) -> None:  # noqa: F811
+    import time
+    import tracemalloc
+
+    c = Crafter(env)
+    c.manifest({"real": [c.artifact(".claude/projects/k/real.jsonl", b"r\n")]})
+    c.archive.store.put_bytes(f"snapshots/{HOST}/20260101T000000Z-0000bomb.json.age",
+                              _age(_zstd_rle_bomb(8 << 30), c.recipients))
+    tracemalloc.start()
+    try:
+        started = time.monotonic()
+        code, out = env.cli("ls", "--json", identity=True)
+        elapsed = time.monotonic() - started
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert code == 3
+    import json
+
+    doc = json.loads(out)
+    assert [s["key"] for s in doc["sessions"]] == ["claude-code:real"]
+    [err] = doc["errors"]
+    assert "0000bomb" in err and "ratio exceeds" in err
+    assert peak < 64 << 20, peak  # not 512 MiB, let alone 8 GiB
+    assert elapsed < 30

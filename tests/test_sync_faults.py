@@ -29,6 +29,8 @@ def test_malformed_line_mid_file_is_kept_and_session_archives(env: Env) -> None:
     restored = next(target.rglob(f"{s.fork}.jsonl")).read_bytes().split(b"\n")
     assert restored[1].startswith(b'{"type":"user", this is not json, cwd /home/user-')
     assert b"alice" not in restored[1]
+    fork = next(x for x in env.cli_json("ls", identity=True)["sessions"] if x["key"] == f"claude-code:{s.fork}")
+    assert "jsonl-unparsable-line: 1" in fork["warnings"]
 
 
 def test_session_folder_without_transcript(env: Env) -> None:  # noqa: F811
