@@ -58,9 +58,10 @@ def redact_whole(redactor: Redactor, object_id_key: bytes, verify: bool, src: st
     report = RedactionReport()
     before = dict(getattr(redactor, "warnings", {}) or {})
     redactor.redact_file(Path(src), Path(dst), fmt, report)  # type: ignore[arg-type]
+    notes = _notes_since(redactor, before)  # before the re-scan, which would count them again
     leftovers = redactor.verify_file(Path(dst), fmt) if verify else []  # type: ignore[arg-type]
     oid, sha, size = hash_file(Path(dst), object_id_key)
-    return JobResult(oid, sha, size, dict(report.counts), leftovers, notes=_notes_since(redactor, before))
+    return JobResult(oid, sha, size, dict(report.counts), leftovers, notes=notes)
 
 
 def redact_segment(
@@ -110,9 +111,10 @@ def redact_segment(
             if len(bodies) >= BATCH_LINES or batch_bytes >= BATCH_BYTES:
                 flush(fo)
         flush(fo)
+    notes = _notes_since(redactor, before)  # before the re-scan, which would count them again
     leftovers = redactor.verify_file(Path(dst), "jsonl") if verify else []
     return JobResult(hasher.hexdigest(), sha.hexdigest(), written, dict(report.counts), leftovers, lines,
-                     notes=_notes_since(redactor, before))
+                     notes=notes)
 
 
 # ---- process pool plumbing ----
