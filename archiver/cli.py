@@ -138,12 +138,16 @@ def _size(p: Path) -> int:
 
 
 def cmd_sync(args: argparse.Namespace) -> int:
-    from archiver import runtime
+    import time
+
+    from archiver import metrics, runtime
     from archiver.archive import Archive
     from archiver.lock import AlreadyRunning, RunLock
+    from archiver.progress import make_progress
     from archiver.state import State
     from archiver.sync import Syncer, SyncOptions
 
+    started = time.time()
     settings = settings_of(args)
     keys = runtime.team_keys(settings)
     recipients = runtime.recipients(settings)
@@ -152,8 +156,10 @@ def cmd_sync(args: argparse.Namespace) -> int:
     archive = None if args.dry_run else Archive(runtime.store(settings))
     state_dir = settings.state_dir
     state_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    if args.workers < 1:
+        raise UsageError("--workers must be at least 1")
+    lock = RunLock(state_dir / "lock")
     try:
-        lock = RunLock(state_dir / "lock")
         lock.acquire()
     except AlreadyRunning as e:
         if args.json:
@@ -161,6 +167,7 @@ def cmd_sync(args: argparse.Namespace) -> int:
         else:
             console().print(f"another sync is running ({e}); nothing to do")
         return EXIT_OK
+    progress = make_progress(quiet=args.quiet, json_output=args.json)
     try:
         state = State(state_dir / ("state-dry.db" if args.dry_run else "state.db"))
         host_id = runtime.host(settings, keys)
@@ -171,14 +178,25 @@ def cmd_sync(args: argparse.Namespace) -> int:
             options=SyncOptions(dry_run=args.dry_run, fail_closed=settings.redaction.fail_closed,
                                 workers=args.workers),
             redactor_factory=runtime.redactor_factory(settings, keys),
+            progress=progress,
         )
-        result = syncer.run()
+        with progress:
+            result = syncer.run()
         state.close()
+    except BaseException:
+        if args.metrics_file and not args.dry_run:
+            metrics.write_metrics(Path(args.metrics_file), None, started=started, finished=time.time(), success=False)
+        raise
     finally:
         lock.release()
+    if args.metrics_file and not args.dry_run:
+        metrics.write_metrics(Path(args.metrics_file), result.to_json(), started=started, finished=time.time())
+    logging.getLogger("archiver.sync").info(
+        "sync finished", extra={"sessions": result.to_json()["sessions"], "bytes_uploaded": result.bytes_uploaded,
+                                "snapshot": result.snapshot, "errors": len(result.errors)})
     if args.json:
         emit_json(result.to_json())
-    else:
+    elif not args.quiet:
         c = console()
         c.print(f"sessions: {result.total} total, {result.uploaded} uploaded, {result.unchanged} unchanged, {result.failed} failed")
         c.print(f"bytes: {result.bytes_read} read, {result.bytes_uploaded} uploaded ({result.objects_uploaded} objects)")
@@ -186,10 +204,10 @@ def cmd_sync(args: argparse.Namespace) -> int:
             c.print(f"snapshot: {result.snapshot}")
         if result.redactions:
             c.print("redactions: " + ", ".join(f"{k}={v}" for k, v in sorted(result.redactions.items())))
-        for w in result.warnings:
-            err(f"warning: {w}")
-        for e in result.errors:
-            err(e)
+    for w in result.warnings:
+        err(f"warning: {w}")
+    for e in result.errors:
+        err(e)
     return EXIT_PARTIAL if result.failed or result.errors else EXIT_OK
 
 
@@ -452,6 +470,9 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument("--config", help="config file (default $ARCHIVER_CONFIG, then ~/.config/archiver/config.toml)")
     common.add_argument("--json", action="store_true", help="print one JSON document on stdout")
     common.add_argument("-v", "--verbose", action="store_true")
+    common.add_argument("-q", "--quiet", action="store_true", help="warnings and errors only; no progress bar")
+    common.add_argument("--log-format", choices=["auto", "human", "json"], default="auto",
+                        help="stderr logs: human on a terminal, JSON lines otherwise (auto, the default)")
 
     p = argparse.ArgumentParser(prog="archiver", description="Archive coding-agent sessions: redacted, compressed, encrypted, with lineage.")
     p.add_argument("--version", action="version", version=f"archiver {__version__}")
@@ -471,6 +492,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     sp = add("sync", cmd_sync, "discover, redact, pack and upload; write a manifest")
     sp.add_argument("--dry-run", action="store_true")
+    sp.add_argument("--metrics-file", help="write Prometheus textfile-collector metrics here (atomically)")
     sp.add_argument("--workers", type=int, default=min(4, os.cpu_count() or 1),
                     help="sessions processed at once, and redaction processes (default: cores, at most 4)")
     sp.add_argument("--harness", action="append")
@@ -531,8 +553,11 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as e:
         return EXIT_USAGE if e.code not in (0, None) else EXIT_OK
-    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING, stream=sys.stderr,
-                        format="%(levelname)s %(name)s: %(message)s")
+    from archiver.logs import setup_logging
+
+    setup_logging(getattr(args, "log_format", "auto"), quiet=getattr(args, "quiet", False),
+                  verbose=getattr(args, "verbose", False),
+                  default_level=logging.INFO if args.command == "sync" else logging.WARNING)
     try:
         return int(args.func(args))
     except (UsageError, ConfigError) as e:

@@ -9,15 +9,16 @@ Layout: OUT/home/ is the HOME (.claude, .codex, .cursor, .local/share/opencode, 
 .deepseek/sessions); OUT/corpus.json describes it (seed, users, bytes per harness, the
 append-only transcripts that `append()` grows).
 
-Structure comes from the fixture generators (archiver/demo/claude_sample.py and
-tests/fixtures/*_home.py: subagents, forks, reverts, WAL-only rows, torn lines...), called
+Structure comes from the sample generators (archiver/demo/*_sample.py: subagents, forks,
+reverts, WAL-only rows, torn lines...), called
 once (Claude: once per seed); bulk comes from streaming writers here that follow the same
 seeds (/work/shared/seeds): long sessions, many small sidecars (tool results, file-history
 backups, shell snapshots, tool-output files), reasoning blobs, base64 images (a few lines of
 5-20 MB), SQLite stores (OpenCode, Cursor), old Codex rollouts compressed to .jsonl.zst.
 Text is code, paths, tool output and prose, with a few fake, well-shaped secrets.
 
-Deterministic for a seed (same files, same bytes; SQLite files hold the same rows). Written
+Deterministic for a seed and output folder (same files, same bytes; SQLite files hold the
+same rows; a few sample files record their own absolute paths). Written
 streaming: no file is ever built in memory, so a 5 GB corpus needs little RAM.
 """
 
