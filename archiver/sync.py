@@ -156,6 +156,14 @@ class Syncer:
     def run(self) -> SyncResult:
         started = _now()
         work = Workdir(self.workdir_parent)
+        # every temp file of this run (collectors' database copies, libraries, worker
+        # processes started later) lands in the 0700 run folder, removed at the end
+        import multiprocessing.util
+
+        multiprocessing.util.get_temp_dir()  # fixed before the switch: its socket path must stay short
+        saved_tempdir, saved_env = tempfile.tempdir, os.environ.get("TMPDIR")
+        tempfile.tempdir = str(work.path)
+        os.environ["TMPDIR"] = str(work.path)
         self.jobs = Jobs(self.redactor, self.object_id_key, self.options.fail_closed,
                          workers=self.options.workers, factory=self.redactor_factory)
         try:
@@ -209,6 +217,11 @@ class Syncer:
                 if close:
                     close()
             work.cleanup()
+            tempfile.tempdir = saved_tempdir
+            if saved_env is None:
+                os.environ.pop("TMPDIR", None)
+            else:
+                os.environ["TMPDIR"] = saved_env
         return self.result
 
     def _is_forgotten(self, key: str) -> bool:

@@ -156,7 +156,21 @@ class Jobs:
         self._workers = workers
         self._factory = factory
         self._pool_lock = threading.Lock()
-        self._start_pool()
+        self._closed = False
+
+    @property
+    def pooled(self) -> bool:
+        return self._workers > 1 and self._factory is not None
+
+    def _get_pool(self) -> ProcessPoolExecutor:
+        """Started on the first job: a run with nothing to redact never pays for it."""
+        with self._pool_lock:
+            if self.pool is None:
+                if self._closed:
+                    raise WorkerCrashed("job submitted after close")
+                self._start_pool()
+            assert self.pool is not None
+            return self.pool
 
     def _start_pool(self) -> None:
         workers, factory = self._workers, self._factory
@@ -170,28 +184,29 @@ class Jobs:
                                             initargs=(factory, self.key, self.verify))
 
     def _run(self, fn: Callable[..., JobResult], *args: object) -> JobResult:
-        pool = self.pool
-        assert pool is not None
+        pool = self._get_pool()
         try:
             return pool.submit(fn, *args).result()
         except BrokenProcessPool:
             with self._pool_lock:  # one thread restarts the pool; the others reuse it
                 if self.pool is pool:
                     pool.shutdown(wait=False, cancel_futures=True)
-                    self._start_pool()
+                    self.pool = None  # the next job starts a fresh one
             raise WorkerCrashed("redaction worker process died") from None
 
     def whole(self, src: Path, dst: Path, fmt: str) -> JobResult:
-        if self.pool is None:
+        if not self.pooled:
             return redact_whole(self.redactor, self.key, self.verify, str(src), str(dst), fmt)
         return self._run(_whole_in_worker, str(src), str(dst), fmt)
 
     def segment(self, src: Path, start: int, end: int, dst: Path) -> JobResult:
-        if self.pool is None:
+        if not self.pooled:
             return redact_segment(self.redactor, self.key, self.verify, str(src), start, end, str(dst))
         return self._run(_segment_in_worker, str(src), start, end, str(dst))
 
     def close(self) -> None:
+        with self._pool_lock:
+            self._closed = True
         if self.pool is not None:
             self.pool.shutdown(wait=True, cancel_futures=True)
             self.pool = None
