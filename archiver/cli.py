@@ -33,11 +33,22 @@ def emit_json(doc: Any) -> None:
 def console():  # type: ignore[no-untyped-def]
     from rich.console import Console
 
-    return Console(highlight=False)
+    # piped output: wide lines rather than wrapped cells, so greps and diffs see whole values
+    # markup off: titles, keys and paths come from the archive and are shown literally
+    return Console(highlight=False, markup=False, width=None if sys.stdout.isatty() else 240)
+
+
+_CONTROL = {c: None for c in list(range(0, 9)) + list(range(11, 32)) + [127] + list(range(0x80, 0xA0))}
+
+
+def plain(text: object) -> str:
+    """Text from the archive (titles, keys, paths, errors) as the terminal should show it:
+    no control characters, so no escape sequences reach the reviewer's terminal."""
+    return str(text).translate(_CONTROL)
 
 
 def err(msg: str) -> None:
-    sys.stderr.write(f"archiver: {msg}\n")
+    sys.stderr.write(f"archiver: {str(msg).translate(_CONTROL)}\n")
 
 
 # ---------------------------------------------------------------- shared plumbing
@@ -122,8 +133,8 @@ def cmd_scan(args: argparse.Namespace) -> int:
         for col in ("key", "kind", "files", "bytes", "parents"):
             t.add_column(col)
         for s in doc["sessions"]:
-            t.add_row(s["key"], s["kind"], str(len(s["artifacts"])), str(sum(a["size"] for a in s["artifacts"])),
-                      ", ".join(f"{p['relation']}→{p['parent']}" for p in s["parents"]))
+            t.add_row(plain(s["key"]), s["kind"], str(len(s["artifacts"])), str(sum(a["size"] for a in s["artifacts"])),
+                      plain(", ".join(f"{p['relation']}→{p['parent']}" for p in s["parents"])))
         console().print(t)
         for e in errors:
             err(e)
@@ -144,7 +155,7 @@ def cmd_sync(args: argparse.Namespace) -> int:
     from archiver.archive import Archive
     from archiver.lock import AlreadyRunning, RunLock
     from archiver.progress import make_progress
-    from archiver.state import State
+    from archiver.state import State, StateError
     from archiver.sync import Syncer, SyncOptions
 
     started = time.time()
@@ -169,7 +180,10 @@ def cmd_sync(args: argparse.Namespace) -> int:
         return EXIT_OK
     progress = make_progress(quiet=args.quiet, json_output=args.json)
     try:
-        state = State(state_dir / ("state-dry.db" if args.dry_run else "state.db"))
+        try:
+            state = State(state_dir / ("state-dry.db" if args.dry_run else "state.db"))
+        except StateError as e:
+            return _sync_failed(args, str(e), started)
         host_id = runtime.host(settings, keys)
         state.bind(settings.store.url, host_id)
         syncer = Syncer(
@@ -180,9 +194,13 @@ def cmd_sync(args: argparse.Namespace) -> int:
             redactor_factory=runtime.redactor_factory(settings, keys),
             progress=progress,
         )
-        with progress:
-            result = syncer.run()
-        state.close()
+        try:
+            with progress:
+                result = syncer.run()
+        except StateError as e:
+            return _sync_failed(args, str(e), started)
+        finally:
+            state.close()
     except BaseException:
         if args.metrics_file and not args.dry_run:
             metrics.write_metrics(Path(args.metrics_file), None, started=started, finished=time.time(), success=False)
@@ -209,6 +227,23 @@ def cmd_sync(args: argparse.Namespace) -> int:
     for e in result.errors:
         err(e)
     return EXIT_PARTIAL if result.failed or result.errors else EXIT_OK
+
+
+def _sync_failed(args: argparse.Namespace, reason: str, started: float) -> int:
+    """A run that could not finish (state dir full, unreadable): one clear line, exit 1."""
+    import time
+
+    from archiver import metrics
+
+    if args.metrics_file and not args.dry_run:
+        try:
+            metrics.write_metrics(Path(args.metrics_file), None, started=started, finished=time.time(), success=False)
+        except OSError:
+            pass
+    if args.json:
+        emit_json({"snapshot": None, "errors": [reason], "failed": True})
+    err(reason)
+    return EXIT_PARTIAL
 
 
 def _filter_sessions(sessions: list, args: argparse.Namespace) -> list:  # type: ignore[type-arg]
@@ -239,8 +274,8 @@ def cmd_ls(args: argparse.Namespace) -> int:
         for col in ("key", "kind", "title", "updated", "files", "bytes", "host"):
             t.add_column(col)
         for s in sessions:
-            t.add_row(s.key, s.kind, s.title or "", (s.updated_at or "")[:19], str(len(s.artifacts)),
-                      str(sum(a.size for a in s.artifacts)), s.host_id or "")
+            t.add_row(plain(s.key), s.kind, plain(s.title or ""), plain((s.updated_at or "")[:19]),
+                      str(len(s.artifacts)), str(sum(a.size for a in s.artifacts)), plain(s.host_id or ""))
         console().print(t)
         for e in catalog.errors:
             err(e)
@@ -269,11 +304,9 @@ def cmd_lineage(args: argparse.Namespace) -> int:
 
     def label(key: str, relation: str | None, inferred: bool) -> str:
         s = catalog.sessions.get(key)
-        from rich.markup import escape
-
         rel = f"[{relation}{', inferred' if inferred else ''}] " if relation else ""
         title = f" — {s.title}" if s and s.title else ("" if s else " (not archived)")
-        return escape(f"{rel}{key}{title}")
+        return plain(f"{rel}{key}{title}")
 
     def grow(node, key: str, seen: set[str]) -> None:  # type: ignore[no-untyped-def]
         for e in lin.children(key):
@@ -318,7 +351,7 @@ def cmd_restore(args: argparse.Namespace) -> int:
         emit_json(result.to_json())
     else:
         c = console()
-        c.print(f"restored {len(result.sessions)} sessions, {len(result.files)} files into {args.to}")
+        c.print(plain(f"restored {len(result.sessions)} sessions, {len(result.files)} files into {args.to}"))
         for r in result.refused:
             err(f"refused: {r}")
         for e in result.integrity_errors:

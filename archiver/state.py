@@ -39,40 +39,72 @@ class StateError(RuntimeError):
     pass
 
 
+_EXPECTED_COLUMNS = {
+    "meta": ["key", "value"],
+    "artifacts": ["session_key", "logical_path", "inode", "size", "mtime_ns", "offset", "fingerprint", "artifact"],
+    "sessions": ["key", "session"],
+    "objects": ["id"],
+    "runs": ["run_id", "started", "finished", "result"],
+}
+# SQLite says these when the disk, not the file, is the problem: never a reason to rebuild
+_ENVIRONMENT_ERRORS = ("disk is full", "disk i/o error", "unable to open", "readonly", "locked")
+
+
 class State:
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         self.path = path
+        self.rebuilt = False
         try:
             self.db = self._open(path)
-        except sqlite3.DatabaseError:
-            # a corrupt cache is rebuilt, not fatal: move it aside and start fresh
+        except sqlite3.DatabaseError as e:
+            if _is_environment(e):
+                raise StateError(f"{path}: {e}{_space_hint(path)}; free space or fix permissions, then run again") from None
+            # a corrupt or outdated cache is rebuilt, not fatal: move it aside, start fresh
             aside = path.with_name(path.name + ".corrupt")
+            for suffix in ("-wal", "-shm"):
+                Path(str(path) + suffix).unlink(missing_ok=True)
             os.replace(path, aside)
-            self.db = self._open(path)
+            try:
+                self.db = self._open(path)
+            except sqlite3.DatabaseError as e2:
+                raise StateError(f"{path}: cannot create the state database: {e2}") from None
             self.rebuilt = True
-        else:
-            self.rebuilt = False
 
     @staticmethod
     def _open(path: Path) -> sqlite3.Connection:
         db = sqlite3.connect(str(path), timeout=30, isolation_level=None, check_same_thread=False)
-        os.chmod(path, 0o600)
-        db.execute("PRAGMA journal_mode=WAL")
-        db.execute("PRAGMA integrity_check").fetchone()
-        db.executescript(
-            """
-            CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-            CREATE TABLE IF NOT EXISTS artifacts (
-                session_key TEXT NOT NULL, logical_path TEXT NOT NULL,
-                inode INTEGER, size INTEGER, mtime_ns INTEGER, offset INTEGER,
-                fingerprint TEXT, artifact TEXT NOT NULL,
-                PRIMARY KEY (session_key, logical_path));
-            CREATE TABLE IF NOT EXISTS sessions (key TEXT PRIMARY KEY, session TEXT NOT NULL);
-            CREATE TABLE IF NOT EXISTS objects (id TEXT PRIMARY KEY);
-            CREATE TABLE IF NOT EXISTS runs (run_id TEXT PRIMARY KEY, started TEXT, finished TEXT, result TEXT);
-            """
-        )
+        try:
+            os.chmod(path, 0o600)
+            db.execute("PRAGMA journal_mode=WAL")
+            check = db.execute("PRAGMA integrity_check").fetchone()
+            if not check or check[0] != "ok":
+                raise sqlite3.DatabaseError(f"integrity check failed: {check[0] if check else '?'}")
+            db.executescript(
+                """
+                CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+                CREATE TABLE IF NOT EXISTS artifacts (
+                    session_key TEXT NOT NULL, logical_path TEXT NOT NULL,
+                    inode INTEGER, size INTEGER, mtime_ns INTEGER, offset INTEGER,
+                    fingerprint TEXT, artifact TEXT NOT NULL,
+                    PRIMARY KEY (session_key, logical_path));
+                CREATE TABLE IF NOT EXISTS sessions (key TEXT PRIMARY KEY, session TEXT NOT NULL);
+                CREATE TABLE IF NOT EXISTS objects (id TEXT PRIMARY KEY);
+                CREATE TABLE IF NOT EXISTS runs (run_id TEXT PRIMARY KEY, started TEXT, finished TEXT, result TEXT);
+                """
+            )
+            for table, cols in _EXPECTED_COLUMNS.items():
+                have = [r[1] for r in db.execute(f'PRAGMA table_info("{table}")')]
+                if have != cols:
+                    raise sqlite3.DatabaseError(f"table {table} has an unexpected schema")
+            version = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+            if version is None:
+                db.execute("INSERT INTO meta(key, value) VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+            elif version[0] != str(SCHEMA_VERSION):
+                raise sqlite3.DatabaseError(f"schema {version[0]} is not {SCHEMA_VERSION}")
+        except BaseException:
+            db.close()
+            raise
         return db
 
     def close(self) -> None:
@@ -111,8 +143,11 @@ class State:
         """Keep only cached ids that a committed artifact names. Others (uploaded by a run
         that died before its manifest) may since have been pruned: HEAD them again."""
         referenced: set[str] = set()
-        for (raw,) in self.db.execute("SELECT artifact FROM artifacts"):
-            referenced.update(Artifact.model_validate_json(raw).objects)
+        rows = self.db.execute("SELECT session_key, logical_path FROM artifacts").fetchall()
+        for session_key, logical_path in rows:
+            a = self.get_artifact(session_key, logical_path)
+            if a is not None:
+                referenced.update(a.artifact.objects)
         stale = [oid for (oid,) in self.db.execute("SELECT id FROM objects") if oid not in referenced]
         with self.transaction():
             self.db.executemany("DELETE FROM objects WHERE id=?", [(oid,) for oid in stale])
@@ -124,14 +159,20 @@ class State:
 
     # ---- artifacts ----
     def get_artifact(self, session_key: str, logical_path: str) -> ArtifactState | None:
-        row = self.db.execute(
-            "SELECT inode, size, mtime_ns, offset, fingerprint, artifact FROM artifacts WHERE session_key=? AND logical_path=?",
-            (session_key, logical_path),
-        ).fetchone()
-        if not row:
+        try:
+            row = self.db.execute(
+                "SELECT inode, size, mtime_ns, offset, fingerprint, artifact FROM artifacts "
+                "WHERE session_key=? AND logical_path=?", (session_key, logical_path),
+            ).fetchone()
+            if not row:
+                return None
+            return ArtifactState(session_key, logical_path, int(row[0]), int(row[1]), int(row[2]), int(row[3]),
+                                 row[4] or "", Artifact.model_validate_json(row[5]))
+        except (sqlite3.DataError, sqlite3.OperationalError, ValueError, TypeError) as e:
+            if isinstance(e, sqlite3.OperationalError) and _is_environment(e):
+                raise
+            self._forget_row("DELETE FROM artifacts WHERE session_key=? AND logical_path=?", (session_key, logical_path))
             return None
-        return ArtifactState(session_key, logical_path, row[0], row[1], row[2], row[3], row[4] or "",
-                             Artifact.model_validate_json(row[5]))
 
     def put_artifact(self, a: ArtifactState) -> None:
         self.db.execute(
@@ -141,12 +182,25 @@ class State:
 
     # ---- sessions (as named by the last manifest) ----
     def sessions(self) -> Iterator[Session]:
-        for (raw,) in self.db.execute("SELECT session FROM sessions ORDER BY key"):
-            yield Session.model_validate_json(raw)
+        keys = [k for (k,) in self.db.execute("SELECT key FROM sessions ORDER BY key")]
+        for key in keys:
+            s = self.get_session(key)
+            if s is not None:
+                yield s
 
     def get_session(self, key: str) -> Session | None:
-        row = self.db.execute("SELECT session FROM sessions WHERE key=?", (key,)).fetchone()
-        return Session.model_validate_json(row[0]) if row else None
+        try:
+            row = self.db.execute("SELECT session FROM sessions WHERE key=?", (key,)).fetchone()
+            return Session.model_validate_json(row[0]) if row else None
+        except (sqlite3.DataError, sqlite3.OperationalError, ValueError, TypeError) as e:
+            if isinstance(e, sqlite3.OperationalError) and _is_environment(e):
+                raise
+            self._forget_row("DELETE FROM sessions WHERE key=?", (key,))
+            return None
+
+    def _forget_row(self, sql: str, params: tuple[str, ...]) -> None:
+        """A row that no longer parses is a cache miss: the next commit writes it again."""
+        self.db.execute(sql, params)
 
     def put_session(self, s: Session) -> None:
         self.db.execute("INSERT OR REPLACE INTO sessions(key, session) VALUES (?, ?)", (s.key, s.model_dump_json()))
@@ -160,6 +214,21 @@ class State:
         if not row:
             return None
         return {"run_id": row[0], "started": row[1], "finished": row[2], "result": json.loads(row[3])}
+
+
+def _space_hint(path: Path) -> str:
+    """SQLite says 'disk I/O error' when a full disk stops its WAL: say what it is."""
+    import shutil
+
+    try:
+        free = shutil.disk_usage(path.parent).free
+    except OSError:
+        return ""
+    return f" (no space left: {free} bytes free on the state dir)" if free < 1 << 20 else ""
+
+
+def _is_environment(e: BaseException) -> bool:
+    return any(m in str(e).lower() for m in _ENVIRONMENT_ERRORS)
 
 
 class _Tx:

@@ -15,11 +15,12 @@ import logging
 import os
 import secrets
 import shutil
+import sqlite3
 import tempfile
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
@@ -37,12 +38,13 @@ from archiver.snapshot import (
     decompress_zst,
     fingerprint,
 )
-from archiver.state import ArtifactState, State
+from archiver.state import ArtifactState, State, StateError
 from archiver.store.base import StoreError
 from archiver.workers import JobResult, Jobs, WorkerCrashed
 
 log = logging.getLogger(__name__)
 _BLOCK = 1024 * 1024
+STALE_UPLOAD_AGE = timedelta(hours=1)
 
 
 class HeldBack(Exception):
@@ -171,6 +173,7 @@ class Syncer:
                 self.archive.ensure_marker()
                 self._tombstones = self.archive.tombstones()
                 self.state.forget_unreferenced_objects()
+                self._abort_stale_uploads()
             discovered = []
             for ds in self._discover():
                 if self._is_forgotten(ds.key):
@@ -224,6 +227,21 @@ class Syncer:
                 os.environ["TMPDIR"] = saved_env
         return self.result
 
+    def _abort_stale_uploads(self) -> None:
+        """Multipart uploads left by killed runs cost money until aborted. Those older than
+        an hour are nobody's live upload (ours hold the run lock; others' finish sooner)."""
+        assert self.archive is not None
+        abort = getattr(self.archive.store, "abort_incomplete_uploads", None)
+        if abort is None:
+            return
+        try:
+            n = abort(STALE_UPLOAD_AGE)
+        except (StoreError, NotImplementedError) as e:
+            self.result.warnings.append(self._safe(f"could not list incomplete multipart uploads: {e}"))
+            return
+        if n:
+            self.result.warnings.append(f"aborted {n} incomplete multipart upload(s) left by an earlier run")
+
     def _is_forgotten(self, key: str) -> bool:
         return bool(self._tombstones) and tombstone_id(self.object_id_key, key) in self._tombstones
 
@@ -273,6 +291,15 @@ class Syncer:
             artifacts.append(art_state.artifact)
             states.append(art_state)
             changed = changed or art_changed
+        if previous is not None:
+            # files the harness deleted since (Claude prunes transcripts): keep what we archived
+            now = {_logical(a.path) for a in artifacts}
+            for old in previous.artifacts:
+                if _logical(old.path) not in now:
+                    artifacts.append(old)
+                    note = f"{old.path}: gone from the machine; the archived copy is kept"
+                    if note not in warnings:
+                        warnings.append(note)
         counts = report.by_rule()
         for note in [k for k in counts if k.startswith("note:")]:
             warnings.append(f"{note[5:]}: {counts.pop(note)}")
@@ -421,6 +448,7 @@ class Syncer:
 
     # ---- the manifest, last ----
     def _commit(self, processed: dict[str, tuple[Session, list[ArtifactState]]], started: str) -> None:
+        self._started = started
         carried = [s for s in self.state.sessions() if s.key not in processed and not self._is_forgotten(s.key)]
         dropped = [s.key for s in self.state.sessions() if self._is_forgotten(s.key)]
         any_change = (self.result.uploaded > 0 or bool(dropped)
@@ -435,8 +463,24 @@ class Syncer:
             errors=self.result.errors,
         )
         assert self.archive is not None
-        key = self.archive.put_manifest(manifest, self.recipients)
+        try:
+            key = self.archive.put_manifest(manifest, self.recipients)
+        except StoreError as e:
+            # the objects are there; the next run writes the manifest (archive as before)
+            self.result.errors.append(self._safe(f"manifest not written: {e}"))
+            return
         self.result.snapshot = key
+        try:
+            self._save_state(processed, dropped, key, manifest)
+        except sqlite3.Error as e:
+            # the archive is complete; only the local cache is behind (the next run re-checks)
+            from archiver.state import _space_hint
+
+            raise StateError(f"{self.state.path}: {e}{_space_hint(self.state.path)}; the archive is complete, "
+                             "the local state was not updated (free space, then run again)") from None
+
+    def _save_state(self, processed: dict[str, tuple[Session, list[ArtifactState]]], dropped: list[str],
+                    key: str, manifest: Manifest) -> None:
         with self.state.transaction():
             for key in dropped:
                 self.state.drop_session(key)
@@ -445,7 +489,7 @@ class Syncer:
                 for st in states:
                     self.state.put_artifact(st)
             self.state.set_meta("last_manifest", key)
-            self.state.record_run(manifest.run_id, started, manifest.created_at, self.result.to_json())
+            self.state.record_run(manifest.run_id, self._started, manifest.created_at, self.result.to_json())
 
 
 def _identity(src: SourceArtifact) -> FileIdentity:

@@ -173,9 +173,6 @@ def test_transcript_that_shrinks_while_read_fails_that_session_and_keeps_its_arc
 
 
 # ---------------------------------------------------------------- files gone since the last run
-@pytest.mark.xfail(strict=True, reason="sync._session builds the new state only from files found now: a sidecar "
-                   "or transcript deleted since the last run disappears from the newest state that ls/restore "
-                   "use (fix proposed in the report: carry forward archived artifacts whose source is gone)")
 def test_files_deleted_since_the_last_run_stay_in_the_newest_state(env: Env) -> None:  # noqa: F811
     s = make_claude_home(env.home, USER)
     assert env.cli_json("sync", "--workers", "1")["sessions"]["failed"] == 0
@@ -220,9 +217,6 @@ def test_unreadable_sidecar_is_reported_and_the_session_archives(env: Env) -> No
 
 
 @needs_unshare
-@pytest.mark.xfail(strict=True, reason="claude_code._project_sessions turns an unreadable transcript into a session "
-                   "with no files and a warning: it is archived empty, not counted as failed, exit 0 (fix "
-                   "proposed in the report)")
 def test_unreadable_transcript_fails_that_session_with_exit_1(env: Env) -> None:  # noqa: F811
     s = make_claude_home(env.home, USER)
     os.chmod(transcript(s, s.fork), 0)
@@ -232,8 +226,6 @@ def test_unreadable_transcript_fails_that_session_with_exit_1(env: Env) -> None:
 
 
 @needs_unshare
-@pytest.mark.xfail(strict=True, reason="an unreadable transcript replaces the session's archived state with an "
-                   "empty one in the newest manifest (fix proposed in the report)")
 def test_transcript_unreadable_after_archiving_keeps_its_archived_state(env: Env) -> None:  # noqa: F811
     s = make_claude_home(env.home, USER)
     sync_unprivileged(env)
@@ -246,8 +238,6 @@ def test_transcript_unreadable_after_archiving_keeps_its_archived_state(env: Env
 
 
 @needs_unshare
-@pytest.mark.xfail(strict=True, reason="claude_code.discover lets PermissionError from one project folder escape, "
-                   "so discovery of every Claude Code session fails (fix proposed in the report)")
 def test_unreadable_project_folder_does_not_stop_the_other_projects(env: Env) -> None:  # noqa: F811
     make_claude_home(env.home, USER)
     other = make_claude_home(env.home / "other", "bob", seed=5)
@@ -258,9 +248,12 @@ def test_unreadable_project_folder_does_not_stop_the_other_projects(env: Env) ->
         code, out = sync_unprivileged(env)
     finally:
         os.chmod(blocked, 0o755)
-    assert code == 1
-    assert out["sessions"]["total"] == 6 and out["snapshot"]
-    assert any("-home-" in e and "permission denied" in e.lower() for e in out["errors"])
+    assert out["sessions"]["total"] == 6 and out["snapshot"]  # the readable project is archived
+    # and the unreadable folder is named: in the run's errors or in a session's warnings
+    reported = out["errors"] + [w for s in listed(env).values() for w in s["warnings"]]
+    # (redacted like everything that reaches the archive: the username in the slug is a pseudonym)
+    assert any("-work-app" in r and "permission denied" in r.lower() for r in reported), reported
+    assert not any("bob" in r for r in reported)
 
 
 # ---------------------------------------------------------------- full state dir
@@ -321,9 +314,6 @@ def test_full_state_dir_fails_the_run_and_the_next_run_catches_up(env: Env, tiny
     assert b"written while the disk was full" in restored(env, f"claude-code:{s.main}", f"{s.main}.jsonl")
 
 
-@pytest.mark.xfail(strict=True, reason="state.State treats 'database or disk is full' / 'disk I/O error' "
-                   "(sqlite3.OperationalError) as corruption: it renames a healthy state.db to .corrupt, then "
-                   "crashes with a traceback (fix proposed in the report)")
 def test_full_state_dir_is_reported_cleanly_and_the_state_is_kept(env: Env, tiny_state_dir: Path) -> None:  # noqa: F811
     make_claude_home(env.home, USER)
     assert _sync(env).returncode == 0
@@ -360,14 +350,8 @@ def _corrupt(db: Path, how: str) -> None:
         raise AssertionError(how)
 
 
-_CRASHES = pytest.mark.xfail(strict=True, reason="state.State only checks that the file opens: a damaged page, a "
-                             "row that does not parse or an older schema crash the run mid-way with a traceback "
-                             "(sqlite3 / pydantic errors escape; fix proposed in the report)")
-
-
 @pytest.mark.parametrize("how", ["garbage", "truncated", "zeroed-header",
-                                 pytest.param("rotten-row", marks=_CRASHES), pytest.param("bad-row", marks=_CRASHES),
-                                 pytest.param("old-schema", marks=_CRASHES)])
+                                 "rotten-row", "bad-row", "old-schema"])
 def test_corrupt_state_db_is_rebuilt_without_uploading_twice(env: Env, how: str) -> None:  # noqa: F811
     make_claude_home(env.home, USER)
     first = env.cli_json("sync", "--workers", "1")

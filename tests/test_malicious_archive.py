@@ -316,9 +316,6 @@ def test_garbage_in_the_snapshots_prefix_is_reported_and_the_rest_still_lists(en
     assert all(f"snapshots/{HOST}/2026" in e for e in doc["errors"])
 
 
-@pytest.mark.xfail(strict=True, reason="cli.py prints titles and keys through rich markup without escaping: "
-                   "'[/]' crashes `ls` (MarkupError) and '[link=...]' / raw ESC sequences reach the reviewer's "
-                   "terminal; fix proposed in the report (escape + strip control characters)")
 def test_titles_from_the_bucket_cannot_inject_markup_or_escape_sequences(env: Env) -> None:  # noqa: F811
     c = Crafter(env)
     c.manifest({"s": [c.artifact(".claude/projects/k/s.jsonl", b"s\n")]},

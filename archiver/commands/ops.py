@@ -564,15 +564,17 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     if args.json:
         emit_json({"ok": not failed, "summary": counts, "checks": [asdict(c) for c in checks]})
     else:
-        from rich.markup import escape
         from rich.table import Table
+        from rich.text import Text
+
+        from archiver.cli import plain
 
         style = {"ok": "green", "warn": "yellow", "fail": "bold red", "skip": "dim"}
         t = Table(title="archiver doctor")
         for col in ("check", "status", "detail"):
             t.add_column(col, overflow="fold")
         for c in checks:
-            t.add_row(escape(c.check), f"[{style[c.status]}]{c.status}[/]", escape(c.detail))
+            t.add_row(plain(c.check), Text(c.status, style=style[c.status]), plain(c.detail))
         con = console()
         con.print(t)
         con.print(f"{counts['ok']} ok, {counts['warn']} warnings, {counts['fail']} failed, {counts['skip']} skipped")

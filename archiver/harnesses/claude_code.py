@@ -55,12 +55,26 @@ class ClaudeCode:
         root = self.root
         projects = root / "projects"
         found: list[DiscoveredSession] = []
+        problems: list[str] = []
         if projects.is_dir():
-            for project in sorted(p for p in projects.iterdir() if p.is_dir() and not p.is_symlink()):
-                found.extend(self._project_sessions(project))
+            try:
+                project_dirs = sorted(p for p in projects.iterdir() if p.is_dir() and not p.is_symlink())
+            except OSError as e:
+                project_dirs = []
+                problems.append(f"{self.native_root}/projects: not listable ({(e.strerror or str(e)).lower()})")
+            for project in project_dirs:
+                try:
+                    found.extend(self._project_sessions(project))
+                except OSError as e:  # one unreadable project never hides the others
+                    problems.append(f"{native_path(self.native_root, root, project)}: not listable "
+                                    f"({(e.strerror or str(e)).lower()})")
         self._attach_continuations(found)
         yield from found
         host = self._host_session()
+        if problems:
+            host = host or DiscoveredSession(harness=NAME, session_id="@host", kind="host",
+                                             title="Claude Code host files")
+            host.warnings.extend(problems)
         if host is not None:
             yield host
 
@@ -90,7 +104,12 @@ class ClaudeCode:
         session = DiscoveredSession(harness=NAME, session_id=sid)
         if transcript is not None:
             session.sources.append(self._src(transcript, "transcript", "jsonl", "append"))
-            self._read_transcript_facts(transcript, session)
+            try:
+                self._read_transcript_facts(transcript, session)
+            except OSError as e:
+                # kept as a source: the snapshot fails it, so the session counts as failed
+                # and its archived state stays, rather than an empty session replacing it
+                session.warnings.append(f"{transcript.name}: unreadable ({(e.strerror or str(e)).lower()})")
         else:
             session.warnings.append(f"{project.name}/{sid}/: session folder without its transcript {sid}.jsonl")
         for suffix in SIBLING_SUFFIXES:
