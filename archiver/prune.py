@@ -239,9 +239,19 @@ def prune(
     for ref in refs:
         by_host.setdefault(ref.host_id, []).append(ref)
     drop: list[ManifestRef] = []
+    def when(r: ManifestRef) -> datetime:
+        # the manifest's own created_at (ms); the key's stamp has whole seconds only
+        m = loaded.get(r.key)
+        if m is not None:
+            try:
+                return datetime.fromisoformat(m.created_at.replace("Z", "+00:00"))
+            except ValueError:
+                pass
+        return stamp_time(r)
+
     for host_refs in by_host.values():
-        decisions = apply_policy([(stamp_time(r), r) for r in host_refs], policy)
-        newest = max(host_refs, key=lambda r: (r.created, r.key))
+        decisions = apply_policy([(when(r), r) for r in host_refs], policy)
+        newest = max(host_refs, key=lambda r: (when(r), r.key))
         for d in decisions:
             ref = d.item
             assert isinstance(ref, ManifestRef)

@@ -189,10 +189,13 @@ class Syncer:
                 try:
                     session, states, changed = self._session(ds, work)
                 except (HeldBack, SessionFailed, SnapshotError, OSError, StoreError, WorkerCrashed) as e:
-                    with self._lock:
-                        self.result.failed += 1
-                        self.result.errors.append(self._safe(f"{ds.key}: {e}"))
-                    self.progress("session", 1)
+                    self._fail(f"{ds.key}: {e}")
+                    return
+                except Exception as e:  # one bad session never stops the others
+                    # the message of an unexpected error may quote file content: not shown
+                    log.debug("session %s failed with %s", ds.key, type(e).__name__)
+                    self._fail(f"{ds.key}: internal error ({type(e).__name__}) while archiving; "
+                               "details withheld as they may quote session content")
                     return
                 with self._lock:
                     processed[session.key] = (session, states)
@@ -226,6 +229,12 @@ class Syncer:
             else:
                 os.environ["TMPDIR"] = saved_env
         return self.result
+
+    def _fail(self, message: str) -> None:
+        with self._lock:
+            self.result.failed += 1
+            self.result.errors.append(self._safe(message))
+        self.progress("session", 1)
 
     def _abort_stale_uploads(self) -> None:
         """Multipart uploads left by killed runs cost money until aborted. Those older than

@@ -278,9 +278,6 @@ def test_unreadable_databases_fail_only_their_sessions(env: Env) -> None:  # noq
     assert USER not in " ".join(result.errors)
 
 
-@pytest.mark.xfail(strict=True, raises=RuntimeError, reason="a database with a rotten page copies fine, then the "
-                   "SQLite walker raises SqliteRedactionError (naming the temp snapshot, not the source), which "
-                   "sync does not catch: the whole run aborts (fix proposed in the report)")
 def test_database_with_a_rotten_page_fails_only_its_session(env: Env) -> None:  # noqa: F811
     from tests.test_disk_faults import make_syncer
 
