@@ -226,7 +226,7 @@ def read_live_sqlite(db: Path) -> Iterator[sqlite3.Connection]:
             shutil.rmtree(tmp, ignore_errors=True)
 
 
-def decompress_zst(src: Path, dst: Path, max_output: int = 64 << 30) -> None:
+def decompress_zst(src: Path, dst: Path, max_output: int = 64 << 30, max_ratio: float = 1000.0) -> None:
     """Codex's idle rollouts: one zstd frame, stored decompressed (so moves dedup)."""
     import zstandard
 
@@ -238,6 +238,8 @@ def decompress_zst(src: Path, dst: Path, max_output: int = 64 << 30) -> None:
                 written += len(chunk)
                 if written > max_output:
                     raise SnapshotError(f"{src}: decompresses beyond {max_output} bytes")
+                if written > 1 << 20 and written > max_ratio * max(fi.tell(), 1):
+                    raise SnapshotError(f"{src}: decompression ratio above {max_ratio:g} (a zstd bomb?)")
                 fo.write(chunk)
     except zstandard.ZstdError as e:
         raise SnapshotError(f"{src}: not a valid zstd file ({e})") from None

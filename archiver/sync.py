@@ -171,7 +171,12 @@ class Syncer:
         try:
             if self.archive is not None and not self.options.dry_run:
                 self.archive.ensure_marker()
-                self._tombstones = self.archive.tombstones()
+                try:
+                    self._tombstones = self.archive.tombstones()
+                except StoreError as e:
+                    # without the list, erased sessions might come back: say so loudly, go on
+                    self.result.errors.append(self._safe(f"cannot list tombstones/ ({e}); "
+                                                         "sessions erased by forget-session may be archived again"))
                 self.state.forget_unreferenced_objects()
                 self._abort_stale_uploads()
             discovered = []

@@ -8,8 +8,9 @@ it is complete: every object that any manifest names exists (checked against the
 listing after every trial, and with `verify` every 8th trial and at the end); sessions
 listed before are still listed, and append-only transcripts only grew (their object lists
 extend the previous ones). At the end `verify --read-data` passes and one more `sync`
-archives everything that is discovered. Kill times are spread over the duration of a full
-run, measured once first on a scratch prefix."""
+archives everything that is discovered. Kill times are spread over the duration of the
+last run that finished (at first: a full run, measured once on a scratch prefix); a run
+that finishes before its kill time counts as completed."""
 
 from __future__ import annotations
 

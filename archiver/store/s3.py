@@ -325,7 +325,7 @@ class S3Store:
 
 def make_client(options: StoreOptions) -> Any:
     config = Config(
-        retries={"mode": "standard", "max_attempts": options.max_attempts},
+        retries={"mode": "standard", "total_max_attempts": options.max_attempts},
         connect_timeout=options.connect_timeout,
         read_timeout=options.read_timeout,
         max_pool_connections=max(10, options.max_concurrency * 2),
