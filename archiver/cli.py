@@ -383,8 +383,11 @@ def cmd_verify(args: argparse.Namespace) -> int:
         object_key = runtime.team_keys(settings).object_id
     except Exception:
         pass  # reviewers may lack the team key: content is then checked by sha256 only
-    result = verify(open_archive(settings), ids, read_data=bool(args.read_data or args.read_data_subset),
-                    subset=subset, object_id_key=object_key)
+    from archiver.progress import CountProgress
+
+    with CountProgress("verify", quiet=args.quiet, json_output=args.json) as bar:
+        result = verify(open_archive(settings), ids, read_data=bool(args.read_data or args.read_data_subset),
+                        subset=subset, object_id_key=object_key, progress=bar)
     if args.json:
         emit_json(result.to_json())
     else:

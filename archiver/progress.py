@@ -136,3 +136,31 @@ def make_progress(*, quiet: bool = False, json_output: bool = False, stream: Tex
         except (AttributeError, ValueError):
             return NullProgress()
     return SyncProgress()
+
+
+class CountProgress:
+    """A bar over a known number of items (verify --read-data): `("total_objects", N)`
+    once, then `("object", 1)` per item. Drawn only on a terminal."""
+
+    def __init__(self, label: str, *, quiet: bool = False, json_output: bool = False) -> None:
+        import sys
+
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+        self.live = not quiet and not json_output and sys.stderr.isatty()
+        self._progress = Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                                  transient=True, disable=not self.live)
+        self._task = self._progress.add_task(label, total=None)
+
+    def __call__(self, event: str, n: int) -> None:
+        if event.startswith("total"):
+            self._progress.update(self._task, total=n)
+        else:
+            self._progress.advance(self._task, n)
+
+    def __enter__(self) -> "CountProgress":
+        self._progress.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._progress.__exit__(*exc)  # type: ignore[arg-type]

@@ -35,7 +35,7 @@ def verify(
     read_data: bool = False,
     subset: float = 1.0,
     object_id_key: bytes | None = None,
-    progress: Callable[[int], None] | None = None,
+    progress: Callable[[str, int], None] | None = None,
     seed: int | None = None,
 ) -> VerifyResult:
     result = VerifyResult()
@@ -67,6 +67,8 @@ def verify(
     if subset < 1.0:
         rng = random.Random(seed)
         sample = rng.sample(sample, max(1, round(len(sample) * subset))) if sample else []
+    if progress:
+        progress("total_objects", len(sample))
     with tempfile.TemporaryDirectory(prefix="archiver-verify-") as tmp:
         os.chmod(tmp, 0o700)
         plain = Path(tmp) / "plain"
@@ -78,7 +80,7 @@ def verify(
                 continue
             finally:
                 if progress:
-                    progress(1)
+                    progress("object", 1)
             result.objects_read += 1
             sha = hashlib.sha256()
             hasher = ObjectHasher(object_id_key) if object_id_key else None
