@@ -155,7 +155,7 @@ def cmd_sync(args: argparse.Namespace) -> int:
     from archiver.archive import Archive
     from archiver.lock import AlreadyRunning, RunLock
     from archiver.progress import make_progress
-    from archiver.state import State, StateError
+    from archiver.state import DiscoveryCache, State, StateError
     from archiver.sync import Syncer, SyncOptions
 
     started = time.time()
@@ -163,7 +163,6 @@ def cmd_sync(args: argparse.Namespace) -> int:
     keys = runtime.team_keys(settings)
     recipients = runtime.recipients(settings)
     redactor = runtime.redactor(settings, keys)
-    harnesses = runtime.harnesses(settings, args.harness)
     archive = None if args.dry_run else Archive(runtime.store(settings))
     state_dir = settings.state_dir
     state_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -186,6 +185,8 @@ def cmd_sync(args: argparse.Namespace) -> int:
             return _sync_failed(args, str(e), started)
         host_id = runtime.host(settings, keys)
         state.bind(settings.store.url, host_id)
+        cache = DiscoveryCache(state)
+        harnesses = runtime.harnesses(settings, args.harness, cache=cache)
         syncer = Syncer(
             harnesses=harnesses, redactor=redactor, archive=archive, state=state, recipients=recipients,
             object_id_key=keys.object_id, host_id=host_id, workdir_parent=state_dir / "tmp",
@@ -197,6 +198,8 @@ def cmd_sync(args: argparse.Namespace) -> int:
         try:
             with progress:
                 result = syncer.run()
+            if not args.dry_run:
+                cache.flush()
         except StateError as e:
             return _sync_failed(args, str(e), started)
         finally:

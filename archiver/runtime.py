@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import os
 from pathlib import Path
+from typing import MutableMapping
 
 from archiver.config import ConfigError, Settings
 from archiver.crypto import age
@@ -96,7 +97,8 @@ def _redactor_from_json(settings_json: str, pseudonym_key: bytes) -> Redactor:
     return build_from_settings(Settings.model_validate_json(settings_json), pseudonym_key)
 
 
-def harnesses(settings: Settings, only: list[str] | None = None) -> list[Harness]:
+def harnesses(settings: Settings, only: list[str] | None = None,
+              cache: "MutableMapping[str, str] | None" = None) -> list[Harness]:
     out = []
     for name in available_harnesses():
         cfg = settings.harnesses.get(name)
@@ -106,5 +108,7 @@ def harnesses(settings: Settings, only: list[str] | None = None) -> list[Harness
         if cfg.session_dir:
             options["session_dir"] = cfg.session_dir
         ctx = HarnessContext(home=settings.home_dir, root=cfg.root, options=options)
+        if cache is not None:
+            ctx.cache = cache
         out.append(load_harness(name, ctx))
     return out

@@ -14,7 +14,7 @@ import sqlite3
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, MutableMapping
 
 from archiver.model import Artifact, Session
 
@@ -45,6 +45,7 @@ _EXPECTED_COLUMNS = {
     "sessions": ["key", "session"],
     "objects": ["id"],
     "runs": ["run_id", "started", "finished", "result"],
+    "discovery_cache": ["key", "value"],
 }
 # SQLite says these when the disk, not the file, is the problem: never a reason to rebuild
 _ENVIRONMENT_ERRORS = ("disk is full", "disk i/o error", "unable to open", "readonly", "locked")
@@ -91,6 +92,7 @@ class State:
                 CREATE TABLE IF NOT EXISTS sessions (key TEXT PRIMARY KEY, session TEXT NOT NULL);
                 CREATE TABLE IF NOT EXISTS objects (id TEXT PRIMARY KEY);
                 CREATE TABLE IF NOT EXISTS runs (run_id TEXT PRIMARY KEY, started TEXT, finished TEXT, result TEXT);
+                CREATE TABLE IF NOT EXISTS discovery_cache (key TEXT PRIMARY KEY, value TEXT NOT NULL);
                 """
             )
             for table, cols in _EXPECTED_COLUMNS.items():
@@ -229,6 +231,49 @@ def _space_hint(path: Path) -> str:
 
 def _is_environment(e: BaseException) -> bool:
     return any(m in str(e).lower() for m in _ENVIRONMENT_ERRORS)
+
+
+class DiscoveryCache(MutableMapping[str, str]):
+    """Collectors' per-file facts between runs: read once at start, written once at the end.
+    Entries not used in a run are dropped when it flushes, so the table tracks the disk."""
+
+    def __init__(self, state: State) -> None:
+        self.state = state
+        try:
+            self._data = dict(state.db.execute("SELECT key, value FROM discovery_cache").fetchall())
+        except sqlite3.Error:
+            self._data = {}
+        self._used: set[str] = set()
+        self._dirty = False
+
+    def __getitem__(self, key: str) -> str:
+        value = self._data[key]
+        self._used.add(key)
+        return value
+
+    def __setitem__(self, key: str, value: str) -> None:
+        self._data[key] = value
+        self._used.add(key)
+        self._dirty = True
+
+    def __delitem__(self, key: str) -> None:
+        del self._data[key]
+        self._dirty = True
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def flush(self) -> None:
+        keep = {k: v for k, v in self._data.items() if k in self._used}
+        if not self._dirty and len(keep) == len(self._data):
+            return
+        with self.state.transaction():
+            self.state.db.execute("DELETE FROM discovery_cache")
+            self.state.db.executemany("INSERT INTO discovery_cache(key, value) VALUES (?, ?)", list(keep.items()))
+        self._data, self._dirty = keep, False
 
 
 class _Tx:

@@ -11,7 +11,7 @@ import importlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator, Protocol
+from typing import Iterator, MutableMapping, Protocol
 
 from archiver.model import DiscoveredSession
 
@@ -34,6 +34,9 @@ class HarnessContext:
     root: Path | None = None  # configured root; None = the harness default / env override
     env: dict[str, str] = field(default_factory=lambda: dict(os.environ))
     options: dict[str, object] = field(default_factory=dict)  # harness-specific config keys
+    # facts a collector derived from a file, kept between runs (keyed by the collector;
+    # include the file's identity in the key). A plain dict when nothing persists it.
+    cache: MutableMapping[str, str] = field(default_factory=dict)
 
 
 class Harness(Protocol):

@@ -235,7 +235,7 @@ class ClaudeCode:
             if s.kind == "subagent" or not s.sources or s.sources[0].role != "transcript":
                 continue
             try:
-                edges = self.continuation_edges(s.sources[0].source)
+                edges = self._cached_continuations(s.sources[0].source)
             except OSError as e:
                 s.warnings.append(f"{s.sources[0].source.name}: unreadable while looking for continued-in ({e.strerror})")
                 continue
@@ -247,6 +247,18 @@ class ClaudeCode:
                 edge = LineageEdge(relation="continuation", parent=s.key, at=ts)
                 if edge not in target.parents:
                     target.parents.append(edge)
+
+    def _cached_continuations(self, transcript: Path) -> list[tuple[str, str | None]]:
+        """continued-in records can sit anywhere in a transcript, so finding them reads the
+        whole file: do it once per file state, not on every run."""
+        st = transcript.stat()
+        key = f"claude-code:continued-in:{transcript}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}"
+        cached = self.ctx.cache.get(key)
+        if cached is not None:
+            return [(str(a), b) for a, b in orjson.loads(cached)]
+        edges = self.continuation_edges(transcript)
+        self.ctx.cache[key] = orjson.dumps(edges).decode()
+        return edges
 
     def continuation_edges(self, transcript: Path) -> list[tuple[str, str | None]]:
         """(successor session id, timestamp) for each continued-in record of a transcript."""
