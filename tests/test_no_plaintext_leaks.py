@@ -274,7 +274,7 @@ def test_a_crash_in_the_pipeline_prints_no_session_content(env: Env) -> None:  #
         import archiver.runtime as runtime
         from tests.test_hostile_input import _Databases
         claude = runtime.harnesses
-        runtime.harnesses = lambda settings, only=None: claude(settings, ["claude-code"]) + [
+        runtime.harnesses = lambda settings, only=None, **kw: claude(settings, ["claude-code"], **kw) + [
             _Databases([Path({str(db)!r})])]
         from archiver.cli import main
         sys.exit(main(["sync", "--config", {str(env.config)!r}, "--workers", "1"]))
