@@ -10,6 +10,8 @@ manifest names was written before it.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import io
 import json
 import logging
@@ -79,10 +81,15 @@ def object_key(object_id: str) -> str:
 def tombstone_id(object_id_key: bytes, session_key: str) -> str:
     """Keyed id of a forgotten session: collectors (who hold the team key) can check it;
     the bucket alone does not reveal which session it names."""
-    import hashlib
-    import hmac
-
     return hmac.new(object_id_key, b"tombstone\x00" + session_key.encode(), hashlib.sha256).hexdigest()
+
+
+def chain_digest(previous: str | None, segment_sha256: str) -> str:
+    """Artifact sha256 over segments (FORMAT.md): one object -> sha256 of its plaintext;
+    more -> sha256(previous_digest_hex + segment_sha256_hex) folded left."""
+    if previous is None:
+        return segment_sha256
+    return hashlib.sha256((previous + segment_sha256).encode()).hexdigest()
 
 
 def manifest_key(host_id: str, when: datetime) -> str:

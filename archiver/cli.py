@@ -12,7 +12,6 @@ import json
 import logging
 import os
 import sys
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable
 
@@ -74,10 +73,10 @@ def identities_of(args: argparse.Namespace) -> list[Any]:
 
 
 def catalog_of(args: argparse.Namespace, settings):  # type: ignore[no-untyped-def]
-    from archiver import runtime
     from archiver.archive import load_catalog
 
-    return load_catalog(open_archive(settings), identities_of(args)), identities_of(args)
+    ids = identities_of(args)
+    return load_catalog(open_archive(settings), ids), ids
 
 
 # ---------------------------------------------------------------- commands
@@ -403,9 +402,11 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_redact(args: argparse.Namespace) -> int:
+    import shutil
+    import tempfile
+
     from archiver import runtime
     from archiver.redact.base import RedactionReport
-    import tempfile, os, shutil
 
     settings = settings_of(args)
     keys = runtime.team_keys(settings)

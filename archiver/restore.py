@@ -26,11 +26,10 @@ from typing import Sequence
 
 import zstandard
 
-from archiver.archive import Archive, ReadLimits
+from archiver.archive import Archive, ReadLimits, chain_digest
 from archiver.harnesses.base import Harness
 from archiver.model import Artifact, Session
 from archiver.pack import UnpackError
-from archiver.sync import chain_digest
 
 MAX_OBJECT_OUTPUT = 64 << 30  # kept for callers; ReadLimits.max_bytes is the effective cap
 

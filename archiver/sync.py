@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
 from archiver import __version__
-from archiver.archive import Archive, tombstone_id
+from archiver.archive import Archive, chain_digest, tombstone_id
 from archiver.harnesses.base import Harness
 from archiver.model import Artifact, DiscoveredSession, Manifest, Session, SourceArtifact
 from archiver.redact.base import RedactionReport, Redactor
@@ -90,14 +90,6 @@ class SyncResult:
             "errors": self.errors,
             "warnings": self.warnings,
         }
-
-
-def chain_digest(previous: str | None, segment_sha256: str) -> str:
-    """Artifact sha256 over segments (FORMAT.md): one object -> sha256 of its plaintext;
-    more -> sha256(previous_digest_hex + segment_sha256_hex) folded left."""
-    if previous is None:
-        return segment_sha256
-    return hashlib.sha256((previous + segment_sha256).encode()).hexdigest()
 
 
 class Workdir:
@@ -462,7 +454,6 @@ class Syncer:
 
     # ---- the manifest, last ----
     def _commit(self, processed: dict[str, tuple[Session, list[ArtifactState]]], started: str) -> None:
-        self._started = started
         carried = [s for s in self.state.sessions() if s.key not in processed and not self._is_forgotten(s.key)]
         dropped = [s.key for s in self.state.sessions() if self._is_forgotten(s.key)]
         any_change = (self.result.uploaded > 0 or bool(dropped)
@@ -485,7 +476,7 @@ class Syncer:
             return
         self.result.snapshot = key
         try:
-            self._save_state(processed, dropped, key, manifest)
+            self._save_state(processed, dropped, key, manifest, started)
         except sqlite3.Error as e:
             # the archive is complete; only the local cache is behind (the next run re-checks)
             from archiver.state import _space_hint
@@ -494,7 +485,7 @@ class Syncer:
                              "the local state was not updated (free space, then run again)") from None
 
     def _save_state(self, processed: dict[str, tuple[Session, list[ArtifactState]]], dropped: list[str],
-                    key: str, manifest: Manifest) -> None:
+                    key: str, manifest: Manifest, started: str) -> None:
         with self.state.transaction():
             for key in dropped:
                 self.state.drop_session(key)
@@ -503,7 +494,7 @@ class Syncer:
                 for st in states:
                     self.state.put_artifact(st)
             self.state.set_meta("last_manifest", key)
-            self.state.record_run(manifest.run_id, self._started, manifest.created_at, self.result.to_json())
+            self.state.record_run(manifest.run_id, started, manifest.created_at, self.result.to_json())
 
 
 def _identity(src: SourceArtifact) -> FileIdentity:

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import base64
-import hashlib
 import json
 import os
 import random
@@ -36,7 +35,7 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
@@ -168,7 +167,7 @@ class Text:
         r = self.rng
         kind = r.random()
         if kind < 0.25:
-            lines = [f"============================= test session starts ==============================",
+            lines = ["============================= test session starts ==============================",
                      f"platform linux -- Python 3.11.{r.randint(0, 9)}, pytest-8.{r.randint(0, 3)}.{r.randint(0, 9)}",
                      f"rootdir: {self.home}/work/{r.choice(PROJECTS)}", f"collected {r.randint(5, 400)} items", ""]
             for _ in range(r.randint(3, 30)):

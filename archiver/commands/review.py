@@ -10,18 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from archiver.cli import (EXIT_INTEGRITY, EXIT_OK, EXIT_PARTIAL, UsageError, add_identity, console, emit_json, err,
-                          open_archive, settings_of)
-from archiver.config import ConfigError
+                          identities_of, open_archive, settings_of)
 
 
 # ---------------------------------------------------------------- shared
-def _identities(args: argparse.Namespace) -> list[Any]:
-    from archiver import runtime
-
-    return runtime.identities(_opt_path(getattr(args, "identity", None)),
-                              _opt_path(getattr(args, "identity_passphrase_file", None)))
-
-
 def _opt_path(p: str | None) -> Path | None:
     return Path(p) if p else None
 
@@ -52,7 +44,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     from archiver.render import export
 
     settings = settings_of(args)
-    ids = _identities(args)
+    ids = identities_of(args)
     archive = open_archive(settings)
     catalog = load_catalog(archive, ids)
     key = _resolve_key(catalog.sessions, args.key)
@@ -128,7 +120,7 @@ def cmd_hold(args: argparse.Namespace) -> int:
     on = args.command == "hold"
     settings = settings_of(args)
     try:
-        result = set_hold(open_archive(settings), _identities(args), args.key, on, host_id=args.host)
+        result = set_hold(open_archive(settings), identities_of(args), args.key, on, host_id=args.host)
     except SessionNotFound:
         raise UsageError(f"no session {args.key!r} in the archive") from None
     if args.json:
@@ -155,7 +147,7 @@ def cmd_prune(args: argparse.Namespace) -> int:
         if v < -1:
             raise UsageError(f"--keep-{name}: must be a count, or -1 for unlimited")
     settings = settings_of(args)
-    result = prune(open_archive(settings), _identities(args), policy, grace=_grace(args.grace), dry_run=args.dry_run)
+    result = prune(open_archive(settings), identities_of(args), policy, grace=_grace(args.grace), dry_run=args.dry_run)
     if args.json:
         emit_json(result.to_json())
     else:
@@ -187,7 +179,7 @@ def cmd_forget_session(args: argparse.Namespace) -> int:
     except Exception:
         object_id_key = None  # reported by forget_session: no tombstone can be written
     try:
-        result = forget_session(open_archive(settings), _identities(args), recipients, args.key,
+        result = forget_session(open_archive(settings), identities_of(args), recipients, args.key,
                                 grace=_grace(args.grace), dry_run=args.dry_run, object_id_key=object_id_key)
     except SessionNotFound:
         raise UsageError(f"no session {args.key!r} in the archive") from None
@@ -221,7 +213,7 @@ def cmd_rekey(args: argparse.Namespace) -> int:
 
     settings = settings_of(args)
     recipients = runtime.recipients(settings)
-    result = rekey(open_archive(settings), _identities(args), recipients, objects=args.all)
+    result = rekey(open_archive(settings), identities_of(args), recipients, objects=args.all)
     if args.json:
         emit_json(result.to_json())
     else:
