@@ -32,6 +32,7 @@ log = logging.getLogger(__name__)
 
 MARKER_KEY = "archiver.json"
 MAX_MANIFEST_BYTES = 512 * 1024 * 1024
+SMALL_OBJECT = 4 << 20  # plaintext up to this is packed in memory and put conditionally
 # Reading an object restarts from scratch when its stream breaks (a truncated or reset
 # response): the store's retry wrapper can only retry opening a stream, not reading it.
 READ_ATTEMPTS = 3
@@ -134,10 +135,21 @@ class Archive:
         return self.store.exists(object_key(object_id))
 
     def put_object(self, object_id: str, plaintext: Path, packed_tmp: Path, recipients: Sequence[object]) -> int:
-        """Pack and upload; returns the stored (encrypted) size."""
-        size = pack_file(plaintext, packed_tmp, recipients)  # type: ignore[arg-type]
+        """Pack and upload unless the archive already holds the object; returns the stored
+        (encrypted) size sent, 0 when it was already there.
+
+        A small object is packed in memory and written with one conditional put (no HEAD
+        first: one request instead of two); a large one is looked up first, so a copy
+        another host already uploaded is not sent again, then streamed from a temp file."""
+        key = object_key(object_id)
+        if plaintext.stat().st_size <= SMALL_OBJECT:
+            blob = pack_bytes(plaintext.read_bytes(), recipients)  # type: ignore[arg-type]
+            return len(blob) if self.store.put_bytes(key, blob, if_absent=True) else 0
+        if self.store.exists(key):
+            return 0
+        size = pack_file(plaintext, packed_tmp, recipients, durable=False)  # type: ignore[arg-type]
         try:
-            self.store.put_file(object_key(object_id), packed_tmp)
+            self.store.put_file(key, packed_tmp)
         finally:
             packed_tmp.unlink(missing_ok=True)
         return size

@@ -161,7 +161,7 @@ def cmd_sync(args: argparse.Namespace) -> int:
     settings = settings_of(args)
     keys = runtime.team_keys(settings)
     recipients = runtime.recipients(settings)
-    redactor = runtime.redactor(settings, keys)
+    redactor = LazyRedactor(settings, keys)
     archive = None if args.dry_run else Archive(runtime.store(settings))
     state_dir = settings.state_dir
     state_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -177,6 +177,12 @@ def cmd_sync(args: argparse.Namespace) -> int:
             console().print(f"another sync is running ({e}); nothing to do")
         return EXIT_OK
     progress = make_progress(quiet=args.quiet, json_output=args.json)
+    # tens of thousands of small objects (sessions, paths, cached rows) live for the whole run:
+    # collect young garbage less often than every 700 allocations (the default)
+    import gc
+
+    saved_gc = gc.get_threshold()
+    gc.set_threshold(max(saved_gc[0], 50_000), max(saved_gc[1], 20), max(saved_gc[2], 100))
     try:
         try:
             state = State(state_dir / ("state-dry.db" if args.dry_run else "state.db"))
@@ -190,7 +196,8 @@ def cmd_sync(args: argparse.Namespace) -> int:
             harnesses=harnesses, redactor=redactor, archive=archive, state=state, recipients=recipients,
             object_id_key=keys.object_id, host_id=host_id, workdir_parent=state_dir / "tmp",
             options=SyncOptions(dry_run=args.dry_run, fail_closed=settings.redaction.fail_closed,
-                                workers=args.workers),
+                                workers=args.workers,
+                                redaction_fingerprint=redaction_fingerprint(settings, keys)),
             redactor_factory=runtime.redactor_factory(settings, keys),
             progress=progress,
         )
@@ -208,6 +215,7 @@ def cmd_sync(args: argparse.Namespace) -> int:
             metrics.write_metrics(Path(args.metrics_file), None, started=started, finished=time.time(), success=False)
         raise
     finally:
+        gc.set_threshold(*saved_gc)
         lock.release()
     if args.metrics_file and not args.dry_run:
         metrics.write_metrics(Path(args.metrics_file), result.to_json(), started=started, finished=time.time())
@@ -229,6 +237,66 @@ def cmd_sync(args: argparse.Namespace) -> int:
     for e in result.errors:
         err(e)
     return EXIT_PARTIAL if result.failed or result.errors else EXIT_OK
+
+
+class LazyRedactor:
+    """The configured redactor, built (its rules compiled) on first use: a re-sync where
+    nothing changed never needs it. `ready()` builds it now; Syncer calls it before it
+    archives anything, so a rules error still stops the run before any session."""
+
+    def __init__(self, settings: Any, keys: Any) -> None:
+        import threading
+
+        self._settings, self._keys = settings, keys
+        self._real: Any = None
+        self._build_lock = threading.Lock()
+
+    def ready(self) -> Any:
+        with self._build_lock:
+            if self._real is None:
+                from archiver import runtime
+
+                self._real = runtime.redactor(self._settings, self._keys)
+            return self._real
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__") or name in ("_settings", "_keys", "_real", "_build_lock"):
+            raise AttributeError(name)
+        return getattr(self.ready(), name)
+
+
+def redaction_fingerprint(settings: Any, keys: Any) -> str:
+    """What redacted titles, warnings and paths depend on: the redaction settings, the rule
+    packs' bytes, the runtime terms (OS user, HOME), the pseudonym key and this version.
+    A session whose metadata is unchanged under the same fingerprint is not redacted again.
+    (No redact module is imported for it: compiling the rules is what a re-sync avoids.)"""
+    import getpass
+    import hashlib
+
+    import archiver
+
+    try:
+        user = getpass.getuser()
+    except (KeyError, OSError):
+        user = ""
+    h = hashlib.sha256()
+    for part in (__version__, settings.redaction.model_dump_json(), user, str(settings.home_dir)):
+        h.update(part.encode() + b"\0")
+    h.update(hashlib.sha256(keys.pseudonym).digest())
+    package = Path(archiver.__file__).resolve().parent
+    for spec in settings.redaction.rules:
+        if spec.startswith("builtin:"):  # every place redact.rules.builtin_pack_path looks
+            name = spec[len("builtin:"):]
+            paths = [package / "rules" / f"{name}.toml", package.parent / "rules" / f"{name}.toml"]
+        else:
+            paths = [Path(spec).expanduser()]
+        for path in paths:
+            try:
+                h.update(path.read_bytes())
+            except (OSError, ValueError) as e:
+                h.update(f"unreadable: {type(e).__name__}".encode())  # the redactor reports it when built
+            h.update(b"\0")
+    return h.hexdigest()
 
 
 def _sync_failed(args: argparse.Namespace, reason: str, started: float) -> int:

@@ -79,15 +79,18 @@ def pack_stream(
     return enc.bytes_written
 
 
-def pack_file(src: Path, dst: Path, recipients: Sequence[Recipient | str], level: int = 3) -> int:
-    """Pack src into dst atomically (temp file + rename, mode 0600); returns bytes written."""
+def pack_file(src: Path, dst: Path, recipients: Sequence[Recipient | str], level: int = 3,
+              durable: bool = True) -> int:
+    """Pack src into dst atomically (temp file + rename, mode 0600); returns bytes written.
+    `durable=False` skips the fsync: for a temp file that is uploaded and deleted."""
     dst = Path(dst)
     fd, tmp = tempfile.mkstemp(dir=dst.parent, prefix=f".{dst.name}.", suffix=".tmp")
     try:
         with open(src, "rb") as fin, os.fdopen(fd, "wb") as fout:
             n = pack_stream(fin, fout, recipients, level)
-            fout.flush()
-            os.fsync(fout.fileno())
+            if durable:
+                fout.flush()
+                os.fsync(fout.fileno())
         os.replace(tmp, dst)
     except BaseException:
         try:

@@ -19,12 +19,13 @@ import tempfile
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO, Iterator
+from typing import BinaryIO, Iterator, NamedTuple
 from urllib.parse import quote
 
 COPY_RETRIES = 3
 FINGERPRINT_SPAN = 64 * 1024
 _BLOCK = 1024 * 1024
+LONG_LINE = 1 << 20  # iter_lines hands longer lines over as spans (redacted from the file)
 
 
 class SnapshotError(OSError):
@@ -78,16 +79,42 @@ def fingerprint(f: BinaryIO, offset: int) -> str:
     return h.hexdigest()
 
 
-def iter_lines(f: BinaryIO, start: int, end: int) -> Iterator[bytes]:
-    """Complete lines (with their newline) in [start, end), one at a time."""
-    f.seek(start)
-    remaining = end - start
-    while remaining > 0:
-        line = f.readline(remaining)
+class LineSpan(NamedTuple):
+    """A line too long to hold in memory: bytes [start, end) of the file, newline included."""
+
+    start: int
+    end: int
+
+
+def iter_lines(f: BinaryIO, start: int, end: int, long_line: int | None = None) -> Iterator[bytes | LineSpan]:
+    """Complete lines (with their newline) in [start, end), one at a time; a line longer than
+    `long_line` bytes (LONG_LINE) comes as a LineSpan instead, never read whole. The caller
+    may move the file position between items."""
+    limit = LONG_LINE if long_line is None else long_line
+    pos = start
+    f.seek(pos)
+    while pos < end:
+        line = f.readline(min(end - pos, limit + 1))
         if not line:
             raise SnapshotError(f"{getattr(f, 'name', '?')}: file shrank while reading")
-        remaining -= len(line)
-        yield line
+        if len(line) <= limit or line.endswith(b"\n"):
+            pos += len(line)
+            yield line
+            continue
+        stop = pos + len(line)  # a long line: find its end, a block at a time
+        del line
+        while stop < end:
+            block = f.read(min(_BLOCK, end - stop))
+            if not block:
+                raise SnapshotError(f"{getattr(f, 'name', '?')}: file shrank while reading")
+            nl = block.find(b"\n")
+            if nl >= 0:
+                stop += nl + 1
+                break
+            stop += len(block)
+        yield LineSpan(pos, stop)
+        pos = stop
+        f.seek(pos)
 
 
 def copy_whole(src: Path, dst: Path) -> FileIdentity:

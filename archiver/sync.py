@@ -18,11 +18,14 @@ import shutil
 import sqlite3
 import tempfile
 import threading
+import weakref
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
+
+import orjson
 
 from archiver import __version__
 from archiver.archive import Archive, chain_digest, tombstone_id
@@ -38,7 +41,7 @@ from archiver.snapshot import (
     decompress_zst,
     fingerprint,
 )
-from archiver.state import ArtifactState, State, StateError
+from archiver.state import ArtifactState, Known, State, StateError
 from archiver.store.base import StoreError
 from archiver.workers import JobResult, Jobs, WorkerCrashed
 
@@ -60,6 +63,10 @@ class SyncOptions:
     dry_run: bool = False
     fail_closed: bool = True
     workers: int = 1  # sessions processed at once (threads) and redaction processes
+    # what redacted titles, warnings and paths depend on (rules, terms, keys: cli.py computes
+    # it). Set, a session found exactly as last archived is taken as is, without redacting
+    # anything again; None, every session goes the long way.
+    redaction_fingerprint: str | None = None
 
 
 @dataclass
@@ -140,11 +147,16 @@ class Syncer:
         self.result = SyncResult()
         self.redactor_factory = redactor_factory
         self._lock = threading.RLock()  # guards result, state and the in-flight set
-        self._in_flight: set[str] = set()
+        self._in_flight: dict[str, threading.Event] = {}  # object id -> set when its upload ended
         self._counts: dict[str, dict[str, int]] = {}
         self._tombstones: set[str] = set()
         self._forgotten: list[str] = []
         self.jobs: Jobs | None = None
+        self._known: dict[str, Known] = {}
+        self._fast: dict[str, DiscoveredSession] = {}  # taken unchanged; parsed only if a manifest needs them
+        self._one: weakref.ref[Callable[[DiscoveredSession], None]] | None = None
+        self._pending: dict[int, tuple[str | None, list[object]]] = {}  # id(ds) -> signature, stats
+        self._sigs: dict[str, str | None] = {}  # signatures to store with the sessions
 
     # ---- the run ----
     def run(self) -> SyncResult:
@@ -181,6 +193,10 @@ class Syncer:
             self.result.total = len(discovered)
             self.progress("total_sessions", len(discovered))
             processed: dict[str, tuple[Session, list[ArtifactState]]] = {}
+            discovered = self._take_unchanged(discovered)  # the rest goes the long way
+            ready = getattr(self.redactor, "ready", None)  # a redactor built on first use (cli.py)
+            if discovered and ready is not None:
+                ready()  # here, so a rules error stops the run before any session starts
 
             def one(ds: DiscoveredSession) -> None:
                 try:
@@ -205,8 +221,13 @@ class Syncer:
                         self.result.redactions[rule] = self.result.redactions.get(rule, 0) + n
                 self.progress("session", 1)
 
+            # the long way, also for a taken-unchanged session _commit cannot read back (a weak
+            # reference: the closure holds this Syncer, which must not hold it back)
+            self._one = weakref.ref(one)
             if self.options.workers > 1:
-                with ThreadPoolExecutor(self.options.workers, thread_name_prefix="sync") as pool:
+                # more sessions in flight than redaction processes: while some sessions snapshot,
+                # pack or upload (I/O, or C code that drops the GIL) the processes stay busy
+                with ThreadPoolExecutor(2 * self.options.workers + 2, thread_name_prefix="sync") as pool:
                     list(pool.map(one, discovered))
             else:
                 for ds in discovered:
@@ -258,6 +279,107 @@ class Syncer:
             except Exception as e:  # a broken collector must not stop the others
                 self.result.errors.append(self._safe(f"{h.name}: discovery failed: {type(e).__name__}: {e}"))
                 self.result.failed += 1
+
+    # ---- unchanged sessions: the fast path ----
+    def _take_unchanged(self, discovered: list[DiscoveredSession]) -> list[DiscoveredSession]:
+        """Sessions found exactly as last archived -- same signature (metadata, file list,
+        redaction fingerprint) and every file stat-identical (inode, size, mtime_ns) to its
+        stored state -- are taken as stored, here: no thread, no redaction, no query each,
+        and their stored rows are parsed only if this run writes a manifest (_commit).
+        Returns the others. A signature is stored only with the session archived under it
+        (see _note_signature), so equal signatures mean the long way would change nothing."""
+        self._known = self.state.known()
+        known_get = self._known.get
+        rest: list[DiscoveredSession] = []
+        fast = 0
+        for ds in discovered:
+            key = ds.key
+            try:
+                sig, stats = self._signature(ds)
+            except Exception:  # noqa: BLE001 - metadata the signature cannot hold: the long way decides
+                sig, stats = None, []
+            self._pending[id(ds)] = (sig, stats)
+            known = known_get(key)
+            same = sig is not None and known is not None and known.signature == sig and key not in self._fast
+            if same:
+                files = known.files  # type: ignore[union-attr]
+                for src, st in zip(ds.sources, stats):
+                    if type(st) is tuple and files.get(_logical(src.path)) != st:
+                        same = False
+                        break
+            if not same:
+                rest.append(ds)
+                continue
+            self._fast[key] = ds
+            self.result.unchanged += 1
+            fast += 1
+        if fast:
+            self.progress("session", fast)
+        return rest
+
+    def _materialize_unchanged(self, processed: dict[str, tuple[Session, list[ArtifactState]]]) -> None:
+        """A manifest is written: the sessions taken unchanged join it as stored. One whose
+        stored row no longer parses (bit rot) goes the long way now, as if never archived."""
+        for key, ds in self._fast.items():
+            if key in processed:
+                continue
+            session = self.state.get_session(key)  # an unreadable row is dropped: a cache miss
+            if session is not None:
+                processed[key] = (session, [])
+                self.result.sessions.append(session)
+            else:
+                one = self._one() if self._one is not None else None
+                if one is not None:
+                    self.result.unchanged -= 1
+                    one(ds)
+
+    def _signature(self, ds: DiscoveredSession) -> tuple[str | None, list[object]]:
+        """(signature, per source: (inode, size, mtime_ns) as _identity gives it, or the errno
+        of its failed stat). None when there is no redaction fingerprint or a required file
+        cannot be stat'ed. Runs for every file, every run: plain os.stat, no Path objects."""
+        stats: list[object] = []
+        files = []
+        required_missing = False
+        for src in ds.sources:
+            source = str(src.source)
+            try:
+                st = os.stat(source)
+                ident: object = (st.st_ino, st.st_size, st.st_mtime_ns)
+                if src.mode in ("sqlite", "produced") or src.format == "sqlite":
+                    try:  # committed writes live in the -wal until a checkpoint
+                        w = os.stat(source + "-wal")
+                        ident = (st.st_ino, st.st_size + w.st_size, max(st.st_mtime_ns, w.st_mtime_ns))
+                    except OSError:
+                        pass
+                state = 0
+            except OSError as e:
+                ident = state = e.errno or -1
+                required_missing = required_missing or not src.optional
+            stats.append(ident)
+            files.append((source, src.path, src.role, src.format, src.mode, src.shared, src.optional, state))
+        fingerprint = self.options.redaction_fingerprint
+        if fingerprint is None or required_missing:
+            return None, stats
+        doc = (fingerprint, __version__, self.host_id, ds.harness, ds.session_id, ds.kind, ds.title, ds.created_at,
+               ds.updated_at, ds.cwd, ds.warnings, [(e.relation, e.parent, e.at, e.inferred) for e in ds.parents],
+               files)
+        return hashlib.blake2b(orjson.dumps(doc), digest_size=16).hexdigest(), stats
+
+    def _note_signature(self, ds: DiscoveredSession, states: list[ArtifactState], valid: bool) -> None:
+        """After the long way: the signature to store with the session, or None (forget the
+        stored one) when the run saw its files differently than the signature did (one
+        vanished, appeared or failed in between) or the state may keep another session."""
+        sig, stats = self._pending.pop(id(ds), (None, []))
+        if not valid:
+            sig = None
+        if sig is not None:
+            want = {_logical(src.path) for src, st in zip(ds.sources, stats) if type(st) is tuple}
+            if {st.logical_path for st in states} != want:
+                sig = None
+        known = self._known.get(ds.key)
+        if sig != (known.signature if known is not None else None):
+            with self._lock:
+                self._sigs[ds.key] = sig
 
     def _safe(self, message: str) -> str:
         """Errors end up in manifests and logs: redact them like content."""
@@ -323,6 +445,8 @@ class Syncer:
         )
         if previous is not None and not changed:
             changed = _differs(previous, session)
+        # unchanged, the state may keep `previous` (no manifest): the signature goes with it only if equal
+        self._note_signature(ds, states, valid=changed or previous == session)
         return session, states, changed
 
     # ---- one file ----
@@ -432,35 +556,47 @@ class Syncer:
         """Upload unless the archive already has it. True when bytes were sent."""
         if self.options.dry_run or self.archive is None:
             return False
-        with self._lock:
-            if self.state.has_object(object_id) or object_id in self._in_flight:
-                return False
-            self._in_flight.add(object_id)
+        while True:
+            with self._lock:
+                if self.state.has_object(object_id):
+                    return False
+                other = self._in_flight.get(object_id)
+                if other is None:
+                    done = self._in_flight[object_id] = threading.Event()
+                    break
+            # another session is uploading the same bytes: ours may count on them only once
+            # they are stored; if that upload fails, this session tries itself
+            other.wait()
         try:
-            if self.archive.has_object(object_id):
-                with self._lock:
-                    self.state.add_object(object_id)
-                return False
             sent = self.archive.put_object(object_id, plaintext, work.file("packed"), self.recipients)
+            with self._lock:
+                self.state.add_object(object_id)  # the object exists now, whatever happens next
         finally:
             with self._lock:
-                self._in_flight.discard(object_id)
+                del self._in_flight[object_id]
+            done.set()
         with self._lock:
-            self.state.add_object(object_id)  # the object exists now, whatever happens next
-            self.result.bytes_uploaded += sent
-            self.result.objects_uploaded += 1
-        self.progress("bytes", sent)
-        return True
+            if sent:
+                self.result.bytes_uploaded += sent
+                self.result.objects_uploaded += 1
+        if sent:
+            self.progress("bytes", sent)
+        return bool(sent)
 
     # ---- the manifest, last ----
     def _commit(self, processed: dict[str, tuple[Session, list[ArtifactState]]], started: str) -> None:
-        carried = [s for s in self.state.sessions() if s.key not in processed and not self._is_forgotten(s.key)]
-        dropped = [s.key for s in self.state.sessions() if self._is_forgotten(s.key)]
+        keys = self.state.session_keys()  # parsed only when carried: most were just processed
+        carried = [s for s in (self.state.get_session(k) for k in keys
+                               if k not in processed and k not in self._fast and not self._is_forgotten(k))
+                   if s is not None]
+        dropped = [k for k in keys if self._is_forgotten(k)]
         any_change = (self.result.uploaded > 0 or bool(dropped)
-                      or (self.state.get_meta("last_manifest") is None and bool(processed)))
+                      or (self.state.get_meta("last_manifest") is None and bool(processed or self._fast)))
         if not any_change:
+            self.state.put_signatures(self._sigs)  # sessions as stored: first seen the long way
             self.state.record_run(secrets.token_hex(8), started, _now(), self.result.to_json())
             return
+        self._materialize_unchanged(processed)
         sessions = [s for s, _ in processed.values()] + carried
         manifest = Manifest(
             host_id=self.host_id, created_at=_now(), run_id=secrets.token_hex(8), tool_version=__version__,
@@ -493,6 +629,7 @@ class Syncer:
                 self.state.put_session(session)
                 for st in states:
                     self.state.put_artifact(st)
+            self.state.put_signatures(self._sigs)
             self.state.set_meta("last_manifest", key)
             self.state.record_run(manifest.run_id, started, manifest.created_at, self.result.to_json())
 

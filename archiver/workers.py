@@ -23,7 +23,11 @@ from archiver.snapshot import iter_lines
 
 _BLOCK = 1024 * 1024
 BATCH_LINES = 64
-BATCH_BYTES = 8 * 1024 * 1024  # a batch never holds more than this (plus one long line)
+# A batch never holds more than this (plus one line): redacting a batch holds several copies of
+# it at once (lines, parsed strings, joined text, output). Lines longer than snapshot.LONG_LINE
+# never join a batch: they are redacted from the file (redactor.redact_jsonl_span).
+BATCH_BYTES = 1024 * 1024
+BIG_JOB = 8 << 20  # after a job over this many bytes the allocator gives free memory back
 
 
 @dataclass
@@ -42,6 +46,36 @@ def _notes_since(redactor: Redactor, before: dict[str, int]) -> dict[str, int]:
     return {k: n - before.get(k, 0) for k, n in now.items() if n - before.get(k, 0) > 0}
 
 
+_libc: object = None
+
+
+def _allocator() -> object:
+    """glibc, tuned once per process so that freed big buffers go back to the system: blocks
+    of 256 KiB and more are mmapped (glibc's default threshold grows with each big block freed,
+    up to 32 MiB, after which such buffers stay in the heap) and the heap is trimmed above
+    1 MiB free. False where there is no glibc."""
+    global _libc
+    if _libc is None:
+        _libc = False
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL("libc.so.6")
+            libc.mallopt(-3, 256 << 10)  # M_MMAP_THRESHOLD
+            libc.mallopt(-1, 1 << 20)  # M_TRIM_THRESHOLD
+            _libc = libc
+        except (OSError, AttributeError):
+            pass
+    return _libc
+
+
+def _release_after(nbytes: int) -> None:
+    """After a big job: give the allocator's free memory back (the worker lives on, idle)."""
+    libc = _allocator()
+    if nbytes >= BIG_JOB and libc:
+        libc.malloc_trim(0)  # type: ignore[attr-defined]
+
+
 def hash_file(path: Path, object_id_key: bytes) -> tuple[str, str, int]:
     hasher = ObjectHasher(object_id_key)
     sha = hashlib.sha256()
@@ -55,13 +89,22 @@ def hash_file(path: Path, object_id_key: bytes) -> tuple[str, str, int]:
 
 
 def redact_whole(redactor: Redactor, object_id_key: bytes, verify: bool, src: str, dst: str, fmt: str) -> JobResult:
+    _allocator()
     report = RedactionReport()
     before = dict(getattr(redactor, "warnings", {}) or {})
     redactor.redact_file(Path(src), Path(dst), fmt, report)  # type: ignore[arg-type]
     notes = _notes_since(redactor, before)  # before the re-scan, which would count them again
     leftovers = redactor.verify_file(Path(dst), fmt) if verify else []  # type: ignore[arg-type]
     oid, sha, size = hash_file(Path(dst), object_id_key)
+    _release_after(size)
     return JobResult(oid, sha, size, dict(report.counts), leftovers, notes=notes)
+
+
+def _eol(f: BinaryIO, start: int, end: int) -> bytes:
+    """The line ending of the line in [start, end) of f: \\r\\n, \\n, or none (the last line)."""
+    f.seek(max(start, end - 2))
+    tail = f.read(end - max(start, end - 2))
+    return b"\r\n" if tail.endswith(b"\r\n") else b"\n" if tail.endswith(b"\n") else b""
 
 
 def redact_segment(
@@ -69,6 +112,7 @@ def redact_segment(
 ) -> JobResult:
     """Complete JSONL lines [start, end) of src, redacted line by line into dst
     (in batches when the redactor offers it: one engine pass over many lines)."""
+    _allocator()
     report = RedactionReport()
     before = dict(getattr(redactor, "warnings", {}) or {})
     hasher = ObjectHasher(object_id_key)
@@ -80,7 +124,7 @@ def redact_segment(
     batch_bytes = 0
 
     def flush(fo: BinaryIO) -> None:
-        nonlocal written, batch_bytes
+        nonlocal batch_bytes
         if not bodies:
             return
         if batch_fn is not None:
@@ -88,17 +132,32 @@ def redact_segment(
         else:
             outs = [redactor.redact_jsonl_line(b, report) for b in bodies]
         for out, eol in zip(outs, ends):
-            red = out + eol
-            fo.write(red)
-            hasher.update(red)
-            sha.update(red)
-            written += len(red)
+            emit(fo, out + eol)
         bodies.clear()
         ends.clear()
         batch_bytes = 0
 
+    def emit(fo: BinaryIO, red: bytes) -> None:
+        nonlocal written
+        fo.write(red)
+        hasher.update(red)
+        sha.update(red)
+        written += len(red)
+
+    span_fn = getattr(redactor, "redact_jsonl_span", None)
     with open(src, "rb") as f, open(dst, "wb") as fo:
         for line in iter_lines(f, start, end):
+            if type(line) is not bytes:  # a LineSpan: too long to hold, redacted from the file
+                flush(fo)
+                lines += 1
+                a, b = line
+                eol = _eol(f, a, b)
+                if span_fn is not None:
+                    span_fn(f, a, b - len(eol), lambda red: emit(fo, red), report)
+                    emit(fo, eol)
+                    continue
+                f.seek(a)
+                line = f.read(b - a)
             body = line[:-1]
             if body.endswith(b"\r"):
                 bodies.append(body[:-1])
@@ -113,6 +172,7 @@ def redact_segment(
         flush(fo)
     notes = _notes_since(redactor, before)  # before the re-scan, which would count them again
     leftovers = redactor.verify_file(Path(dst), "jsonl") if verify else []
+    _release_after(end - start)
     return JobResult(hasher.hexdigest(), sha.hexdigest(), written, dict(report.counts), leftovers, lines,
                      notes=notes)
 
@@ -138,6 +198,36 @@ def _whole_in_worker(src: str, dst: str, fmt: str) -> JobResult:
 def _segment_in_worker(src: str, start: int, end: int, dst: str) -> JobResult:
     assert _worker_redactor is not None
     return redact_segment(_worker_redactor, _worker_key, _worker_verify, src, start, end, dst)
+
+
+SPLIT_BYTES = 8 << 20  # a pooled segment longer than twice this is redacted in pieces of about this
+
+
+def line_cuts(src: Path, start: int, end: int, piece: int) -> list[int]:
+    """Offsets start < c1 < ... < end, each just after a newline, about `piece` apart.
+    [start, end) must be whole lines."""
+    cuts = [start]
+    with src.open("rb") as f:
+        target = start + piece
+        while target < end:
+            f.seek(target)
+            pos = target
+            while pos < end:
+                block = f.read(min(_BLOCK, end - pos))
+                if not block:
+                    pos = end
+                    break
+                nl = block.find(b"\n")
+                if nl >= 0:
+                    pos += nl + 1
+                    break
+                pos += len(block)
+            if pos >= end:
+                break
+            cuts.append(pos)
+            target = pos + piece
+    cuts.append(end)
+    return cuts
 
 
 class WorkerCrashed(RuntimeError):
@@ -202,7 +292,52 @@ class Jobs:
     def segment(self, src: Path, start: int, end: int, dst: Path) -> JobResult:
         if not self.pooled:
             return redact_segment(self.redactor, self.key, self.verify, str(src), start, end, str(dst))
-        return self._run(_segment_in_worker, str(src), start, end, str(dst))
+        cuts = line_cuts(src, start, end, SPLIT_BYTES) if end - start > 2 * SPLIT_BYTES else [start, end]
+        if len(cuts) == 2:
+            return self._run(_segment_in_worker, str(src), start, end, str(dst))
+        return self._split_segment(src, cuts, dst)
+
+    def _split_segment(self, src: Path, cuts: list[int], dst: Path) -> JobResult:
+        """A long segment in pieces on all workers (JSONL redaction is line-local), then
+        joined in order; the ids and digests are of the joined bytes."""
+        parts = [dst.with_name(f"{dst.name}.{i}") for i in range(len(cuts) - 1)]
+        pool = self._get_pool()
+        try:
+            futures = [pool.submit(_segment_in_worker, str(src), a, b, str(part))
+                       for a, b, part in zip(cuts, cuts[1:], parts)]
+            try:
+                results = [f.result() for f in futures]
+            except BrokenProcessPool:
+                for f in futures:
+                    f.cancel()
+                with self._pool_lock:
+                    if self.pool is pool:
+                        pool.shutdown(wait=False, cancel_futures=True)
+                        self.pool = None
+                raise WorkerCrashed("redaction worker process died") from None
+            hasher, sha, size = ObjectHasher(self.key), hashlib.sha256(), 0
+            with dst.open("wb") as out:
+                for part in parts:
+                    with part.open("rb") as f:
+                        while block := f.read(_BLOCK):
+                            out.write(block)
+                            hasher.update(block)
+                            sha.update(block)
+                            size += len(block)
+                    part.unlink()
+        finally:
+            for part in parts:
+                part.unlink(missing_ok=True)
+        counts: dict[tuple[str, str], int] = {}
+        notes: dict[str, int] = {}
+        for r in results:
+            for k, n in r.counts.items():
+                counts[k] = counts.get(k, 0) + n
+            for k, n in (r.notes or {}).items():
+                notes[k] = notes.get(k, 0) + n
+        leftovers = sorted({x for r in results for x in r.leftovers})
+        return JobResult(hasher.hexdigest(), sha.hexdigest(), size, counts, leftovers,
+                         sum(r.lines for r in results), notes=notes)
 
     def close(self) -> None:
         with self._pool_lock:

@@ -392,6 +392,15 @@ def main(argv: list[str] | None = None) -> int:
             results["checks"]["cold_vs_restic"] = {"ratio": round(rr, 2), "target": ">= 0.5", "ok": rr >= 0.5}
             log(f"cold sync vs restic cold: {rr:.2f}x restic's throughput (target >= 0.5x)"
                 f"{'' if rr >= 0.5 else '  MISSED'}")
+            if cold.cpu_seconds and restic_cold.cpu_seconds:
+                # wall time on a shared 2-core machine swings with load; CPU seconds much less
+                a_cpu = cold.input_bytes / MB / cold.cpu_seconds
+                r_cpu = restic_cold.input_bytes / MB / restic_cold.cpu_seconds
+                results["checks"]["cold_vs_restic_per_cpu_second"] = {"archiver": round(a_cpu, 2),
+                                                                      "restic": round(r_cpu, 2),
+                                                                      "ratio": round(a_cpu / r_cpu, 3)}
+                log(f"cold sync per CPU-second: archiver {a_cpu:.1f} MB, restic {r_cpu:.1f} MB ({a_cpu / r_cpu:.2f}x); "
+                    f"archiver used {cold.cpu_seconds / cold.seconds:.2f} cores on average")
             if restic_warm:
                 log(f"unchanged: archiver {warm.seconds:.2f} s, restic {restic_warm.seconds:.2f} s")
         if z1:

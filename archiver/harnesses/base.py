@@ -96,5 +96,10 @@ def available_harnesses() -> list[str]:
 
 def native_path(native_root: str, root: Path, file: Path) -> str:
     """The default-layout path relative to HOME of `file` found under `root`."""
-    rel = file.relative_to(root).as_posix()
+    r, f = str(root), str(file)
+    # str() of a path is normalised, so a prefix ending at a separator is relative_to (fast)
+    if r != "/" and len(f) > len(r) + 1 and f[len(r)] == "/" and f.startswith(r):
+        rel = f[len(r) + 1:]
+    else:
+        rel = file.relative_to(root).as_posix()
     return f"{native_root}/{rel}" if native_root else rel

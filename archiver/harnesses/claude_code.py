@@ -15,6 +15,7 @@ Lineage:
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -45,15 +46,29 @@ class ClaudeCode:
 
     def __init__(self, ctx: HarnessContext) -> None:
         self.ctx = ctx
+        self._per_session_dirs: dict[str, set[str]] = {}  # "file-history"/"session-env" -> folder names
+        self._root: Path | None = None  # fixed for the length of one discover()
+        self._stats: dict[str, os.stat_result] = {}  # transcripts stat'ed this discover()
 
     @property
     def root(self) -> Path:
+        if self._root is not None:
+            return self._root
         return configured_root(self.ctx, "CLAUDE_CONFIG_DIR") or self.ctx.home / ".claude"
 
     # ---- discovery ----
     def discover(self) -> Iterator[DiscoveredSession]:
-        root = self.root
+        self._root = None
+        self._root = self.root
+        try:
+            yield from self._discover(self._root)
+        finally:
+            self._root, self._per_session_dirs, self._stats = None, {}, {}
+
+    def _discover(self, root: Path) -> Iterator[DiscoveredSession]:
         projects = root / "projects"
+        # listed once a run, not probed once a session
+        self._per_session_dirs = {name: _dir_names(root / name) for name in ("file-history", "session-env")}
         found: list[DiscoveredSession] = []
         problems: list[str] = []
         if projects.is_dir():
@@ -88,18 +103,26 @@ class ClaudeCode:
         )
 
     def _project_sessions(self, project: Path) -> Iterator[DiscoveredSession]:
-        transcripts = {p.name[: -len(".jsonl")]: p for p in project.glob("*.jsonl") if p.is_file()}
-        session_dirs = {p.name: p for p in project.iterdir() if p.is_dir() and _looks_like_session_id(p.name)}
+        files: set[str] = set()
+        dirs: set[str] = set()
+        with os.scandir(project) as entries:  # one listing: transcripts, session folders, siblings
+            for e in entries:
+                if e.is_dir():  # both follow symlinks, as Path.is_dir/is_file do
+                    dirs.add(e.name)
+                elif e.is_file():
+                    files.add(e.name)
+        transcripts = {n[: -len(".jsonl")]: project / n for n in files if n.endswith(".jsonl")}
+        session_dirs = {n: project / n for n in dirs if _looks_like_session_id(n)}
         for sid in sorted(set(transcripts) | set(session_dirs)):
             try:
-                yield from self._session(project, sid, transcripts.get(sid), session_dirs.get(sid))
+                yield from self._session(project, sid, transcripts.get(sid), session_dirs.get(sid), files)
             except OSError as e:
                 yield DiscoveredSession(
                     harness=NAME, session_id=sid, warnings=[f"{project / sid}: unreadable ({e.strerror or e})"]
                 )
 
     def _session(
-        self, project: Path, sid: str, transcript: Path | None, sdir: Path | None
+        self, project: Path, sid: str, transcript: Path | None, sdir: Path | None, files: set[str] | None = None
     ) -> Iterator[DiscoveredSession]:
         session = DiscoveredSession(harness=NAME, session_id=sid)
         if transcript is not None:
@@ -113,9 +136,9 @@ class ClaudeCode:
         else:
             session.warnings.append(f"{project.name}/{sid}/: session folder without its transcript {sid}.jsonl")
         for suffix in SIBLING_SUFFIXES:
-            sib = project / f"{sid}{suffix}"
-            if sib.is_file():
-                session.sources.append(self._src(sib, "sidecar", "json"))
+            name = f"{sid}{suffix}"
+            if (name in files) if files is not None else (project / name).is_file():
+                session.sources.append(self._src(project / name, "sidecar", "json"))
         subagents: list[DiscoveredSession] = []
         if sdir is not None:
             for sub in ("tool-results", "remote-agents"):
@@ -132,8 +155,10 @@ class ClaudeCode:
                     continue
                 for f in sorted(regular_files(child)) if child.is_dir() else ([child] if child.is_file() else []):
                     session.sources.append(self._src(f, "sidecar"))
-        for extra_dir, role in ((self.root / "file-history" / sid, "blob"), (self.root / "session-env" / sid, "sidecar")):
-            if extra_dir.is_dir():
+        for top, role in (("file-history", "blob"), ("session-env", "sidecar")):
+            listed = self._per_session_dirs.get(top)
+            if (sid in listed) if listed is not None else (self.root / top / sid).is_dir():
+                extra_dir = self.root / top / sid
                 for f in sorted(regular_files(extra_dir)):
                     session.sources.append(self._src(f, role))
         if session.updated_at is None and session.sources:
@@ -142,22 +167,33 @@ class ClaudeCode:
         yield from subagents
 
     def _read_transcript_facts(self, transcript: Path, session: DiscoveredSession) -> None:
-        head = head_records(transcript)
-        for rec in head:
-            if session.created_at is None and isinstance(rec.get("timestamp"), str):
-                session.created_at = rec["timestamp"]
-            if session.cwd is None and isinstance(rec.get("cwd"), str):
-                session.cwd = rec["cwd"]
+        st = self._stats[str(transcript)] = transcript.stat()
+        key = f"claude-code:facts:{transcript}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}"
+        cached = self.ctx.cache.get(key)
+        facts = orjson.loads(cached) if cached is not None else None
+        if not isinstance(facts, dict):  # read once per file state, not on every run
+            facts = self.transcript_facts(transcript)
+            self.ctx.cache[key] = orjson.dumps(facts).decode()
+        session.created_at, session.cwd, session.title = facts["created_at"], facts["cwd"], facts["title"]
+        fork = facts["fork"]
+        if fork is not None:
+            session.kind = "fork"
+            session.parents.append(LineageEdge(relation="fork", parent=session_key(NAME, fork[0]), at=fork[1]))
+        session.updated_at = iso(st.st_mtime)
+
+    @staticmethod
+    def transcript_facts(transcript: Path) -> dict[str, Any]:
+        """created_at, cwd and fork origin from the first records, title from the last ones."""
+        facts: dict[str, Any] = {"created_at": None, "cwd": None, "fork": None, "title": None}
+        for rec in head_records(transcript):
+            if facts["created_at"] is None and isinstance(rec.get("timestamp"), str):
+                facts["created_at"] = rec["timestamp"]
+            if facts["cwd"] is None and isinstance(rec.get("cwd"), str):
+                facts["cwd"] = rec["cwd"]
             forked = rec.get("forkedFrom")
-            if isinstance(forked, dict) and forked.get("sessionId") and session.kind != "fork":
-                session.kind = "fork"
-                session.parents.append(
-                    LineageEdge(
-                        relation="fork",
-                        parent=session_key(NAME, str(forked["sessionId"])),
-                        at=forked.get("messageUuid"),
-                    )
-                )
+            if isinstance(forked, dict) and forked.get("sessionId") and facts["fork"] is None:
+                at = forked.get("messageUuid")
+                facts["fork"] = [str(forked["sessionId"]), at if isinstance(at, str) else None]
         custom = ai = None
         for rec in tail_records(transcript):
             if rec.get("type") == "custom-title" and rec.get("customTitle"):
@@ -166,8 +202,8 @@ class ClaudeCode:
                 ai = str(rec["aiTitle"])
             elif rec.get("type") == "summary" and rec.get("summary") and not ai:
                 ai = str(rec["summary"])
-        session.title = custom or ai
-        session.updated_at = iso(transcript.stat().st_mtime)
+        facts["title"] = custom or ai
+        return facts
 
     def _subagents(self, sdir: Path, parent_sid: str) -> Iterator[DiscoveredSession]:
         subdir = sdir / "subagents"
@@ -178,23 +214,30 @@ class ClaudeCode:
         for f in files:
             agent_id = f.name[len("agent-") : -len(".jsonl")]
             metas[agent_id] = _read_json(f.with_name(f"agent-{agent_id}.meta.json")) or {}
+        listings: dict[Path, list[str]] = {}  # folder -> names, listed once (not globbed per agent)
         for f in files:
             agent_id = f.name[len("agent-") : -len(".jsonl")]
             s = DiscoveredSession(harness=NAME, session_id=agent_id, kind="subagent")
             s.sources.append(self._src(f, "transcript", "jsonl", "append"))
-            for side in sorted(f.parent.glob(f"agent-{agent_id}.*")):
-                if side != f and side.is_file():
+            if f.parent not in listings:
+                listings[f.parent] = sorted(os.listdir(f.parent))
+            prefix = f"agent-{agent_id}."
+            for name in listings[f.parent]:
+                side = f.parent / name
+                if name.startswith(prefix) and name != f.name and side.is_file():
                     s.sources.append(self._src(side, "sidecar", "json" if side.suffix == ".json" else None))
             meta = metas[agent_id]
-            head = head_records(f, max_records=5)
-            for rec in head:
-                if s.created_at is None and isinstance(rec.get("timestamp"), str):
-                    s.created_at = rec["timestamp"]
-                if s.cwd is None and isinstance(rec.get("cwd"), str):
-                    s.cwd = rec["cwd"]
+            st = f.stat()
+            key = f"claude-code:subagent-head:{f}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}"
+            cached = self.ctx.cache.get(key)
+            head_facts = orjson.loads(cached) if cached is not None else None
+            if not isinstance(head_facts, dict):  # read once per file state
+                head_facts = _subagent_head(f)
+                self.ctx.cache[key] = orjson.dumps(head_facts).decode()
+            s.created_at, s.cwd = head_facts["created_at"], head_facts["cwd"]
             s.title = meta.get("description") if isinstance(meta.get("description"), str) else None
-            s.updated_at = iso(f.stat().st_mtime)
-            ref = next((r for r in head if r.get("type") == "fork-context-ref"), None)
+            s.updated_at = iso(st.st_mtime)
+            ref = head_facts["ref"]
             tool_use_id = meta.get("toolUseId")
             parent_key = session_key(NAME, parent_sid)
             depth = meta.get("spawnDepth")
@@ -251,7 +294,7 @@ class ClaudeCode:
     def _cached_continuations(self, transcript: Path) -> list[tuple[str, str | None]]:
         """continued-in records can sit anywhere in a transcript, so finding them reads the
         whole file: do it once per file state, not on every run."""
-        st = transcript.stat()
+        st = self._stats.get(str(transcript)) or transcript.stat()
         key = f"claude-code:continued-in:{transcript}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}"
         cached = self.ctx.cache.get(key)
         if cached is not None:
@@ -288,6 +331,29 @@ def _read_json(path: Path, limit: int = 4 * 1024 * 1024) -> dict[str, Any] | Non
         return data if isinstance(data, dict) else None
     except (OSError, orjson.JSONDecodeError):
         return None
+
+
+def _subagent_head(f: Path) -> dict[str, Any]:
+    """created_at, cwd and the fork-context-ref record (parentSessionId, parentLastUuid) of a
+    subagent transcript's first records."""
+    facts: dict[str, Any] = {"created_at": None, "cwd": None, "ref": None}
+    for rec in head_records(f, max_records=5):
+        if facts["created_at"] is None and isinstance(rec.get("timestamp"), str):
+            facts["created_at"] = rec["timestamp"]
+        if facts["cwd"] is None and isinstance(rec.get("cwd"), str):
+            facts["cwd"] = rec["cwd"]
+        if facts["ref"] is None and rec.get("type") == "fork-context-ref":
+            facts["ref"] = {k: rec.get(k) for k in ("parentSessionId", "parentLastUuid")}
+    return facts
+
+
+def _dir_names(d: Path) -> set[str]:
+    """Names of the folders (symlinks to folders included, as Path.is_dir) directly in d."""
+    try:
+        with os.scandir(d) as entries:
+            return {e.name for e in entries if e.is_dir()}
+    except OSError:
+        return set()
 
 
 def _looks_like_session_id(name: str) -> bool:

@@ -44,8 +44,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Callable, Iterator
 
+import orjson
+
 from archiver.harnesses.base import HarnessContext, native_path
-from archiver.harnesses.common import configured_root, iso, regular_files, relative_or_absolute, sql_ident
+from archiver.harnesses.common import (
+    configured_root,
+    iso,
+    regular_files,
+    relative_or_absolute,
+    sorted_paths,
+    sql_ident,
+)
 from archiver.harnesses.jsonl_probe import parse_line, scan_lines, unparseable_warning
 from archiver.model import DiscoveredSession, LineageEdge, Session, SourceArtifact, session_key
 from archiver.snapshot import copy_sqlite
@@ -63,6 +72,9 @@ ROLLOUT_RE = re.compile(
     r"(?:_(?P<rid>[A-Za-z0-9-]+))?\.jsonl(?P<zst>\.zst)?$"
 )
 HOST_DB_PREFIXES = ("logs_", "goals_", "memories_", "queue_")
+# the session_meta fields discovery reads (all that the cache keeps of a rollout's first line)
+META_KEYS = ("id", "timestamp", "cwd", "history_mode", "history_base", "forked_from_id",
+             "forked_from_ordinal_exclusive", "source", "parent_thread_id", "session_id")
 
 
 # ---------------------------------------------------------------- rollout streams
@@ -156,6 +168,7 @@ class _Rollout:
     meta: dict[str, Any] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     legacy: bool = True
+    st: os.stat_result | None = None  # as stat'ed when its first line was read
 
     @property
     def session_id(self) -> str:
@@ -187,8 +200,8 @@ class Codex:
         self._tmp: Path | None = None
         self._finalizer: weakref.finalize | None = None
         self._snapshots: dict[str, Path] = {}
-        self._scan_cache: dict[tuple[str, int, int], tuple[int, list[int]]] = {}
-        self._prev_scans: dict[tuple[str, int, int], tuple[int, list[int]]] = {}
+        # set for the length of one discover(): what would otherwise be probed per thread
+        self._run: dict[str, Any] | None = None
 
     @property
     def root(self) -> Path:
@@ -211,7 +224,43 @@ class Codex:
             for snap in self._snapshots.values():
                 snap.unlink(missing_ok=True)
             self._snapshots = {}
-        self._prev_scans, self._scan_cache = self._scan_cache, {}
+        self._run = None
+        self._run = self._listings(root)
+        try:
+            yield from self._discover(root, host)
+        finally:
+            self._run = None
+
+    def _listings(self, root: Path) -> dict[str, Any]:
+        """Per run, not per thread: the databases, the index, the shell snapshots by thread id
+        and the generated_images folders."""
+        snaps: dict[str, list[Path]] = {}
+        try:
+            with os.scandir(root / "shell_snapshots") as entries:
+                for e in entries:
+                    tid = e.name.split(".", 1)[0]
+                    if "." in e.name:
+                        snaps.setdefault(tid, []).append(Path(e.path))
+        except OSError:
+            pass
+        try:
+            with os.scandir(root / "generated_images") as entries:
+                images = {e.name for e in entries if e.is_dir()}
+        except OSError:
+            images = set()
+        return {
+            "root": root,
+            "index_path": root / "session_index.jsonl",
+            "shell_snapshots_dir": root / "shell_snapshots",
+            "generated_images_dir": root / "generated_images",
+            "db:state": self._db("state"),
+            "db:thread_history": self._db("thread_history"),
+            "index": (root / "session_index.jsonl").is_file(),
+            "shell_snapshots": snaps,
+            "generated_images": images,
+        }
+
+    def _discover(self, root: Path, host: DiscoveredSession) -> Iterator[DiscoveredSession]:
         state = self._read_state(host)
         names = self._read_session_index(host)
         rollouts = self._find_rollouts(root, state, host)
@@ -242,13 +291,16 @@ class Codex:
             yield host
         yield from sessions
 
+    def _root(self) -> Path:
+        return self._run["root"] if self._run is not None else self.root
+
     def _rel(self, file: Path) -> str:
-        return relative_or_absolute(file, self.root)
+        return relative_or_absolute(file, self._root())
 
     def _src(self, file: Path, role: str, fmt: str, mode: str, **kw: Any) -> SourceArtifact:
         return SourceArtifact(
             source=file,
-            path=native_path(self.native_root, self.root, file),
+            path=native_path(self.native_root, self._root(), file),
             role=role,  # type: ignore[arg-type]
             format=fmt,  # type: ignore[arg-type]
             mode=mode,  # type: ignore[arg-type]
@@ -259,6 +311,8 @@ class Codex:
 
     def _db(self, stem: str) -> Path | None:
         """Highest-numbered `<stem>_<n>.sqlite` under root (state_5, thread_history_1, ...)."""
+        if self._run is not None and f"db:{stem}" in self._run:
+            return self._run[f"db:{stem}"]  # type: ignore[no-any-return]
         best: tuple[int, Path] | None = None
         for p in self.root.glob(f"{stem}_*.sqlite"):
             m = re.fullmatch(rf"{re.escape(stem)}_(\d+)\.sqlite", p.name)
@@ -321,29 +375,47 @@ class Codex:
     # -- session_index.jsonl
 
     def _read_session_index(self, host: DiscoveredSession) -> dict[str, str]:
-        """Thread names: the last session_index.jsonl entry for an id wins."""
+        """Thread names: the last session_index.jsonl entry for an id wins. Read once per
+        file state (a line per thread: every run would otherwise parse all of them)."""
         names: dict[str, str] = {}
-        index = self.root / "session_index.jsonl"
+        index = self._root() / "session_index.jsonl"
         if not index.is_file():
             return names
         bad: list[int] = []
+        key, hit = None, None
         try:
-            with index.open("rb") as f:
-                for line in scan_lines(f, 1024 * 1024):
-                    ok, rec = parse_line(line)
-                    if not ok:
-                        if line.terminated:
-                            bad.append(line.no)
-                        continue
-                    if isinstance(rec, dict) and rec.get("id") is not None:
-                        name = rec.get("thread_name")
-                        if isinstance(name, str):
-                            names[str(rec["id"])] = name
-        except OSError as e:
-            host.warnings.append(f"session_index.jsonl: unreadable ({e.strerror or e})")
+            st = index.stat()
+            key = f"codex:index:{index}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}"
+            cached = self.ctx.cache.get(key)
+            hit = orjson.loads(cached) if cached is not None else None
+        except (OSError, orjson.JSONDecodeError):
+            pass
+        if isinstance(hit, list) and len(hit) == 2 and isinstance(hit[0], dict) and isinstance(hit[1], list):
+            names, bad = hit
+        else:
+            try:
+                self._index_names(index, names, bad)
+                if key is not None:
+                    self.ctx.cache[key] = orjson.dumps([names, bad]).decode()
+            except OSError as e:
+                host.warnings.append(f"session_index.jsonl: unreadable ({e.strerror or e})")
         if bad:
             host.warnings.append(f"session_index.jsonl: {len(bad)} unparseable line(s) (first at line {bad[0]})")
         return names
+
+    @staticmethod
+    def _index_names(index: Path, names: dict[str, str], bad: list[int]) -> None:
+        with index.open("rb") as f:
+            for line in scan_lines(f, 1024 * 1024):
+                ok, rec = parse_line(line)
+                if not ok:
+                    if line.terminated:
+                        bad.append(line.no)
+                    continue
+                if isinstance(rec, dict) and rec.get("id") is not None:
+                    name = rec.get("thread_name")
+                    if isinstance(name, str):
+                        names[str(rec["id"])] = name
 
     # -- rollouts
 
@@ -353,7 +425,7 @@ class Codex:
             base = root / top
             if not base.is_dir():
                 continue
-            for f in sorted(regular_files(base)):
+            for f in sorted_paths(regular_files(base)):
                 if not (f.name.endswith(".jsonl") or f.name.endswith(".jsonl.zst")):
                     continue
                 r = self._rollout(f, host)
@@ -364,22 +436,45 @@ class Codex:
             chosen[sid] = self._choose(group, state)
         return chosen
 
-    def _rollout(self, f: Path, host: DiscoveredSession) -> _Rollout | None:
-        m = ROLLOUT_RE.match(f.name)
-        warnings: list[str] = []
-        meta: dict[str, Any] = {}
+    def _first_record(self, f: Path) -> tuple[dict[str, Any], os.stat_result | None]:
+        """({"meta": the session_meta fields discovery uses} or {"problem": "empty" | "other" |
+        "unreadable (...)"}, the file's stat): a rollout's first line, read once per file state."""
+        st = None
         try:
+            st = f.stat()
+            key = f"codex:first:{f}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}"
+            cached = self.ctx.cache.get(key)
+            if cached is not None:
+                hit = orjson.loads(cached)
+                if isinstance(hit, dict):
+                    return hit, st
             with _open_stream(f) as stream:
                 first = next(scan_lines(stream, MAX_LINE), None)
             ok, rec = parse_line(first) if first is not None else (False, None)
             if isinstance(rec, dict) and rec.get("type") == "session_meta" and isinstance(rec.get("payload"), dict):
-                meta = rec["payload"]
-            elif first is None:
-                warnings.append(f"{self._rel(f)}: empty rollout")
+                out: dict[str, Any] = {"meta": {k: rec["payload"][k] for k in META_KEYS if k in rec["payload"]}}
             else:
-                warnings.append(f"{self._rel(f)}: first line is not a session_meta record")
+                out = {"problem": "empty" if first is None else "other"}
         except Exception as e:  # noqa: BLE001 - zstd and OS errors alike: one bad file never stops discovery
-            warnings.append(f"{self._rel(f)}: unreadable ({e})")
+            return {"problem": f"unreadable ({e})"}, st  # not cached: may be passing
+        try:
+            self.ctx.cache[key] = orjson.dumps(out).decode()
+        except TypeError:  # a value JSON cannot hold again (huge integer): not cached
+            pass
+        return out, st
+
+    def _rollout(self, f: Path, host: DiscoveredSession) -> _Rollout | None:
+        m = ROLLOUT_RE.match(f.name)
+        warnings: list[str] = []
+        first, st = self._first_record(f)
+        meta: dict[str, Any] = first.get("meta") or {}
+        problem = first.get("problem")
+        if problem == "empty":
+            warnings.append(f"{self._rel(f)}: empty rollout")
+        elif problem == "other":
+            warnings.append(f"{self._rel(f)}: first line is not a session_meta record")
+        elif problem:
+            warnings.append(f"{self._rel(f)}: {problem}")
         if m:
             tid, rid = m.group("tid"), m.group("rid")
             if meta.get("id") and str(meta["id"]) != tid:
@@ -391,7 +486,8 @@ class Codex:
             host.warnings.append(f"{self._rel(f)}: not a recognisable rollout (no thread id); kept in the host session")
             host.sources.append(self._src(f, "transcript", "jsonl.zst" if f.name.endswith(".zst") else "jsonl", "whole"))
             return None
-        r = _Rollout(file=f, thread_id=tid, rollout_id=rid if rid and rid != tid else None, meta=meta, warnings=warnings)
+        r = _Rollout(file=f, thread_id=tid, rollout_id=rid if rid and rid != tid else None, meta=meta, warnings=warnings,
+                     st=st)
         r.legacy = meta.get("history_mode") != "paginated"
         return r
 
@@ -422,14 +518,16 @@ class Codex:
             )
         return keep
 
-    def _scan(self, f: Path) -> tuple[int, list[int]]:
-        """(complete lines, numbers of unparseable complete lines), cached by size and mtime."""
-        st = f.stat()
-        key = (str(f), st.st_size, st.st_mtime_ns)
-        hit = self._scan_cache.get(key) or self._prev_scans.get(key)
-        if hit is not None:
-            self._scan_cache[key] = hit
-            return hit
+    def _scan(self, f: Path, st: os.stat_result | None = None) -> tuple[int, list[int]]:
+        """(complete lines, numbers of unparseable complete lines), once per file state (the
+        cache persists between runs)."""
+        st = st or f.stat()
+        key = f"codex:scan:{f}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}"
+        cached = self.ctx.cache.get(key)
+        if cached is not None:
+            hit = orjson.loads(cached)
+            if isinstance(hit, list) and len(hit) == 2:
+                return int(hit[0]), [int(b) for b in hit[1]]
         bad: list[int] = []
         n = 0
         with _open_stream(f) as stream:
@@ -439,7 +537,7 @@ class Codex:
                 n += 1
                 if not parse_line(line)[0]:
                     bad.append(line.no)
-        self._scan_cache[key] = (n, bad)
+        self.ctx.cache[key] = orjson.dumps([n, bad]).decode()
         return n, bad
 
     # -- one session
@@ -465,9 +563,9 @@ class Codex:
             s.sources.append(self._src(r.file, "transcript", "jsonl.zst", "zst"))
         else:
             s.sources.append(self._src(r.file, "transcript", "jsonl", "whole" if r.legacy else "append"))
-        s.updated_at = iso(r.file.stat().st_mtime)
+        s.updated_at = iso((r.st or r.file.stat()).st_mtime)
         try:
-            lines, bad = self._scan(r.file)
+            lines, bad = self._scan(r.file, r.st)
             if bad:
                 s.warnings.append(unparseable_warning(self._rel(r.file), bad))
         except Exception as e:  # noqa: BLE001
@@ -557,8 +655,9 @@ class Codex:
         hist = self._db("thread_history")
         if hist is not None and tid in state.history_threads:
             s.sources.append(self._extract(hist, tid))
-        index = self.root / "session_index.jsonl"
-        if tid in names and index.is_file():
+        root, run = self._root(), self._run
+        index = run["index_path"] if run is not None else root / "session_index.jsonl"
+        if tid in names and (run["index"] if run is not None else index.is_file()):
             s.sources.append(
                 SourceArtifact(
                     source=index,
@@ -569,13 +668,14 @@ class Codex:
                     produce=_index_producer(index, tid),
                 )
             )
-        snaps = self.root / "shell_snapshots"
-        if snaps.is_dir():
-            for f in sorted(snaps.glob(f"{tid}.*")):
-                if f.is_file() and not f.name.startswith(f"{tid}.tmp-") and f.suffix in (".sh", ".ps1"):
-                    s.sources.append(self._src(f, "sidecar", "text", "whole"))
-        images = self.root / "generated_images" / tid
-        if images.is_dir():
+        snaps = run["shell_snapshots_dir"] if run is not None else root / "shell_snapshots"
+        listed = run["shell_snapshots"].get(tid, []) if run is not None else (
+            snaps.glob(f"{tid}.*") if snaps.is_dir() else [])
+        for f in sorted(listed):
+            if f.is_file() and not f.name.startswith(f"{tid}.tmp-") and f.suffix in (".sh", ".ps1"):
+                s.sources.append(self._src(f, "sidecar", "text", "whole"))
+        if (tid in run["generated_images"]) if run is not None else (root / "generated_images" / tid).is_dir():
+            images = root / "generated_images" / tid
             for f in sorted(regular_files(images)):
                 s.sources.append(self._src(f, "blob", "binary", "whole"))
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator
 
 from archiver.harnesses.base import HarnessContext
 from archiver.model import Format
@@ -46,13 +46,34 @@ def xdg_dir(ctx: HarnessContext, var: str, fallback: str) -> Path:
 
 
 def regular_files(d: Path) -> Iterator[Path]:
-    """Regular files below d, not following symlinks; folder by folder, names sorted."""
-    for dirpath, dirnames, filenames in os.walk(d, followlinks=False):
-        dirnames.sort()
-        for name in sorted(filenames):
-            p = Path(dirpath) / name
-            if p.is_file() and not p.is_symlink():
-                yield p
+    """Regular files below d, not following symlinks; folder by folder (depth first, a
+    folder's files before its subfolders), names sorted. Unlistable folders are skipped."""
+    stack = [d]
+    while stack:
+        folder = stack.pop()
+        try:
+            with os.scandir(folder) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError:
+            continue
+        subdirs = []
+        for e in entries:  # the entry's type comes from the listing: no stat per file
+            try:
+                if e.is_symlink():
+                    continue
+                if e.is_file(follow_symlinks=False):
+                    yield folder / e.name
+                elif e.is_dir(follow_symlinks=False):
+                    subdirs.append(folder / e.name)
+            except OSError:
+                continue
+        stack.extend(reversed(subdirs))  # the first subfolder is walked next, wholly
+
+
+def sorted_paths(paths: Iterable[Path]) -> list[Path]:
+    """sorted(paths), comparing each path's parts as a tuple (the order of PurePosixPath,
+    without a Python-level comparison per pair: thousands of files are sorted each run)."""
+    return sorted(paths, key=lambda p: p.parts)
 
 
 def relative_or_absolute(file: Path, root: Path) -> str:

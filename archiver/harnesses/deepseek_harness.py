@@ -23,6 +23,7 @@ Title: the last `session/title` event's data.title.
 from __future__ import annotations
 
 import hashlib
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
@@ -30,12 +31,13 @@ from typing import Any, Iterator
 import orjson
 
 from archiver.harnesses.base import HarnessContext, native_path
-from archiver.harnesses.common import iso, regular_files, relative_or_absolute
+from archiver.harnesses.common import iso, regular_files, relative_or_absolute, sorted_paths
 from archiver.harnesses.jsonl_probe import Line, parse_line, scan_lines, unparseable_warning
 from archiver.model import DiscoveredSession, LineageEdge, SourceArtifact, session_key
 
 NAME = "deepseek-harness"
 MAX_LINE = 8 * 1024 * 1024
+CACHED_EVENTS = 4096  # longer prefix chains are not kept in the discovery cache
 
 # every durable event type the catalog declares (its "Persistence type fingerprints" table)
 KNOWN_EVENTS = frozenset(
@@ -73,6 +75,7 @@ class _Scanned:
     cut: int | None = None  # index (0-based, among events) of the last inherited end-seed marker
     cut_seq: Any = None
     unknown: dict[str, list[int]] = field(default_factory=dict)  # type -> [count, required count]
+    st: os.stat_result | None = None  # as stat'ed before it was read
 
     @property
     def session_id(self) -> str:
@@ -101,11 +104,11 @@ class DeepSeekHarness:
         if not root.is_dir():
             return
         scanned: list[_Scanned] = []
-        for f in sorted(regular_files(root)):
+        for f in sorted_paths(regular_files(root)):
             if f.name.endswith(".jsonl"):
-                scanned.append(self._scan(f))
+                scanned.append(self._scan(f, root))
         by_id: dict[str, _Scanned] = {}
-        by_path: dict[str, _Scanned] = {}
+        by_path = _ByPath(scanned)  # resolved only when a parentSession path needs it
         by_stem: dict[str, _Scanned] = {}
         for sc in scanned:
             if sc.session_id in by_id:
@@ -115,7 +118,6 @@ class DeepSeekHarness:
                 )
                 sc.header = dict(sc.header or {}, id=f"{sc.session_id}~{sc.file.name.removesuffix('.jsonl')}")
             by_id[sc.session_id] = sc
-            by_path[str(sc.file.resolve())] = sc
             by_stem.setdefault(sc.file.name.removesuffix(".jsonl"), sc)
         for sc in scanned:
             yield self._session(sc, scanned, by_id, by_path, by_stem)
@@ -123,7 +125,36 @@ class DeepSeekHarness:
     def _rel(self, f: Path) -> str:
         return relative_or_absolute(f, self.root)
 
-    def _scan(self, f: Path) -> _Scanned:
+    def _scan(self, f: Path, root: Path | None = None) -> _Scanned:
+        """A file's header, title, prefix chain, fork cut and warnings, read once per file
+        state (a chain of more than CACHED_EVENTS events is not kept: read again each run)."""
+        try:
+            st = f.stat()
+        except OSError:
+            return self.scan_file(f)
+        key = f"deepseek-harness:scan:{root or self.root}:{f}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}"
+        cached = self.ctx.cache.get(key)
+        if cached is not None:
+            try:
+                d = orjson.loads(cached)
+                return _Scanned(file=f, header=d["header"], warnings=d["warnings"], title=d["title"],
+                                chain=[bytes.fromhex(c) for c in d["chain"]], cut=d["cut"], cut_seq=d["cut_seq"],
+                                unknown=d["unknown"], st=st)
+            except (orjson.JSONDecodeError, KeyError, TypeError, ValueError):
+                pass
+        sc = self.scan_file(f)
+        sc.st = st
+        if len(sc.chain) <= CACHED_EVENTS and not any("unreadable" in w for w in sc.warnings):
+            try:
+                self.ctx.cache[key] = orjson.dumps({
+                    "header": sc.header, "warnings": sc.warnings, "title": sc.title,
+                    "chain": [c.hex() for c in sc.chain], "cut": sc.cut, "cut_seq": sc.cut_seq,
+                    "unknown": sc.unknown}).decode()
+            except TypeError:  # a value JSON cannot hold again (huge integer): not cached
+                pass
+        return sc
+
+    def scan_file(self, f: Path) -> _Scanned:
         sc = _Scanned(file=f, header=None)
         bad: list[int] = []
         running = hashlib.blake2b(digest_size=16)
@@ -172,7 +203,7 @@ class DeepSeekHarness:
         sc: _Scanned,
         scanned: list[_Scanned],
         by_id: dict[str, _Scanned],
-        by_path: dict[str, _Scanned],
+        by_path: _ByPath,
         by_stem: dict[str, _Scanned],
     ) -> DiscoveredSession:
         header = sc.header or {}
@@ -188,7 +219,7 @@ class DeepSeekHarness:
             )
         )
         try:
-            s.updated_at = iso(sc.file.stat().st_mtime)
+            s.updated_at = iso((sc.st or sc.file.stat()).st_mtime)
         except OSError:
             pass
         parent_ref = header.get("parentSession")
@@ -217,7 +248,7 @@ class DeepSeekHarness:
         return s
 
     def _resolve(
-        self, ref: str, by_id: dict[str, _Scanned], by_path: dict[str, _Scanned], by_stem: dict[str, _Scanned],
+        self, ref: str, by_id: dict[str, _Scanned], by_path: _ByPath, by_stem: dict[str, _Scanned],
         s: DiscoveredSession,
     ) -> str:
         if ref in by_id:
@@ -256,6 +287,20 @@ class DeepSeekHarness:
                 "fork parent ambiguous between " + ", ".join(o.session_id for o in candidates) + "; the oldest is used"
             )
         return candidates[0].session_id
+
+
+class _ByPath:
+    """Scanned files by resolved path, resolved on first use (a system call per path
+    component; only a parentSession given as a path needs them)."""
+
+    def __init__(self, scanned: list[_Scanned]) -> None:
+        self._scanned = scanned
+        self._map: dict[str, _Scanned] | None = None
+
+    def get(self, key: str) -> _Scanned | None:
+        if self._map is None:
+            self._map = {str(sc.file.resolve()): sc for sc in self._scanned}
+        return self._map.get(key)
 
 
 HARNESS = DeepSeekHarness

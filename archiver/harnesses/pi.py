@@ -25,6 +25,7 @@ Title: the last session_info `name`.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -62,6 +63,7 @@ class _Found:
     native: str  # default-layout path relative to HOME
     header: dict[str, Any] | None
     warnings: list[str] = field(default_factory=list)
+    st: os.stat_result | None = None  # as stat'ed when its header was read
 
     @property
     def session_id(self) -> str:
@@ -127,7 +129,7 @@ class Pi:
                 found.append(item)
 
         by_id: dict[str, _Found] = {}
-        by_path: dict[str, _Found] = {}
+        by_path = _ByPath(found)  # resolved paths: computed only when a parentSession needs them
         by_name: dict[str, _Found] = {}
         for item in found:
             sid = item.session_id
@@ -136,7 +138,6 @@ class Pi:
                 item.warnings.append(f"{item.file}: session id {sid} also used by {other.file}; archived under its file name")
                 item.header = dict(item.header or {}, id=item.file.name[: -len(".jsonl")])
             by_id[item.session_id] = item
-            by_path[str(item.file.resolve())] = item
             by_name.setdefault(item.file.name, item)
         for item in found:
             try:
@@ -149,18 +150,32 @@ class Pi:
     def _found(self, f: Path, native: str) -> _Found:
         item = _Found(file=f, native=native, header=None)
         try:
-            with f.open("rb") as stream:
-                first = next(scan_lines(stream, 1024 * 1024), None)
-            ok, rec = parse_line(first) if first is not None else (False, None)
-            if isinstance(rec, dict) and rec.get("type") == "session":
-                item.header = rec
+            item.st = f.stat()
+            header = self._header(f, item.st)
+            if header is not None:
+                item.header = header
             else:
                 item.warnings.append(f"{f.name}: first line is not a session header; id taken from the file name")
         except OSError as e:
             item.warnings.append(f"{f.name}: unreadable header ({e.strerror or e})")
         return item
 
-    def _session(self, item: _Found, by_path: dict[str, _Found], by_name: dict[str, _Found]) -> DiscoveredSession:
+    def _header(self, f: Path, st: os.stat_result) -> dict[str, Any] | None:
+        """The session header (first line), read once per file state."""
+        key = f"pi:header:{f}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}"
+        cached = self.ctx.cache.get(key)
+        if cached is not None:
+            hit = orjson.loads(cached)
+            if isinstance(hit, list) and len(hit) == 1 and (hit[0] is None or isinstance(hit[0], dict)):
+                return hit[0]  # type: ignore[no-any-return]
+        with f.open("rb") as stream:
+            first = next(scan_lines(stream, 1024 * 1024), None)
+        ok, rec = parse_line(first) if first is not None else (False, None)
+        header = rec if isinstance(rec, dict) and rec.get("type") == "session" else None
+        _store(self.ctx.cache, key, [header])
+        return header
+
+    def _session(self, item: _Found, by_path: _ByPath, by_name: dict[str, _Found]) -> DiscoveredSession:
         header = item.header or {}
         s = DiscoveredSession(harness=NAME, session_id=item.session_id, warnings=list(item.warnings))
         s.created_at = header.get("timestamp") if isinstance(header.get("timestamp"), str) else None
@@ -168,9 +183,9 @@ class Pi:
         version = header.get("version", 1) if item.header is not None else None
         mode = "append" if version == CURRENT_VERSION else "whole"
         s.sources.append(SourceArtifact(source=item.file, path=item.native, role="transcript", format="jsonl", mode=mode))
-        s.updated_at = iso(item.file.stat().st_mtime)
+        s.updated_at = iso((item.st or item.file.stat()).st_mtime)
 
-        title, outputs, bad = self._scan(item.file)
+        title, outputs, bad = self._scan(item.file, item.st)
         s.title = title
         if bad:
             s.warnings.append(unparseable_warning(item.file.name, bad))
@@ -194,7 +209,7 @@ class Pi:
         return s
 
     def _parent_edge(
-        self, parent: str, item: _Found, by_path: dict[str, _Found], by_name: dict[str, _Found], s: DiscoveredSession
+        self, parent: str, item: _Found, by_path: _ByPath, by_name: dict[str, _Found], s: DiscoveredSession
     ) -> LineageEdge:
         p = Path(parent)
         known = by_path.get(str(p.resolve())) if p.is_absolute() else None
@@ -211,8 +226,22 @@ class Pi:
         s.warnings.append(f"parentSession {parent} is gone; parent id {pid} taken from its file name")
         return LineageEdge(relation="fork", parent=session_key(NAME, pid))
 
-    def _scan(self, f: Path) -> tuple[str | None, list[str], list[int]]:
-        """(last session_info name, fullOutputPath values in order, unparseable complete lines)."""
+    def _scan(self, f: Path, st: os.stat_result | None = None) -> tuple[str | None, list[str], list[int]]:
+        """(last session_info name, fullOutputPath values in order, unparseable complete lines),
+        read once per file state."""
+        st = st or f.stat()
+        key = f"pi:scan:{f}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}"
+        cached = self.ctx.cache.get(key)
+        if cached is not None:
+            hit = orjson.loads(cached)
+            if isinstance(hit, list) and len(hit) == 3:
+                return hit[0], list(hit[1]), list(hit[2])
+        found = self.scan_file(f)
+        _store(self.ctx.cache, key, list(found))
+        return found
+
+    @staticmethod
+    def scan_file(f: Path) -> tuple[str | None, list[str], list[int]]:
         title: str | None = None
         outputs: list[str] = []
         bad: list[int] = []
@@ -263,6 +292,30 @@ class Pi:
         if folder != cwd_dir_name(session.cwd) or not rest:
             return redact_relpath(src.path)
         return f"{prefix}{cwd_dir_name(redact_text(session.cwd))}/{rest}"
+
+
+class _ByPath:
+    """Found sessions by resolved file path, resolved on first use (each resolve is a
+    system call per path component; most runs never need them)."""
+
+    def __init__(self, found: list[_Found]) -> None:
+        self._found = found
+        self._map: dict[str, _Found] | None = None
+
+    def get(self, key: str) -> _Found | None:
+        if self._map is None:
+            self._map = {str(item.file.resolve()): item for item in self._found}
+        return self._map.get(key)
+
+
+def _store(cache: Any, key: str, value: Any, limit: int = 256 * 1024) -> None:
+    """Cache `value` as JSON unless it cannot be (huge integer) or is too large to keep."""
+    try:
+        data = orjson.dumps(value)
+    except TypeError:
+        return
+    if len(data) <= limit:
+        cache[key] = data.decode()
 
 
 HARNESS = Pi

@@ -9,10 +9,12 @@ Nothing here stores or logs a matched value.
 from __future__ import annotations
 
 import io
+import os
 import shutil
+import tempfile
 from collections import Counter
 from pathlib import Path
-from typing import BinaryIO, Iterator
+from typing import Any, BinaryIO, Callable, Iterator
 
 import re2
 
@@ -22,12 +24,13 @@ from archiver.redact.engine import MODE_PATHS, Engine
 from archiver.redact.presidio_engine import PresidioOptions, PresidioRedactor
 from archiver.redact.pseudonym import Pseudonymizer
 from archiver.redact.rules import Rule, RuntimeTerms, load_rules
-from archiver.redact.walkers import protobuf
+from archiver.redact.walkers import longjson, protobuf
 from archiver.redact.walkers.jsondoc import JsonRedactor
 from archiver.redact.walkers.sqlite import redact_sqlite, scan_sqlite
 from archiver.redact.walkers.text import redact_stream
+from archiver.snapshot import LONG_LINE, iter_lines
 
-JSON_FILE_MAX = 64 << 20  # larger JSON files are redacted as text (streaming)
+JSON_FILE_MAX = 8 << 20  # larger JSON files are redacted from the file, in bounded memory (walkers/longjson)
 BATCH_BYTES = 256 << 10  # JSONL lines are redacted in batches: one engine pass per batch
 BATCH_LINES = 64
 _ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
@@ -72,6 +75,12 @@ class RuleRedactor:
         """Many lines (without newlines) at once: the same bytes as line by line, in one engine pass."""
         return self.json.redact_lines(lines, report, carrier)
 
+    def redact_jsonl_span(self, f: BinaryIO, start: int, end: int, write: Callable[[bytes], object],
+                          report: RedactionReport, carrier: str = "jsonl") -> None:
+        """One JSONL line too long to hold (bytes [start, end) of f, without its newline), redacted
+        from the file in bounded memory; the output goes to `write` in pieces."""
+        longjson.redact_span(self.json, f, start, end, write, report, carrier)
+
     def redact_file(self, src: Path, dst: Path, fmt: Format, report: RedactionReport) -> None:
         if fmt in ("jsonl", "jsonl.zst"):
             self._redact_jsonl_file(src, dst, report)
@@ -108,14 +117,7 @@ class RuleRedactor:
         """What redacting `path` again would replace (counts only; nothing is written)."""
         report = RedactionReport()
         if fmt in ("jsonl", "jsonl.zst"):
-            with _open_maybe_zstd(path) as f:
-                batch: list[bytes] = []
-                for line in f:
-                    batch.append(line.rstrip(b"\n"))
-                    if len(batch) >= BATCH_LINES:
-                        self.json.redact_lines(batch, report)
-                        batch = []
-                self.json.redact_lines(batch, report)
+            self._jsonl_pass(path, None, report)
         elif fmt == "json":
             self._redact_json_file(path, None, report)
         elif fmt == "text":
@@ -174,7 +176,7 @@ class RuleRedactor:
     def _redact_jsonl_file(self, src: Path, dst: Path, report: RedactionReport) -> None:
         with src.open("rb") as probe:
             compressed = probe.read(4) == _ZSTD_MAGIC
-        with _open_maybe_zstd(src) as fi, dst.open("wb") as raw_out:
+        with dst.open("wb") as raw_out:
             fo: BinaryIO = raw_out
             writer = None
             if compressed:
@@ -182,10 +184,29 @@ class RuleRedactor:
 
                 writer = zstandard.ZstdCompressor(level=3).stream_writer(raw_out, closefd=False)
                 fo = writer  # type: ignore[assignment]
-            pending: list[bytes] = []
-            ends: list[bytes] = []
-            size = 0
-            for line in fi:
+            self._jsonl_pass(src, fo, report)
+            if writer is not None:
+                writer.close()
+
+    def _jsonl_pass(self, src: Path, fo: BinaryIO | None, report: RedactionReport) -> None:
+        """Redact the lines of a (possibly zstd-compressed) JSONL file into fo (None: only count)."""
+        write = fo.write if fo is not None else _discard
+        pending: list[bytes] = []
+        ends: list[bytes] = []
+        size = 0
+        with _jsonl_items(src) as items:
+            for line in items:
+                if type(line) is not bytes:  # (file, start, end): a line too long to hold
+                    if pending:
+                        write(self._redact_batch(pending, ends, report))
+                        pending, ends, size = [], [], 0
+                    f, a, b = line
+                    f.seek(max(a, b - 2))
+                    tail = f.read(b - max(a, b - 2))
+                    eol = b"\r\n" if tail.endswith(b"\r\n") else b"\n" if tail.endswith(b"\n") else b""
+                    self.redact_jsonl_span(f, a, b - len(eol), write, report)
+                    write(eol)
+                    continue
                 if line.endswith(b"\n"):
                     pending.append(line[:-1])
                     ends.append(b"\n")
@@ -194,11 +215,9 @@ class RuleRedactor:
                     ends.append(b"")
                 size += len(line)
                 if size >= BATCH_BYTES or len(pending) >= BATCH_LINES:
-                    fo.write(self._redact_batch(pending, ends, report))
+                    write(self._redact_batch(pending, ends, report))
                     pending, ends, size = [], [], 0
-            fo.write(self._redact_batch(pending, ends, report))
-            if writer is not None:
-                writer.close()
+        write(self._redact_batch(pending, ends, report))
 
     def _redact_batch(self, lines: list[bytes], ends: list[bytes], report: RedactionReport) -> bytes:
         if not lines:
@@ -207,13 +226,14 @@ class RuleRedactor:
         return b"".join(x for pair in zip(out, ends) for x in pair)
 
     def _redact_json_file(self, src: Path, dst: Path | None, report: RedactionReport) -> None:
-        if src.stat().st_size > JSON_FILE_MAX:
+        size = src.stat().st_size
+        if size > JSON_FILE_MAX:  # from the file in bounded memory: structure kept, long strings streamed
             with src.open("rb") as fi:
                 if dst is None:
-                    redact_stream(fi, _Discard(), lambda b: self.engine.redact_bytes(b, report, "json"))
+                    longjson.redact_span(self.json, fi, 0, size, _discard, report, "json", keep_layout=True)
                 else:
                     with dst.open("wb") as fo:
-                        redact_stream(fi, fo, lambda b: self.engine.redact_bytes(b, report, "json"))
+                        longjson.redact_span(self.json, fi, 0, size, fo.write, report, "json", keep_layout=True)
             return
         raw = src.read_bytes()
         out = self.json.redact_doc(raw, report, "json", keep_layout=True) if self.json.needs_work(raw) else raw
@@ -223,38 +243,63 @@ class RuleRedactor:
             dst.write_bytes(out)
 
 
+def _discard(b: bytes) -> int:
+    return len(b)
+
+
+class _jsonl_items:
+    """The lines of a JSONL file (possibly zstd-compressed), each with its newline; a line longer
+    than LONG_LINE comes as (seekable file, start, end) instead: a span of the file itself, or of
+    a temporary copy for a compressed file. Never holds a long line whole."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._files: list[Any] = []
+
+    def __enter__(self) -> Iterator[bytes | tuple[BinaryIO, int, int]]:
+        f = self.path.open("rb")
+        self._files.append(f)
+        if f.read(4) != _ZSTD_MAGIC:
+            size = os.fstat(f.fileno()).st_size
+            return (x if type(x) is bytes else (f, x[0], x[1]) for x in iter_lines(f, 0, size))
+        f.seek(0)
+        import zstandard
+
+        reader = zstandard.ZstdDecompressor().stream_reader(f, read_across_frames=True)
+        buffered = io.BufferedReader(reader, 1 << 20)  # type: ignore[arg-type]
+        self._files.insert(0, buffered)
+        return self._spooled(buffered)
+
+    def _spooled(self, fi: BinaryIO) -> Iterator[bytes | tuple[BinaryIO, int, int]]:
+        spool = None
+        while line := fi.readline(LONG_LINE + 1):
+            if len(line) <= LONG_LINE or line.endswith(b"\n"):
+                yield line
+                continue
+            if spool is None:
+                spool = tempfile.TemporaryFile(prefix="archiver-line-")
+                self._files.append(spool)
+            spool.seek(0)
+            spool.truncate()
+            while line:
+                spool.write(line)
+                if line.endswith(b"\n"):
+                    break
+                line = fi.readline(1 << 20)
+            spool.flush()
+            yield spool, 0, spool.tell()
+
+    def __exit__(self, *exc: object) -> None:
+        for f in self._files:
+            f.close()
+
+
 class _Discard(io.RawIOBase):
     def writable(self) -> bool:
         return True
 
     def write(self, b: bytes) -> int:  # type: ignore[override]
         return len(b)
-
-
-class _open_maybe_zstd:
-    """Iterate the lines of a file that may be zstd-compressed (Codex rollouts after 7 idle days)."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self._files: list[object] = []
-
-    def __enter__(self) -> Iterator[bytes]:
-        f = self.path.open("rb")
-        self._files.append(f)
-        if f.read(4) == _ZSTD_MAGIC:
-            f.seek(0)
-            import zstandard
-
-            reader = zstandard.ZstdDecompressor().stream_reader(f, read_across_frames=True)
-            buffered = io.BufferedReader(reader, 1 << 20)  # type: ignore[arg-type]
-            self._files.insert(0, buffered)
-            return iter(buffered)
-        f.seek(0)
-        return iter(f)
-
-    def __exit__(self, *exc: object) -> None:
-        for f in self._files:
-            f.close()  # type: ignore[attr-defined]
 
 
 def build_redactor(rule_specs: list[str], pseudonym_key: bytes, terms: RuntimeTerms,

@@ -14,7 +14,7 @@ from archiver.model import Format
 from archiver.redact.base import RedactionReport
 from archiver.redact.engine import Engine
 from archiver.redact.pseudonym import Pseudonymizer
-from archiver.redact.redactor import RuleRedactor, _open_maybe_zstd
+from archiver.redact.redactor import RuleRedactor, _discard, _jsonl_items
 from archiver.redact.rules import Rule
 
 
@@ -43,10 +43,15 @@ def scan_file(redactor: RuleRedactor, path: Path, fmt: Format) -> list[Finding]:
     """What the redactor would replace in `path`, per line for JSONL and text."""
     out: list[Finding] = []
     if fmt in ("jsonl", "jsonl.zst"):
-        with _open_maybe_zstd(path) as lines:
+        with _jsonl_items(path) as lines:
             for no, line in enumerate(lines, 1):
                 rep = RedactionReport()
-                redactor.redact_jsonl_line(line.rstrip(b"\n"), rep)
+                if type(line) is bytes:
+                    redactor.redact_jsonl_line(line.rstrip(b"\n"), rep)
+                else:  # a line too long to hold: (file, start, end)
+                    f, a, b = line
+                    f.seek(max(a, b - 1))
+                    redactor.redact_jsonl_span(f, a, b - (f.read(1) == b"\n"), _discard, rep)
                 out += _findings(f"line {no}", rep)
     elif fmt == "text":
         with path.open("rb") as f:

@@ -10,6 +10,7 @@ open_store returns RetryingStore(LoggingStore(backend)); backend-specific attrib
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlsplit
 
 from archiver.store.base import (
@@ -21,10 +22,13 @@ from archiver.store.base import (
     StoreOptions,
     check_key,
     check_prefix,
+    strip_userinfo,
 )
 from archiver.store.local import LocalStore
 from archiver.store.retry import LoggingStore, RetryingStore, StoreWrapper, is_transient
-from archiver.store.s3 import S3Store, strip_userinfo
+
+if TYPE_CHECKING:
+    from archiver.store.s3 import S3Store
 
 __all__ = [
     "LocalStore",
@@ -42,8 +46,20 @@ __all__ = [
     "check_prefix",
     "is_transient",
     "open_backend",
+    "strip_userinfo",
     "open_store",
 ]
+
+
+
+def __getattr__(name: str) -> Any:
+    # boto3 costs ~0.3 s to import: only runs that use an s3:// store pay for it
+    if name == "S3Store":
+        from archiver.store.s3 import S3Store
+
+        return S3Store
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 _EXPECTED = "expected s3://bucket/prefix or file:///absolute/path"
 
@@ -64,6 +80,8 @@ def open_backend(url: str, options: StoreOptions | None = None) -> S3Store | Loc
                              "url; they come from the standard AWS chain")
         if not parts.netloc:
             raise ValueError(f"invalid store url {shown!r}: no bucket; {_EXPECTED}")
+        from archiver.store.s3 import S3Store
+
         try:
             return S3Store(parts.netloc, parts.path, options)
         except ValueError as e:

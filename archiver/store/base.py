@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import BinaryIO, Iterator, Protocol, runtime_checkable
+from urllib.parse import urlsplit, urlunsplit
 
 MiB = 1024 * 1024
 
@@ -189,3 +190,14 @@ def _check_segments(original: str, key: str, *, allow_empty: bool) -> None:
     for seg in key.split("/"):
         if seg in ("", ".", ".."):
             raise StoreError(original, f"invalid key: segment {seg!r}")
+
+
+def strip_userinfo(url: str) -> str:
+    """The url without user:password@, for messages."""
+    parts = urlsplit(url)
+    if parts.username is None and parts.password is None:
+        return url
+    host = parts.hostname or ""
+    if parts.port is not None:
+        host = f"{host}:{parts.port}"
+    return urlunsplit((parts.scheme, host, parts.path, parts.query, parts.fragment))

@@ -43,6 +43,7 @@ from archiver.store.base import (
     StoreOptions,
     check_key,
     check_prefix,
+    strip_userinfo,
 )
 
 log = logging.getLogger(__name__)
@@ -365,16 +366,6 @@ def map_error(key: str, exc: BaseException, op: str) -> StoreError:
     if isinstance(exc, OSError):
         return StoreError(key, f"{op}: local file error: {exc.strerror or type(exc).__name__}")
     return StoreError(key, f"{op}: {type(exc).__name__}: {_short(exc)}")
-
-
-def strip_userinfo(url: str) -> str:
-    parts = urlsplit(url)
-    if parts.username is None and parts.password is None:
-        return url
-    host = parts.hostname or ""
-    if parts.port is not None:
-        host = f"{host}:{parts.port}"
-    return urlunsplit((parts.scheme, host, parts.path, parts.query, parts.fragment))
 
 
 class _Body(io.RawIOBase):

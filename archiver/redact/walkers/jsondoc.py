@@ -52,7 +52,7 @@ _KEY_KIND = {**{k: _PROSE for k in PROSE_KEYS}, **{k: _ID for k in ID_KEYS}, **{
              "data": _DATA}
 _IMAGE_FIRST = frozenset(p[0] for p in IMAGE_PREFIXES)
 MEMO_MAX_LEN = 200  # strings up to this length have their result remembered
-MEMO_ENTRIES = 50_000
+MEMO_ENTRIES = 5_000  # per mode; more costs worker memory (pymalloc keeps the arenas) for no speed
 
 # A \u escape of a printable character, or \/, can hide a keyword from the raw-bytes gate.
 _HIDING_ESCAPE = re2.compile(
@@ -284,6 +284,25 @@ class JsonRedactor:
             doc.modes.clear()
             doc.locs.clear()
             doc.nested.append((None, None, s))
+        res = self._redact_strings(doc, report, carrier, depth)
+        if res is None:
+            return None
+        return res.news[0] if res.news else res.nested[0][3]
+
+    def redact_string(self, s: str, report: RedactionReport, carrier: str, prose: bool = False,
+                      depth: int = 0) -> str | None:
+        """One string value as the walker redacts it in a document at `depth` (JSON inside it
+        included; `prose` where its key is a prose key); None when unchanged. The caller has
+        already set aside what the walker skips (opaque keys, media strings)."""
+        doc = _Doc()
+        if s[:1] in ("{", "[") and len(s) > 1:
+            doc.nested.append((None, None, s))
+        else:
+            doc.strs.append(s)
+            doc.modes.append(MODE_ALL)
+            doc.locs.append((None, None, False))
+            if prose and self.prose is not None:
+                doc.prose.add(0)
         res = self._redact_strings(doc, report, carrier, depth)
         if res is None:
             return None

@@ -27,6 +27,7 @@ log = logging.getLogger(__name__)
 
 CellFn = Callable[[object, str], object]
 BATCH = 500
+BATCH_BYTES = 4 << 20  # a batch also ends after about this many bytes of cells
 _SHADOW_SUFFIXES = ("_content", "_data", "_idx", "_docsize", "_config", "_segments", "_segdir", "_stat",
                     "_node", "_rowid", "_parent")
 _FTS_RE = re.compile(r"\bUSING\s+(fts[345])\b", re.I)
@@ -69,28 +70,40 @@ def _columns(conn: sqlite3.Connection, table: str) -> list[str]:
     return cols
 
 
-def _rows(conn: sqlite3.Connection, table: str, sql: str, cols: list[str]) -> Iterator[tuple[tuple, tuple]]:
-    """(key values, column values) per row, in batches so updates never race an open cursor."""
+def _rows(conn: sqlite3.Connection, table: str, sql: str, cols: list[str]) -> Iterator[tuple[tuple, tuple] | None]:
+    """(key values, column values) per row, read in batches of at most BATCH rows and about
+    BATCH_BYTES of cells, one row at a time; None after each batch, when no cursor is open (so
+    pending updates can be written without racing one)."""
     sel = ", ".join(_q(c) for c in cols)
-    if "WITHOUT ROWID" in sql.upper():
-        pk = [r[1] for r in sorted(conn.execute(f"PRAGMA table_info({_q(table)})"), key=lambda r: r[5]) if r[5]]
-        width = len(pk)
-        for row in conn.execute(f"SELECT {', '.join(_q(c) for c in pk)}, {sel} FROM {_q(table)}").fetchall():
-            yield row[:width], row[width:]
-        return
-    rid = next(r for r in ("rowid", "_rowid_", "oid") if r not in cols)
-    last = None
+    if "WITHOUT ROWID" in sql.upper():  # the primary key, in key order (row values compare)
+        keys = [_q(r[1]) for r in sorted(conn.execute(f"PRAGMA table_info({_q(table)})"), key=lambda r: r[5])
+                if r[5]]
+    else:
+        keys = [next(r for r in ("rowid", "_rowid_", "oid") if r not in cols)]
+    width = len(keys)
+    key_sel = ", ".join(keys)
+    order = f"ORDER BY {key_sel} LIMIT {BATCH}"
+    after = f"WHERE ({key_sel}) > ({', '.join('?' * width)})" if width > 1 else f"WHERE {key_sel} > ?"
+    last: tuple | None = None
     while True:
         if last is None:
-            batch = conn.execute(f"SELECT {rid}, {sel} FROM {_q(table)} ORDER BY {rid} LIMIT {BATCH}").fetchall()
+            cur = conn.execute(f"SELECT {key_sel}, {sel} FROM {_q(table)} {order}")
         else:
-            batch = conn.execute(f"SELECT {rid}, {sel} FROM {_q(table)} WHERE {rid} > ? ORDER BY {rid} LIMIT {BATCH}",
-                                 (last,)).fetchall()
-        if not batch:
+            cur = conn.execute(f"SELECT {key_sel}, {sel} FROM {_q(table)} {after} {order}", last)
+        n = size = 0
+        try:
+            for row in cur:
+                n += 1
+                last = row[:width]
+                size += sum(len(v) for v in row if type(v) is str or type(v) is bytes)
+                yield last, row[width:]
+                if size >= BATCH_BYTES:
+                    break
+        finally:
+            cur.close()
+        if not n:
             return
-        for row in batch:
-            yield (row[0],), row[1:]
-        last = batch[-1][0]
+        yield None
 
 
 def _key_clause(conn: sqlite3.Connection, table: str, sql: str, cols: list[str]) -> str:
@@ -109,7 +122,12 @@ def _walk_table(conn: sqlite3.Connection, table: str, sql: str, cell: CellFn, wr
     where = _key_clause(conn, table, sql, cols)
     changed_rows = 0
     pending: list[tuple[str, tuple]] = []
-    for key, values in _rows(conn, table, sql, cols):
+    for item in _rows(conn, table, sql, cols):
+        if item is None:  # between batches: no cursor open
+            if write:
+                _flush(conn, pending)
+            continue
+        key, values = item
         sets: list[str] = []
         params: list[object] = []
         for col, carrier, v in zip(cols, carriers, values):
@@ -121,8 +139,6 @@ def _walk_table(conn: sqlite3.Connection, table: str, sql: str, cell: CellFn, wr
         if sets and write:
             pending.append((f"UPDATE {_q(table)} SET {', '.join(sets)} WHERE {where}", (*params, *key)))
             changed_rows += 1
-            if len(pending) >= BATCH:
-                _flush(conn, pending)
     if write:
         _flush(conn, pending)
     return changed_rows
@@ -167,6 +183,9 @@ def redact_sqlite(src: Path, dst: Path, cell: CellFn, warnings: Counter[str] | N
         conn = sqlite3.connect(work, isolation_level=None)
         try:
             conn.execute("PRAGMA journal_mode=DELETE")
+            # a private temp copy and a temp output (uploaded, then removed): no fsyncs, which
+            # also makes VACUUM INTO skip them (SQLite >= 3.38 honours synchronous=OFF there)
+            conn.execute("PRAGMA synchronous=OFF")
             conn.execute("BEGIN")
             plain, fts = _tables(conn)
             sqls = dict(conn.execute("SELECT name, COALESCE(sql, '') FROM sqlite_master WHERE type='table'"))

@@ -17,13 +17,13 @@ MAX_CARRY = 16 << 20
 _SEPARATORS = (b" ", b"\t", b",", b";", b'"', b"'", b">", b")", b"}", b"]")
 
 
-def _cut(buf: bytes, final: bool) -> int:
+def _cut(buf: bytes, final: bool, max_carry: int = MAX_CARRY) -> int:
     """How much of buf can be redacted now (the rest is carried to the next chunk)."""
     if final:
         return len(buf)
     cut = buf.rfind(b"\n") + 1
     if cut == 0:
-        if len(buf) < MAX_CARRY:
+        if len(buf) < max_carry:
             return 0
         return max(buf.rfind(s) for s in _SEPARATORS) + 1 or len(buf)
     begin = buf.rfind(b"-----BEGIN", 0, cut)
@@ -32,7 +32,8 @@ def _cut(buf: bytes, final: bool) -> int:
     return cut
 
 
-def redact_stream(src: BinaryIO, dst: BinaryIO, redact: Callable[[bytes], bytes], chunk: int | None = None) -> None:
+def redact_stream(src: BinaryIO, dst: BinaryIO, redact: Callable[[bytes], bytes], chunk: int | None = None,
+                  max_carry: int = MAX_CARRY) -> None:
     chunk = chunk or CHUNK
     carry = b""
     while True:
@@ -41,7 +42,7 @@ def redact_stream(src: BinaryIO, dst: BinaryIO, redact: Callable[[bytes], bytes]
         buf = carry + data if carry else data
         if not buf:
             return
-        cut = _cut(buf, final)
+        cut = _cut(buf, final, max_carry)
         if cut:
             dst.write(redact(buf[:cut]))
         carry = buf[cut:]
