@@ -32,7 +32,7 @@ log = logging.getLogger(__name__)
 
 MARKER_KEY = "archiver.json"
 MAX_MANIFEST_BYTES = 512 * 1024 * 1024
-SMALL_OBJECT = 4 << 20  # plaintext up to this is packed in memory and put conditionally
+SMALL_OBJECT = 1 << 20  # plaintext up to this is packed in memory and put conditionally (a few MB per thread at most)
 # Reading an object restarts from scratch when its stream breaks (a truncated or reset
 # response): the store's retry wrapper can only retry opening a stream, not reading it.
 READ_ATTEMPTS = 3

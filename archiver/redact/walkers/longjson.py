@@ -32,25 +32,22 @@ import orjson
 from archiver.redact.base import RedactionReport
 from archiver.redact.walkers import jsondoc as jd
 from archiver.redact.walkers.text import redact_stream
+from archiver.snapshot import SnapshotError
 
 BLOCK = 1 << 20
-SPAN_STRING = 64 << 10  # literals longer than this leave the skeleton
+SPAN_STRING = 16 << 10  # literals longer than this leave the skeleton
 # Long literals up to this are redacted whole, as the walker would. Redacting holds some 30
 # bytes per byte of text full of matches (one Match, candidates, pieces per match): this,
 # TEXT_PIECE and snapshot.LONG_LINE bound what one job holds at a time.
 STRING_IN_MEMORY = 1 << 20
 TEXT_PIECE = 256 << 10  # longer text is redacted in pieces of about this (cut at newlines)
-SKELETON_MAX = 8 << 20  # a longer skeleton (many short strings): the span is redacted as text
+SKELETON_MAX = 2 << 20  # a longer skeleton (many short strings): the span is redacted as text
 HEAD = 2048  # first bytes of a long literal kept to recognise a media string
 _PH_PREFIX = b"iVBORw0KGgoArchiverLongString"
 _BSL = 0x5C
 _ESCAPE_BYTES = frozenset(b'\\"/bfnrtu0123456789abcdefABCDEF')  # every byte an escape can hold
 
 Write = Callable[[bytes], object]
-
-
-class ReadError(OSError):
-    """The file ended before the span did (it shrank while read)."""
 
 
 def _placeholder(i: int) -> bytes:
@@ -71,7 +68,7 @@ def _read(f: BinaryIO, pos: int, n: int) -> bytes:
     f.seek(pos)
     data = f.read(n)
     if len(data) < n:
-        raise ReadError(f"{getattr(f, 'name', '?')}: file shrank while reading")
+        raise SnapshotError(f"{getattr(f, 'name', '?')}: file shrank while reading")
     return data
 
 
