@@ -346,9 +346,10 @@ class Syncer:
                 st = os.stat(source)
                 ident: object = (st.st_ino, st.st_size, st.st_mtime_ns)
                 if src.mode in ("sqlite", "produced") or src.format == "sqlite":
-                    try:  # committed writes live in the -wal until a checkpoint
+                    try:  # committed writes live in the -wal until a checkpoint (an empty one: none)
                         w = os.stat(source + "-wal")
-                        ident = (st.st_ino, st.st_size + w.st_size, max(st.st_mtime_ns, w.st_mtime_ns))
+                        if w.st_size:
+                            ident = (st.st_ino, st.st_size + w.st_size, max(st.st_mtime_ns, w.st_mtime_ns))
                     except OSError:
                         pass
                 state = 0
@@ -636,13 +637,16 @@ class Syncer:
 
 def _identity(src: SourceArtifact) -> FileIdentity:
     """Stat identity of a source; for SQLite it includes the -wal, where committed
-    writes live until a checkpoint touches the main file."""
+    writes live until a checkpoint touches the main file (an empty -wal, which readers
+    create and remove, holds none)."""
     ident = FileIdentity.of(src.source)
     if src.mode in ("sqlite", "produced") or src.format == "sqlite":
         wal = Path(str(src.source) + "-wal")
         try:
             w = FileIdentity.of(wal)
         except OSError:
+            return ident
+        if not w.size:
             return ident
         return FileIdentity(ident.inode, ident.size + w.size, max(ident.mtime_ns, w.mtime_ns))
     return ident

@@ -425,3 +425,29 @@ def test_signatures_are_recorded_by_a_run_that_writes_no_manifest(box: Box) -> N
     assert out["snapshot"] is None and out["sessions"]["unchanged"] == out["sessions"]["total"] == 4
     box.sync()
     assert box.calls == []
+
+
+def test_opencode_unchanged_database_is_not_read_again(box: Box, monkeypatch: pytest.MonkeyPatch) -> None:
+    from archiver.harnesses import opencode
+
+    oc = opencode_home(box.home)
+    real = opencode.read_facts
+    reads: list[int] = []
+
+    def counting(conn: sqlite3.Connection) -> list[dict[str, Any]]:
+        reads.append(1)
+        return real(conn)
+
+    monkeypatch.setattr(opencode, "read_facts", counting)
+    settle(box)
+    assert len(reads) == 1  # the cold run read the database; the re-sync took its facts from the state
+    # an empty -wal (readers create and remove one) with a new mtime is not a change
+    wal = Path(str(oc.db) + "-wal")
+    wal.write_bytes(b"")
+    os.utime(wal, ns=(1, oc.db.stat().st_mtime_ns + 5_000_000_000))
+    out = box.sync()
+    assert box.calls == [] and out["snapshot"] is None and len(reads) == 1
+    wal.unlink()
+    oc.sql(("UPDATE session_v2 SET title = ? WHERE id = ?", ("Fix signup", OC_B)))
+    box.sync()
+    assert len(reads) == 2 and box.stored(B_KEY).title == "Fix signup"

@@ -129,3 +129,17 @@ def sniff_content(path: Path, unreadable: Format = "binary") -> Format:
 def sql_ident(name: str) -> str:
     """A SQLite identifier, double-quoted."""
     return '"' + name.replace('"', '""') + '"'
+
+
+def sqlite_identity(db: Path) -> str:
+    """A key for the state of a SQLite file: (inode, size, mtime_ns) of the database and
+    (size, mtime_ns) of its -wal, where committed writes live until a checkpoint touches the
+    main file. An empty -wal holds no frames and counts as none: a read-only open creates
+    one next to a closed database. Raises OSError when the database cannot be stat'ed."""
+    st = db.stat()
+    try:
+        w = os.stat(f"{db}-wal")
+    except FileNotFoundError:
+        w = None
+    wal = f"{w.st_size}:{w.st_mtime_ns}" if w is not None and w.st_size else "nowal"
+    return f"{st.st_ino}:{st.st_size}:{st.st_mtime_ns}:{wal}"

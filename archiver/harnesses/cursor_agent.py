@@ -41,7 +41,7 @@ import posixpath
 import re
 import sqlite3
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
 from urllib.parse import quote
@@ -49,7 +49,7 @@ from urllib.parse import quote
 import orjson
 
 from archiver.harnesses.base import HarnessContext
-from archiver.harnesses.common import configured_root, iso_ms, xdg_dir
+from archiver.harnesses.common import configured_root, iso_ms, sqlite_identity, xdg_dir
 from archiver.model import DiscoveredSession, Format, LineageEdge, SourceArtifact, session_key
 from archiver.snapshot import read_live_sqlite
 
@@ -439,6 +439,99 @@ def read_store(db: Path, owner: str | None = None) -> StoreGraph:
         return walk_store(conn, owner or db.parent.name)
 
 
+# ---------------------------------------------------------------- the graph between runs
+
+_GRAPH_CACHE = "cursor-agent:graph:v1"
+
+
+def _store_identity(db: Path) -> str | None:
+    """The store's state (store.db and its -wal); None when a stat fails (then no caching)."""
+    try:
+        return sqlite_identity(db)
+    except OSError:
+        return None
+
+
+def _graph_to_json(g: StoreGraph) -> str | None:
+    """StoreGraph as JSON, or None when some value (in meta, say) is not serializable.
+    Of `reachable` only the latest root is kept (discovery asks nothing else of it:
+    `has_root`); the full set would cost ~70 bytes per blob in every run's state."""
+    try:
+        return orjson.dumps(
+            {
+                "meta": g.meta,
+                "latest_root": g.latest_root,
+                "reachable": [g.latest_root] if g.has_root else [],
+                "turned_roots": sorted(g.turned_roots),
+                "root_order": g.root_order,
+                "subagents": {k: asdict(v) for k, v in g.subagents.items()},
+                "terminal_refs": {k: sorted(v) for k, v in g.terminal_refs.items()},
+                "workspace_uris": g.workspace_uris,
+                "total_blobs": g.total_blobs,
+                "unreachable": g.unreachable,
+                "missing": g.missing,
+            }
+        ).decode()
+    except TypeError:  # orjson.JSONEncodeError included
+        return None
+
+
+def _strs(v: Any) -> list[str]:
+    if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
+        raise TypeError("not a list of strings")
+    return v
+
+
+def _count(v: Any) -> int:
+    if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+        raise TypeError("not a count")
+    return v
+
+
+def _ref_from_json(v: Any) -> SubagentRef:
+    ref = SubagentRef(**v)  # TypeError on a non-dict or on missing / unknown keys
+    _strs([ref.subagent_id, ref.parent_owner, ref.via])
+    if ref.tool_call_id is not None:
+        _strs([ref.tool_call_id])
+    for n in (ref.created_ms, ref.last_used_ms):
+        if n is not None:
+            _count(n)
+    return ref
+
+
+def _terminals_from_json(v: Any) -> set[tuple[str, str]]:
+    if not isinstance(v, list) or not all(isinstance(p, list) and len(p) == 2 for p in v):
+        raise TypeError("not a list of pairs")
+    return {(a, b) for a, b in (_strs(p) for p in v)}
+
+
+def _graph_from_json(value: str) -> StoreGraph | None:
+    """The StoreGraph `_graph_to_json` wrote, or None for anything else (a cache miss)."""
+    try:
+        d = orjson.loads(value)
+        meta, latest_root = d["meta"], d["latest_root"]
+        if not isinstance(meta, dict) or not isinstance(latest_root, str):
+            raise TypeError("meta / latest_root")
+        subagents, terminals = d["subagents"], d["terminal_refs"]
+        if not isinstance(subagents, dict) or not isinstance(terminals, dict):
+            raise TypeError("subagents / terminal_refs")
+        return StoreGraph(
+            meta=meta,
+            latest_root=latest_root,
+            reachable=set(_strs(d["reachable"])),
+            turned_roots=set(_strs(d["turned_roots"])),
+            root_order=_strs(d["root_order"]),
+            subagents={k: _ref_from_json(v) for k, v in subagents.items()},
+            terminal_refs={k: _terminals_from_json(v) for k, v in terminals.items()},
+            workspace_uris=_strs(d["workspace_uris"]),
+            total_blobs=_count(d["total_blobs"]),
+            unreachable=_count(d["unreachable"]),
+            missing=_count(d["missing"]),
+        )
+    except (orjson.JSONDecodeError, TypeError, KeyError, ValueError):
+        return None
+
+
 # ---------------------------------------------------------------- helpers
 
 
@@ -638,7 +731,7 @@ class CursorAgent:
         store_rel = f"{folder_rel}/store.db"
         if store.is_file():
             try:
-                chat.graph = read_store(store, chat.chat_id)
+                chat.graph = self._read_graph(store, chat.chat_id)
             except (sqlite3.Error, ValueError, UnicodeDecodeError, orjson.JSONDecodeError) as e:
                 chat.warnings.append(f"{store_rel}: blob graph not read ({type(e).__name__}: {e})")
         else:
@@ -678,6 +771,24 @@ class CursorAgent:
                 )
             if g.missing:
                 chat.warnings.append(f"{store_rel}: {g.missing} referenced blobs missing from the store")
+
+    def _read_graph(self, store: Path, owner: str) -> StoreGraph:
+        """read_store, through ctx.cache when store.db and its -wal are unchanged."""
+        before = _store_identity(store)
+        if before is None:
+            return read_store(store, owner)
+        key = f"{_GRAPH_CACHE}:{store}:{owner}:{before}"
+        cached = self.ctx.cache.get(key)
+        graph = _graph_from_json(cached) if cached is not None else None
+        if graph is not None:
+            return graph
+        graph = read_store(store, owner)  # errors propagate uncached
+        # identity taken before the read: a write during it can only make the next run miss
+        if _store_identity(store) == before:
+            value = _graph_to_json(graph)
+            if value is not None:
+                self.ctx.cache[key] = value
+        return graph
 
     def _index_mirrors(self) -> _Mirrors:
         m = _Mirrors()

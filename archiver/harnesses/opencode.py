@@ -40,6 +40,7 @@ import re
 import shutil
 import sqlite3
 import tempfile
+import threading
 import weakref
 from pathlib import Path
 from typing import Any, Iterator
@@ -48,9 +49,9 @@ from urllib.parse import quote
 import orjson
 
 from archiver.harnesses.base import HarnessContext, native_path
-from archiver.harnesses.common import configured_root, iso_ms, sniff_content, sql_ident, xdg_dir
+from archiver.harnesses.common import configured_root, iso_ms, sniff_content, sql_ident, sqlite_identity, xdg_dir
 from archiver.model import Artifact, DiscoveredSession, Format, LineageEdge, SourceArtifact, session_key
-from archiver.snapshot import backup_into, read_live_sqlite
+from archiver.snapshot import SnapshotError, backup_into, read_live_sqlite
 
 log = logging.getLogger(__name__)
 
@@ -73,19 +74,39 @@ class DbSnapshot:
     """A frozen copy of a live opencode database, taken with the backup API in one step
     (one read transaction; frames only in -wal are included; see snapshot.read_live_sqlite
     for a store that cannot be opened read-only). Lives in a 0700 temp dir removed by
-    close() or when the object is garbage collected (or at interpreter exit)."""
+    close() or when the object is garbage collected (or at interpreter exit).
 
-    def __init__(self, live: Path) -> None:
+    `lazy`: taken on the first use of `path` (from any thread), for a run whose discovery
+    came from the cache and may need no extract at all."""
+
+    def __init__(self, live: Path, lazy: bool = False) -> None:
         self.live = live
         self.dir = Path(tempfile.mkdtemp(prefix="archiver-opencode-"))  # mkdtemp: mode 0700
         self._finalizer = weakref.finalize(self, shutil.rmtree, str(self.dir), True)
-        self.path = self.dir / "snapshot.db"
+        self._path = self.dir / "snapshot.db"
+        self._lock = threading.Lock()
+        self._taken = False
+        if not lazy:
+            self._take()
+
+    def _take(self) -> None:
         try:
-            with read_live_sqlite(live) as src:
-                backup_into(src, self.path)
+            with read_live_sqlite(self.live) as src:
+                backup_into(src, self._path)
         except BaseException:
             self.close()
             raise
+        self._taken = True
+
+    @property
+    def path(self) -> Path:
+        with self._lock:
+            if not self._taken:
+                try:
+                    self._take()
+                except (sqlite3.Error, OSError) as e:
+                    raise SnapshotError(f"{self.live}: cannot snapshot the database ({type(e).__name__}: {e})") from e
+        return self._path
 
     def connect(self) -> sqlite3.Connection:
         conn = sqlite3.connect(_uri(self.path, mode="ro"), uri=True)
@@ -406,19 +427,26 @@ class OpenCode:
         self._snapshots = []
         host_warnings: list[str] = []
         seen: dict[str, DiscoveredSession] = {}
-        projects: dict[str, str | None] = {}  # project id -> worktree
         found: list[DiscoveredSession] = []
         for db in self.database_files():
             try:
-                snap = DbSnapshot(db)
+                snap, facts = self._db_facts(db)
             except (sqlite3.Error, OSError) as e:
                 host_warnings.append(f"{self._native(db)}: not readable ({type(e).__name__}: {e})")
                 continue
             self._snapshots.append(snap)
-            try:
-                found.extend(self._db_sessions(db, snap, seen, projects))
-            except sqlite3.Error as e:
-                host_warnings.append(f"{self._native(db)}: sessions not listed ({type(e).__name__}: {e})")
+            if isinstance(facts, str):
+                host_warnings.append(f"{self._native(db)}: sessions not listed ({facts})")
+                continue
+            for f in facts:
+                sid = f["id"]
+                if sid in seen:
+                    seen[sid].warnings.append(
+                        f"{self._native(db)} also holds this session; that copy is not archived separately"
+                    )
+                    continue
+                seen[sid] = s = self._session(db, snap, f)
+                found.append(s)
         yield from found
         if self.ctx.options.get("include_snapshots", True):
             yield from self._snapshot_sessions(root)
@@ -426,71 +454,50 @@ class OpenCode:
         if host is not None:
             yield host
 
-    def _db_sessions(
-        self, db: Path, snap: DbSnapshot, seen: dict[str, DiscoveredSession], projects: dict[str, str | None]
-    ) -> Iterator[DiscoveredSession]:
+    def _db_facts(self, db: Path) -> tuple[DbSnapshot, list[dict[str, Any]] | str]:
+        """The database's snapshot and what discovery reads from it (per session, JSON-able;
+        a string: why the sessions could not be listed). The facts are cached under the
+        database's identity: an unchanged database is not read again, and its snapshot is
+        taken only if some session needs its extract."""
+        ident = sqlite_identity(db)
+        key = f"opencode:facts:v1:{db}:{ident}"
+        cached = self.ctx.cache.get(key)
+        if cached is not None:
+            try:
+                facts = orjson.loads(cached)
+            except orjson.JSONDecodeError:
+                facts = None
+            if isinstance(facts, list) and all(isinstance(f, dict) and isinstance(f.get("id"), str) for f in facts):
+                return DbSnapshot(db, lazy=True), facts
+        snap = DbSnapshot(db)
         conn = snap.connect()
         try:
-            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-            if "session_v2" not in tables:
-                return
-            if "project" in tables:
-                try:
-                    for r in conn.execute("SELECT * FROM project"):
-                        projects.setdefault(str(r["id"]), _get(r, "worktree"))
-                except sqlite3.Error:
-                    pass
-            for row in conn.execute("SELECT * FROM session_v2 ORDER BY time_created, id").fetchall():
-                sid = str(row["id"])
-                if sid in seen:
-                    seen[sid].warnings.append(
-                        f"{self._native(db)} also holds this session; that copy is not archived separately"
-                    )
-                    continue
-                try:
-                    s = self._session(db, snap, conn, tables, row)
-                except (sqlite3.Error, ValueError, TypeError, KeyError) as e:
-                    s = DiscoveredSession(
-                        harness=NAME,
-                        session_id=sid,
-                        warnings=[f"{self._native(db)}: session {sid} not read ({type(e).__name__}: {e})"],
-                    )
-                seen[sid] = s
-                yield s
+            facts = read_facts(conn)
+        except sqlite3.Error as e:
+            return snap, f"{type(e).__name__}: {e}"
         finally:
             conn.close()
+        if sqlite_identity(db) == ident:  # not written to while read: the facts hold for this identity
+            self.ctx.cache[key] = orjson.dumps(facts).decode()
+        return snap, facts
 
-    def _session(
-        self, db: Path, snap: DbSnapshot, conn: sqlite3.Connection, tables: set[str], row: sqlite3.Row
-    ) -> DiscoveredSession:
-        sid = str(row["id"])
-        s = DiscoveredSession(harness=NAME, session_id=sid)
-        title = _get(row, "title")
-        s.title = str(title) if title else None
-        s.created_at = iso_ms(_get(row, "time_created"))
-        s.updated_at = iso_ms(_get(row, "time_updated"))
-        directory = _get(row, "directory")
-        s.cwd = str(directory) if directory else None
-        parent = _get(row, "parent_id")
-        if parent:
-            s.kind = "subagent"
-            s.parents.append(
-                LineageEdge(relation="subagent", parent=session_key(NAME, str(parent)), at=self._spawn_call(conn, str(parent), sid))
+    def _session(self, db: Path, snap: DbSnapshot, f: dict[str, Any]) -> DiscoveredSession:
+        sid = f["id"]
+        if f.get("error"):
+            return DiscoveredSession(
+                harness=NAME, session_id=sid, warnings=[f"{self._native(db)}: session {sid} not read ({f['error']})"]
             )
-        fork = _get(row, "fork_session_id")
-        if fork:
+        s = DiscoveredSession(harness=NAME, session_id=sid, title=f["title"], created_at=f["created"],
+                              updated_at=f["updated"], cwd=f["cwd"])
+        if f["parent"]:
+            s.kind = "subagent"
+            s.parents.append(LineageEdge(relation="subagent", parent=session_key(NAME, f["parent"]), at=f["spawn"]))
+        if f["fork"]:
             if s.kind == "main":
                 s.kind = "fork"
-            boundary = _json(_get(row, "fork_boundary"))
-            at = None
-            if isinstance(boundary, dict) and boundary.get("messageID"):
-                at = f"{boundary.get('type') or 'through'}:{boundary['messageID']}"
-            s.parents.append(LineageEdge(relation="fork", parent=session_key(NAME, str(fork)), at=at))
-        revert = _json(_get(row, "revert"))
-        if isinstance(revert, dict) and revert.get("messageID"):
-            s.warnings.append(
-                f"staged revert to {revert['messageID']}: committing it deletes this session's later rows"
-            )
+            s.parents.append(LineageEdge(relation="fork", parent=session_key(NAME, f["fork"]), at=f["fork_at"]))
+        if f["revert"]:
+            s.warnings.append(f"staged revert to {f['revert']}: committing it deletes this session's later rows")
         s.sources.append(
             SourceArtifact(
                 source=db,
@@ -501,88 +508,29 @@ class OpenCode:
                 produce=functools.partial(_produce, snap, sid),
             )
         )
-        if "session_message" in tables:
-            s.warnings.extend(self._in_flight(conn, sid))
-            project = _get(row, "project_id")
-            s.sources.extend(self._sidecars(conn, sid, str(project) if project else None, s))
+        if f["messages"]:
+            s.warnings.extend(f["in_flight"])
+            s.sources.extend(self._sidecars(f, s))
         return s
 
-    def _spawn_call(self, conn: sqlite3.Connection, parent: str, child: str) -> str | None:
-        """The parent's tool call whose block names the child session (subagent tool)."""
-        try:
-            cur = conn.execute(
-                "SELECT data FROM session_message WHERE session_id = ? AND type = 'assistant' "
-                "AND instr(CAST(data AS TEXT), ?) > 0 ORDER BY seq",
-                (parent, child),
-            )
-            for (data,) in cur:
-                obj = _json(data)
-                content = obj.get("content") if isinstance(obj, dict) else None
-                for block in content if isinstance(content, list) else []:
-                    if isinstance(block, dict) and block.get("type") == "tool" and block.get("id"):
-                        if child in orjson.dumps(block).decode():
-                            return str(block["id"])
-        except sqlite3.Error:
-            return None
-        return None
-
-    def _in_flight(self, conn: sqlite3.Connection, sid: str) -> list[str]:
-        rows = conn.execute(
-            "SELECT id, seq FROM session_message WHERE session_id = ? AND type = 'assistant' "
-            "AND json_valid(data) AND json_extract(data, '$.time.completed') IS NULL ORDER BY seq",
-            (sid,),
-        ).fetchall()
-        if not rows:
-            return []
-        ids = ", ".join(f"{r['id']} (seq {r['seq']})" for r in rows[:5]) + (" ..." if len(rows) > 5 else "")
-        return [f"in-flight: {len(rows)} assistant row(s) without time.completed archived as-is: {ids}"]
-
-    def _sidecars(
-        self, conn: sqlite3.Connection, sid: str, project: str | None, s: DiscoveredSession
-    ) -> list[SourceArtifact]:
+    def _sidecars(self, f: dict[str, Any], s: DiscoveredSession) -> list[SourceArtifact]:
+        """The session's files on disk, from the names its rows hold (looked up every run:
+        OpenCode deletes them after 7 days)."""
         root = self.root
         out: list[SourceArtifact] = []
-        names: set[str] = set()
-        for (data,) in conn.execute(
-            "SELECT CAST(data AS TEXT) FROM session_message WHERE session_id = ? "
-            "AND instr(CAST(data AS TEXT), 'tool-output/') > 0 ORDER BY seq",
-            (sid,),
-        ):
-            names.update(m.group(1) for m in _TOOL_OUTPUT_RE.finditer(data or ""))
-        for name in sorted(names):
-            f = root / "tool-output" / name
-            out.append(self._src(f, "sidecar", _sniff(f), optional=True))
-        shells: dict[str, bool] = {}  # sh id -> certain (a shell row) or only mentioned
-        for r in conn.execute(
-            "SELECT json_extract(data, '$.shellID') FROM session_message WHERE session_id = ? "
-            "AND type = 'shell' AND json_valid(data)",
-            (sid,),
-        ):
-            if r[0]:
-                shells[str(r[0])] = True
-        for (data,) in conn.execute(
-            "SELECT CAST(data AS TEXT) FROM session_message WHERE session_id = ? AND type != 'shell' "
-            "AND instr(CAST(data AS TEXT), 'sh_') > 0",
-            (sid,),
-        ):
-            for m in _SHELL_ID_RE.finditer(data or ""):
-                shells.setdefault(m.group(1), False)
-        for sh, certain in sorted(shells.items()):
-            f = self._shell_file(project, sh)
-            if f is None:
+        for name in f["tool_outputs"]:
+            file = root / "tool-output" / name
+            out.append(self._src(file, "sidecar", _sniff(file), optional=True))
+        project = f["project"]
+        for sh, certain in f["shells"]:
+            file = self._shell_file(project, sh)
+            if file is None:
                 if certain:
                     s.warnings.append(f"shell output {sh}.out not found under {self.native_root}/shell/")
                 continue
-            out.append(self._src(f, "sidecar", "text", optional=True))
-        if project and not (root / "snapshot" / project).is_dir():
-            named = conn.execute(
-                "SELECT 1 FROM session_message WHERE session_id = ? AND type = 'assistant' AND json_valid(data) "
-                "AND (json_extract(data, '$.snapshot.start') IS NOT NULL OR json_extract(data, '$.snapshot.end') IS NOT NULL) "
-                "LIMIT 1",
-                (sid,),
-            ).fetchone()
-            if named:
-                s.warnings.append(f"names snapshot trees but {self.native_root}/snapshot/{project}/ is missing")
+            out.append(self._src(file, "sidecar", "text", optional=True))
+        if project and f["names_snapshot"] and not (root / "snapshot" / project).is_dir():
+            s.warnings.append(f"names snapshot trees but {self.native_root}/snapshot/{project}/ is missing")
         return out
 
     def _shell_file(self, project: str | None, sh: str) -> Path | None:
@@ -623,6 +571,126 @@ class OpenCode:
         if not s.sources and not s.warnings:
             return None
         return s
+
+
+
+# ---------------------------------------------------------------- facts read from a snapshot
+
+
+def read_facts(conn: sqlite3.Connection) -> list[dict[str, Any]]:
+    """Per session_v2 row, in creation order, what discovery needs (JSON-able). A row that
+    cannot be read gives {"id", "error"}."""
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if "session_v2" not in tables:
+        return []
+    out = []
+    for row in conn.execute("SELECT * FROM session_v2 ORDER BY time_created, id").fetchall():
+        sid = str(row["id"])
+        try:
+            out.append(_session_facts(conn, "session_message" in tables, row))
+        except (sqlite3.Error, ValueError, TypeError, KeyError) as e:
+            out.append({"id": sid, "error": f"{type(e).__name__}: {e}"})
+    return out
+
+
+def _session_facts(conn: sqlite3.Connection, messages: bool, row: sqlite3.Row) -> dict[str, Any]:
+    sid = str(row["id"])
+    title = _get(row, "title")
+    directory = _get(row, "directory")
+    parent = _get(row, "parent_id")
+    fork = _get(row, "fork_session_id")
+    fork_at = None
+    if fork:
+        boundary = _json(_get(row, "fork_boundary"))
+        if isinstance(boundary, dict) and boundary.get("messageID"):
+            fork_at = f"{boundary.get('type') or 'through'}:{boundary['messageID']}"
+    revert = _json(_get(row, "revert"))
+    project = _get(row, "project_id")
+    f: dict[str, Any] = {
+        "id": sid,
+        "title": str(title) if title else None,
+        "created": iso_ms(_get(row, "time_created")),
+        "updated": iso_ms(_get(row, "time_updated")),
+        "cwd": str(directory) if directory else None,
+        "parent": str(parent) if parent else None,
+        "spawn": _spawn_call(conn, str(parent), sid) if parent else None,
+        "fork": str(fork) if fork else None,
+        "fork_at": fork_at,
+        "revert": str(revert["messageID"]) if isinstance(revert, dict) and revert.get("messageID") else None,
+        "messages": messages,
+        "project": str(project) if project else None,
+    }
+    if messages:
+        f["in_flight"] = _in_flight(conn, sid)
+        f.update(_sidecar_names(conn, sid))
+    return f
+
+
+def _spawn_call(conn: sqlite3.Connection, parent: str, child: str) -> str | None:
+    """The parent's tool call whose block names the child session (subagent tool)."""
+    try:
+        cur = conn.execute(
+            "SELECT data FROM session_message WHERE session_id = ? AND type = 'assistant' "
+            "AND instr(CAST(data AS TEXT), ?) > 0 ORDER BY seq",
+            (parent, child),
+        )
+        for (data,) in cur:
+            obj = _json(data)
+            content = obj.get("content") if isinstance(obj, dict) else None
+            for block in content if isinstance(content, list) else []:
+                if isinstance(block, dict) and block.get("type") == "tool" and block.get("id"):
+                    if child in orjson.dumps(block).decode():
+                        return str(block["id"])
+    except sqlite3.Error:
+        return None
+    return None
+
+
+def _in_flight(conn: sqlite3.Connection, sid: str) -> list[str]:
+    rows = conn.execute(
+        "SELECT id, seq FROM session_message WHERE session_id = ? AND type = 'assistant' "
+        "AND json_valid(data) AND json_extract(data, '$.time.completed') IS NULL ORDER BY seq",
+        (sid,),
+    ).fetchall()
+    if not rows:
+        return []
+    ids = ", ".join(f"{r['id']} (seq {r['seq']})" for r in rows[:5]) + (" ..." if len(rows) > 5 else "")
+    return [f"in-flight: {len(rows)} assistant row(s) without time.completed archived as-is: {ids}"]
+
+
+def _sidecar_names(conn: sqlite3.Connection, sid: str) -> dict[str, Any]:
+    """tool-output/ file names and shell ids (with whether a shell row names it, or only a
+    mention) the session's rows hold; whether an assistant row names snapshot trees."""
+    names: set[str] = set()
+    for (data,) in conn.execute(
+        "SELECT CAST(data AS TEXT) FROM session_message WHERE session_id = ? "
+        "AND instr(CAST(data AS TEXT), 'tool-output/') > 0 ORDER BY seq",
+        (sid,),
+    ):
+        names.update(m.group(1) for m in _TOOL_OUTPUT_RE.finditer(data or ""))
+    shells: dict[str, bool] = {}
+    for r in conn.execute(
+        "SELECT json_extract(data, '$.shellID') FROM session_message WHERE session_id = ? "
+        "AND type = 'shell' AND json_valid(data)",
+        (sid,),
+    ):
+        if r[0]:
+            shells[str(r[0])] = True
+    for (data,) in conn.execute(
+        "SELECT CAST(data AS TEXT) FROM session_message WHERE session_id = ? AND type != 'shell' "
+        "AND instr(CAST(data AS TEXT), 'sh_') > 0",
+        (sid,),
+    ):
+        for m in _SHELL_ID_RE.finditer(data or ""):
+            shells.setdefault(m.group(1), False)
+    named = conn.execute(
+        "SELECT 1 FROM session_message WHERE session_id = ? AND type = 'assistant' AND json_valid(data) "
+        "AND (json_extract(data, '$.snapshot.start') IS NOT NULL OR json_extract(data, '$.snapshot.end') IS NOT NULL) "
+        "LIMIT 1",
+        (sid,),
+    ).fetchone()
+    return {"tool_outputs": sorted(names), "shells": sorted([sh, c] for sh, c in shells.items()),
+            "names_snapshot": named is not None}
 
 
 def _produce(snap: DbSnapshot, session_id: str, dst: Path) -> None:
