@@ -214,17 +214,17 @@ class ClaudeCode:
         for f in files:
             agent_id = f.name[len("agent-") : -len(".jsonl")]
             metas[agent_id] = _read_json(f.with_name(f"agent-{agent_id}.meta.json")) or {}
-        listings: dict[Path, list[str]] = {}  # folder -> names, listed once (not globbed per agent)
+        listings: dict[Path, dict[str, list[str]]] = {}  # folder -> agent id -> its file names
         for f in files:
             agent_id = f.name[len("agent-") : -len(".jsonl")]
             s = DiscoveredSession(harness=NAME, session_id=agent_id, kind="subagent")
             s.sources.append(self._src(f, "transcript", "jsonl", "append"))
             if f.parent not in listings:
-                listings[f.parent] = sorted(os.listdir(f.parent))
-            prefix = f"agent-{agent_id}."
-            for name in listings[f.parent]:
+                here = {g.name[len("agent-") : -len(".jsonl")] for g in files if g.parent == f.parent}
+                listings[f.parent] = _names_by_agent(f.parent, here)
+            for name in listings[f.parent].get(agent_id, ()):
                 side = f.parent / name
-                if name.startswith(prefix) and name != f.name and side.is_file():
+                if name != f.name and side.is_file():
                     s.sources.append(self._src(side, "sidecar", "json" if side.suffix == ".json" else None))
             meta = metas[agent_id]
             st = f.stat()
@@ -331,6 +331,26 @@ def _read_json(path: Path, limit: int = 4 * 1024 * 1024) -> dict[str, Any] | Non
         return data if isinstance(data, dict) else None
     except (OSError, orjson.JSONDecodeError):
         return None
+
+
+def _names_by_agent(folder: Path, agents: set[str]) -> dict[str, list[str]]:
+    """The folder's file names (sorted) per subagent: `agent-<id>.<rest>` belongs to the
+    longest id of `agents` it starts with (so agent-a.b.jsonl is agent a.b's, not a's). One
+    listing for all the folder's subagents, not a pass over it per subagent (folders with
+    thousands exist)."""
+    out: dict[str, list[str]] = {}
+    for name in sorted(os.listdir(folder)):
+        if not name.startswith("agent-"):
+            continue
+        owner = None
+        dot = name.find(".", len("agent-"))
+        while dot != -1:
+            if name[len("agent-"):dot] in agents:
+                owner = name[len("agent-"):dot]
+            dot = name.find(".", dot + 1)
+        if owner is not None:
+            out.setdefault(owner, []).append(name)
+    return out
 
 
 def _subagent_head(f: Path) -> dict[str, Any]:
