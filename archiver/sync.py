@@ -27,7 +27,7 @@ from typing import Callable, Iterable, Sequence
 
 import orjson
 
-from archiver import __version__
+from archiver import __version__, allocator
 from archiver.archive import Archive, chain_digest, tombstone_id
 from archiver.harnesses.base import Harness
 from archiver.model import Artifact, DiscoveredSession, Manifest, Session, SourceArtifact
@@ -161,6 +161,7 @@ class Syncer:
     # ---- the run ----
     def run(self) -> SyncResult:
         started = _now()
+        allocator.tune()  # before the session threads start
         work = Workdir(self.workdir_parent)
         # every temp file of this run (collectors' database copies, libraries, worker
         # processes started later) lands in the 0700 run folder, removed at the end

@@ -9,6 +9,8 @@ returns only counts and digests, never content.
 from __future__ import annotations
 
 import hashlib
+import multiprocessing
+import multiprocessing.connection
 import os
 import threading
 from concurrent.futures import ProcessPoolExecutor
@@ -17,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Callable
 
+from archiver import allocator
 from archiver.pack import ObjectHasher
 from archiver.redact.base import RedactionReport, Redactor
 from archiver.snapshot import iter_lines
@@ -46,34 +49,10 @@ def _notes_since(redactor: Redactor, before: dict[str, int]) -> dict[str, int]:
     return {k: n - before.get(k, 0) for k, n in now.items() if n - before.get(k, 0) > 0}
 
 
-_libc: object = None
-
-
-def _allocator() -> object:
-    """glibc, tuned once per process so that freed big buffers go back to the system: blocks
-    of 256 KiB and more are mmapped (glibc's default threshold grows with each big block freed,
-    up to 32 MiB, after which such buffers stay in the heap) and the heap is trimmed above
-    1 MiB free. False where there is no glibc."""
-    global _libc
-    if _libc is None:
-        _libc = False
-        try:
-            import ctypes
-
-            libc = ctypes.CDLL("libc.so.6")
-            libc.mallopt(-3, 256 << 10)  # M_MMAP_THRESHOLD
-            libc.mallopt(-1, 1 << 20)  # M_TRIM_THRESHOLD
-            _libc = libc
-        except (OSError, AttributeError):
-            pass
-    return _libc
-
-
 def _release_after(nbytes: int) -> None:
     """After a big job: give the allocator's free memory back (the worker lives on, idle)."""
-    libc = _allocator()
-    if nbytes >= BIG_JOB and libc:
-        libc.malloc_trim(0)  # type: ignore[attr-defined]
+    if nbytes >= BIG_JOB:
+        allocator.release()
 
 
 def hash_file(path: Path, object_id_key: bytes) -> tuple[str, str, int]:
@@ -89,7 +68,7 @@ def hash_file(path: Path, object_id_key: bytes) -> tuple[str, str, int]:
 
 
 def redact_whole(redactor: Redactor, object_id_key: bytes, verify: bool, src: str, dst: str, fmt: str) -> JobResult:
-    _allocator()
+    allocator.tune()
     report = RedactionReport()
     before = dict(getattr(redactor, "warnings", {}) or {})
     redactor.redact_file(Path(src), Path(dst), fmt, report)  # type: ignore[arg-type]
@@ -112,7 +91,7 @@ def redact_segment(
 ) -> JobResult:
     """Complete JSONL lines [start, end) of src, redacted line by line into dst
     (in batches when the redactor offers it: one engine pass over many lines)."""
-    _allocator()
+    allocator.tune()
     report = RedactionReport()
     before = dict(getattr(redactor, "warnings", {}) or {})
     hasher = ObjectHasher(object_id_key)
@@ -183,8 +162,25 @@ _worker_key: bytes = b""
 _worker_verify: bool = True
 
 
+def _exit_with_parent() -> None:
+    """A worker of a run that was killed (SIGKILL, OOM) would wait for jobs forever: it
+    leaves as soon as the process that started it is gone."""
+    parent = multiprocessing.parent_process()
+    if parent is None or parent.sentinel is None:
+        return
+    sentinel = parent.sentinel
+
+    def watch() -> None:
+        multiprocessing.connection.wait([sentinel])
+        os._exit(1)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+
+
 def _init_worker(factory: Callable[[], Redactor], object_id_key: bytes, verify: bool) -> None:
     global _worker_redactor, _worker_key, _worker_verify
+    _exit_with_parent()
+    allocator.tune()
     _worker_redactor = factory()
     _worker_key = object_id_key
     _worker_verify = verify

@@ -12,6 +12,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from archiver.demo.claude_sample import make_claude_home
 from tests.fx_archiver import USER, Env, env  # noqa: F401
 
@@ -153,6 +155,50 @@ def test_killed_sync_leaves_archive_consistent(env: Env) -> None:  # noqa: F811
     assert code == 0, out
     listed = env.cli_json("ls", identity=True)["sessions"]
     assert len(listed) == 12 * 5 + 1
+
+
+def _marked_pids(mark: str) -> list[int]:
+    """Processes whose environment holds mark (a sync and everything it started)."""
+    out = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/environ", "rb") as f:
+                if mark.encode() in f.read():
+                    out.append(int(entry))
+        except OSError:
+            continue
+    return out
+
+
+@pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="needs /proc")
+def test_a_killed_sync_leaves_no_worker_processes_behind(env: Env) -> None:  # noqa: F811
+    """SIGKILL (the OOM killer, a scheduler's timeout) gives the run no chance to stop its pool:
+    the workers, the forkserver and the resource tracker must still go, not wait forever."""
+    _big_home(env.home)
+    mark = f"ARCHIVER_TEST_MARK=orphan-{os.getpid()}-{time.monotonic_ns()}"
+    environment = {**os.environ, mark.split("=")[0]: mark.split("=")[1]}
+    cmd = [sys.executable, "-m", "archiver", "sync", "--config", str(env.config), "--workers", "2"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=environment)
+    try:
+        deadline = time.monotonic() + 60
+        while len(_marked_pids(mark)) < 4 and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)  # the run, its forkserver and at least two workers
+        assert proc.poll() is None, "the sync ended before its pool could be seen"
+        assert len(_marked_pids(mark)) >= 4
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        deadline = time.monotonic() + 20
+        while _marked_pids(mark) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert _marked_pids(mark) == []
+    finally:
+        for pid in _marked_pids(mark):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
 
 
 def test_config_errors_exit_2_naming_the_key(env: Env, capsys) -> None:  # noqa: F811,ANN001
