@@ -378,41 +378,49 @@ class Engine:
         """A cheap superset test: False means no rule can match buf."""
         return self.any_keyword(buf) or self.always_hit(buf)
 
-    def _keyword_hits(self, buf: bytes) -> tuple[set[int], bool, set[int]]:
-        """(keyword-gated rules whose keywords occur in buf, whether buf may hold protected spans,
-        the weak groups whose combined pattern matches somewhere in buf)."""
+    def _keyword_hits(self, buf: bytes) -> tuple[set[int], bool]:
+        """(keyword-gated rules whose keywords occur in buf, whether it may hold base64 images)."""
         out: set[int] = set()
-        groups = {g for g, alt in self._weak_alt.items() if _first(alt, buf)[0] >= 0}
         hits = self._set.Match(buf) or []
         sentinel = self._sentinel
         if sentinel not in hits:  # the Set failed (DFA budget): be safe, assume everything
             for rl in self._kw_rules:
                 out.update(rl)
-            return out, True, groups
+            return out, True
         kwr = self._kw_rules
         first = self._marker_first
-        prot = False
+        images = False
         for h in hits:
             if h < first:
                 out.update(kwr[h])
             elif h < sentinel:
-                prot = True
-        if not prot:
-            prot = _first(_TOKEN_RX, buf)[0] >= 0
-        return out, prot, groups
+                images = True
+        return out, images
+
+    def _group_hit(self, group: int, buf: bytes) -> bool:
+        """Does the weak group's combined pattern match anywhere in buf?"""
+        alt = self._weak_alt.get(group)
+        return alt is not None and _first(alt, buf)[0] >= 0
+
+    @staticmethod
+    def _protected(buf: bytes, images: bool) -> bool:
+        """May buf hold protected spans (base64 images, our own tokens)? Asked only once some
+        candidate exists: most small strings never need the search."""
+        return images or _first(_TOKEN_RX, buf)[0] >= 0
 
     def _plan(self, buf: bytes, mode: int) -> tuple[list[int], bool]:
-        """(rules to run on buf scanned alone, whether buf may hold protected spans)."""
-        out, prot, groups = self._keyword_hits(buf)
+        """(rules to run on buf scanned alone, whether buf may hold base64 images)."""
+        out, images = self._keyword_hits(buf)
         comp = self._c
-        if COMMON not in groups:
-            out.difference_update(self._groups[COMMON])
-        if ALWAYS in groups:
+        common = self._groups[COMMON]
+        if common and not out.isdisjoint(common) and not self._group_hit(COMMON, buf):
+            out.difference_update(common)
+        if self.has_always and self._group_hit(ALWAYS, buf):
             lows: dict[int, bytes] = {}
             for i in self._groups[ALWAYS]:
                 if self._seg_has_kw(comp[i], 0, buf, lows):
                     out.add(i)
-        return sorted(i for i in out if comp[i].modes[mode]), prot
+        return sorted(i for i in out if comp[i].modes[mode]), images
 
     def _weak_segments(self, group: int, joined: bytes, starts: list[int]) -> set[int]:
         """Strings touched by any match of the group's combined pattern (a superset of where its
@@ -558,13 +566,13 @@ class Engine:
         return Match(r.id, us - offset, ue - offset, r.label, "mask" if r.replace == "mask" else "token")
 
     def scan_bytes(self, buf: bytes, mode: int = MODE_ALL) -> list[Match]:
-        rules, prot = self._plan(buf, mode)
+        rules, images = self._plan(buf, mode)
         if not rules:
             return []
         cands = self._collect(buf, rules)
         if not cands:
             return []
-        return self._resolve(self._keep(buf, 0, len(buf), cands, prot))
+        return self._resolve(self._keep(buf, 0, len(buf), cands, self._protected(buf, images)))
 
     def scan_segments(self, parts: list[bytes], modes: list[int]) -> dict[int, list[Match]]:
         """Matches per string, exactly as if each part were scanned alone, in one pass over all."""
@@ -572,7 +580,7 @@ class Engine:
             return {}
         joined = b"\n".join(parts)
         comp = self._c
-        kw_rules, prot, groups = self._keyword_hits(joined)
+        kw_rules, images = self._keyword_hits(joined)
         rules = sorted(i for i in kw_rules if comp[i].group == STRONG)
         starts: list[int] = []
         ends: list[int] = []
@@ -585,10 +593,10 @@ class Engine:
         # Weak rules run only on the single strings that their group's combined pattern touched.
         weak: dict[int, list[int]] = {}
         common = sorted(i for i in kw_rules if comp[i].group == COMMON)
-        if common and COMMON in groups:
+        if common:
             for i in self._weak_segments(COMMON, joined, starts):
                 weak.setdefault(i, []).extend(common)
-        if ALWAYS in groups:
+        if self.has_always:
             for i in self._weak_segments(ALWAYS, joined, starts):
                 weak.setdefault(i, []).extend(self._groups[ALWAYS])
         if not rules and not weak:
@@ -692,6 +700,7 @@ class Engine:
                 if extra:
                     per.setdefault(i, []).extend(extra)
         out: dict[int, list[Match]] = {}
+        prot = self._protected(joined, images) if per else False
         for i, cands in per.items():
             if i in rerun:
                 continue
