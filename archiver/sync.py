@@ -16,14 +16,16 @@ import os
 import secrets
 import shutil
 import sqlite3
+import sys
 import tempfile
 import threading
 import weakref
+from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Iterable, Iterator, Sequence
 
 import orjson
 
@@ -225,13 +227,17 @@ class Syncer:
             # the long way, also for a taken-unchanged session _commit cannot read back (a weak
             # reference: the closure holds this Syncer, which must not hold it back)
             self._one = weakref.ref(one)
+            # handed out one by one, so that a session's sources are freed once it is done
+            todo = deque(discovered)
+            del discovered
             if self.options.workers > 1:
                 # more sessions in flight than redaction processes: while some sessions snapshot,
                 # pack or upload (I/O, or C code that drops the GIL) the processes stay busy
                 with ThreadPoolExecutor(2 * self.options.workers + 2, thread_name_prefix="sync") as pool:
-                    list(pool.map(one, discovered))
+                    for _ in pool.map(one, _drain(todo)):
+                        pass
             else:
-                for ds in discovered:
+                for ds in _drain(todo):
                     one(ds)
             if not self.options.dry_run:
                 self._commit(processed, started)
@@ -544,7 +550,9 @@ class Syncer:
 
     def _absorb(self, job: JobResult, report: RedactionReport) -> None:
         for (rule, carrier), n in job.counts.items():
-            report.add(rule, carrier, n)
+            # interned: unpickled from a worker, each job's copies would live on in the counts
+            # of every session (tens of thousands of small strings in a large run)
+            report.add(sys.intern(rule), sys.intern(carrier), n)
         for note, n in (job.notes or {}).items():
             report.add(f"note:{note}", "redactor", n)  # surfaced as session warnings
         if job.leftovers:
@@ -651,6 +659,11 @@ def _identity(src: SourceArtifact) -> FileIdentity:
             return ident
         return FileIdentity(ident.inode, ident.size + w.size, max(ident.mtime_ns, w.mtime_ns))
     return ident
+
+
+def _drain(items: deque[DiscoveredSession]) -> Iterator[DiscoveredSession]:
+    while items:
+        yield items.popleft()
 
 
 def _logical(path: str) -> str:
