@@ -108,6 +108,9 @@ class SourceArtifact:
     produce: Callable[[Path], None] | None = None
     shared: bool = False
     optional: bool = False  # a referenced file that may be gone: report missing, don't fail
+    # what tells a change instead of the source file's (inode, size, mtime_ns): for a
+    # produced artifact of a shared file, a fingerprint of its own content
+    identity: tuple[int, int, int] | None = None
 
 
 @dataclass

@@ -352,7 +352,9 @@ class Syncer:
             try:
                 st = os.stat(source)
                 ident: object = (st.st_ino, st.st_size, st.st_mtime_ns)
-                if src.mode in ("sqlite", "produced") or src.format == "sqlite":
+                if src.identity is not None:
+                    ident = tuple(src.identity)
+                elif src.mode in ("sqlite", "produced") or src.format == "sqlite":
                     try:  # committed writes live in the -wal until a checkpoint (an empty one: none)
                         w = os.stat(source + "-wal")
                         if w.st_size:
@@ -454,7 +456,9 @@ class Syncer:
         if previous is not None and not changed:
             changed = _differs(previous, session)
         # unchanged, the state may keep `previous` (no manifest): the signature goes with it only if equal
-        self._note_signature(ds, states, valid=changed or previous == session)
+        # (its redaction counts aside: a file archived again with the same bytes counts again)
+        same = previous is not None and previous.model_copy(update={"redactions": session.redactions}) == session
+        self._note_signature(ds, states, valid=changed or same)
         return session, states, changed
 
     # ---- one file ----
@@ -491,8 +495,9 @@ class Syncer:
         object_id, sha, size = job.object_id, job.sha256, job.size
         new = self._upload(object_id, out, work)
         out.unlink(missing_ok=True)
+        mtime_ns = ident.mtime_ns if src.identity is None else src.source.stat().st_mtime_ns
         artifact = Artifact(
-            path=archived_path, role=src.role, format=src.format, size=size, mtime=ident.mtime_ns / 1e9,
+            path=archived_path, role=src.role, format=src.format, size=size, mtime=mtime_ns / 1e9,
             sha256=sha, objects=[object_id], shared=src.shared,
         )
         unchanged = prev is not None and prev.artifact.objects == artifact.objects and prev.artifact.path == artifact.path
@@ -603,7 +608,14 @@ class Syncer:
         any_change = (self.result.uploaded > 0 or bool(dropped)
                       or (self.state.get_meta("last_manifest") is None and bool(processed or self._fast)))
         if not any_change:
-            self.state.put_signatures(self._sigs)  # sessions as stored: first seen the long way
+            with self.state.transaction():
+                # sessions that went the long way and came out as stored (a touched file, a new
+                # inode, an extract with the same fingerprint): their files' new identities go in
+                # too, or they would take the long way on every run until some manifest is written
+                for _session, states in processed.values():
+                    for st in states:
+                        self.state.put_artifact(st)
+                self.state.put_signatures(self._sigs)  # sessions as stored: first seen the long way
             self.state.record_run(secrets.token_hex(8), started, _now(), self.result.to_json())
             return
         self._materialize_unchanged(processed)
@@ -649,6 +661,8 @@ def _identity(src: SourceArtifact) -> FileIdentity:
     writes live until a checkpoint touches the main file (an empty -wal, which readers
     create and remove, holds none)."""
     ident = FileIdentity.of(src.source)
+    if src.identity is not None:
+        return FileIdentity(*src.identity)
     if src.mode in ("sqlite", "produced") or src.format == "sqlite":
         wal = Path(str(src.source) + "-wal")
         try:

@@ -35,6 +35,7 @@ that file under the target HOME instead of overwriting it (see `merge_extract`).
 from __future__ import annotations
 
 import functools
+import hashlib
 import logging
 import re
 import shutil
@@ -207,6 +208,77 @@ def _instruction_hashes(conn: sqlite3.Connection, session_id: str, cols: list[st
     return sorted(hashes)
 
 
+def _session_selects(
+    conn: sqlite3.Connection, session_id: str, rows: list[tuple[str, str, str, str]]
+) -> Iterator[tuple[str, str, str, list[Any]]]:
+    """(table, column list, WHERE clause, parameters) of every `src` row set a session's
+    extract holds: its own rows and the context it needs (see extract_session)."""
+    tables = {name for typ, name, _t, _s in rows if typ == "table"}
+    info: dict[str, Any] = {}
+    if "session_v2" in tables:
+        cur = conn.execute("SELECT * FROM src.session_v2 WHERE id = ?", (session_id,))
+        names = [d[0] for d in cur.description]
+        row = cur.fetchone()
+        info = dict(zip(names, row)) if row else {}
+    for name, cols, policy, key in _archived_tables(conn, rows):
+        where: str = ""
+        params: list[Any] = []
+        if policy == "owned":
+            where, params = f"{sql_ident(key)} = ?", [session_id]
+        elif name == "instruction_blob":
+            hashes = []
+            if "instruction_state" in tables:
+                hashes = _instruction_hashes(conn, session_id, _columns(conn, "src", "instruction_state"))
+            if not hashes:
+                continue
+            where, params = f"{sql_ident(key)} IN ({','.join('?' * len(hashes))})", hashes
+        elif name in ("project", "workspace"):
+            ref = info.get("project_id" if name == "project" else "workspace_id")
+            if not ref:
+                continue
+            where, params = f"{sql_ident(key)} = ?", [ref]
+        yield name, ", ".join(sql_ident(c) for c in cols), where, params
+
+
+def _value_digest(h: Any, v: Any) -> None:
+    if v is None:
+        h.update(b"N")
+    elif isinstance(v, bytes):
+        h.update(b"B%d:" % len(v))
+        h.update(v)
+    elif isinstance(v, str):
+        b = v.encode("utf-8", "surrogatepass")
+        h.update(b"S%d:" % len(b))
+        h.update(b)
+    else:
+        r = repr(v).encode()
+        h.update(b"V%d:" % len(r))
+        h.update(r)
+
+
+def extract_fingerprint(conn: sqlite3.Connection, session_id: str, rows: list[tuple[str, str, str, str]]) -> str:
+    """A digest of everything the session's extract would hold (schema, header pragmas and
+    the rows of `_session_selects`, as multisets): equal digests, equal extracts. `conn` has
+    the database attached as `src`. Lets a write to one session leave the others alone."""
+    out = hashlib.blake2b(digest_size=16)
+    for typ, name, tbl, sql in rows:
+        _value_digest(out, f"{typ}\0{name}\0{tbl}\0{sql}")
+    for pragma in ("user_version", "application_id"):
+        _value_digest(out, int(conn.execute(f"PRAGMA src.{pragma}").fetchone()[0]))
+    for name, collist, where, params in _session_selects(conn, session_id, rows):
+        digests = []
+        for row in conn.execute(f"SELECT {collist} FROM src.{sql_ident(name)}" + (f" WHERE {where}" if where else ""),
+                                params):
+            h = hashlib.blake2b(digest_size=16)
+            for v in row:
+                _value_digest(h, v)
+            digests.append(h.digest())
+        digests.sort()
+        _value_digest(out, f"table\0{name}\0{collist}\0{len(digests)}")
+        out.update(b"".join(digests))
+    return out.hexdigest()
+
+
 def extract_session(src_db: Path, session_id: str, dst: Path) -> None:
     """Write a fresh SQLite file holding one session: the source's whole schema (tables
     first, then indexes, triggers and views) and, copied row by row through SQL, only that
@@ -233,31 +305,7 @@ def extract_session(src_db: Path, session_id: str, dst: Path) -> None:
             if typ == "table":
                 _create(conn, sql)
         _copy_header_pragmas(conn)
-        tables = {name for typ, name, _t, _s in rows if typ == "table"}
-        info: dict[str, Any] = {}
-        if "session_v2" in tables:
-            cur = conn.execute("SELECT * FROM src.session_v2 WHERE id = ?", (session_id,))
-            names = [d[0] for d in cur.description]
-            row = cur.fetchone()
-            info = dict(zip(names, row)) if row else {}
-        for name, cols, policy, key in _archived_tables(conn, rows):
-            where: str = ""
-            params: list[Any] = []
-            if policy == "owned":
-                where, params = f"{sql_ident(key)} = ?", [session_id]
-            elif name == "instruction_blob":
-                hashes = []
-                if "instruction_state" in tables:
-                    hashes = _instruction_hashes(conn, session_id, _columns(conn, "src", "instruction_state"))
-                if not hashes:
-                    continue
-                where, params = f"{sql_ident(key)} IN ({','.join('?' * len(hashes))})", hashes
-            elif name in ("project", "workspace"):
-                ref = info.get("project_id" if name == "project" else "workspace_id")
-                if not ref:
-                    continue
-                where, params = f"{sql_ident(key)} = ?", [ref]
-            collist = ", ".join(sql_ident(c) for c in cols)
+        for name, collist, where, params in _session_selects(conn, session_id, rows):
             sql = f"INSERT INTO main.{sql_ident(name)} ({collist}) SELECT {collist} FROM src.{sql_ident(name)}"
             conn.execute(sql + (f" WHERE {where}" if where else ""), params)
         for typ, _name, _tbl, sql in rows:
@@ -460,7 +508,7 @@ class OpenCode:
         database's identity: an unchanged database is not read again, and its snapshot is
         taken only if some session needs its extract."""
         ident = sqlite_identity(db)
-        key = f"opencode:facts:v1:{db}:{ident}"
+        key = f"opencode:facts:v2:{db}:{ident}"
         cached = self.ctx.cache.get(key)
         if cached is not None:
             try:
@@ -472,7 +520,7 @@ class OpenCode:
         snap = DbSnapshot(db)
         conn = snap.connect()
         try:
-            facts = read_facts(conn)
+            facts = read_facts(conn, snap.path)
         except sqlite3.Error as e:
             return snap, f"{type(e).__name__}: {e}"
         finally:
@@ -498,6 +546,7 @@ class OpenCode:
             s.parents.append(LineageEdge(relation="fork", parent=session_key(NAME, f["fork"]), at=f["fork_at"]))
         if f["revert"]:
             s.warnings.append(f"staged revert to {f['revert']}: committing it deletes this session's later rows")
+        extract = f.get("extract")
         s.sources.append(
             SourceArtifact(
                 source=db,
@@ -506,6 +555,8 @@ class OpenCode:
                 format="sqlite",
                 mode="produced",
                 produce=functools.partial(_produce, snap, sid),
+                # the extract's content, not the shared file's stat, tells whether it changed
+                identity=(0, 0, int(extract[:15], 16)) if isinstance(extract, str) else None,
             )
         )
         if f["messages"]:
@@ -577,20 +628,33 @@ class OpenCode:
 # ---------------------------------------------------------------- facts read from a snapshot
 
 
-def read_facts(conn: sqlite3.Connection) -> list[dict[str, Any]]:
+def read_facts(conn: sqlite3.Connection, db: Path | None = None) -> list[dict[str, Any]]:
     """Per session_v2 row, in creation order, what discovery needs (JSON-able). A row that
-    cannot be read gives {"id", "error"}."""
+    cannot be read gives {"id", "error"}. With `db` (the file conn reads), each session also
+    gets the fingerprint of its extract ("extract", see extract_fingerprint)."""
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     if "session_v2" not in tables:
         return []
-    out = []
-    for row in conn.execute("SELECT * FROM session_v2 ORDER BY time_created, id").fetchall():
-        sid = str(row["id"])
-        try:
-            out.append(_session_facts(conn, "session_message" in tables, row))
-        except (sqlite3.Error, ValueError, TypeError, KeyError) as e:
-            out.append({"id": sid, "error": f"{type(e).__name__}: {e}"})
-    return out
+    fp = None
+    if db is not None:
+        fp = sqlite3.connect(":memory:")
+        fp.execute("ATTACH DATABASE ? AS src", (_uri(db, mode="ro"),))
+    try:
+        schema = _schema(fp, "src") if fp is not None else []
+        out = []
+        for row in conn.execute("SELECT * FROM session_v2 ORDER BY time_created, id").fetchall():
+            sid = str(row["id"])
+            try:
+                f = _session_facts(conn, "session_message" in tables, row)
+                if fp is not None:
+                    f["extract"] = extract_fingerprint(fp, sid, schema)
+                out.append(f)
+            except (sqlite3.Error, ValueError, TypeError, KeyError) as e:
+                out.append({"id": sid, "error": f"{type(e).__name__}: {e}"})
+        return out
+    finally:
+        if fp is not None:
+            fp.close()
 
 
 def _session_facts(conn: sqlite3.Connection, messages: bool, row: sqlite3.Row) -> dict[str, Any]:
