@@ -147,6 +147,9 @@ class State:
     def set_meta(self, key: str, value: str) -> None:
         self.db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, value))
 
+    def delete_meta(self, key: str) -> None:
+        self.db.execute("DELETE FROM meta WHERE key=?", (key,))
+
     def transaction(self) -> "_Tx":
         return _Tx(self.db)
 

@@ -605,7 +605,9 @@ class Syncer:
                                if k not in processed and k not in self._fast and not self._is_forgotten(k))
                    if s is not None]
         dropped = [k for k in keys if self._is_forgotten(k)]
-        any_change = (self.result.uploaded > 0 or bool(dropped)
+        # a run that stored its state but not the manifest (killed, or the store failed) left this
+        pending = self.state.get_meta("manifest_pending") is not None
+        any_change = (self.result.uploaded > 0 or bool(dropped) or pending
                       or (self.state.get_meta("last_manifest") is None and bool(processed or self._fast)))
         if not any_change:
             with self.state.transaction():
@@ -626,6 +628,15 @@ class Syncer:
             errors=self.result.errors,
         )
         assert self.archive is not None
+        # The state first, flagged "manifest pending", then the manifest. Every object it names is
+        # stored already. Killed in between, the next run finds the flag and writes the manifest;
+        # the other order left a state behind the archive, and the next run cut a transcript's
+        # segments differently from the manifest before it.
+        state_error: sqlite3.Error | None = None
+        try:
+            self._save_state(processed, dropped, manifest)
+        except sqlite3.Error as e:
+            state_error = e
         try:
             key = self.archive.put_manifest(manifest, self.recipients)
         except StoreError as e:
@@ -634,7 +645,12 @@ class Syncer:
             return
         self.result.snapshot = key
         try:
-            self._save_state(processed, dropped, key, manifest, started)
+            if state_error is not None:
+                raise state_error
+            with self.state.transaction():
+                self.state.set_meta("last_manifest", key)
+                self.state.delete_meta("manifest_pending")
+                self.state.record_run(manifest.run_id, started, manifest.created_at, self.result.to_json())
         except sqlite3.Error as e:
             # the archive is complete; only the local cache is behind (the next run re-checks)
             from archiver.state import _space_hint
@@ -643,7 +659,7 @@ class Syncer:
                              "the local state was not updated (free space, then run again)") from None
 
     def _save_state(self, processed: dict[str, tuple[Session, list[ArtifactState]]], dropped: list[str],
-                    key: str, manifest: Manifest, started: str) -> None:
+                    manifest: Manifest) -> None:
         with self.state.transaction():
             for key in dropped:
                 self.state.drop_session(key)
@@ -652,8 +668,7 @@ class Syncer:
                 for st in states:
                     self.state.put_artifact(st)
             self.state.put_signatures(self._sigs)
-            self.state.set_meta("last_manifest", key)
-            self.state.record_run(manifest.run_id, started, manifest.created_at, self.result.to_json())
+            self.state.set_meta("manifest_pending", manifest.run_id)
 
 
 def _identity(src: SourceArtifact) -> FileIdentity:

@@ -233,3 +233,31 @@ def test_restore_refuses_paths_outside_target(tmp_path: Path) -> None:
             continue
         raise AssertionError(f"accepted {bad!r}")
     assert safe_target(root, ".claude/projects/k/s.jsonl") == root / ".claude/projects/k/s.jsonl"
+
+
+def test_a_run_killed_between_state_and_manifest_leaves_the_manifest_to_the_next_run(env: Env, monkeypatch) -> None:  # noqa: F811,ANN001
+    """The state is stored flagged "manifest pending" before the manifest: a run that dies in
+    between (here: its manifest upload fails) leaves the next run, with nothing new to
+    archive, a manifest to write, one naming what the state holds."""
+    from archiver.archive import Archive
+    from archiver.store.base import StoreError
+
+    _big_home(env.home)
+    real = Archive.put_manifest
+
+    def broken(self, manifest, recipients):  # noqa: ANN001, ANN202
+        raise StoreError("snapshots/x.json.age", "injected: connection reset")
+
+    monkeypatch.setattr(Archive, "put_manifest", broken)
+    code, out = env.cli("sync", "--json")
+    first = json.loads(out)
+    assert first["snapshot"] is None and first["sessions"]["uploaded"] > 0
+    monkeypatch.setattr(Archive, "put_manifest", real)
+    code, out = env.cli("sync", "--json")
+    second = json.loads(out)
+    assert code == 0 and second["snapshot"] is not None and second["sessions"]["uploaded"] == 0
+    listed = env.cli_json("ls", identity=True)["sessions"]
+    assert len(listed) == first["sessions"]["total"]
+    code, out = env.cli("sync", "--json")
+    third = json.loads(out)
+    assert code == 0 and third["snapshot"] is None  # the flag is gone once the manifest is stored
