@@ -22,7 +22,9 @@ from typing import Any, Iterator
 import orjson
 
 from archiver.harnesses.base import HarnessContext, native_path
-from archiver.harnesses.common import configured_root, iso, regular_files, sniff_content
+from archiver.harnesses.common import (
+    cache_get, cache_put, configured_root, file_state_key, iso, regular_files, sniff_content,
+)
 from archiver.harnesses.jsonl_probe import head_records, records_containing, tail_records
 from archiver.model import DiscoveredSession, Format, LineageEdge, SourceArtifact, session_key
 
@@ -168,12 +170,11 @@ class ClaudeCode:
 
     def _read_transcript_facts(self, transcript: Path, session: DiscoveredSession) -> None:
         st = self._stats[str(transcript)] = transcript.stat()
-        key = f"claude-code:facts:{transcript}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}"
-        cached = self.ctx.cache.get(key)
-        facts = orjson.loads(cached) if cached is not None else None
+        key = file_state_key("claude-code:facts", transcript, st)
+        facts = cache_get(self.ctx.cache, key)
         if not isinstance(facts, dict):  # read once per file state, not on every run
             facts = self.transcript_facts(transcript)
-            self.ctx.cache[key] = orjson.dumps(facts).decode()
+            cache_put(self.ctx.cache, key, facts)
         session.created_at, session.cwd, session.title = facts["created_at"], facts["cwd"], facts["title"]
         fork = facts["fork"]
         if fork is not None:
@@ -228,12 +229,11 @@ class ClaudeCode:
                     s.sources.append(self._src(side, "sidecar", "json" if side.suffix == ".json" else None))
             meta = metas[agent_id]
             st = f.stat()
-            key = f"claude-code:subagent-head:{f}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}"
-            cached = self.ctx.cache.get(key)
-            head_facts = orjson.loads(cached) if cached is not None else None
+            key = file_state_key("claude-code:subagent-head", f, st)
+            head_facts = cache_get(self.ctx.cache, key)
             if not isinstance(head_facts, dict):  # read once per file state
                 head_facts = _subagent_head(f)
-                self.ctx.cache[key] = orjson.dumps(head_facts).decode()
+                cache_put(self.ctx.cache, key, head_facts)
             s.created_at, s.cwd = head_facts["created_at"], head_facts["cwd"]
             s.title = meta.get("description") if isinstance(meta.get("description"), str) else None
             s.updated_at = iso(st.st_mtime)
@@ -295,12 +295,12 @@ class ClaudeCode:
         """continued-in records can sit anywhere in a transcript, so finding them reads the
         whole file: do it once per file state, not on every run."""
         st = self._stats.get(str(transcript)) or transcript.stat()
-        key = f"claude-code:continued-in:{transcript}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}"
-        cached = self.ctx.cache.get(key)
-        if cached is not None:
-            return [(str(a), b) for a, b in orjson.loads(cached)]
+        key = file_state_key("claude-code:continued-in", transcript, st)
+        hit = cache_get(self.ctx.cache, key)
+        if isinstance(hit, list) and all(isinstance(e, list) and len(e) == 2 for e in hit):
+            return [(str(a), b) for a, b in hit]
         edges = self.continuation_edges(transcript)
-        self.ctx.cache[key] = orjson.dumps(edges).decode()
+        cache_put(self.ctx.cache, key, edges)
         return edges
 
     def continuation_edges(self, transcript: Path) -> list[tuple[str, str | None]]:

@@ -44,11 +44,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Callable, Iterator
 
-import orjson
-
 from archiver.harnesses.base import HarnessContext, native_path
 from archiver.harnesses.common import (
+    cache_get,
+    cache_put,
     configured_root,
+    file_state_key,
     iso,
     regular_files,
     relative_or_absolute,
@@ -385,10 +386,9 @@ class Codex:
         key, hit = None, None
         try:
             st = index.stat()
-            key = f"codex:index:{index}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}"
-            cached = self.ctx.cache.get(key)
-            hit = orjson.loads(cached) if cached is not None else None
-        except (OSError, orjson.JSONDecodeError):
+            key = file_state_key("codex:index", index, st)
+            hit = cache_get(self.ctx.cache, key)
+        except OSError:
             pass
         if isinstance(hit, list) and len(hit) == 2 and isinstance(hit[0], dict) and isinstance(hit[1], list):
             names, bad = hit
@@ -396,7 +396,7 @@ class Codex:
             try:
                 self._index_names(index, names, bad)
                 if key is not None:
-                    self.ctx.cache[key] = orjson.dumps([names, bad]).decode()
+                    cache_put(self.ctx.cache, key, [names, bad])
             except OSError as e:
                 host.warnings.append(f"session_index.jsonl: unreadable ({e.strerror or e})")
         if bad:
@@ -442,12 +442,10 @@ class Codex:
         st = None
         try:
             st = f.stat()
-            key = f"codex:first:{f}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}"
-            cached = self.ctx.cache.get(key)
-            if cached is not None:
-                hit = orjson.loads(cached)
-                if isinstance(hit, dict):
-                    return hit, st
+            key = file_state_key("codex:first", f, st)
+            hit = cache_get(self.ctx.cache, key)
+            if isinstance(hit, dict):
+                return hit, st
             with _open_stream(f) as stream:
                 first = next(scan_lines(stream, MAX_LINE), None)
             ok, rec = parse_line(first) if first is not None else (False, None)
@@ -457,10 +455,7 @@ class Codex:
                 out = {"problem": "empty" if first is None else "other"}
         except Exception as e:  # noqa: BLE001 - zstd and OS errors alike: one bad file never stops discovery
             return {"problem": f"unreadable ({e})"}, st  # not cached: may be passing
-        try:
-            self.ctx.cache[key] = orjson.dumps(out).decode()
-        except TypeError:  # a value JSON cannot hold again (huge integer): not cached
-            pass
+        cache_put(self.ctx.cache, key, out)
         return out, st
 
     def _rollout(self, f: Path, host: DiscoveredSession) -> _Rollout | None:
@@ -522,12 +517,10 @@ class Codex:
         """(complete lines, numbers of unparseable complete lines), once per file state (the
         cache persists between runs)."""
         st = st or f.stat()
-        key = f"codex:scan:{f}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}"
-        cached = self.ctx.cache.get(key)
-        if cached is not None:
-            hit = orjson.loads(cached)
-            if isinstance(hit, list) and len(hit) == 2:
-                return int(hit[0]), [int(b) for b in hit[1]]
+        key = file_state_key("codex:scan", f, st)
+        hit = cache_get(self.ctx.cache, key)
+        if isinstance(hit, list) and len(hit) == 2:
+            return int(hit[0]), [int(b) for b in hit[1]]
         bad: list[int] = []
         n = 0
         with _open_stream(f) as stream:
@@ -537,7 +530,7 @@ class Codex:
                 n += 1
                 if not parse_line(line)[0]:
                     bad.append(line.no)
-        self.ctx.cache[key] = orjson.dumps([n, bad]).decode()
+        cache_put(self.ctx.cache, key, [n, bad])
         return n, bad
 
     # -- one session

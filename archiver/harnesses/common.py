@@ -9,10 +9,14 @@ from __future__ import annotations
 import os
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, Generic, Iterable, Iterator, MutableMapping, TypeVar
+
+import orjson
 
 from archiver.harnesses.base import HarnessContext
 from archiver.model import Format
+
+T = TypeVar("T")
 
 _SNIFF_BYTES = 8192
 
@@ -143,3 +147,50 @@ def sqlite_identity(db: Path) -> str:
         w = None
     wal = f"{w.st_size}:{w.st_mtime_ns}" if w is not None and w.st_size else "nowal"
     return f"{st.st_ino}:{st.st_size}:{st.st_mtime_ns}:{wal}"
+
+
+# ---------------------------------------------------------------- the discovery cache
+# What a collector learnt from a file, kept between runs in HarnessContext.cache (the state's
+# discovery_cache) under a key naming the file's state: read again only when it changes.
+
+
+def file_state_key(kind: str, path: Path, st: os.stat_result) -> str:
+    """The cache key of what `kind` learnt from `path` in this state of it."""
+    return f"{kind}:{path}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}"
+
+
+def cache_get(cache: MutableMapping[str, str], key: str) -> Any:
+    """The JSON value cached under `key`, or None: absent, or not JSON (a miss, read again).
+    The caller still checks the value's shape."""
+    value = cache.get(key)
+    if value is None:
+        return None
+    try:
+        return orjson.loads(value)
+    except orjson.JSONDecodeError:
+        return None
+
+
+def cache_put(cache: MutableMapping[str, str], key: str, value: Any, limit: int | None = None) -> None:
+    """Cache `value` as JSON, unless JSON cannot hold it (an integer over 64 bits) or it is
+    longer than `limit` bytes: then it is read again next run."""
+    try:
+        data = orjson.dumps(value)
+    except TypeError:  # orjson.JSONEncodeError included
+        return
+    if limit is None or len(data) <= limit:
+        cache[key] = data.decode()
+
+
+class LazyByPath(Generic[T]):
+    """Items (with a `.file`) by resolved file path, resolved on first use: a resolve is a
+    system call per path component, and most runs never look one up."""
+
+    def __init__(self, items: list[T]) -> None:
+        self._items = items
+        self._map: dict[str, T] | None = None
+
+    def get(self, key: str) -> T | None:
+        if self._map is None:
+            self._map = {str(item.file.resolve()): item for item in self._items}  # type: ignore[attr-defined]
+        return self._map.get(key)

@@ -31,7 +31,9 @@ from typing import Any, Iterator
 import orjson
 
 from archiver.harnesses.base import HarnessContext, native_path
-from archiver.harnesses.common import iso, regular_files, relative_or_absolute, sorted_paths
+from archiver.harnesses.common import (
+    LazyByPath, cache_get, cache_put, file_state_key, iso, regular_files, relative_or_absolute, sorted_paths,
+)
 from archiver.harnesses.jsonl_probe import Line, parse_line, scan_lines, unparseable_warning
 from archiver.model import DiscoveredSession, LineageEdge, SourceArtifact, session_key
 
@@ -108,7 +110,7 @@ class DeepSeekHarness:
             if f.name.endswith(".jsonl"):
                 scanned.append(self._scan(f, root))
         by_id: dict[str, _Scanned] = {}
-        by_path = _ByPath(scanned)  # resolved only when a parentSession path needs it
+        by_path = LazyByPath(scanned)  # resolved only when a parentSession path needs it
         by_stem: dict[str, _Scanned] = {}
         for sc in scanned:
             if sc.session_id in by_id:
@@ -132,26 +134,22 @@ class DeepSeekHarness:
             st = f.stat()
         except OSError:
             return self.scan_file(f)
-        key = f"deepseek-harness:scan:{root or self.root}:{f}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}"
-        cached = self.ctx.cache.get(key)
-        if cached is not None:
+        key = file_state_key(f"deepseek-harness:scan:{root or self.root}", f, st)
+        d = cache_get(self.ctx.cache, key)
+        if d is not None:
             try:
-                d = orjson.loads(cached)
                 return _Scanned(file=f, header=d["header"], warnings=d["warnings"], title=d["title"],
                                 chain=[bytes.fromhex(c) for c in d["chain"]], cut=d["cut"], cut_seq=d["cut_seq"],
                                 unknown=d["unknown"], st=st)
-            except (orjson.JSONDecodeError, KeyError, TypeError, ValueError):
+            except (KeyError, TypeError, ValueError):
                 pass
         sc = self.scan_file(f)
         sc.st = st
         if len(sc.chain) <= CACHED_EVENTS and not any("unreadable" in w for w in sc.warnings):
-            try:
-                self.ctx.cache[key] = orjson.dumps({
-                    "header": sc.header, "warnings": sc.warnings, "title": sc.title,
-                    "chain": [c.hex() for c in sc.chain], "cut": sc.cut, "cut_seq": sc.cut_seq,
-                    "unknown": sc.unknown}).decode()
-            except TypeError:  # a value JSON cannot hold again (huge integer): not cached
-                pass
+            cache_put(self.ctx.cache, key, {
+                "header": sc.header, "warnings": sc.warnings, "title": sc.title,
+                "chain": [c.hex() for c in sc.chain], "cut": sc.cut, "cut_seq": sc.cut_seq,
+                "unknown": sc.unknown})
         return sc
 
     def scan_file(self, f: Path) -> _Scanned:
@@ -203,7 +201,7 @@ class DeepSeekHarness:
         sc: _Scanned,
         scanned: list[_Scanned],
         by_id: dict[str, _Scanned],
-        by_path: _ByPath,
+        by_path: LazyByPath[_Scanned],
         by_stem: dict[str, _Scanned],
     ) -> DiscoveredSession:
         header = sc.header or {}
@@ -248,7 +246,7 @@ class DeepSeekHarness:
         return s
 
     def _resolve(
-        self, ref: str, by_id: dict[str, _Scanned], by_path: _ByPath, by_stem: dict[str, _Scanned],
+        self, ref: str, by_id: dict[str, _Scanned], by_path: LazyByPath[_Scanned], by_stem: dict[str, _Scanned],
         s: DiscoveredSession,
     ) -> str:
         if ref in by_id:
@@ -287,20 +285,6 @@ class DeepSeekHarness:
                 "fork parent ambiguous between " + ", ".join(o.session_id for o in candidates) + "; the oldest is used"
             )
         return candidates[0].session_id
-
-
-class _ByPath:
-    """Scanned files by resolved path, resolved on first use (a system call per path
-    component; only a parentSession given as a path needs them)."""
-
-    def __init__(self, scanned: list[_Scanned]) -> None:
-        self._scanned = scanned
-        self._map: dict[str, _Scanned] | None = None
-
-    def get(self, key: str) -> _Scanned | None:
-        if self._map is None:
-            self._map = {str(sc.file.resolve()): sc for sc in self._scanned}
-        return self._map.get(key)
 
 
 HARNESS = DeepSeekHarness

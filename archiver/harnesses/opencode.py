@@ -50,7 +50,9 @@ from urllib.parse import quote
 import orjson
 
 from archiver.harnesses.base import HarnessContext, native_path
-from archiver.harnesses.common import configured_root, iso_ms, sniff_content, sql_ident, sqlite_identity, xdg_dir
+from archiver.harnesses.common import (
+    cache_get, cache_put, configured_root, iso_ms, sniff_content, sql_ident, sqlite_identity, xdg_dir,
+)
 from archiver.model import Artifact, DiscoveredSession, Format, LineageEdge, SourceArtifact, session_key
 from archiver.snapshot import SnapshotError, backup_into, read_live_sqlite
 
@@ -509,14 +511,9 @@ class OpenCode:
         taken only if some session needs its extract."""
         ident = sqlite_identity(db)
         key = f"opencode:facts:v2:{db}:{ident}"
-        cached = self.ctx.cache.get(key)
-        if cached is not None:
-            try:
-                facts = orjson.loads(cached)
-            except orjson.JSONDecodeError:
-                facts = None
-            if isinstance(facts, list) and all(isinstance(f, dict) and isinstance(f.get("id"), str) for f in facts):
-                return DbSnapshot(db, lazy=True), facts
+        facts = cache_get(self.ctx.cache, key)
+        if isinstance(facts, list) and all(isinstance(f, dict) and isinstance(f.get("id"), str) for f in facts):
+            return DbSnapshot(db, lazy=True), facts
         snap = DbSnapshot(db)
         conn = snap.connect()
         try:
@@ -526,7 +523,7 @@ class OpenCode:
         finally:
             conn.close()
         if sqlite_identity(db) == ident:  # not written to while read: the facts hold for this identity
-            self.ctx.cache[key] = orjson.dumps(facts).decode()
+            cache_put(self.ctx.cache, key, facts)
         return snap, facts
 
     def _session(self, db: Path, snap: DbSnapshot, f: dict[str, Any]) -> DiscoveredSession:

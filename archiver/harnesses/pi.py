@@ -34,7 +34,9 @@ from typing import Any, Callable, Iterator
 import orjson
 
 from archiver.harnesses.base import HarnessContext, native_path
-from archiver.harnesses.common import configured_root, expand_home, iso
+from archiver.harnesses.common import (
+    LazyByPath, cache_get, cache_put, configured_root, expand_home, file_state_key, iso,
+)
 from archiver.harnesses.jsonl_probe import parse_line, scan_lines, unparseable_warning
 from archiver.model import DiscoveredSession, LineageEdge, SourceArtifact, session_key
 
@@ -129,7 +131,7 @@ class Pi:
                 found.append(item)
 
         by_id: dict[str, _Found] = {}
-        by_path = _ByPath(found)  # resolved paths: computed only when a parentSession needs them
+        by_path = LazyByPath(found)  # resolved paths: computed only when a parentSession needs them
         by_name: dict[str, _Found] = {}
         for item in found:
             sid = item.session_id
@@ -162,20 +164,18 @@ class Pi:
 
     def _header(self, f: Path, st: os.stat_result) -> dict[str, Any] | None:
         """The session header (first line), read once per file state."""
-        key = f"pi:header:{f}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}"
-        cached = self.ctx.cache.get(key)
-        if cached is not None:
-            hit = orjson.loads(cached)
-            if isinstance(hit, list) and len(hit) == 1 and (hit[0] is None or isinstance(hit[0], dict)):
-                return hit[0]  # type: ignore[no-any-return]
+        key = file_state_key("pi:header", f, st)
+        hit = cache_get(self.ctx.cache, key)
+        if isinstance(hit, list) and len(hit) == 1 and (hit[0] is None or isinstance(hit[0], dict)):
+            return hit[0]  # type: ignore[no-any-return]
         with f.open("rb") as stream:
             first = next(scan_lines(stream, 1024 * 1024), None)
         ok, rec = parse_line(first) if first is not None else (False, None)
         header = rec if isinstance(rec, dict) and rec.get("type") == "session" else None
-        _store(self.ctx.cache, key, [header])
+        cache_put(self.ctx.cache, key, [header], _CACHE_LIMIT)
         return header
 
-    def _session(self, item: _Found, by_path: _ByPath, by_name: dict[str, _Found]) -> DiscoveredSession:
+    def _session(self, item: _Found, by_path: LazyByPath[_Found], by_name: dict[str, _Found]) -> DiscoveredSession:
         header = item.header or {}
         s = DiscoveredSession(harness=NAME, session_id=item.session_id, warnings=list(item.warnings))
         s.created_at = header.get("timestamp") if isinstance(header.get("timestamp"), str) else None
@@ -209,7 +209,7 @@ class Pi:
         return s
 
     def _parent_edge(
-        self, parent: str, item: _Found, by_path: _ByPath, by_name: dict[str, _Found], s: DiscoveredSession
+        self, parent: str, item: _Found, by_path: LazyByPath[_Found], by_name: dict[str, _Found], s: DiscoveredSession
     ) -> LineageEdge:
         p = Path(parent)
         known = by_path.get(str(p.resolve())) if p.is_absolute() else None
@@ -230,14 +230,12 @@ class Pi:
         """(last session_info name, fullOutputPath values in order, unparseable complete lines),
         read once per file state."""
         st = st or f.stat()
-        key = f"pi:scan:{f}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}"
-        cached = self.ctx.cache.get(key)
-        if cached is not None:
-            hit = orjson.loads(cached)
-            if isinstance(hit, list) and len(hit) == 3:
-                return hit[0], list(hit[1]), list(hit[2])
+        key = file_state_key("pi:scan", f, st)
+        hit = cache_get(self.ctx.cache, key)
+        if isinstance(hit, list) and len(hit) == 3:
+            return hit[0], list(hit[1]), list(hit[2])
         found = self.scan_file(f)
-        _store(self.ctx.cache, key, list(found))
+        cache_put(self.ctx.cache, key, list(found), _CACHE_LIMIT)
         return found
 
     @staticmethod
@@ -294,28 +292,7 @@ class Pi:
         return f"{prefix}{cwd_dir_name(redact_text(session.cwd))}/{rest}"
 
 
-class _ByPath:
-    """Found sessions by resolved file path, resolved on first use (each resolve is a
-    system call per path component; most runs never need them)."""
-
-    def __init__(self, found: list[_Found]) -> None:
-        self._found = found
-        self._map: dict[str, _Found] | None = None
-
-    def get(self, key: str) -> _Found | None:
-        if self._map is None:
-            self._map = {str(item.file.resolve()): item for item in self._found}
-        return self._map.get(key)
-
-
-def _store(cache: Any, key: str, value: Any, limit: int = 256 * 1024) -> None:
-    """Cache `value` as JSON unless it cannot be (huge integer) or is too large to keep."""
-    try:
-        data = orjson.dumps(value)
-    except TypeError:
-        return
-    if len(data) <= limit:
-        cache[key] = data.decode()
+_CACHE_LIMIT = 256 * 1024  # a scan's facts longer than this are read again each run
 
 
 HARNESS = Pi
