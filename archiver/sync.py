@@ -45,7 +45,7 @@ from archiver.snapshot import (
 )
 from archiver.state import ArtifactState, Known, State, StateError
 from archiver.store.base import StoreError
-from archiver.workers import JobResult, Jobs, WorkerCrashed
+from archiver.workers import JobResult, Jobs, WorkerCrashed, pin_socket_dir
 
 log = logging.getLogger(__name__)
 _BLOCK = 1024 * 1024
@@ -167,9 +167,11 @@ class Syncer:
         work = Workdir(self.workdir_parent)
         # every temp file of this run (collectors' database copies, libraries, worker
         # processes started later) lands in the 0700 run folder, removed at the end
+        # the worker pool's socket folder: ours, short, fixed before the switch below
+        pin_socket_dir(self.workdir_parent)
         import multiprocessing.util
 
-        multiprocessing.util.get_temp_dir()  # fixed before the switch: its socket path must stay short
+        multiprocessing.util.get_temp_dir()
         saved_tempdir, saved_env = tempfile.tempdir, os.environ.get("TMPDIR")
         tempfile.tempdir = str(work.path)
         os.environ["TMPDIR"] = str(work.path)

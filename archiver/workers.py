@@ -55,6 +55,56 @@ def _release_after(nbytes: int) -> None:
         allocator.release()
 
 
+_SOCKET_DIR_MAX = 88  # an AF_UNIX path holds 107 bytes; "/listener-XXXXXXXX" takes 18 of them
+
+
+def pin_socket_dir(parent: Path) -> Path | None:
+    """Give multiprocessing a short 0700 folder of ours for the worker pool's forkserver socket,
+    before anything asks it for one: left alone it makes an empty `pymp-*` folder in the system
+    temp dir. The folder lives as long as this process (the forkserver outlives a run), named by
+    pid; it is removed at exit, and by a later run if this process was killed. Returns the folder,
+    or None when multiprocessing already has one or every candidate path is too long."""
+    import multiprocessing.process
+    import multiprocessing.util
+    import shutil
+
+    config = multiprocessing.process.current_process()._config  # type: ignore[attr-defined]  # noqa: SLF001
+    if config.get("tempdir") is not None:
+        return None
+    candidates = [parent]
+    runtime_dir = os.environ.get("XDG_RUNTIME_DIR")
+    if runtime_dir and os.path.isabs(runtime_dir):
+        candidates.append(Path(runtime_dir))
+    for base in candidates:
+        folder = base / f"mp-{os.getpid()}"
+        if len(os.fsencode(str(folder))) > _SOCKET_DIR_MAX:
+            continue
+        try:
+            base.mkdir(parents=True, exist_ok=True, mode=0o700)
+            for stale in base.glob("mp-*"):  # a killed process's: no socket listens there
+                pid = stale.name[3:]
+                if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
+                    shutil.rmtree(stale, ignore_errors=True)
+            folder.mkdir(mode=0o700, exist_ok=True)
+            os.chmod(folder, 0o700)
+        except OSError:
+            continue
+        config["tempdir"] = str(folder)
+        multiprocessing.util.Finalize(None, shutil.rmtree, args=(str(folder), True), exitpriority=-100)
+        return folder
+    return None
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def hash_file(path: Path, object_id_key: bytes) -> tuple[str, str, int]:
     hasher = ObjectHasher(object_id_key)
     sha = hashlib.sha256()

@@ -143,6 +143,14 @@ def watched(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[_
 
 
 def _check_writes(w: _Writes, state_dir: Path, systmp: Path) -> None:
+    # mp-<pid>: the worker pool's socket folder, kept while this process lives (workers.pin_socket_dir)
+    socket_dirs = {Path(p) for p, mode in w.dirs
+                   if Path(p).parent == state_dir / "tmp" and Path(p).name == f"mp-{os.getpid()}"}
+    assert all(mode == 0o700 for p, mode in w.dirs if Path(p) in socket_dirs)
+    for d in socket_dirs:
+        assert all(stat.S_ISSOCK(f.lstat().st_mode) for f in d.iterdir()), list(d.iterdir())
+    w.dirs = [(p, mode) for p, mode in w.dirs if Path(p) not in socket_dirs]
+    w.paths = [(e, p) for e, p in w.paths if not any(d == Path(p) or d in Path(p).parents for d in socket_dirs)]
     run_dirs = {Path(p) for p, mode in w.dirs if Path(p).parent == state_dir / "tmp"}
     assert run_dirs, "the run made no private folder"
     assert all(mode == 0o700 for p, mode in w.dirs if Path(p) in run_dirs)

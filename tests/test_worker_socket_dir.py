@@ -1,0 +1,91 @@
+"""The worker pool's forkserver socket lives in a short 0700 folder of ours, not in the system
+temp dir (workers.pin_socket_dir). Each case runs in a fresh interpreter: multiprocessing fixes
+its folder once per process."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+PROGRAM = textwrap.dedent("""
+    import json, os, stat, sys, tempfile
+    from pathlib import Path
+    tempfile.tempdir = sys.argv[2]  # the "system" temp dir, watched by the test
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from archiver.workers import pin_socket_dir
+
+    folder = pin_socket_dir(Path(sys.argv[1]))
+    again = pin_socket_dir(Path(sys.argv[1]))
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("forkserver")) as pool:
+        assert pool.submit(abs, -3).result() == 3
+        inside = sorted(p.name for p in folder.iterdir()) if folder else []
+        sockets = [p.name for p in folder.iterdir() if stat.S_ISSOCK(p.lstat().st_mode)] if folder else []
+        mode = stat.S_IMODE(folder.stat().st_mode) if folder else None
+    print(json.dumps({"folder": str(folder) if folder else None, "again": again is not None,
+                      "inside": inside, "sockets": sockets, "mode": mode,
+                      "pid": os.getpid()}))
+""")
+
+
+def _run(parent: Path, systmp: Path) -> dict:
+    out = subprocess.run([sys.executable, "-c", PROGRAM, str(parent), str(systmp)], cwd=ROOT,
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+def test_the_forkserver_socket_is_in_our_folder_and_the_folder_goes_at_exit(tmp_path: Path) -> None:
+    parent = tmp_path / "st" / "tmp"
+    systmp = tmp_path / "sys"
+    systmp.mkdir()
+    stale = parent / "mp-4194999"  # above any pid_max default: a process that cannot be alive
+    stale.mkdir(parents=True)
+    (stale / "listener-old").write_bytes(b"")
+    keep = parent / "run-x"  # a run folder is not ours to touch here
+    keep.mkdir()
+    got = _run(parent, systmp)
+    assert got["folder"] == str(parent / f"mp-{got['pid']}")
+    assert got["again"] is False  # fixed once per process
+    assert got["mode"] == 0o700
+    assert len(got["sockets"]) == 1 and got["sockets"][0].startswith("listener-")
+    assert got["inside"] == got["sockets"]
+    assert list(systmp.iterdir()) == []  # no pymp-* folder
+    assert not (parent / f"mp-{got['pid']}").exists()  # removed when the process ended
+    assert not stale.exists()
+    assert keep.exists()
+
+
+def test_a_path_too_long_for_a_socket_falls_back_to_multiprocessing(tmp_path: Path) -> None:
+    parent = tmp_path / ("x" * 90) / "tmp"
+    systmp = tmp_path / "sys"
+    systmp.mkdir()
+    env_free = {k: v for k, v in os.environ.items() if k != "XDG_RUNTIME_DIR"}
+    out = subprocess.run([sys.executable, "-c", PROGRAM, str(parent), str(systmp)], cwd=ROOT,
+                         capture_output=True, text=True, timeout=120, env=env_free)
+    assert out.returncode == 0, out.stderr
+    got = json.loads(out.stdout)
+    assert got["folder"] is None
+    assert not parent.exists()
+
+
+def test_xdg_runtime_dir_is_the_second_choice(tmp_path: Path) -> None:
+    parent = tmp_path / ("x" * 90) / "tmp"
+    runtime = tmp_path / "run"
+    runtime.mkdir(mode=0o700)
+    systmp = tmp_path / "sys"
+    systmp.mkdir()
+    out = subprocess.run([sys.executable, "-c", PROGRAM, str(parent), str(systmp)], cwd=ROOT,
+                         capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "XDG_RUNTIME_DIR": str(runtime)})
+    assert out.returncode == 0, out.stderr
+    got = json.loads(out.stdout)
+    assert got["folder"] == str(runtime / f"mp-{got['pid']}")
+    assert got["sockets"] and list(systmp.iterdir()) == []
+    assert list(runtime.iterdir()) == []
