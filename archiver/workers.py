@@ -72,15 +72,16 @@ def pin_socket_dir(parent: Path) -> Path | None:
     if config.get("tempdir") is not None:
         return None
     candidates = [parent]
-    runtime_dir = os.environ.get("XDG_RUNTIME_DIR")
-    if runtime_dir and os.path.isabs(runtime_dir):
+    runtime_dir = os.environ.get("XDG_RUNTIME_DIR")  # the user's own, made by the system
+    if runtime_dir and os.path.isabs(runtime_dir) and os.path.isdir(runtime_dir):
         candidates.append(Path(runtime_dir))
     for base in candidates:
         folder = base / f"mp-{os.getpid()}"
         if len(os.fsencode(str(folder))) > _SOCKET_DIR_MAX:
             continue
         try:
-            base.mkdir(parents=True, exist_ok=True, mode=0o700)
+            if base == parent:
+                base.mkdir(parents=True, exist_ok=True, mode=0o700)
             for stale in base.glob("mp-*"):  # a killed process's: no socket listens there
                 pid = stale.name[3:]
                 if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):

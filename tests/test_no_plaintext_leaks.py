@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import stat
 import subprocess
 import sys
@@ -134,18 +135,23 @@ def watched(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[_
     """Record the run's writes; the system temp dir is a fresh folder that must stay empty."""
     systmp = tmp_path / "systmp"
     systmp.mkdir()
+    # a short runtime dir for the worker pool's socket folder, in case the state dir's path under
+    # pytest is too long for a socket (workers.pin_socket_dir): made before the watch starts
+    runtime = Path(tempfile.mkdtemp(prefix="xdg-", dir="/tmp"))
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
     monkeypatch.setattr(tempfile, "tempdir", str(systmp))
     w = _Writes.get()
     w.paths.clear()
     w.dirs.clear()
     yield w, systmp
     w.active = False
+    shutil.rmtree(runtime, ignore_errors=True)
 
 
 def _check_writes(w: _Writes, state_dir: Path, systmp: Path) -> None:
     # mp-<pid>: the worker pool's socket folder, kept while this process lives (workers.pin_socket_dir)
-    socket_dirs = {Path(p) for p, mode in w.dirs
-                   if Path(p).parent == state_dir / "tmp" and Path(p).name == f"mp-{os.getpid()}"}
+    socket_dirs = {Path(p) for p, mode in w.dirs if Path(p).name == f"mp-{os.getpid()}"
+                   and Path(p).parent in (state_dir / "tmp", Path(os.environ["XDG_RUNTIME_DIR"]))}
     assert all(mode == 0o700 for p, mode in w.dirs if Path(p) in socket_dirs)
     for d in socket_dirs:
         assert all(stat.S_ISSOCK(f.lstat().st_mode) for f in d.iterdir()), list(d.iterdir())

@@ -23,11 +23,13 @@ PROGRAM = textwrap.dedent("""
 
     folder = pin_socket_dir(Path(sys.argv[1]))
     again = pin_socket_dir(Path(sys.argv[1]))
-    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("forkserver")) as pool:
-        assert pool.submit(abs, -3).result() == 3
-        inside = sorted(p.name for p in folder.iterdir()) if folder else []
-        sockets = [p.name for p in folder.iterdir() if stat.S_ISSOCK(p.lstat().st_mode)] if folder else []
-        mode = stat.S_IMODE(folder.stat().st_mode) if folder else None
+    inside, sockets, mode = [], [], None
+    if folder is not None:  # (else the socket would go to the watched folder, too long a path here)
+        with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("forkserver")) as pool:
+            assert pool.submit(abs, -3).result() == 3
+            inside = sorted(p.name for p in folder.iterdir())
+            sockets = [p.name for p in folder.iterdir() if stat.S_ISSOCK(p.lstat().st_mode)]
+            mode = stat.S_IMODE(folder.stat().st_mode)
     print(json.dumps({"folder": str(folder) if folder else None, "again": again is not None,
                       "inside": inside, "sockets": sockets, "mode": mode,
                       "pid": os.getpid()}))
