@@ -19,7 +19,7 @@ import os
 import secrets
 import time
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Iterator, Sequence
 
@@ -33,6 +33,10 @@ log = logging.getLogger(__name__)
 MARKER_KEY = "archiver.json"
 MAX_MANIFEST_BYTES = 512 * 1024 * 1024
 SMALL_OBJECT = 1 << 20  # plaintext up to this is packed in memory and put conditionally (a few MB per thread at most)
+# An object found already stored but written longer ago than this is written again when a run
+# names it anew: prune deletes only unreferenced objects older than its grace period (6 h by
+# default, always above this), so the new write protects it until the manifest naming it exists.
+REFRESH_AFTER = timedelta(hours=1)
 # Reading an object restarts from scratch when its stream breaks (a truncated or reset
 # response): the store's retry wrapper can only retry opening a stream, not reading it.
 READ_ATTEMPTS = 3
@@ -140,12 +144,20 @@ class Archive:
 
         A small object is packed in memory and written with one conditional put (no HEAD
         first: one request instead of two); a large one is looked up first, so a copy
-        another host already uploaded is not sent again, then streamed from a temp file."""
+        another host already uploaded is not sent again, then streamed from a temp file.
+        A copy found stored but older than REFRESH_AFTER is written again: it may be one that
+        no manifest names any more, which a prune running now could delete before this run's
+        manifest names it; written anew, prune's grace period covers it."""
         key = object_key(object_id)
         if plaintext.stat().st_size <= SMALL_OBJECT:
             blob = pack_bytes(plaintext.read_bytes(), recipients)  # type: ignore[arg-type]
-            return len(blob) if self.store.put_bytes(key, blob, if_absent=True) else 0
-        if self.store.exists(key):
+            if self.store.put_bytes(key, blob, if_absent=True):
+                return len(blob)
+            if self._recent(key):
+                return 0
+            self.store.put_bytes(key, blob)  # maybe old and unreferenced: written again (REFRESH_AFTER)
+            return len(blob)
+        if self._recent(key):
             return 0
         size = pack_file(plaintext, packed_tmp, recipients, durable=False)  # type: ignore[arg-type]
         try:
@@ -153,6 +165,14 @@ class Archive:
         finally:
             packed_tmp.unlink(missing_ok=True)
         return size
+
+    def _recent(self, key: str) -> bool:
+        """Is the object stored, and written within REFRESH_AFTER (or of unknown age)?"""
+        info = self.store.head(key)
+        if info is None:
+            return False
+        written = info.last_modified
+        return written is None or datetime.now(timezone.utc) - written < REFRESH_AFTER
 
     def put_manifest(self, manifest: Manifest, recipients: Sequence[object]) -> str:
         when = datetime.fromisoformat(manifest.created_at.replace("Z", "+00:00"))

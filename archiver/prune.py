@@ -12,7 +12,10 @@ Safety (never negotiable):
 - nothing is deleted when a manifest cannot be read (its references are unknown);
 - an object or manifest under Object Lock retention or legal hold is not deleted (reported);
 - an object modified within `grace` is not deleted: a sync on another machine may have
-  uploaded it and not yet written the manifest naming it;
+  uploaded it and not yet written the manifest naming it. Its age is read again just before
+  the delete, because a sync that finds an old object stored writes it anew before naming it
+  (archive.REFRESH_AFTER, 1 h). A grace period shorter than that plus the longest sync run
+  gives this protection up; `--grace 0` does so on purpose;
 - just before deleting objects the manifest list is read again, and objects named by a
   manifest that appeared meanwhile are spared.
 """
@@ -204,6 +207,18 @@ def collect_garbage(
     for oid, (size, modified) in sorted(garbage.items()):
         key = object_key(oid)
         if modified is not None and now - modified < grace:
+            result.recent.append(key)
+            continue
+        # looked at again just before the delete: a sync that found this object stored and old
+        # writes it anew before naming it (Archive.put_object, REFRESH_AFTER), after our listing
+        try:
+            info = archive.store.head(key)
+        except StoreError as e:
+            result.errors.append(str(e))
+            continue
+        if info is None:
+            continue  # gone meanwhile
+        if now - info.last_modified < grace:
             result.recent.append(key)
             continue
         why = lock_state(archive, key, now)

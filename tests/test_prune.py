@@ -5,18 +5,24 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
 
+import archiver.archive as archive_mod
 from archiver.archive import Archive, object_key
 from archiver.crypto.age import X25519Identity
 from archiver.demo.claude_sample import make_claude_home
 from archiver.model import Artifact, Manifest, Session
+from archiver.pack import unpack_bytes
 from archiver.prune import KeepPolicy, apply_policy, parse_duration, prune
 from archiver.store import open_store
+from archiver.store.base import StoreOptions
 from tests.fx_archiver import USER, Env, env  # noqa: F401
+from tests.fx_s3 import s3_bucket_url, s3_server  # noqa: F401
 
 # ---------------------------------------------------------------- golden policies
 SNAPSHOTS = [
@@ -211,3 +217,85 @@ def test_prune_end_to_end(env: Env) -> None:  # noqa: F811
 def test_prune_needs_a_policy(env: Env) -> None:  # noqa: F811
     code, _ = env.cli("prune", identity=True)
     assert code == 2
+
+
+# ---------------------------------------------------------------- a sync naming an old object again
+class SyncingArchive(Archive):
+    """Between prune's listing and its deletes, a sync elsewhere finds object `oid` stored and
+    names it again (its manifest not written yet): it puts the object as a sync does."""
+
+    def __init__(self, store, recipients, oid: str, plaintext: Path) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(store)
+        self.calls, self.recipients, self.oid, self.plaintext = 0, recipients, oid, plaintext
+        self.sent: int | None = None
+
+    def manifests(self, host_id=None):  # type: ignore[no-untyped-def]
+        self.calls += 1
+        if self.calls == 2:
+            self.sent = self.put_object(self.oid, self.plaintext, self.plaintext.with_suffix(".packed"),
+                                        self.recipients)
+        return super().manifests(host_id)
+
+
+def _age(path: Path, hours: float) -> None:
+    t = time.time() - hours * 3600
+    os.utime(path, (t, t))
+
+
+@pytest.mark.parametrize("size", [100, 3 << 20], ids=["small", "large"])
+def test_an_object_found_stored_but_old_is_written_again(tmp_path: Path, size: int) -> None:
+    ident = X25519Identity.generate()
+    store = open_store(f"file://{tmp_path}/store")
+    archive = Archive(store)
+    plain = tmp_path / "plain"
+    plain.write_bytes(os.urandom(size))
+    oid, key = _oid(7), object_key(_oid(7))
+    assert archive.put_object(oid, plain, tmp_path / "packed", [ident.recipient]) > 0
+    first = store.get_bytes(key)
+    assert archive.put_object(oid, plain, tmp_path / "packed", [ident.recipient]) == 0  # recent: not again
+    assert store.get_bytes(key) == first
+    _age(tmp_path / "store" / key, 2)
+    sent = archive.put_object(oid, plain, tmp_path / "packed", [ident.recipient])
+    again = store.get_bytes(key)
+    assert sent == len(again) > 0 and again != first  # a new encryption of the same plaintext
+    assert unpack_bytes(again, [ident]) == plain.read_bytes()
+    assert datetime.now(timezone.utc) - store.head(key).last_modified < timedelta(minutes=5)  # type: ignore[union-attr]
+
+
+def test_an_old_object_on_s3_is_written_again(s3_bucket_url: tuple[str, StoreOptions],
+                                              tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    url, opts = s3_bucket_url
+    ident = X25519Identity.generate()
+    store = open_store(url, opts)
+    archive = Archive(store)
+    plain = tmp_path / "plain"
+    plain.write_bytes(b"tool output " * 10)
+    oid, key = _oid(8), object_key(_oid(8))
+    archive.put_object(oid, plain, tmp_path / "packed", [ident.recipient])
+    etag = store.head(key).etag  # type: ignore[union-attr]
+    assert archive.put_object(oid, plain, tmp_path / "packed", [ident.recipient]) == 0
+    assert store.head(key).etag == etag  # type: ignore[union-attr]
+    monkeypatch.setattr(archive_mod, "REFRESH_AFTER", timedelta(0))  # moto cannot backdate: every copy is old
+    assert archive.put_object(oid, plain, tmp_path / "packed", [ident.recipient]) > 0
+    assert store.head(key).etag != etag  # type: ignore[union-attr]
+    assert unpack_bytes(store.get_bytes(key), [ident]) == plain.read_bytes()
+
+
+def test_prune_spares_an_old_object_a_running_sync_names_again(tmp_path: Path) -> None:
+    ident = X25519Identity.generate()
+    store = open_store(f"file://{tmp_path}/store")
+    plain = tmp_path / "plain"
+    plain.write_bytes(b"the same sidecar bytes as ten days ago")
+    reused, orphan = _oid(11), _oid(12)
+    archive = SyncingArchive(store, [ident.recipient], reused, plain)
+    Archive(store).put_object(reused, plain, tmp_path / "p", [ident.recipient])
+    store.put_bytes(object_key(orphan), b"orphan")
+    for oid in (reused, orphan):
+        _age(tmp_path / "store" / object_key(oid), 240)
+    archive.put_manifest(_manifest("aaaaaaaaaaaaaaaa", "2026-11-01T00:00:00.000Z", []), [ident.recipient])
+    res = prune(archive, [ident], KeepPolicy(last=1))
+    assert archive.sent and archive.sent > 0  # the sync wrote it anew: it was old
+    assert res.errors == []
+    assert res.objects_removed == [object_key(orphan)]
+    assert res.recent == [object_key(reused)]
+    assert store.exists(object_key(reused)) and not store.exists(object_key(orphan))

@@ -296,7 +296,8 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
              "(never objects under Object Lock or legal hold)")
     for name in ("last", "hourly", "daily", "weekly", "monthly", "yearly"):
         sp.add_argument(f"--keep-{name}", type=int, default=0, metavar="N")
-    sp.add_argument("--grace", default="6h", help="never delete objects modified within this time (default 6h)")
+    sp.add_argument("--grace", default="6h", help="never delete objects modified within this time (default 6h; keep it above 1h plus "
+                    "your longest sync run, or a sync running now may name an object just deleted)")
     sp.add_argument("--dry-run", action="store_true")
     add_identity(sp)
 
