@@ -239,3 +239,51 @@ def test_scan_report_names_lines_and_rules_never_values(red: RuleRedactor, tmp_p
     txt = tmp_path / "t.txt"
     txt.write_text(f"ok\nsee {AWS}\n")
     assert [(f.where, f.rule_id) for f in scan_file(red, txt, "text")] == [("line 2", "aws-access-key-id")]
+
+
+# ---------------------------------------------------------------- repeated keys, secrets as keys
+REPEATED = [
+    # (line, what must be gone, what must stay)
+    (f'{{"a": "{GHP}", "a": "x"}}', [GHP], ['"a":', '"x"']),
+    (f'{{"a": {{"k": "{GHP}"}}, "a": 1}}', [GHP], ['"k":', '"a":1']),
+    (f'{{"a" : "{AWS}", "a" : "/home/alice/y", "n": [1, {{"b": 2, "b": "/home/alice/z"}}]}}',
+     [AWS, "alice"], ['"n":[1,{"b":2,"b":"/home/']),
+    (f'[{{"cwd": "/home/alice", "cwd": "/home/alice/w"}}, {{"t": "{GHP}"}}]', ["alice", GHP], ['"cwd":"/home/']),
+]
+
+
+@pytest.mark.parametrize("line,gone,kept", REPEATED, ids=range(len(REPEATED)))
+def test_every_value_of_a_repeated_key_is_redacted_and_kept(red: RuleRedactor, line: str, gone: list[str],
+                                                           kept: list[str]) -> None:
+    for out in (red.redact_jsonl_line(line.encode(), RedactionReport()),
+                red.redact_jsonl_lines([line.encode(), b'{"x": 1}'], RedactionReport())[0]):
+        text = out.decode()
+        for g in gone:
+            assert g not in text
+        for k in kept:
+            assert k in text, text
+        # every key written in the input is written in the output, in order
+        def keys(s: str) -> list[str]:
+            pairs: list[str] = []
+            json.loads(s, object_pairs_hook=lambda p: pairs.extend(k for k, _ in p) or {})
+            return pairs
+        assert keys(text) == keys(line)
+
+
+def test_a_quote_colon_inside_a_string_is_not_taken_for_a_repeated_key(red: RuleRedactor) -> None:
+    # escaped quote-colon pairs (JSON quoted in a string) and a key ending in a backslash
+    line = json.dumps({"x": 'say "a": 1 and "b" : 2', "a\\": "/home/alice/p", "c": "\\\":"}).encode()
+    assert line.count(b'":') > 3
+    before = red.warnings["json-repeated-keys"]
+    out = red.redact_jsonl_line(line, RedactionReport())
+    assert out == orjson.dumps({"x": 'say "a": 1 and "b" : 2', "a\\": f"/home/{USER}/p", "c": "\\\":"})
+    assert red.warnings["json-repeated-keys"] == before
+
+
+def test_a_high_confidence_secret_used_as_a_key_is_redacted(red: RuleRedactor) -> None:
+    report = RedactionReport()
+    out = red.redact_jsonl_line(json.dumps({GHP: {"scope": "repo"}, "password": "x", "api_key": 1}).encode(), report)
+    doc = json.loads(out)
+    assert GHP not in out.decode()
+    assert "password" in doc and "api_key" in doc  # schema words are not secrets
+    assert report.counts == {("github-pat", "jsonl:key"): 1}

@@ -91,7 +91,9 @@ class Rule:
 
     @property
     def applies_to_keys(self) -> bool:
-        return self.generated or self.pack in KEY_PACKS
+        # high-confidence rules are specific (a token's own prefix and shape): a map keyed by
+        # tokens must not carry them out; the others would misfire on schema words
+        return self.generated or self.pack in KEY_PACKS or self.confidence == "high"
 
     @property
     def applies_to_paths(self) -> bool:

@@ -2,12 +2,18 @@
 
 Fast path: a raw line with no keyword of any rule (and no escape that could hide
 one) is returned as is, without parsing. Otherwise the document is parsed with
-orjson, every string that matters is collected (keys too, which only path, PII
-and runtime-term rules touch), all of them are scanned in one engine pass, and
+orjson, every string that matters is collected (keys too, which only path, PII,
+runtime-term and high-confidence secret rules touch), all of them are scanned in one engine pass, and
 the changed string literals are patched into the original bytes, so the rest of
 the line keeps its exact serialisation. When patching is not provably exact (a
 literal written with other escapes, the same string both changed and kept),
 the tree is re-serialised compactly with orjson instead.
+
+Repeated keys: orjson keeps only the last value of a key. When fewer keys were parsed
+than the raw bytes may hold (a count of unescaped quote-colon pairs, so a repeat is
+never missed), the document is parsed again keeping every pair; an object with a
+repeated key is walked as its [key, value] pairs and written back with all of them
+(counted as the warning "json-repeated-keys").
 
 Never touched: values under `signature`, `encrypted_content` (and other opaque
 signature keys), base64 image `data` (sibling `type` "base64" or an image media
@@ -20,6 +26,7 @@ is redacted inside and written back in its own style.
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from typing import Any, Callable
 
@@ -86,6 +93,61 @@ def _media_string(v: str) -> bool:
     return v.startswith(IMAGE_PREFIXES) and " " not in v[:256]
 
 
+class _Pairs(list):  # type: ignore[type-arg]
+    """A JSON object whose keys repeat: its [key, value] pairs in order. A dict would keep only
+    the last value of a key, and the others would be written out unredacted or lost."""
+
+    __slots__ = ()
+
+
+_PAIRS = 2  # the `std` flag of a document holding _Pairs: written by _encode_pairs
+_SPACED_COLON = re.compile(rb'"[ \t\r\n]+:')
+
+
+def _may_repeat_keys(raw: bytes, parsed_keys: int) -> bool:
+    """Might raw write more object keys than were parsed (a key repeats)? Counts quote-colon
+    pairs whose quote is not escaped by one backslash, and those with white space between:
+    an upper bound on the keys written, so a repeat is never missed."""
+    n = raw.count(b'":')
+    if n > parsed_keys and b"\\" in raw:
+        n += raw.count(b'\\\\":') - raw.count(b'\\":')
+    if n <= parsed_keys and _SPACED_COLON.search(raw) is not None:
+        n += len(_SPACED_COLON.findall(raw))
+    return n > parsed_keys
+
+
+def _parse_pairs(raw: bytes) -> Any | None:
+    """raw parsed with every repeated key kept (objects with one as _Pairs); None when no key
+    repeats or raw is not JSON."""
+    repeated = False
+
+    def hook(pairs: list[tuple[str, Any]]) -> Any:
+        nonlocal repeated
+        obj = dict(pairs)
+        if len(obj) == len(pairs):
+            return obj
+        repeated = True
+        return _Pairs([k, v] for k, v in pairs)
+
+    try:
+        root = json.loads(raw.decode("utf-8"), object_pairs_hook=hook)
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return None
+    return root if repeated else None
+
+
+def _encode_pairs(node: Any) -> str:
+    """Compact JSON of a document that holds _Pairs (repeated keys written as they came)."""
+    t = type(node)
+    if t is _Pairs:
+        return "{" + ",".join(f"{_encode_pairs(k)}:{_encode_pairs(v)}" for k, v in node) + "}"
+    if t is dict:
+        return "{" + ",".join(f"{_encode_pairs(k)}:{_encode_pairs(v)}" for k, v in node.items()) + "}"
+    if t is list:
+        return "[" + ",".join(_encode_pairs(v) for v in node) + "]"
+    return json.dumps(node, ensure_ascii=True)
+
+
 def _parse(raw: bytes) -> tuple[Any, bool] | None:
     """(document, parsed by the stdlib) or None when raw is not JSON."""
     try:
@@ -100,9 +162,10 @@ def _parse(raw: bytes) -> tuple[Any, bool] | None:
 class _Doc:
     """The strings of one parsed document, with where each lives."""
 
-    __slots__ = ("strs", "modes", "locs", "nested", "prose")
+    __slots__ = ("strs", "modes", "locs", "nested", "prose", "nkeys")
 
     def __init__(self) -> None:
+        self.nkeys = 0  # keys of all objects walked
         self.strs: list[str] = []
         self.modes: list[int] = []
         self.locs: list[tuple[Any, Any, bool]] = []  # (container, key or index, is_key)
@@ -178,7 +241,7 @@ class JsonRedactor:
             return self._dumps(new, std, raw)
         if not isinstance(root, (dict, list)):
             return raw
-        doc = self._walk(root)
+        root, std, doc = self._walk_doc(raw, root, std)
         res = self._redact_strings(doc, report, carrier, depth)
         if res is None:
             return raw
@@ -212,9 +275,11 @@ class JsonRedactor:
         prose_on = self.prose is not None
         stack = [root]
         pop, push = stack.pop, stack.append
+        nkeys = 0
         while stack:
             node = pop()
             if type(node) is dict:
+                nkeys += len(node)
                 opaque = "data" in node and _opaque_data(node)
                 if not node.keys() <= clean:  # some key may carry a path or a name
                     for k in node:
@@ -246,7 +311,7 @@ class JsonRedactor:
                         add_str(v)
                         add_mode(MODE_ALL)
                         add_loc((node, k, False))
-                    elif tv is dict or tv is list:
+                    elif tv is dict or tv is list or tv is _Pairs:
                         push(v)
             else:
                 for i, v in enumerate(node):
@@ -264,9 +329,20 @@ class JsonRedactor:
                         add_str(v)
                         add_mode(MODE_ALL)
                         add_loc((node, i, False))
-                    elif tv is dict or tv is list:
+                    elif tv is dict or tv is list or tv is _Pairs:
                         push(v)
+        doc.nkeys = nkeys
         return doc
+
+    def _walk_doc(self, raw: bytes, root: Any, std: int) -> tuple[Any, int, _Doc]:
+        """The document walked, every value of a repeated key included: (root, std flag, doc)."""
+        doc = self._walk(root)
+        if _may_repeat_keys(raw, doc.nkeys):  # or a quote-colon sits in a string
+            pairs = _parse_pairs(raw)
+            if pairs is not None:
+                self.warnings["json-repeated-keys"] += 1
+                return pairs, _PAIRS, self._walk(pairs)
+        return root, std, doc
 
     # ------------------------------------------------------------------ redacting
 
@@ -400,7 +476,7 @@ class JsonRedactor:
                 out[k] = self.redact_line(line, report, carrier)
                 continue
             root, std = parsed
-            doc = self._walk(root)
+            root, std, doc = self._walk_doc(line, root, std)
             res = _Result()
             todo = self._prepare(doc, res, report, carrier, 0)
             where = []
@@ -496,7 +572,9 @@ class JsonRedactor:
                 node[mapping.get(k, k)] = v
 
     @staticmethod
-    def _dumps(obj: Any, std: bool, raw: bytes) -> bytes:
+    def _dumps(obj: Any, std: int, raw: bytes) -> bytes:
+        if std == _PAIRS:
+            return _encode_pairs(obj).encode("ascii")
         pretty = b"\n" in raw.strip()
         if not std:
             try:
