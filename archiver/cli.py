@@ -630,7 +630,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     sp = add("redact", cmd_redact, "redact one file to stdout with the configured rules")
     sp.add_argument("file")
-    sp.add_argument("--format", choices=["jsonl", "json", "text", "sqlite", "binary"])
+    sp.add_argument("--format", choices=["jsonl", "json", "text", "sqlite", "git-object", "binary"])
 
     sp = add("rules", cmd_rules, "list rules, or show which rules fire in a file (never the values)")
     rsub = sp.add_subparsers(dest="rules_cmd", required=True)

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 HARNESS_NAMES = ("claude-code", "codex", "cursor-agent", "opencode", "pi", "deepseek-harness")
 
 Role = Literal["transcript", "sidecar", "database", "blob", "index", "history"]
-Format = Literal["jsonl", "jsonl.zst", "sqlite", "json", "text", "binary"]
+Format = Literal["jsonl", "jsonl.zst", "sqlite", "json", "text", "git-object", "binary"]
 Kind = Literal["main", "subagent", "fork", "revert", "host"]
 Relation = Literal["subagent", "fork", "revert", "continuation"]
 
@@ -34,7 +34,7 @@ class Artifact(_Model):
 
     path: str
     role: Role
-    format: Format
+    format: Format | str  # a format added later reads as an unknown string: restored as its bytes
     size: int = 0
     mtime: float | None = None
     sha256: str = ""

@@ -8,6 +8,7 @@ import functools
 
 import importlib
 import sqlite3
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -98,6 +99,11 @@ def test_harness_roundtrip(env: Env, harness: str) -> None:  # noqa: F811
             assert f"/home/{USER}".encode() not in data, p
         if p.is_file() and p.name.endswith(".zst"):
             assert USER.encode() not in zstandard.ZstdDecompressor().decompressobj().decompress(p.read_bytes())
+        if p.is_file() and "objects" in p.parts and p.read_bytes()[:2] in _ZLIB_HEADS:  # git loose objects
+            assert USER.encode() not in zlib.decompress(p.read_bytes()), p
+
+
+_ZLIB_HEADS = (b"x\x01", b"x^", b"x\x9c", b"x\xda")
 
 
 def _same_file(archived: str, native: str, red: Any) -> bool:

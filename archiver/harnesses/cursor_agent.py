@@ -49,7 +49,7 @@ from urllib.parse import quote
 import orjson
 
 from archiver.harnesses.base import HarnessContext
-from archiver.harnesses.common import configured_root, iso_ms, sqlite_identity, xdg_dir
+from archiver.harnesses.common import configured_root, iso_ms, sniff_content, sqlite_identity, xdg_dir
 from archiver.model import DiscoveredSession, Format, LineageEdge, SourceArtifact, session_key
 from archiver.snapshot import read_live_sqlite
 
@@ -899,7 +899,8 @@ class CursorAgent:
             s.warnings.append(f"{self._native(folder)}: not fully listed ({e.strerror or type(e).__name__})")
         for f in extra:
             if f.is_file() and not f.is_symlink() and not (f.parent == folder and f.name in known):
-                s.sources.append(self._src(f, "sidecar", "json" if f.suffix == ".json" else "binary"))
+                # text (notes, logs) is redacted as text; only what is not text stays as it is
+                s.sources.append(self._src(f, "sidecar", "json" if f.suffix == ".json" else sniff_content(f)))
         enc = encode_chat_id(chat.chat_id)
         s.sources.extend(self._mirror_sources(mirrors.nested.get(enc, []) + mirrors.flat.get(enc, [])))
         if chat.subagent_info is not None:

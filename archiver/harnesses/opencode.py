@@ -596,15 +596,21 @@ class OpenCode:
             return
         for pdir in sorted(p for p in base.iterdir() if p.is_dir() and not p.is_symlink()):
             s = DiscoveredSession(harness=NAME, session_id=f"@project-{pdir.name}", kind="host")
+            packed = 0
             try:
                 for f in sorted(pdir.rglob("*")):
                     if f.is_file() and not f.is_symlink():
-                        # git objects are zlib streams; config, refs, logs, info/* are text
-                        rel = f.relative_to(pdir).parts
-                        fmt = "binary" if "objects" in rel else _sniff(f)
+                        fmt = _git_file_format(f.relative_to(pdir).parts)
+                        if fmt is None:
+                            fmt = _sniff(f)
+                        elif fmt == "binary":
+                            packed += 1
                         s.sources.append(self._src(f, "blob", fmt))
             except OSError as e:
                 s.warnings.append(f"{self._native(pdir)}: not fully listed ({e.strerror or e})")
+            if packed:
+                s.warnings.append(f"{self._native(pdir)}: {packed} git pack files archived encrypted but not "
+                                  "redacted (loose objects are redacted)")
             if s.sources:
                 s.updated_at = iso_ms(max(src.source.stat().st_mtime for src in s.sources) * 1000)
             yield s
@@ -620,6 +626,25 @@ class OpenCode:
             return None
         return s
 
+
+
+_LOOSE_OBJECT = re.compile(r"[0-9a-f]{38}(?:[0-9a-f]{24})?")  # SHA-1 or SHA-256 object names, less 2
+
+
+def _git_file_format(rel: tuple[str, ...]) -> Format | None:
+    """How a file of a snapshot git dir is archived: loose objects redacted inside their zlib
+    stream, packs (delta-compressed) as they are; None for the rest (config, refs, logs,
+    index, info/*: sniffed as text or binary)."""
+    for i, part in enumerate(rel):
+        if part == "objects":
+            below = rel[i + 1:]
+            if len(below) == 2 and len(below[0]) == 2 and _LOOSE_OBJECT.fullmatch(below[1]) is not None \
+                    and all(c in "0123456789abcdef" for c in below[0]):
+                return "git-object"
+            if len(below) == 2 and below[0] == "pack":
+                return "binary"
+            return None
+    return None
 
 
 # ---------------------------------------------------------------- facts read from a snapshot

@@ -1,7 +1,7 @@
 """`RuleRedactor`: the rule engine behind the `Redactor` protocol, for every artifact format.
 
 Carriers in the report: "jsonl", "jsonl:key", "jsonl:raw" (a line that is not
-JSON), "json", "json:key", "json-in-string", "text", "path",
+JSON), "json", "json:key", "json-in-string", "text", "path", "git-object",
 "sqlite:<table>.<column>" (":key" for JSON keys inside a cell), "protobuf".
 Nothing here stores or logs a matched value.
 """
@@ -24,7 +24,7 @@ from archiver.redact.engine import MODE_PATHS, Engine
 from archiver.redact.presidio_engine import PresidioOptions, PresidioRedactor
 from archiver.redact.pseudonym import Pseudonymizer
 from archiver.redact.rules import Rule, RuntimeTerms, load_rules
-from archiver.redact.walkers import longjson, protobuf
+from archiver.redact.walkers import gitobject, longjson, protobuf
 from archiver.redact.walkers.jsondoc import JsonRedactor
 from archiver.redact.walkers.sqlite import redact_sqlite, scan_sqlite
 from archiver.redact.walkers.text import redact_stream
@@ -91,6 +91,8 @@ class RuleRedactor:
                 redact_stream(fi, fo, lambda b: self.engine.redact_bytes(b, report, "text"))
         elif fmt == "sqlite":
             redact_sqlite(src, dst, lambda v, c: self._cell(v, c, report), self._warnings)
+        elif fmt == "git-object":
+            self._git_object(src, dst, report)
         elif fmt == "binary":
             shutil.copyfile(src, dst)
         else:
@@ -125,7 +127,15 @@ class RuleRedactor:
                 redact_stream(fi, _Discard(), lambda b: self.engine.redact_bytes(b, report, "text"))
         elif fmt == "sqlite":
             scan_sqlite(path, lambda v, c: self._cell(v, c, report))
+        elif fmt == "git-object":
+            self._git_object(path, None, report)
         return report
+
+    def _git_object(self, src: Path, dst: Path | None, report: RedactionReport) -> None:
+        gitobject.redact_loose_object(
+            src, dst, lambda b: self.redact_bytes(b, report, "git-object"),
+            lambda fi, fo: redact_stream(fi, fo, lambda b: self.engine.redact_bytes(b, report, "git-object")),
+            self._warnings)
 
     def redact_bytes(self, data: bytes, report: RedactionReport, carrier: str = "text") -> bytes:
         """Text or JSON given as bytes (BLOBs, protobuf strings): JSON keeps its layout."""
