@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from archiver.redact.base import RedactionReport
-from archiver.redact.engine import MODE_ALL, MODE_KEYS, MODE_PATHS, Engine
+from archiver.redact.engine import MODE_ALL, MODE_IDS, MODE_KEYS, MODE_PATHS, Engine, whole_id
 from archiver.redact.pseudonym import Pseudonymizer
 from archiver.redact.redactor import build_redactor
 from archiver.redact.rules import RuleError, RuntimeTerms, load_rules, parse_pack
@@ -299,3 +299,19 @@ def test_pseudonyms_consistent_across_instances_and_keyed(tmp_path: Path) -> Non
     assert a == b and a != c
     assert Pseudonymizer(KEY).username("alice").encode() in a
     assert AWS.encode() not in c and b"alice" not in c
+
+
+@pytest.mark.parametrize("value", [
+    "0d4f5b8e-9c3a-4e7b-8f21-6a5d3c2b1e0f", "3f786850e387550fdab836ed7e6dc881de23001b",
+    f"toolu_01{AWS}", f"call_{AWS}xyz", f"req_011{AWS}", "deadbeefcafe1234",
+])
+def test_a_whole_id_yields_no_match_in_id_mode(builtin: Engine, value: str) -> None:
+    # the walkers skip such values in MODE_IDS (engine.whole_id): sound only because _keep
+    # drops whatever matches inside them
+    assert whole_id(value)
+    assert builtin.scan(value, MODE_IDS) == []
+
+
+@pytest.mark.parametrize("value", [AWS, f"key-{AWS}", "12345678901234", "a" * 170])
+def test_not_a_whole_id(value: str) -> None:
+    assert not whole_id(value)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import io
 import json
 from pathlib import Path
 from typing import Any
@@ -287,3 +288,40 @@ def test_a_high_confidence_secret_used_as_a_key_is_redacted(red: RuleRedactor) -
     assert GHP not in out.decode()
     assert "password" in doc and "api_key" in doc  # schema words are not secrets
     assert report.counts == {("github-pat", "jsonl:key"): 1}
+
+
+# ---------------------------------------------------------------- ids and signatures: secrets only
+def test_a_secret_under_an_id_or_signature_key_is_redacted(red: RuleRedactor) -> None:
+    line = json.dumps({
+        "id": GHP, "uuid": UUID, "tool_use_id": "toolu_01ABCdefGHIjkl", "signature": f"Ew+{GHP}==",
+        "requestId": f"alice-{AWS}", "sessionId": "/home/alice/x",
+        "content": json.dumps({"id": GHP, "request_id": AWS}),  # a tool's JSON output
+    }).encode()
+    report = RedactionReport()
+    doc = json.loads(red.redact_jsonl_line(line, report))
+    assert doc["id"].startswith("<GITHUB_TOKEN:") and doc["signature"].startswith("Ew+<GITHUB_TOKEN:")
+    assert doc["uuid"] == UUID and doc["tool_use_id"] == "toolu_01ABCdefGHIjkl"
+    assert doc["requestId"].startswith("alice-<AWS_ACCESS_KEY:")  # names and paths stay: ids are opaque
+    assert "alice" not in doc["sessionId"]  # not id-like (a path): every rule
+    assert GHP not in doc["content"] and AWS not in doc["content"]
+    assert report.counts[("github-pat", "jsonl")] == 2 and report.counts[("github-pat", "json-in-string")] == 1
+
+
+def test_a_secret_in_a_long_signature_is_redacted_from_the_file(red: RuleRedactor) -> None:
+    sig = base64.b64encode(bytes(range(256)) * 20_000).decode()  # ~6.8 MB: streamed
+    line = json.dumps({"type": "thinking", "signature": sig[:1000] + f" {GHP} " + sig + "/home/alice/"}).encode()
+    out: list[bytes] = []
+    rep = RedactionReport()
+    red.redact_jsonl_span(io.BytesIO(line), 0, len(line), out.append, rep)
+    got = b"".join(out)
+    assert GHP.encode() not in got and got.endswith(b'/home/alice/"}')  # only the token's shape
+    assert rep.counts == {("github-pat", "jsonl"): 1}
+
+
+def test_a_base64_blob_under_a_signature_key_is_never_changed(red: RuleRedactor) -> None:
+    # a chance token shape inside a real signature or encrypted content must not corrupt it
+    blob = base64.b64encode(bytes(range(200))).decode() + AWS + base64.urlsafe_b64encode(b"x" * 90).decode()
+    line = json.dumps({"signature": blob, "encrypted_content": "gAAAAAB" + blob, "id": AWS}).encode()
+    doc = json.loads(red.redact_jsonl_line(line, RedactionReport()))
+    assert doc["signature"] == blob and doc["encrypted_content"] == "gAAAAAB" + blob
+    assert doc["id"].startswith("<AWS_ACCESS_KEY:")  # a bare token is no blob

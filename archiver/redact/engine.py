@@ -46,6 +46,7 @@ built-in packs, one core: ~60 MB/s for JSONL files; presidio ~0.2 MB/s):
 from __future__ import annotations
 
 import math
+import re
 from bisect import bisect_right
 from collections import Counter
 from dataclasses import dataclass, field
@@ -60,7 +61,9 @@ from archiver.redact.rules import Rule
 _UNANCHORED = re2._Anchor.UNANCHORED  # noqa: SLF001 - the public wrapper has no cheaper entry point
 _ANCHOR_START = re2._Anchor.ANCHOR_START  # noqa: SLF001
 
-MODE_ALL, MODE_KEYS, MODE_PATHS = 0, 1, 2
+# What a string is: any text (every rule), an object key, a path component, or an id-like or
+# opaque value (ids, signatures: only high-confidence secret rules, see Rule.applies_to_ids)
+MODE_ALL, MODE_KEYS, MODE_PATHS, MODE_IDS = 0, 1, 2, 3
 
 _IMAGE_MARKERS = (b";base64,", b"iVBORw0KGgo", b"/9j/", b"R0lGOD", b"UklGR")
 _IMAGE_RX = re2.compile(
@@ -69,15 +72,24 @@ _IMAGE_RX = re2.compile(
 )._regexp  # noqa: SLF001
 _TOKEN_PATTERN = rb"<[A-Z][A-Z0-9_]*:[0-9a-f]{8}>|<REDACTED:[A-Z0-9_]+>|\buser-[0-9a-f]{4}\b"
 _TOKEN_RX = re2.compile(_TOKEN_PATTERN)._regexp  # noqa: SLF001
-_ID_RX = re2.compile(
+_ID_PATTERN = (
     rb"\b(?:[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
     rb"|[0-9a-f]{7,64}"
     rb"|(?:toolu|srvtoolu|msg|req|call|fc|rs|resp|ws|ig|ctc|item|run|ses|prt|tool|chatcmpl|thread|asst)"
     rb"_[0-9A-Za-z]{6,})\b"
-)._regexp  # noqa: SLF001
+)
+_ID_RX = re2.compile(_ID_PATTERN)._regexp  # noqa: SLF001
+_WHOLE_ID = re.compile(_ID_PATTERN.decode(), re.ASCII)
 _IDCHARS = b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_-"
 _IDSET = frozenset(_IDCHARS)
 _ASCII_ALNUM = bytes(1 if chr(b).isalnum() else 0 for b in range(128))
+
+
+def whole_id(s: str) -> bool:
+    """Is s one id as a whole (a UUID, a hex digest, a tool/message id)? `_keep` drops every
+    candidate of a non-generated rule inside such a string, so a MODE_IDS scan of it finds
+    nothing and the walkers need not ask."""
+    return len(s) <= 160 and _WHOLE_ID.fullmatch(s) is not None and not s.isdigit()
 
 
 class Match(NamedTuple):
@@ -102,7 +114,7 @@ class _Compiled:
     kw_ascii: bool
     allow: object | None
     anchored: bool
-    modes: tuple[bool, bool, bool]
+    modes: tuple[bool, bool, bool, bool]
     rank: int
     simple: bool  # no filter on the secret: the span is the candidate
     terms: tuple[bytes, ...]  # literal-term rule (generated, ASCII): matched with find loops
@@ -308,7 +320,7 @@ class Engine:
             group = _group(r)
             c = _Compiled(
                 rule=r, idx=idx, rx=rx, sgroup=r.secret_group, kw=kws, kw_ascii=all(k.isascii() for k in kws),
-                allow=allow, anchored=anchored, modes=(True, r.applies_to_keys, r.applies_to_paths),
+                allow=allow, anchored=anchored, modes=(True, r.applies_to_keys, r.applies_to_paths, r.applies_to_ids),
                 rank=r.rank, simple=not (r.bounded or r.min_length or r.entropy is not None or allow is not None
                                          or r.check is not None),
                 terms=terms, group=group, rx_joined=rx_joined,
@@ -339,6 +351,13 @@ class Engine:
                 pattern = "|".join(f"(?:{_multiline(self._c[i].rule.regex)})" for i in self._groups[g])
                 self._weak_alt[g] = re2.compile(pattern, fast)._regexp  # noqa: SLF001
         self.has_always = bool(self._groups[ALWAYS])
+        # For MODE_IDS strings (ids, signatures: many short strings on every line) the walker asks
+        # first whether the document holds a keyword of a rule that applies to them at all.
+        id_rules = [c for c in self._c if c.modes[MODE_IDS]]
+        self._ids_always = any(not c.kw for c in id_rules)
+        id_kws = sorted({k for c in id_rules for k in c.kw})
+        self._ids_gate = (re2.compile(b"(?i)(?:" + b"|".join(re2.escape(k) for k in id_kws) + b")", opts)._regexp  # noqa: SLF001
+                          if id_kws and not self._ids_always else None)
         # For raw JSONL lines (a string's edges are quotes there, not text edges): anchors dropped.
         self._always_gate = None
         if self.has_always:
@@ -368,6 +387,13 @@ class Engine:
     def any_keyword(self, buf: bytes) -> bool:
         """Does buf hold a keyword of a keyword-gated rule (case-insensitive)?"""
         return self._gate is not None and _first(self._gate, buf)[0] >= 0
+
+    def ids_may_match(self, buf: bytes) -> bool:
+        """Might a rule that applies to MODE_IDS strings match in buf or in a string inside it
+        (a raw JSON document; keywords hidden by escapes are the caller's to check)?"""
+        if self._ids_always:
+            return True
+        return self._ids_gate is not None and _first(self._ids_gate, buf)[0] >= 0
 
     def always_hit(self, buf: bytes) -> bool:
         """Might an always-on rule (no or one-character keywords) match in buf or in any string

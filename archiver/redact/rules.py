@@ -96,6 +96,13 @@ class Rule:
         return self.generated or self.pack in KEY_PACKS or self.confidence == "high"
 
     @property
+    def applies_to_ids(self) -> bool:
+        # values the walkers keep from the other rules (ids, thinking signatures): a secret
+        # token's own shape is still found there. Paths, names and generic patterns could occur
+        # in base64 by chance, and a changed signature no longer verifies
+        return self.confidence == "high" and not self.generated and self.pack not in KEY_PACKS
+
+    @property
     def applies_to_paths(self) -> bool:
         return self.generated or self.pack in PATH_PACKS
 

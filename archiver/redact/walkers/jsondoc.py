@@ -15,10 +15,11 @@ never missed), the document is parsed again keeping every pair; an object with a
 repeated key is walked as its [key, value] pairs and written back with all of them
 (counted as the warning "json-repeated-keys").
 
-Never touched: values under `signature`, `encrypted_content` (and other opaque
-signature keys), base64 image `data` (sibling `type` "base64" or an image media
-type), redacted-thinking `data`, `data:` URIs and bare base64 images, and
-id-like values under id keys (`uuid`, `tool_use_id`, `requestId`, ...).
+Never touched: base64 image `data` (sibling `type` "base64" or an image media
+type), redacted-thinking `data`, `data:` URIs and bare base64 images. Values under
+`signature`, `encrypted_content` (and other opaque signature keys) and id-like values
+under id keys (`uuid`, `tool_use_id`, `requestId`, ...) meet only the high-confidence
+secret rules (MODE_IDS): a token's own shape is found there too.
 A string that is itself a JSON object/array (Codex `function_call.arguments`)
 is redacted inside and written back in its own style.
 """
@@ -34,7 +35,7 @@ import orjson
 import re2
 
 from archiver.redact.base import RedactionReport
-from archiver.redact.engine import MODE_ALL, MODE_KEYS, Engine
+from archiver.redact.engine import MODE_ALL, MODE_IDS, MODE_KEYS, Engine, whole_id
 
 SKIP_KEYS = frozenset({
     "signature", "encrypted_content", "encryptedContent", "thoughtSignature", "thought_signature",
@@ -83,6 +84,15 @@ def _opaque_data(node: dict[str, Any]) -> bool:
         if isinstance(m, str) and m.startswith("image/"):
             return True
     return False
+
+
+_BASE64_RUN = re.compile(r"[A-Za-z0-9+/_-]+={0,2}")
+
+
+def _opaque_blob(v: str) -> bool:
+    """A long run of (URL-safe) base64 alone, as a signature or encrypted content is: a token
+    cannot stand in it in plain sight, while a chance match would corrupt it."""
+    return len(v) >= 200 and _BASE64_RUN.fullmatch(v) is not None
 
 
 def _media_string(v: str) -> bool:
@@ -192,7 +202,7 @@ class JsonRedactor:
         # Schema keys repeat on every line: remember, per distinct key, whether a key rule could match it.
         self._key_cache: dict[str, bool] = {}
         self._clean_keys: set[str] = set()
-        self._memo: tuple[dict[str, tuple[str, tuple[str, ...]]], ...] = ({}, {}, {})
+        self._memo: tuple[dict[str, tuple[str, tuple[str, ...]]], ...] = ({}, {}, {}, {})  # per mode
 
     # ------------------------------------------------------------------ public
 
@@ -265,7 +275,9 @@ class JsonRedactor:
             self._clean_keys.add(k)
         return hit
 
-    def _walk(self, root: Any) -> _Doc:
+    def _walk(self, root: Any, ids: bool = True) -> _Doc:
+        """The strings of a document to scan; id and signature values only when `ids` (a rule
+        that applies to them may match somewhere in the document)."""
         doc = _Doc()
         strs, modes, locs, nested = doc.strs, doc.modes, doc.locs, doc.nested
         add_str, add_mode, add_loc = strs.append, modes.append, locs.append
@@ -297,7 +309,14 @@ class JsonRedactor:
                             continue
                         kind = kind_of(k)
                         if kind is not None:
-                            if kind == _SKIP or (kind == _ID and _id_like(v)) or (opaque and kind == _DATA):
+                            if kind == _SKIP or (kind == _ID and _id_like(v)):
+                                # kept from the generic rules, not from a token's own shape
+                                if ids and not whole_id(v) and not _opaque_blob(v):
+                                    add_str(v)
+                                    add_mode(MODE_IDS)
+                                    add_loc((node, k, False))
+                                continue
+                            if opaque and kind == _DATA:
                                 continue
                             if prose_on and kind == _PROSE:
                                 doc.prose.add(len(strs))
@@ -336,12 +355,13 @@ class JsonRedactor:
 
     def _walk_doc(self, raw: bytes, root: Any, std: int) -> tuple[Any, int, _Doc]:
         """The document walked, every value of a repeated key included: (root, std flag, doc)."""
-        doc = self._walk(root)
+        ids = self.engine.ids_may_match(raw) or ((b"\\u" in raw or b"\\/" in raw) and self._hiding_escape(raw))
+        doc = self._walk(root, ids)
         if _may_repeat_keys(raw, doc.nkeys):  # or a quote-colon sits in a string
             pairs = _parse_pairs(raw)
             if pairs is not None:
                 self.warnings["json-repeated-keys"] += 1
-                return pairs, _PAIRS, self._walk(pairs)
+                return pairs, _PAIRS, self._walk(pairs, ids)
         return root, std, doc
 
     # ------------------------------------------------------------------ redacting
@@ -366,7 +386,7 @@ class JsonRedactor:
         return res.news[0] if res.news else res.nested[0][3]
 
     def redact_string(self, s: str, report: RedactionReport, carrier: str, prose: bool = False,
-                      depth: int = 0) -> str | None:
+                      depth: int = 0, mode: int = MODE_ALL) -> str | None:
         """One string value as the walker redacts it in a document at `depth` (JSON inside it
         included; `prose` where its key is a prose key); None when unchanged. The caller has
         already set aside what the walker skips (opaque keys, media strings)."""
@@ -375,7 +395,7 @@ class JsonRedactor:
             doc.nested.append((None, None, s))
         else:
             doc.strs.append(s)
-            doc.modes.append(MODE_ALL)
+            doc.modes.append(mode)
             doc.locs.append((None, None, False))
             if prose and self.prose is not None:
                 doc.prose.add(0)

@@ -30,6 +30,7 @@ from typing import Any, BinaryIO, Callable, Iterator
 import orjson
 
 from archiver.redact.base import RedactionReport
+from archiver.redact.engine import MODE_ALL, MODE_IDS
 from archiver.redact.walkers import jsondoc as jd
 from archiver.redact.walkers.text import redact_stream
 from archiver.snapshot import SnapshotError
@@ -145,7 +146,7 @@ def _skeleton(f: BinaryIO, start: int, end: int) -> tuple[bytes, list[_Long]] | 
     return bytes(skel), longs
 
 
-_Ctx = tuple[bool, bool, bool]  # (the walker skips it, prose applies, under an id key)
+_Ctx = tuple[bool, bool, bool, bool]  # (opaque media data, prose applies, under an id key, under a signature key)
 
 
 def _opaque(node: dict[str, Any], phs: dict[str, int], longs: list[_Long]) -> bool:
@@ -190,8 +191,8 @@ def _contexts(jr: jd.JsonRedactor, root: Any, phs: dict[str, int], longs: list[_
                     i = phs.get(v)
                     if i is not None:
                         kind = jd._KEY_KIND.get(k)
-                        out[i] = (kind == jd._SKIP or (kind == jd._DATA and opaque),
-                                  prose_on and kind == jd._PROSE, kind == jd._ID)
+                        out[i] = (kind == jd._DATA and opaque, prose_on and kind == jd._PROSE, kind == jd._ID,
+                                  kind == jd._SKIP)
                 elif tv is dict or tv is list:
                     stack.append(v)
         else:
@@ -200,7 +201,7 @@ def _contexts(jr: jd.JsonRedactor, root: Any, phs: dict[str, int], longs: list[_
                 if tv is str:
                     i = phs.get(v)
                     if i is not None:
-                        out[i] = (False, False, False)
+                        out[i] = (False, False, False, False)
                 elif tv is dict or tv is list:
                     stack.append(v)
     if any(x is None for x in out):
@@ -323,8 +324,8 @@ def _as_text(jr: jd.JsonRedactor, f: BinaryIO, start: int, end: int, write: Writ
 
 def _long_literal(jr: jd.JsonRedactor, f: BinaryIO, lit: _Long, ctx: _Ctx, write: Write,
                   report: RedactionReport, carrier: str, depth: int) -> None:
-    skip, prose, id_key = ctx
-    if skip:
+    media, prose, id_key, signature = ctx
+    if media:
         _copy(f, lit.start, lit.end, write)
         return
     if lit.end - lit.start <= STRING_IN_MEMORY:
@@ -334,11 +335,15 @@ def _long_literal(jr: jd.JsonRedactor, f: BinaryIO, lit: _Long, ctx: _Ctx, write
             jr.warnings["json-undecodable-long-string"] += 1
             write(jr.engine.redact_bytes(raw, report, carrier + ":raw"))
             return
-        if jd._media_string(s) or (id_key and jd._id_like(s)):
+        if jd._media_string(s):
             write(raw)
             return
         del raw
-        new = jr.redact_string(s, report, carrier, prose, depth)
+        if signature and jd._opaque_blob(s):
+            _copy(f, lit.start, lit.end, write)
+            return
+        ids = signature or (id_key and jd._id_like(s))
+        new = jr.redact_string(s, report, carrier, prose, depth, mode=MODE_IDS if ids else MODE_ALL)
         if new is None:
             _copy(f, lit.start, lit.end, write)  # unchanged: the bytes as they were
         else:
@@ -356,8 +361,9 @@ def _long_literal(jr: jd.JsonRedactor, f: BinaryIO, lit: _Long, ctx: _Ctx, write
         _nested(jr, f, lit, write, report, depth)
         return
     out = _EncodingWriter(write)
+    mode = MODE_IDS if signature else MODE_ALL
     redact_stream(_PieceReader(_pieces(f, lit.start, lit.end)), out,  # type: ignore[arg-type]
-                  lambda b: jr.engine.redact_bytes(b, report, carrier), TEXT_PIECE, max_carry=TEXT_PIECE)
+                  lambda b: jr.engine.redact_bytes(b, report, carrier, mode), TEXT_PIECE, max_carry=TEXT_PIECE)
     out.close()
 
 
