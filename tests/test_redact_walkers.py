@@ -325,3 +325,13 @@ def test_a_base64_blob_under_a_signature_key_is_never_changed(red: RuleRedactor)
     doc = json.loads(red.redact_jsonl_line(line, RedactionReport()))
     assert doc["signature"] == blob and doc["encrypted_content"] == "gAAAAAB" + blob
     assert doc["id"].startswith("<AWS_ACCESS_KEY:")  # a bare token is no blob
+
+
+def test_a_bare_token_as_opaque_data_is_redacted_and_images_are_not(red: RuleRedactor) -> None:
+    png = "iVBORw0KGgo" + base64.b64encode(bytes(range(256))).decode()
+    line = json.dumps({"content": [{"type": "base64", "data": GHP},
+                                   {"type": "image", "source": {"type": "base64", "media_type": "image/png",
+                                                                "data": png}}]}).encode()
+    doc = json.loads(red.redact_jsonl_line(line, RedactionReport()))
+    assert doc["content"][0]["data"].startswith("<GITHUB_TOKEN:")
+    assert doc["content"][1]["source"]["data"] == png

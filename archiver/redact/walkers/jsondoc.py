@@ -15,11 +15,12 @@ never missed), the document is parsed again keeping every pair; an object with a
 repeated key is walked as its [key, value] pairs and written back with all of them
 (counted as the warning "json-repeated-keys").
 
-Never touched: base64 image `data` (sibling `type` "base64" or an image media
-type), redacted-thinking `data`, `data:` URIs and bare base64 images. Values under
-`signature`, `encrypted_content` (and other opaque signature keys) and id-like values
-under id keys (`uuid`, `tool_use_id`, `requestId`, ...) meet only the high-confidence
-secret rules (MODE_IDS): a token's own shape is found there too.
+Never touched: `data:` URIs and bare base64 images, and long runs of base64 alone
+under the keys below. Values under `signature`, `encrypted_content` (and other opaque
+signature keys), image and redacted-thinking `data` (sibling `type` "base64" or an image
+media type) and id-like values under id keys (`uuid`, `tool_use_id`, `requestId`, ...)
+meet only the high-confidence secret rules (MODE_IDS): a token's own shape is found
+there too, whole ids are left alone.
 A string that is itself a JSON object/array (Codex `function_call.arguments`)
 is redacted inside and written back in its own style.
 """
@@ -309,14 +310,12 @@ class JsonRedactor:
                             continue
                         kind = kind_of(k)
                         if kind is not None:
-                            if kind == _SKIP or (kind == _ID and _id_like(v)):
+                            if kind == _SKIP or (kind == _ID and _id_like(v)) or (opaque and kind == _DATA):
                                 # kept from the generic rules, not from a token's own shape
                                 if ids and not whole_id(v) and not _opaque_blob(v):
                                     add_str(v)
                                     add_mode(MODE_IDS)
                                     add_loc((node, k, False))
-                                continue
-                            if opaque and kind == _DATA:
                                 continue
                             if prose_on and kind == _PROSE:
                                 doc.prose.add(len(strs))
