@@ -64,7 +64,7 @@ def host(settings: Settings, keys: TeamKeys) -> str:
     return host_id(keys, settings.host_name)
 
 
-def store(settings: Settings) -> ObjectStore:
+def store(settings: Settings, *, lazy: bool = False) -> ObjectStore:
     s = settings.store
     if not s.url:
         raise ConfigError("store.url is not set (s3://bucket/prefix or file:///path)")
@@ -75,7 +75,7 @@ def store(settings: Settings) -> ObjectStore:
             object_lock_days=s.object_lock_days, multipart_threshold=s.multipart_threshold_mb * MiB,
             max_concurrency=s.max_concurrency, max_attempts=s.max_attempts,
         )
-        return open_store(s.url, options)
+        return open_store(s.url, options, lazy=lazy)
     except ValueError as e:
         raise ConfigError(f"store: {e}") from None
 

@@ -179,26 +179,18 @@ class Syncer:
                          workers=self.options.workers, factory=self.redactor_factory)
         try:
             if self.archive is not None and not self.options.dry_run:
-                self.archive.ensure_marker()
-                try:
-                    self._tombstones = self.archive.tombstones()
-                except StoreError as e:
-                    # without the list, erased sessions might come back: say so loudly, go on
-                    self.result.errors.append(self._safe(f"cannot list tombstones/ ({e}); "
-                                                         "sessions erased by forget-session may be archived again"))
                 self.state.forget_unreferenced_objects()
-                self._abort_stale_uploads()
-            discovered = []
-            for ds in self._discover():
-                if self._is_forgotten(ds.key):
-                    self.result.forgotten += 1
-                    self._forgotten.append(ds.key)
-                else:
-                    discovered.append(ds)
-            self.result.total = len(discovered)
-            self.progress("total_sessions", len(discovered))
+            discovered = self._take_unchanged(list(self._discover()))  # the rest goes the long way
+            # The store is first touched here, and only if something is to be written: a run that
+            # finds everything as stored makes no request (and, lazily opened, imports no boto3)
+            if self.archive is not None and not self.options.dry_run and (discovered or self._manifest_due()):
+                self._open_archive()
+                discovered = self._drop_forgotten(discovered)
+            self.result.total = len(discovered) + len(self._fast)
+            self.progress("total_sessions", self.result.total)
+            if self._fast:
+                self.progress("session", len(self._fast))
             processed: dict[str, tuple[Session, list[ArtifactState]]] = {}
-            discovered = self._take_unchanged(discovered)  # the rest goes the long way
             ready = getattr(self.redactor, "ready", None)  # a redactor built on first use (cli.py)
             if discovered and ready is not None:
                 ready()  # here, so a rules error stops the run before any session starts
@@ -278,6 +270,42 @@ class Syncer:
         if n:
             self.result.warnings.append(f"aborted {n} incomplete multipart upload(s) left by an earlier run")
 
+    def _open_archive(self) -> None:
+        """Before anything is written: the archive's format marker, its tombstones (sessions
+        erased by forget-session), multipart uploads left by killed runs."""
+        assert self.archive is not None
+        self.archive.ensure_marker()
+        try:
+            self._tombstones = self.archive.tombstones()
+        except StoreError as e:
+            # without the list, erased sessions might come back: say so loudly, go on
+            self.result.errors.append(self._safe(f"cannot list tombstones/ ({e}); "
+                                                 "sessions erased by forget-session may be archived again"))
+        self._abort_stale_uploads()
+
+    def _manifest_due(self) -> bool:
+        """Must this run write a manifest though every session is as stored?"""
+        return (self.state.get_meta("manifest_pending") is not None
+                or (self.state.get_meta("last_manifest") is None and bool(self._fast)))
+
+    def _drop_forgotten(self, rest: list[DiscoveredSession]) -> list[DiscoveredSession]:
+        """Sessions erased by forget-session are neither archived nor carried on."""
+        if not self._tombstones:
+            return rest
+        for key in [k for k in self._fast if self._is_forgotten(k)]:
+            del self._fast[key]
+            self.result.unchanged -= 1
+            self.result.forgotten += 1
+            self._forgotten.append(key)
+        kept = []
+        for ds in rest:
+            if self._is_forgotten(ds.key):
+                self.result.forgotten += 1
+                self._forgotten.append(ds.key)
+            else:
+                kept.append(ds)
+        return kept
+
     def _is_forgotten(self, key: str) -> bool:
         return bool(self._tombstones) and tombstone_id(self.object_id_key, key) in self._tombstones
 
@@ -300,7 +328,6 @@ class Syncer:
         self._known = self.state.known()
         known_get = self._known.get
         rest: list[DiscoveredSession] = []
-        fast = 0
         for ds in discovered:
             key = ds.key
             try:
@@ -321,9 +348,6 @@ class Syncer:
                 continue
             self._fast[key] = ds
             self.result.unchanged += 1
-            fast += 1
-        if fast:
-            self.progress("session", fast)
         return rest
 
     def _materialize_unchanged(self, processed: dict[str, tuple[Session, list[ArtifactState]]]) -> None:

@@ -267,3 +267,46 @@ def test_multipart_upload_left_by_a_killed_run(proxied: tuple[Env, FaultProxy]) 
     store = runtime.store(load_settings(e.config))
     assert store.abort_incomplete_uploads(timedelta(0)) == len(still)
     assert moto.list_multipart_uploads(Bucket=e.bucket).get("Uploads", []) == []
+
+
+def test_an_unreachable_store_fails_the_run_with_one_line(proxied: tuple[Env, FaultProxy],
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    e, proxy = proxied
+    set_store(e, max_attempts=1)
+    make_claude_home(e.home, USER)
+    proxy.add("403", method="GET", path="/archiver.json", times=None)  # the format marker, read first
+    code, _text = e.cli("sync", "--workers", "1")
+    assert code == 1
+    captured = capsys.readouterr().err
+    assert "Traceback" not in captured
+    assert "archiver.json" in captured and "AccessDenied" in captured
+
+
+def test_a_run_that_finds_nothing_changed_makes_no_request(proxied: tuple[Env, FaultProxy]) -> None:
+    e, proxy = proxied
+    make_claude_home(e.home, USER)
+    first = e.cli_json("sync", "--workers", "1")
+    assert first["snapshot"]
+    before = len(proxy.seen())
+    assert before
+    again = e.cli_json("sync", "--workers", "1")
+    assert again["sessions"]["unchanged"] == again["sessions"]["total"] == first["sessions"]["total"]
+    assert again["snapshot"] is None
+    assert len(proxy.seen()) == before  # no marker read, no tombstone list, no multipart listing
+    # ... and in a fresh process boto3 is not even imported
+    probe = ("import sys; from archiver.cli import main; "
+             f"code = main(['sync', '--config', {str(e.config)!r}, '--quiet', '--workers', '1']); "
+             "print(code, 'boto3' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120,
+                         env={**os.environ})
+    assert out.stdout.split() == ["0", "False"], out.stderr
+    assert len(proxy.seen()) == before
+    # a change opens the store again: marker, tombstones, then the upload and a manifest
+    jsonl = next((e.home / ".claude" / "projects").rglob("*.jsonl"))
+    with jsonl.open("ab") as f:
+        f.write(b'{"type":"user","message":{"role":"user","content":"one more"}}\n')
+    changed = e.cli_json("sync", "--workers", "1")
+    assert changed["snapshot"] and changed["sessions"]["uploaded"] >= 1
+    later = proxy.requests[before:]
+    assert any(r.method == "GET" and "archiver.json" in r.target for r in later)
+    assert any(r.method == "GET" and "tombstones" in r.target for r in later)

@@ -742,3 +742,17 @@ def test_wrappers_forward_other_attributes() -> None:
     store = RetryingStore(cast(ObjectStore, LoggingStore(cast(ObjectStore, inner))))
     assert store.marker == "inner-attribute"  # type: ignore[attr-defined]
     assert store.describe() == "fake://"
+
+
+def test_a_lazy_s3_store_checks_its_url_at_once_and_connects_on_first_use() -> None:
+    from archiver.store import open_store as open_lazy
+
+    with pytest.raises(ValueError, match="invalid s3 prefix"):
+        open_lazy("s3://bucket/a/../b", StoreOptions(), lazy=True)
+    with pytest.raises(ValueError, match="no bucket"):
+        open_lazy("s3:///prefix", StoreOptions(), lazy=True)
+    store = open_lazy("s3://bucket/prefix", StoreOptions(region="us-east-1"), lazy=True)
+    backend = store.inner.inner  # type: ignore[attr-defined]
+    assert backend._inner is None  # nothing made yet
+    assert store.describe().startswith("s3://bucket/prefix")
+    assert backend._inner is not None

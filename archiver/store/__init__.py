@@ -64,8 +64,10 @@ def __getattr__(name: str) -> Any:
 _EXPECTED = "expected s3://bucket/prefix or file:///absolute/path"
 
 
-def open_backend(url: str, options: StoreOptions | None = None) -> S3Store | LocalStore:
-    """The bare backend for `url`, without wrappers. Raises ValueError naming the url."""
+def open_backend(url: str, options: StoreOptions | None = None, *, lazy: bool = False) -> S3Store | LocalStore:
+    """The bare backend for `url`, without wrappers. Raises ValueError naming the url. With
+    `lazy`, an S3 backend (boto3 and its client) is made on first use: a sync that finds
+    nothing changed never makes one."""
     options = options or StoreOptions()
     shown = strip_userinfo(url)
     try:
@@ -80,6 +82,14 @@ def open_backend(url: str, options: StoreOptions | None = None) -> S3Store | Loc
                              "url; they come from the standard AWS chain")
         if not parts.netloc:
             raise ValueError(f"invalid store url {shown!r}: no bucket; {_EXPECTED}")
+        prefix = parts.path.strip("/")
+        if prefix:  # checked here too, so that a lazy store fails at once on a bad url
+            try:
+                check_prefix(prefix)
+            except StoreError as e:
+                raise ValueError(f"invalid store url {shown!r}: invalid s3 prefix {prefix!r}: {e.reason}") from None
+        if lazy:
+            return _LazyBackend(lambda: open_backend(url, options))  # type: ignore[return-value]
         from archiver.store.s3 import S3Store
 
         try:
@@ -99,9 +109,29 @@ def open_backend(url: str, options: StoreOptions | None = None) -> S3Store | Loc
     raise ValueError(f"unsupported store url {shown!r}: {_EXPECTED}")
 
 
-def open_store(url: str, options: StoreOptions | None = None) -> ObjectStore:
+def open_store(url: str, options: StoreOptions | None = None, *, lazy: bool = False) -> ObjectStore:
     """`s3://bucket/prefix` -> S3Store, `file:///abs/path` -> LocalStore, wrapped in
     RetryingStore(LoggingStore(...)) with options.operation_attempts attempts."""
     options = options or StoreOptions()
-    backend = open_backend(url, options)
+    backend = open_backend(url, options, lazy=lazy)
     return RetryingStore(LoggingStore(backend), attempts=options.operation_attempts)
+
+
+class _LazyBackend:
+    """A backend made on first use (once, whichever thread asks first)."""
+
+    def __init__(self, make: Any) -> None:
+        import threading
+
+        self._make = make
+        self._inner: Any = None
+        self._lock = threading.Lock()
+
+    def __getattr__(self, name: str) -> Any:
+        inner = self._inner
+        if inner is None:
+            with self._lock:
+                if self._inner is None:
+                    self._inner = self._make()
+                inner = self._inner
+        return getattr(inner, name)
