@@ -476,3 +476,22 @@ def test_a_file_with_a_new_identity_but_the_same_content_takes_the_long_way_once
     assert box.calls == [KEY] and out["snapshot"] is None and out["sessions"]["unchanged"] == 2
     again = box.sync()
     assert box.calls == [] and again["snapshot"] is None
+
+
+def test_codex_index_line_of_one_thread_sends_only_that_thread_the_long_way(box: Box) -> None:
+    from archiver.demo.codex_sample import make_codex_home
+
+    info = make_codex_home(box.home, "alice")
+    main_tid, fork_tid = info["threads"]["main"], info["threads"]["fork"]
+    settle(box)
+    index = info["root"] / "session_index.jsonl"
+    with index.open("ab") as f:  # the fork is renamed; a brand-new thread gets its first line
+        f.write(json.dumps({"id": fork_tid, "thread_name": "Login fix, renamed"}).encode() + b"\n")
+        f.write(json.dumps({"id": "019a0000-0000-7000-8000-00000000ffff", "thread_name": "new"}).encode() + b"\n")
+    out = box.sync()
+    assert out["sessions"]["failed"] == 0
+    assert box.calls == [f"codex:{fork_tid}"]  # before: every named thread (the file's stat changed)
+    assert box.stored(f"codex:{fork_tid}").title == "Login fix, renamed"
+    assert box.stored(f"codex:{main_tid}").title == "Fix login test (v2)"
+    again = box.sync()
+    assert box.calls == [] and again["snapshot"] is None

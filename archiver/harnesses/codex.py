@@ -32,6 +32,7 @@ Lineage (child -> parent)
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import re
@@ -203,6 +204,7 @@ class Codex:
         self._snapshots: dict[str, Path] = {}
         # set for the length of one discover(): what would otherwise be probed per thread
         self._run: dict[str, Any] | None = None
+        self._index_digests: dict[str, str] = {}  # thread id -> digest of its session_index lines
 
     @property
     def root(self) -> Path:
@@ -379,32 +381,39 @@ class Codex:
         """Thread names: the last session_index.jsonl entry for an id wins. Read once per
         file state (a line per thread: every run would otherwise parse all of them)."""
         names: dict[str, str] = {}
+        self._index_digests = {}
         index = self._root() / "session_index.jsonl"
         if not index.is_file():
             return names
         bad: list[int] = []
+        digests: dict[str, str] = {}
         key, hit = None, None
         try:
             st = index.stat()
-            key = file_state_key("codex:index", index, st)
+            key = file_state_key("codex:index:v2", index, st)
             hit = cache_get(self.ctx.cache, key)
         except OSError:
             pass
-        if isinstance(hit, list) and len(hit) == 2 and isinstance(hit[0], dict) and isinstance(hit[1], list):
-            names, bad = hit
+        if (isinstance(hit, list) and len(hit) == 3 and isinstance(hit[0], dict) and isinstance(hit[1], list)
+                and isinstance(hit[2], dict)):
+            names, bad, digests = hit
         else:
             try:
-                self._index_names(index, names, bad)
+                self._index_names(index, names, bad, digests)
                 if key is not None:
-                    cache_put(self.ctx.cache, key, [names, bad])
+                    cache_put(self.ctx.cache, key, [names, bad, digests])
             except OSError as e:
                 host.warnings.append(f"session_index.jsonl: unreadable ({e.strerror or e})")
+        self._index_digests = digests
         if bad:
             host.warnings.append(f"session_index.jsonl: {len(bad)} unparseable line(s) (first at line {bad[0]})")
         return names
 
     @staticmethod
-    def _index_names(index: Path, names: dict[str, str], bad: list[int]) -> None:
+    def _index_names(index: Path, names: dict[str, str], bad: list[int], digests: dict[str, str]) -> None:
+        """Names by thread; and per thread a digest of the lines its extract holds
+        (_index_producer), its change identity: a new thread's line leaves the others' alone."""
+        hashers: dict[str, Any] = {}
         with index.open("rb") as f:
             for line in scan_lines(f, 1024 * 1024):
                 ok, rec = parse_line(line)
@@ -413,9 +422,16 @@ class Codex:
                         bad.append(line.no)
                     continue
                 if isinstance(rec, dict) and rec.get("id") is not None:
+                    tid = str(rec["id"])
                     name = rec.get("thread_name")
                     if isinstance(name, str):
-                        names[str(rec["id"])] = name
+                        names[tid] = name
+                    if line.terminated and line.data is not None:
+                        h = hashers.get(tid)
+                        if h is None:
+                            h = hashers[tid] = hashlib.sha256()
+                        h.update(line.data + b"\n")
+        digests.update({tid: h.hexdigest() for tid, h in hashers.items()})
 
     # -- rollouts
 
@@ -659,6 +675,7 @@ class Codex:
                     format="jsonl",
                     mode="produced",
                     produce=_index_producer(index, tid),
+                    identity=(0, 0, int(digest[:15], 16)) if (digest := self._index_digests.get(tid)) else None,
                 )
             )
         snaps = run["shell_snapshots_dir"] if run is not None else root / "shell_snapshots"
