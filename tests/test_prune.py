@@ -188,7 +188,7 @@ def _two_states(env: Env) -> tuple[str, str]:  # noqa: F811
     return first, second
 
 
-def test_prune_end_to_end(env: Env) -> None:  # noqa: F811
+def test_prune_end_to_end(env: Env, capsys: pytest.CaptureFixture[str]) -> None:  # noqa: F811
     first, second = _two_states(env)
     objects_before = {k for k in env.keys_in_bucket() if "/objects/" in k}
 
@@ -203,7 +203,9 @@ def test_prune_end_to_end(env: Env) -> None:  # noqa: F811
     assert len(recent["recent"]) == 1
     gone = recent["recent"][0]
 
+    capsys.readouterr()
     out = env.cli_json("prune", "--keep-last", "1", "--grace", "0", identity=True)
+    assert "warning: --grace 0 is under 2:00:00" in capsys.readouterr().err  # a sync running now is not covered
     assert out["manifests"]["removed"] == [] and out["manifests"]["kept"] == [second]
     assert out["objects"]["removed_keys"] == [gone] and out["locked"] == []
     after = {k for k in env.keys_in_bucket() if "/objects/" in k}

@@ -147,7 +147,15 @@ def cmd_prune(args: argparse.Namespace) -> int:
         if v < -1:
             raise UsageError(f"--keep-{name}: must be a count, or -1 for unlimited")
     settings = settings_of(args)
-    result = prune(open_archive(settings), identities_of(args), policy, grace=_grace(args.grace), dry_run=args.dry_run)
+    grace = _grace(args.grace)
+    from archiver.archive import REFRESH_AFTER
+
+    if grace < 2 * REFRESH_AFTER and not args.dry_run:
+        # a sync that names an old object writes it anew first; under this grace, a sync running
+        # now might still name an object deleted here (docs/FORMAT.md §9)
+        err(f"warning: --grace {args.grace} is under {2 * REFRESH_AFTER}: objects a sync running now is about "
+            "to name may be deleted; run prune while no sync runs, or keep the default 6h")
+    result = prune(open_archive(settings), identities_of(args), policy, grace=grace, dry_run=args.dry_run)
     if args.json:
         emit_json(result.to_json())
     else:
