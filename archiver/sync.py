@@ -178,8 +178,6 @@ class Syncer:
         self.jobs = Jobs(self.redactor, self.object_id_key, self.options.fail_closed,
                          workers=self.options.workers, factory=self.redactor_factory)
         try:
-            if self.archive is not None and not self.options.dry_run:
-                self.state.forget_unreferenced_objects()
             discovered = self._take_unchanged(list(self._discover()))  # the rest goes the long way
             # The store is first touched here, and only if something is to be written: a run that
             # finds everything as stored makes no request (and, lazily opened, imports no boto3)
@@ -274,6 +272,7 @@ class Syncer:
         """Before anything is written: the archive's format marker, its tombstones (sessions
         erased by forget-session), multipart uploads left by killed runs."""
         assert self.archive is not None
+        self.state.forget_unreferenced_objects()  # (what may have been pruned is looked up again)
         self.archive.ensure_marker()
         try:
             self._tombstones = self.archive.tombstones()

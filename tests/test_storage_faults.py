@@ -296,10 +296,11 @@ def test_a_run_that_finds_nothing_changed_makes_no_request(proxied: tuple[Env, F
     # ... and in a fresh process boto3 is not even imported
     probe = ("import sys; from archiver.cli import main; "
              f"code = main(['sync', '--config', {str(e.config)!r}, '--quiet', '--workers', '1']); "
-             "print(code, 'boto3' in sys.modules)")
+             "print(code, 'boto3' in sys.modules, 'importlib.metadata' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120,
                          env={**os.environ})
-    assert out.stdout.split() == ["0", "False"], out.stderr
+    # (nor importlib.metadata, which pydantic's plugin lookup would import: cli._no_pydantic_plugins)
+    assert out.stdout.split() == ["0", "False", "False"], out.stderr
     assert len(proxy.seen()) == before
     # a change opens the store again: marker, tombstones, then the upload and a manifest
     jsonl = next((e.home / ".claude" / "projects").rglob("*.jsonl"))
