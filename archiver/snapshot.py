@@ -26,6 +26,20 @@ COPY_RETRIES = 3
 FINGERPRINT_SPAN = 64 * 1024
 _BLOCK = 1024 * 1024
 LONG_LINE = 1 << 20  # iter_lines hands longer lines over as spans (redacted from the file)
+SNIFF_BYTES = 8192  # what looks_binary needs to see of a file
+
+
+def looks_binary(head: bytes) -> bool:
+    """Binary rather than text, judged from a file's first SNIFF_BYTES: a NUL, or bytes that
+    are not UTF-8 (a multi-byte character cut at the end of `head` does not count)."""
+    head = head[:SNIFF_BYTES]
+    if b"\x00" in head:
+        return True
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as e:
+        return e.start < len(head) - 4
+    return False
 
 
 class SnapshotError(OSError):

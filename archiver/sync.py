@@ -25,7 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Sequence
+from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
 import orjson
 
@@ -167,11 +167,7 @@ class Syncer:
         work = Workdir(self.workdir_parent)
         # every temp file of this run (collectors' database copies, libraries, worker
         # processes started later) lands in the 0700 run folder, removed at the end
-        # the worker pool's socket folder: ours, short, fixed before the switch below
-        pin_socket_dir(self.workdir_parent)
-        import multiprocessing.util
-
-        multiprocessing.util.get_temp_dir()
+        pin_socket_dir(self.workdir_parent)  # the worker pool's socket folder, fixed before the switch
         saved_tempdir, saved_env = tempfile.tempdir, os.environ.get("TMPDIR")
         tempfile.tempdir = str(work.path)
         os.environ["TMPDIR"] = str(work.path)
@@ -282,27 +278,24 @@ class Syncer:
                                                  "sessions erased by forget-session may be archived again"))
         self._abort_stale_uploads()
 
-    def _manifest_due(self) -> bool:
-        """Must this run write a manifest though every session is as stored?"""
+    def _manifest_due(self, processed: Mapping[str, object] | None = None) -> bool:
+        """Must this run write a manifest even if no session changed? When the last run stored
+        its state but not its manifest, or no manifest was ever written for these sessions."""
         return (self.state.get_meta("manifest_pending") is not None
-                or (self.state.get_meta("last_manifest") is None and bool(self._fast)))
+                or (self.state.get_meta("last_manifest") is None and bool(processed or self._fast)))
 
     def _drop_forgotten(self, rest: list[DiscoveredSession]) -> list[DiscoveredSession]:
         """Sessions erased by forget-session are neither archived nor carried on."""
         if not self._tombstones:
             return rest
-        for key in [k for k in self._fast if self._is_forgotten(k)]:
+        gone = [k for k in self._fast if self._is_forgotten(k)]
+        for key in gone:
             del self._fast[key]
-            self.result.unchanged -= 1
-            self.result.forgotten += 1
-            self._forgotten.append(key)
-        kept = []
-        for ds in rest:
-            if self._is_forgotten(ds.key):
-                self.result.forgotten += 1
-                self._forgotten.append(ds.key)
-            else:
-                kept.append(ds)
+        self.result.unchanged -= len(gone)
+        kept = [ds for ds in rest if not self._is_forgotten(ds.key)]
+        gone += [ds.key for ds in rest if self._is_forgotten(ds.key)]
+        self.result.forgotten += len(gone)
+        self._forgotten.extend(gone)
         return kept
 
     def _is_forgotten(self, key: str) -> bool:
@@ -631,9 +624,7 @@ class Syncer:
                    if s is not None]
         dropped = [k for k in keys if self._is_forgotten(k)]
         # a run that stored its state but not the manifest (killed, or the store failed) left this
-        pending = self.state.get_meta("manifest_pending") is not None
-        any_change = (self.result.uploaded > 0 or bool(dropped) or pending
-                      or (self.state.get_meta("last_manifest") is None and bool(processed or self._fast)))
+        any_change = self.result.uploaded > 0 or bool(dropped) or self._manifest_due(processed)
         if not any_change:
             with self.state.transaction():
                 # sessions that went the long way and came out as stored (a touched file, a new

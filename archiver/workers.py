@@ -63,7 +63,8 @@ def pin_socket_dir(parent: Path) -> Path | None:
     before anything asks it for one: left alone it makes an empty `pymp-*` folder in the system
     temp dir. The folder lives as long as this process (the forkserver outlives a run), named by
     pid; it is removed at exit, and by a later run if this process was killed. Returns the folder,
-    or None when multiprocessing already has one or every candidate path is too long."""
+    or None when multiprocessing already has one, or (every candidate path too long for a
+    socket) when it falls back to its own."""
     import multiprocessing.process
     import multiprocessing.util
     import shutil
@@ -93,6 +94,7 @@ def pin_socket_dir(parent: Path) -> Path | None:
         config["tempdir"] = str(folder)
         multiprocessing.util.Finalize(None, shutil.rmtree, args=(str(folder), True), exitpriority=-100)
         return folder
+    multiprocessing.util.get_temp_dir()  # Python's own pymp-* folder, fixed now, while the temp dir is the system's
     return None
 
 

@@ -39,3 +39,20 @@ def test_uncommitted_objects_are_rechecked(env: Env) -> None:  # noqa: F811
     assert state.forget_unreferenced_objects() == 1
     assert not state.has_object("ab" * 32)
     assert state.db.execute("SELECT count(*) FROM objects").fetchone()[0] > 0  # referenced ones stay
+
+
+def test_a_forgotten_session_left_as_it_was_is_dropped_once_the_archive_is_opened(env: Env) -> None:  # noqa: F811
+    s = make_claude_home(env.home, USER)
+    first = env.cli_json("sync", "--workers", "1")
+    key = f"claude-code:{s.fork}"
+    env.cli_json("forget-session", key, "--grace", "0", identity=True, expect=None)
+    # nothing changed: the run opens no archive, so it neither sees the tombstone nor writes
+    quiet = env.cli_json("sync", "--workers", "1")
+    assert quiet["snapshot"] is None and quiet["forgotten"] == 0
+    # another session grows (the forgotten one is untouched, so it would be taken as stored)
+    (s.root / "projects" / s.project_key / f"{s.main}.jsonl").open("a").write('{"type":"user"}\n')
+    again = env.cli_json("sync", "--workers", "1")
+    assert again["forgotten"] == 1
+    assert again["sessions"]["total"] == first["sessions"]["total"] - 1
+    assert again["sessions"]["unchanged"] == again["sessions"]["total"] - again["sessions"]["uploaded"]
+    assert key not in {x["key"] for x in env.cli_json("ls", identity=True)["sessions"]}

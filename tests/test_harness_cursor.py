@@ -297,3 +297,17 @@ def test_one_bad_store_does_not_stop_discovery(tmp_path: Path) -> None:
         assert K + CHAT1 in found and K + SUB2 in found
     finally:
         close_cursor_home(info)
+
+
+def test_unknown_files_in_a_chat_folder_are_sniffed(tmp_path: Path) -> None:
+    info = make_cursor_home(tmp_path)
+    try:
+        chat = info["root"] / "chats" / info["md5_a"] / CHAT1
+        (chat / "notes.md").write_text("notes on /home/alice/work/app\n")
+        (chat / "thumb.bin").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00")
+        found = {s.key: s for s in CursorAgent(HarnessContext(home=tmp_path, env={})).discover()}
+        fmt = {a.path.rsplit("/", 1)[-1]: a.format for a in found[K + CHAT1].sources}
+        assert fmt["notes.md"] == "text"  # redacted as text, not kept as binary
+        assert fmt["thumb.bin"] == "binary"
+    finally:
+        close_cursor_home(info)

@@ -274,3 +274,25 @@ def test_unreadable_database_is_reported_not_raised(tmp_path: Path) -> None:
     assert [s.key for s in found] == [K + "@host"]
     assert found[0].warnings and found[0].warnings[0].startswith(".local/share/opencode/opencode.db: not readable")
     h.close()
+
+
+def test_snapshot_pack_files_are_kept_as_they_are_and_said_so(tmp_path: Path) -> None:
+    info = make_opencode_home(tmp_path)
+    try:
+        git = info["git_dir"]
+        (git / "objects" / "pack").mkdir(parents=True)
+        (git / "objects" / "pack" / "pack-1a2b.pack").write_bytes(b"PACK\x00\x00\x00\x02" + bytes(40))
+        (git / "objects" / "pack" / "pack-1a2b.idx").write_bytes(b"\xfftOc\x00\x00\x00\x02" + bytes(40))
+        (git / "objects" / "info").mkdir(parents=True)
+        (git / "objects" / "info" / "packs").write_text("P pack-1a2b.pack\n")
+        found = {s.key: s for s in OpenCode(HarnessContext(home=tmp_path, env={})).discover()}
+        s = found[K + f"@project-{P1}"]
+        fmt = {a.path.split("/objects/", 1)[-1]: a.format for a in s.sources if "/objects/" in a.path}
+        assert fmt["pack/pack-1a2b.pack"] == fmt["pack/pack-1a2b.idx"] == "binary"
+        assert fmt["info/packs"] == "text"  # sniffed, redacted as text
+        assert fmt[f"{info['env_blob'][:2]}/{info['env_blob'][2:]}"] == "git-object"
+        assert [w for w in s.warnings if "pack files" in w] == [
+            f".local/share/opencode/snapshot/{P1}: 2 git pack files archived encrypted but not redacted "
+            "(loose objects are redacted)"]
+    finally:
+        close_opencode_home(info)

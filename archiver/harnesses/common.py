@@ -15,10 +15,10 @@ import orjson
 
 from archiver.harnesses.base import HarnessContext
 from archiver.model import Format
+from archiver.snapshot import SNIFF_BYTES, looks_binary
 
 T = TypeVar("T")
 
-_SNIFF_BYTES = 8192
 
 
 def configured_root(ctx: HarnessContext, env_var: str | None = None, *, tilde_home: Path | None = None) -> Path | None:
@@ -113,21 +113,14 @@ def iso_ms(v: Any, guess_unit: bool = False) -> str | None:
 
 
 def sniff_content(path: Path, unreadable: Format = "binary") -> Format:
-    """"text" or "binary" from a file's first bytes (NUL or invalid UTF-8 = binary);
-    `unreadable` when the file cannot be opened. Callers decide by name first."""
+    """"text" or "binary" from a file's first bytes (snapshot.looks_binary); `unreadable` when
+    the file cannot be opened. Callers decide by name first."""
     try:
         with path.open("rb") as f:
-            head = f.read(_SNIFF_BYTES)
+            head = f.read(SNIFF_BYTES)
     except OSError:
         return unreadable
-    if b"\x00" in head:
-        return "binary"
-    try:
-        head.decode("utf-8")
-    except UnicodeDecodeError as e:
-        if e.start < len(head) - 4:  # not just a multi-byte char cut at the boundary
-            return "binary"
-    return "text"
+    return "binary" if looks_binary(head) else "text"
 
 
 def sql_ident(name: str) -> str:

@@ -15,11 +15,14 @@ warning "git-object-malformed". Decompression is bounded: the body is read in pi
 
 from __future__ import annotations
 
+import itertools
 import shutil
 import tempfile
 import zlib
 from pathlib import Path
 from typing import BinaryIO, Callable, Iterator
+
+from archiver.snapshot import SNIFF_BYTES, looks_binary
 
 IN_MEMORY = 8 << 20
 _PIECE = 1 << 20
@@ -77,17 +80,6 @@ def _header(pieces: Iterator[bytes]) -> tuple[bytes, int, bytes]:
     return kind, int(size), head[nul + 1:]
 
 
-def _binary(start: bytes) -> bool:
-    sample = start[:8192]
-    if b"\0" in sample:
-        return True
-    try:
-        sample.decode("utf-8")
-    except UnicodeDecodeError as e:
-        return e.start < len(sample) - 3  # (a character cut at the sample's end is fine)
-    return False
-
-
 def redact_loose_object(src: Path, dst: Path | None, redact_bytes: RedactBytes, redact_stream: RedactStream,
                         warnings: dict[str, int]) -> None:
     """Write src redacted to dst (None: only scan, for the counts)."""
@@ -114,7 +106,7 @@ def _redact(f: BinaryIO, src: Path, dst: Path | None, redact_bytes: RedactBytes,
         body = b"".join([first, *pieces])
         if len(body) != size:
             raise Malformed("size differs from the header")
-        if _binary(body):
+        if looks_binary(body):
             _copy(src, dst)
             return
         out = redact_bytes(body)
@@ -126,13 +118,13 @@ def _redact(f: BinaryIO, src: Path, dst: Path | None, redact_bytes: RedactBytes,
     with tempfile.TemporaryFile(prefix="archiver-gitobj-") as plain, \
             tempfile.TemporaryFile(prefix="archiver-gitobj-") as red:
         n = 0
-        for piece in _chain(first, pieces):
+        for piece in itertools.chain([first], pieces):
             plain.write(piece)
             n += len(piece)
         if n != size:
             raise Malformed("size differs from the header")
         plain.seek(0)
-        if _binary(plain.read(8192)):
+        if looks_binary(plain.read(SNIFF_BYTES)):
             _copy(src, dst)
             return
         plain.seek(0)
@@ -152,11 +144,6 @@ def _redact(f: BinaryIO, src: Path, dst: Path | None, redact_bytes: RedactBytes,
             while data := red.read(_PIECE):
                 fo.write(z.compress(data))
             fo.write(z.flush())
-
-
-def _chain(first: bytes, rest: Iterator[bytes]) -> Iterator[bytes]:
-    yield first
-    yield from rest
 
 
 def _same(a: BinaryIO, b: BinaryIO) -> bool:

@@ -90,6 +90,11 @@ def _opaque_data(node: dict[str, Any]) -> bool:
 _BASE64_RUN = re.compile(r"[A-Za-z0-9+/_-]+={0,2}")
 
 
+def _unscanned_id(v: str) -> bool:
+    """An id or signature value (MODE_IDS) no rule could match in, or must not touch."""
+    return whole_id(v) or _opaque_blob(v)
+
+
 def _opaque_blob(v: str) -> bool:
     """A long run of (URL-safe) base64 alone, as a signature or encrypted content is: a token
     cannot stand in it in plain sight, while a chance match would corrupt it."""
@@ -312,7 +317,7 @@ class JsonRedactor:
                         if kind is not None:
                             if kind == _SKIP or (kind == _ID and _id_like(v)) or (opaque and kind == _DATA):
                                 # kept from the generic rules, not from a token's own shape
-                                if ids and not whole_id(v) and not _opaque_blob(v):
+                                if ids and not _unscanned_id(v):
                                     add_str(v)
                                     add_mode(MODE_IDS)
                                     add_loc((node, k, False))

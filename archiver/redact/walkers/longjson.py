@@ -339,7 +339,7 @@ def _long_literal(jr: jd.JsonRedactor, f: BinaryIO, lit: _Long, ctx: _Ctx, write
             write(raw)
             return
         del raw
-        if signature and jd._opaque_blob(s):
+        if signature and jd._unscanned_id(s):
             _copy(f, lit.start, lit.end, write)
             return
         ids = signature or (id_key and jd._id_like(s))
