@@ -335,3 +335,54 @@ def test_a_bare_token_as_opaque_data_is_redacted_and_images_are_not(red: RuleRed
     doc = json.loads(red.redact_jsonl_line(line, RedactionReport()))
     assert doc["content"][0]["data"].startswith("<GITHUB_TOKEN:")
     assert doc["content"][1]["source"]["data"] == png
+
+
+# ---------------------------------------------------------------- card numbers written as JSON numbers
+CARD = 4111111111111111  # Visa test number (Luhn-valid)
+AMEX = 378282246310005
+
+
+def test_a_card_number_written_as_a_json_number_is_redacted(red: RuleRedactor) -> None:
+    rows = json.dumps([{"id": 1, "card": CARD, "ts": 1760954400000, "amount": 12.5, "ok": True}])
+    line = json.dumps({"type": "user", "message": {"content": [{"type": "tool_result", "content": rows}]},
+                      "n": [AMEX, -CARD], "timestamp": 1760954400000, "seconds": 1760954400,
+                      "micros": 1760954400000000, "id": CARD, "requestId": AMEX}).encode()
+    report = RedactionReport()
+    out = red.redact_jsonl_line(line, report)
+    doc = json.loads(out)
+    inner = json.loads(doc["message"]["content"][0]["content"])
+    assert inner[0]["card"].startswith("<CREDIT_CARD:") and inner[0]["ts"] == 1760954400000
+    assert inner[0]["amount"] == 12.5 and inner[0]["ok"] is True and inner[0]["id"] == 1
+    assert doc["n"][0].startswith("<CREDIT_CARD:") and doc["n"][1].startswith("-<CREDIT_CARD:")
+    # timestamps and other long numbers keep their type and value; ids are ids
+    assert (doc["timestamp"], doc["seconds"], doc["micros"]) == (1760954400000, 1760954400, 1760954400000000)
+    assert doc["id"] == CARD and doc["requestId"] == AMEX
+    assert report.counts == {("credit-card-visa", "json-in-string"): 1, ("credit-card-visa", "jsonl"): 1,
+                             ("credit-card-amex", "jsonl"): 1}
+    # the batch path (JSONL files) gives the same bytes
+    assert red.redact_jsonl_lines([line], RedactionReport()) == [out]
+
+
+def test_a_card_number_in_a_json_file_is_patched_in_place(red: RuleRedactor) -> None:
+    doc = (b'{\n  "rows": [\n    {"card": 4111111111111111, "ts": 1760954400000, "note": "4111111111111111"},\n'
+           b'    {"n": 41111111111111110, "neg": -4111111111111111}\n  ]\n}\n')
+    out = red.redact_bytes(doc, RedactionReport())
+    token = json.loads(out)["rows"][0]["card"]
+    assert token.startswith("<CREDIT_CARD:")
+    # layout kept byte for byte: only the literals changed (a longer number is another number)
+    assert out == doc.replace(b'"card": 4111111111111111', f'"card": "{token}"'.encode()).replace(
+        b'"note": "4111111111111111"', f'"note": "{token}"'.encode()).replace(
+        b'"neg": -4111111111111111', f'"neg": "-{token}"'.encode())
+    # the same digits kept elsewhere (under an id key) make patching inexact: re-serialised, still right
+    doc2 = b'{\n  "card": 4111111111111111,\n  "id": 4111111111111111\n}'
+    got = json.loads(red.redact_bytes(doc2, RedactionReport()))
+    assert got["card"].startswith("<CREDIT_CARD:") and got["id"] == CARD
+
+
+def test_a_card_number_in_a_long_line_is_redacted(red: RuleRedactor) -> None:
+    line = json.dumps({"a": CARD, "big": "y" * 3_000_000, "b": [AMEX], "t": 1760954400000}).encode()
+    out: list[bytes] = []
+    red.redact_jsonl_span(io.BytesIO(line), 0, len(line), out.append, RedactionReport())
+    doc = json.loads(b"".join(out))
+    assert doc["a"].startswith("<CREDIT_CARD:") and doc["b"][0].startswith("<CREDIT_CARD:")
+    assert doc["t"] == 1760954400000 and doc["big"] == "y" * 3_000_000

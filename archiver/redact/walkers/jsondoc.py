@@ -23,6 +23,11 @@ meet only the high-confidence secret rules (MODE_IDS): a token's own shape is fo
 there too, whole ids are left alone.
 A string that is itself a JSON object/array (Codex `function_call.arguments`)
 is redacted inside and written back in its own style.
+
+Integers of NUMBER_DIGITS digits or more (a card number a tool printed as JSON) are
+scanned as their decimal text with every rule, except under id and signature keys;
+one that a rule matches is written back as the replacement string (its JSON type
+changes from number to string). Shorter numbers and floats are never scanned.
 """
 
 from __future__ import annotations
@@ -60,6 +65,9 @@ _SKIP, _ID, _DATA, _PROSE = 1, 2, 3, 4
 _KEY_KIND = {**{k: _PROSE for k in PROSE_KEYS}, **{k: _ID for k in ID_KEYS}, **{k: _SKIP for k in SKIP_KEYS},
              "data": _DATA}
 _IMAGE_FIRST = frozenset(p[0] for p in IMAGE_PREFIXES)
+NUMBER_DIGITS = 12  # the shortest payment card number
+_NUMBER_MIN = 10 ** (NUMBER_DIGITS - 1)
+_NUMBER_BYTES = frozenset(b"0123456789-+.eE")
 MEMO_MAX_LEN = 200  # strings up to this length have their result remembered
 MEMO_ENTRIES = 5_000  # per mode; more costs worker memory (pymalloc keeps the arenas) for no speed
 
@@ -178,10 +186,11 @@ def _parse(raw: bytes) -> tuple[Any, bool] | None:
 class _Doc:
     """The strings of one parsed document, with where each lives."""
 
-    __slots__ = ("strs", "modes", "locs", "nested", "prose", "nkeys")
+    __slots__ = ("strs", "modes", "locs", "nested", "prose", "nkeys", "numbers")
 
     def __init__(self) -> None:
         self.nkeys = 0  # keys of all objects walked
+        self.numbers: set[int] = set()  # indexes into strs of integers (their decimal text)
         self.strs: list[str] = []
         self.modes: list[int] = []
         self.locs: list[tuple[Any, Any, bool]] = []  # (container, key or index, is_key)
@@ -190,12 +199,13 @@ class _Doc:
 
 
 class _Result:
-    __slots__ = ("news", "nested", "changes", "conflict")
+    __slots__ = ("news", "nested", "changes", "number_changes", "conflict")
 
     def __init__(self) -> None:
         self.news: dict[int, str] = {}  # index into _Doc.strs -> new value
         self.nested: list[tuple[Any, Any, str, str]] = []  # (container, key, old, new) JSON-in-string
         self.changes: dict[str, tuple[str, int]] = {}  # old -> (new, occurrences changed)
+        self.number_changes: dict[str, tuple[str, int]] = {}  # integers (decimal text) likewise
         self.conflict = False
 
 
@@ -336,6 +346,13 @@ class JsonRedactor:
                         add_loc((node, k, False))
                     elif tv is dict or tv is list or tv is _Pairs:
                         push(v)
+                    elif tv is int and (v >= _NUMBER_MIN or v <= -_NUMBER_MIN):
+                        kind = kind_of(k)
+                        if kind != _ID and kind != _SKIP:
+                            doc.numbers.add(len(strs))
+                            add_str(str(v))
+                            add_mode(MODE_ALL)
+                            add_loc((node, k, False))
             else:
                 for i, v in enumerate(node):
                     tv = type(v)
@@ -354,6 +371,11 @@ class JsonRedactor:
                         add_loc((node, i, False))
                     elif tv is dict or tv is list or tv is _Pairs:
                         push(v)
+                    elif tv is int and (v >= _NUMBER_MIN or v <= -_NUMBER_MIN):
+                        doc.numbers.add(len(strs))
+                        add_str(str(v))
+                        add_mode(MODE_ALL)
+                        add_loc((node, i, False))
         doc.nkeys = nkeys
         return doc
 
@@ -417,16 +439,18 @@ class JsonRedactor:
         self._finish(doc, res, report, carrier, todo, parts, found)
         if not res.news and not res.nested:
             return None
-        strs = doc.strs
-        pairs = [(strs[i], new) for i, new in res.news.items()] + [(old, new) for _, _, old, new in res.nested]
-        for old, new in pairs:
-            prev = res.changes.get(old)
+        strs, numbers = doc.strs, doc.numbers
+        pairs = [(strs[i], new, i in numbers) for i, new in res.news.items()]
+        pairs += [(old, new, False) for _, _, old, new in res.nested]
+        for old, new, number in pairs:
+            changes = res.number_changes if number else res.changes
+            prev = changes.get(old)
             if prev is None:
-                res.changes[old] = (new, 1)
+                changes[old] = (new, 1)
             elif prev[0] != new:
                 res.conflict = True
             else:
-                res.changes[old] = (new, prev[1] + 1)
+                changes[old] = (new, prev[1] + 1)
         return res
 
     def _prepare(self, doc: _Doc, res: _Result, report: RedactionReport, carrier: str, depth: int) -> list[int]:
@@ -536,37 +560,47 @@ class JsonRedactor:
     # ------------------------------------------------------------------ output
 
     def _patch(self, raw: bytes, res: _Result) -> bytes | None:
-        """Replace changed string literals in the original bytes; None when not provably exact."""
+        """Replace changed string literals (and integers) in the original bytes; None when not
+        provably exact."""
         if res.conflict or b"\\u" in raw or b"\\/" in raw:
             # Without \u and \/ escapes every string has exactly one encoding, orjson's.
             return None
-        subs: list[tuple[int, int, bytes, str]] = []
-        for old, (new, _n) in res.changes.items():
-            try:
-                old_lit = orjson.dumps(old)
-                new_lit = orjson.dumps(new)
-            except orjson.JSONEncodeError:  # lone surrogate
-                return None
-            p = raw.find(old_lit)
-            while p != -1:
-                subs.append((p, len(old_lit), new_lit, old))
-                p = raw.find(old_lit, p + 1)
+        subs: list[tuple[int, int, bytes, str, bool]] = []
+        for changes, number in ((res.changes, False), (res.number_changes, True)):
+            for old, (new, _n) in changes.items():
+                try:
+                    old_lit = old.encode("ascii") if number else orjson.dumps(old)
+                    new_lit = orjson.dumps(new)
+                except orjson.JSONEncodeError:  # lone surrogate
+                    return None
+                p = raw.find(old_lit)
+                while p != -1:
+                    subs.append((p, len(old_lit), new_lit, old, number))
+                    p = raw.find(old_lit, p + 1)
         subs.sort(key=lambda x: x[0])
-        # Keep only occurrences that start a string literal: an unescaped quote at even parity.
+        # Keep only occurrences that start a string literal (an unescaped quote at even parity)
+        # or are a whole integer literal outside every string.
         t = raw.replace(b"\\\\", b"__").replace(b'\\"', b"__") if b"\\" in raw else raw
         kept = []
-        found: Counter[str] = Counter()
+        found: Counter[tuple[str, bool]] = Counter()
         parity = 0
         prev = 0
-        for p, n, lit, old in subs:
+        for p, n, lit, old, number in subs:
             parity += t.count(b'"', prev, p)
             prev = p
-            if parity % 2 == 0 and t[p] == 0x22:
-                kept.append((p, n, lit))
-                found[old] += 1
-        for old, (_new, n_changed) in res.changes.items():
-            if found[old] != n_changed:
-                return None  # the same string also occurs where it stays unchanged
+            if parity % 2:
+                continue
+            if number:
+                if (p and t[p - 1] in _NUMBER_BYTES) or (p + n < len(t) and t[p + n] in _NUMBER_BYTES):
+                    continue  # part of a longer number
+            elif t[p] != 0x22:
+                continue
+            kept.append((p, n, lit))
+            found[(old, number)] += 1
+        for changes, number in ((res.changes, False), (res.number_changes, True)):
+            for old, (_new, n_changed) in changes.items():
+                if found[(old, number)] != n_changed:
+                    return None  # the same value also occurs where it stays unchanged
         out = []
         pos = 0
         for p, n, lit in kept:
