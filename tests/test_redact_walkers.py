@@ -386,3 +386,59 @@ def test_a_card_number_in_a_long_line_is_redacted(red: RuleRedactor) -> None:
     doc = json.loads(b"".join(out))
     assert doc["a"].startswith("<CREDIT_CARD:") and doc["b"][0].startswith("<CREDIT_CARD:")
     assert doc["t"] == 1760954400000 and doc["big"] == "y" * 3_000_000
+
+
+# ---------------------------------------------------------------- text that starts like an image
+@pytest.mark.parametrize("head", [
+    "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk\n",
+    "data:text/plain;base64,aGVsbG8gd29ybGQgaGVsbG8gd29ybGQgaGVsbG8gd29ybGQ=\n",
+    "iVBORw0KGgo" + "A" * 300 + "\n",
+])
+def test_text_after_an_image_or_data_uri_is_redacted(red: RuleRedactor, head: str) -> None:
+    value = head + f"export GITHUB_TOKEN={GHP} mail bob@corp.example /home/alice/app"
+    line = json.dumps({"type": "function_call_output", "output": value}).encode()
+    out = red.redact_jsonl_line(line, RedactionReport()).decode()
+    assert GHP not in out and "bob@corp.example" not in out and "/home/alice" not in out
+    assert json.loads(out)["output"].startswith(head)  # the payload itself is kept
+    # the same from a line too long to hold (streamed walker), and as a >16 KiB literal
+    big = json.dumps({"output": value + " " + "y" * 40_000, "pad": "z" * 1_200_000}).encode()
+    parts: list[bytes] = []
+    red.redact_jsonl_span(io.BytesIO(big), 0, len(big), parts.append, RedactionReport())
+    got = b"".join(parts).decode()
+    assert GHP not in got and "/home/alice" not in got and json.loads(got)["output"].startswith(head)
+
+
+def test_a_long_image_payload_is_kept_byte_for_byte_and_text_under_image_data_is_scanned(red: RuleRedactor) -> None:
+    png = "iVBORw0KGgo" + base64.b64encode(bytes(range(256)) * 200).decode()  # ~68 KB
+    doc = {"content": [{"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": png}},
+                       {"type": "image", "source": {"type": "base64", "media_type": "image/png",
+                                                    "data": png + f" {GHP}"}}],
+           "url": "data:image/png;base64," + png, "pad": "z" * 1_200_000}
+    line = json.dumps(doc).encode()
+    parts: list[bytes] = []
+    red.redact_jsonl_span(io.BytesIO(line), 0, len(line), parts.append, RedactionReport())
+    got = json.loads(b"".join(parts))
+    assert got["content"][0]["source"]["data"] == png and got["url"] == doc["url"]
+    assert got["content"][1]["source"]["data"].startswith(png) and GHP not in got["content"][1]["source"]["data"]
+
+
+# ---------------------------------------------------------------- secrets known by their key
+def test_a_secret_known_only_by_its_json_key_is_redacted(red: RuleRedactor) -> None:
+    env = {"PGPASSWORD": "S3cr3tPassw0rd", "AWS_SECRET_ACCESS_KEY": "ifZ6CJAqS8wVGJ+UJbSDsOSn6F1jFWiTmT7Fxs+r",
+           "API_TOKEN": "Zq8kP2mX9vL4nR7tW1yB3cF6", "password": "hunter2-zq",
+           # schema values under key-like names stay
+           "cacheKey": GIT_SHA, "next_page_token": "abcdefghijklmnopqrstuvwxyz", "keywords": "alpha beta",
+           "tokenType": "Bearer", "apiKeySource": "none", "auth": "oauth", "author": "Dana"}
+    line = json.dumps({"type": "local_shell_call", "action": {"env": env},
+                       "arguments": json.dumps({"env": {"PGPASSWORD": "S3cr3tPassw0rd"}})}).encode()
+    report = RedactionReport()
+    out = red.redact_jsonl_line(line, report)
+    doc = json.loads(out)
+    got = doc["action"]["env"]
+    for k in ("PGPASSWORD", "AWS_SECRET_ACCESS_KEY", "API_TOKEN", "password"):
+        assert got[k].startswith("<") and env[k] not in out.decode(), k
+    assert {k: v for k, v in got.items() if not v.startswith("<")} == {
+        k: env[k] for k in ("cacheKey", "next_page_token", "keywords", "tokenType", "apiKeySource", "auth", "author")}
+    assert "S3cr3tPassw0rd" not in doc["arguments"] and list(got) == list(env)  # keys kept, in order
+    assert report.counts[("aws-secret-access-key", "jsonl")] == 1
+    assert red.redact_jsonl_lines([line], RedactionReport()) == [out]  # the batch path agrees

@@ -68,6 +68,11 @@ _IMAGE_FIRST = frozenset(p[0] for p in IMAGE_PREFIXES)
 NUMBER_DIGITS = 12  # the shortest payment card number
 _NUMBER_MIN = 10 ** (NUMBER_DIGITS - 1)
 _NUMBER_BYTES = frozenset(b"0123456789-+.eE")
+# A string value under a key like these is scanned as `"key": "value"`, so the rules that know a
+# secret by the name it is assigned to (password, AWS secret, ...) see the name; only the value
+# can change.
+_SECRET_KEY = re.compile(r"pass|pwd|secret|token|key|credential|auth", re.I)
+_KEYED_MEMO = 4  # the memo of strings scanned with their key
 MEMO_MAX_LEN = 200  # strings up to this length have their result remembered
 MEMO_ENTRIES = 5_000  # per mode; more costs worker memory (pymalloc keeps the arenas) for no speed
 
@@ -109,12 +114,28 @@ def _opaque_blob(v: str) -> bool:
     return len(v) >= 200 and _BASE64_RUN.fullmatch(v) is not None
 
 
+# base64 (standard or URL-safe), with the line breaks of MIME base64
+MEDIA_BODY = re.compile(r"[A-Za-z0-9+/=_\-\r\n]*")
+DATA_URI_HEAD = re.compile(r"data:([\w.+-]+/[\w.+-]+)(?:;[\w.+-]+=[\w.+-]+)*;base64,")
+_TEXT_MIME = re.compile(r"text/|application/(?:[\w.+-]*\+)?(?:json|xml|yaml|x-yaml|toml|javascript|x-sh|"
+                        r"x-shellscript|x-python|sql|graphql|x-www-form-urlencoded|x-ndjson|jsonl)$")
+
+
+def text_mime(mime: str) -> bool:
+    """Is this media type text (an attachment worth decoding and redacting)?"""
+    return _TEXT_MIME.match(mime.lower()) is not None
+
+
 def _media_string(v: str) -> bool:
+    """Is v an image or other binary payload and nothing else: a `data:` URI of a non-text type,
+    or a bare base64 image? Text around or after the payload makes it ordinary text (the engine
+    keeps images found inside text)."""
     if len(v) < 64:
         return False
     if v.startswith("data:"):
-        return ";base64," in v[:256]
-    return v.startswith(IMAGE_PREFIXES) and " " not in v[:256]
+        m = DATA_URI_HEAD.match(v, 0, 256)
+        return m is not None and not text_mime(m.group(1)) and MEDIA_BODY.fullmatch(v, m.end()) is not None
+    return v.startswith(IMAGE_PREFIXES) and MEDIA_BODY.fullmatch(v) is not None
 
 
 class _Pairs(list):  # type: ignore[type-arg]
@@ -186,16 +207,37 @@ def _parse(raw: bytes) -> tuple[Any, bool] | None:
 class _Doc:
     """The strings of one parsed document, with where each lives."""
 
-    __slots__ = ("strs", "modes", "locs", "nested", "prose", "nkeys", "numbers")
+    __slots__ = ("strs", "modes", "locs", "nested", "prose", "nkeys", "numbers", "keyed")
 
     def __init__(self) -> None:
         self.nkeys = 0  # keys of all objects walked
+        self.keyed: dict[int, str] = {}  # indexes into strs scanned with their key (_SECRET_KEY)
         self.numbers: set[int] = set()  # indexes into strs of integers (their decimal text)
         self.strs: list[str] = []
         self.modes: list[int] = []
         self.locs: list[tuple[Any, Any, bool]] = []  # (container, key or index, is_key)
         self.nested: list[tuple[Any, Any, str]] = []
         self.prose: set[int] = set()
+
+
+def _keyed_prefix(key: str) -> bytes:
+    return f'"{key}": "'.encode("utf-8", "surrogatepass")
+
+
+def _scan_text(doc: _Doc, i: int) -> str:
+    """What the engine scans for string i: the string, or `"key": "string"` (_SECRET_KEY)."""
+    key = doc.keyed.get(i) if doc.keyed else None
+    return doc.strs[i] if key is None else f'"{key}": "{doc.strs[i]}"'
+
+
+def _clip(ms: list[Any], lo: int, hi: int) -> list[Any]:
+    """Matches cut to [lo, hi) (those outside dropped)."""
+    out = []
+    for m in ms:
+        s, e = max(m.start, lo), min(m.end, hi)
+        if s < e:
+            out.append(m if s == m.start and e == m.end else m._replace(start=s, end=e))
+    return out
 
 
 class _Result:
@@ -218,7 +260,9 @@ class JsonRedactor:
         # Schema keys repeat on every line: remember, per distinct key, whether a key rule could match it.
         self._key_cache: dict[str, bool] = {}
         self._clean_keys: set[str] = set()
-        self._memo: tuple[dict[str, tuple[str, tuple[str, ...]]], ...] = ({}, {}, {}, {})  # per mode
+        self._secret_keys: dict[str, bool] = {}
+        # per mode, and one for strings scanned with their key
+        self._memo: tuple[dict[str, tuple[str, tuple[str, ...]]], ...] = ({}, {}, {}, {}, {})
 
     # ------------------------------------------------------------------ public
 
@@ -300,6 +344,8 @@ class JsonRedactor:
         kcache = self._key_cache
         clean = self._clean_keys
         kind_of = _KEY_KIND.get
+        secret_keys = self._secret_keys
+        keyed = doc.keyed
         prose_on = self.prose is not None
         stack = [root]
         pop, push = stack.pop, stack.append
@@ -341,6 +387,14 @@ class JsonRedactor:
                                 continue
                         elif len(v) >= 64 and (c0 == "d" or c0 in _IMAGE_FIRST) and _media_string(v):
                             continue
+                        if kind is None:
+                            sk = secret_keys.get(k)
+                            if sk is None:
+                                if len(secret_keys) > 100_000:
+                                    secret_keys.clear()
+                                sk = secret_keys[k] = _SECRET_KEY.search(k) is not None
+                            if sk:
+                                keyed[len(strs)] = k
                         add_str(v)
                         add_mode(MODE_ALL)
                         add_loc((node, k, False))
@@ -434,7 +488,7 @@ class JsonRedactor:
         """Scan all strings of a document in one engine pass (and recurse into JSON-in-strings)."""
         res = _Result()
         todo = self._prepare(doc, res, report, carrier, depth)
-        parts = [doc.strs[i].encode("utf-8", "surrogatepass") for i in todo]
+        parts = [_scan_text(doc, i).encode("utf-8", "surrogatepass") for i in todo]
         found = self.engine.scan_segments(parts, [doc.modes[i] for i in todo]) if parts else {}
         self._finish(doc, res, report, carrier, todo, parts, found)
         if not res.news and not res.nested:
@@ -468,13 +522,13 @@ class JsonRedactor:
                 doc.locs.append((node, key, False))
             elif out is not inner:
                 res.nested.append((node, key, v, out.decode("utf-8", "surrogatepass")))
-        strs, modes = doc.strs, doc.modes
+        strs, modes, keyed = doc.strs, doc.modes, doc.keyed
         memo = self._memo
         key_carrier = carrier + ":key"
         todo: list[int] = []
         for i, s in enumerate(strs):
             if len(s) <= MEMO_MAX_LEN:  # short strings repeat across lines: cwd, file paths, names
-                hit = memo[modes[i]].get(s)
+                hit = memo[modes[i]].get(s) if i not in keyed else memo[_KEYED_MEMO].get(_scan_text(doc, i))
                 if hit is not None:
                     new, rule_ids = hit
                     if rule_ids:
@@ -489,18 +543,26 @@ class JsonRedactor:
     def _finish(self, doc: _Doc, res: _Result, report: RedactionReport, carrier: str, todo: list[int],
                 parts: list[bytes], found: dict[int, list[Any]]) -> None:
         eng = self.engine
-        strs, modes = doc.strs, doc.modes
+        strs, modes, keyed = doc.strs, doc.modes, doc.keyed
         key_carrier = carrier + ":key"
         for j, i in enumerate(todo):
             s = strs[i]
             ms = found.get(j)
+            key = keyed.get(i) if keyed else None
+            lo = 0
+            if key is not None and ms:
+                lo = len(_keyed_prefix(key))
+                ms = _clip(ms, lo, len(parts[j]) - 1)  # the key and quotes stay as they are
+            memo_mode, memo_key = (modes[i], s) if key is None else (_KEYED_MEMO, _scan_text(doc, i))
             if ms:
                 new_b = eng.apply(parts[j], ms, report, key_carrier if modes[i] == MODE_KEYS else carrier)
+                if key is not None:
+                    new_b = new_b[lo:-1]
                 new = res.news[i] = new_b.decode("utf-8", "surrogatepass")
                 if len(s) <= MEMO_MAX_LEN:
-                    self._remember(modes[i], s, (new, tuple(m.rule_id for m in ms)))
+                    self._remember(memo_mode, memo_key, (new, tuple(m.rule_id for m in ms)))
             elif len(s) <= MEMO_MAX_LEN:
-                self._remember(modes[i], s, (s, ()))
+                self._remember(memo_mode, memo_key, (s, ()))
         if self.prose is not None:
             for i in doc.prose:
                 s = res.news.get(i, strs[i])
@@ -529,8 +591,8 @@ class JsonRedactor:
             todo = self._prepare(doc, res, report, carrier, 0)
             where = []
             for i in todo:
-                s, m = doc.strs[i], doc.modes[i]
-                if len(s) <= MEMO_MAX_LEN:
+                s, m = _scan_text(doc, i), doc.modes[i]
+                if len(doc.strs[i]) <= MEMO_MAX_LEN:
                     j = short.get((m, s))
                     if j is None:
                         j = short[(m, s)] = len(parts)

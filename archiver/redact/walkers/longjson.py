@@ -8,8 +8,9 @@ bytes are kept. The skeleton is small and goes through the ordinary walker, so t
 the keys and every short string are redacted exactly as usual. Pass 2 writes the redacted
 skeleton, putting each long literal back in place of its placeholder:
 
-- byte for byte where the walker would not look at it: opaque keys (`signature`, ...), the
-  `data` of an image/base64 node, media strings (a bare base64 image, a `data:` URI);
+- byte for byte where the walker would not look at it: base64 alone under an opaque key
+  (`signature`, ...) or as the `data` of an image/base64 node, media strings (a bare base64
+  image, a `data:` URI of a non-text type, with nothing after the payload);
 - up to STRING_IN_MEMORY: decoded and redacted as the walker redacts a string (JSON inside it
   included), re-encoded only when it changed;
 - longer JSON inside a string (Codex `arguments`): decoded into a temporary file and redacted
@@ -310,6 +311,25 @@ class _Sink:
         self.write = write
 
 
+def _base64_only(f: BinaryIO, lit: _Long) -> bool:
+    """Is the long literal one base64 payload (after a `data:` header) and nothing else?"""
+    first = True
+    for piece in _pieces(f, lit.start, lit.end):
+        if piece is None:
+            return False
+        pos = 0
+        if first:
+            first = False
+            if piece.startswith("data:"):
+                m = jd.DATA_URI_HEAD.match(piece, 0, 256)
+                if m is None:
+                    return False
+                pos = m.end()
+        if jd.MEDIA_BODY.fullmatch(piece, pos) is None:
+            return False
+    return True
+
+
 def _copy(f: BinaryIO, start: int, end: int, write: Write) -> None:
     for data in _blocks(f, start, end):
         write(data)
@@ -325,9 +345,11 @@ def _as_text(jr: jd.JsonRedactor, f: BinaryIO, start: int, end: int, write: Writ
 def _long_literal(jr: jd.JsonRedactor, f: BinaryIO, lit: _Long, ctx: _Ctx, write: Write,
                   report: RedactionReport, carrier: str, depth: int) -> None:
     media, prose, id_key, signature = ctx
-    if media:
-        _copy(f, lit.start, lit.end, write)
-        return
+    if media:  # the data of an image/base64 node: as a signature is, unless it is base64 alone
+        if _base64_only(f, lit):
+            _copy(f, lit.start, lit.end, write)
+            return
+        signature = True
     if lit.end - lit.start <= STRING_IN_MEMORY:
         raw = _read(f, lit.start, lit.end - lit.start)
         s = _decode(raw)
@@ -350,7 +372,7 @@ def _long_literal(jr: jd.JsonRedactor, f: BinaryIO, lit: _Long, ctx: _Ctx, write
             write(_encode(new))
         return
     head = _head_text(lit)
-    if jd._media_string(head):
+    if jd._media_string(head) and _base64_only(f, lit):
         _copy(f, lit.start, lit.end, write)
         return
     if any(s is None for s in _pieces(f, lit.start, lit.end)):  # checked first: nothing written yet
