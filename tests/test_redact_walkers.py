@@ -442,3 +442,18 @@ def test_a_secret_known_only_by_its_json_key_is_redacted(red: RuleRedactor) -> N
     assert "S3cr3tPassw0rd" not in doc["arguments"] and list(got) == list(env)  # keys kept, in order
     assert report.counts[("aws-secret-access-key", "jsonl")] == 1
     assert red.redact_jsonl_lines([line], RedactionReport()) == [out]  # the batch path agrees
+
+
+# ---------------------------------------------------------------- terminal colour codes
+def test_a_token_right_after_a_terminal_colour_code_is_redacted(red: RuleRedactor) -> None:
+    tty = (f"GITHUB_TOKEN=\x1b[01;31m\x1b[K{GHP}\x1b[m\x1b[K\n\x1b[32m{AWS}\x1b[0m 4111111111111111\x1bM\n"
+           "\x1b]0;alice@host\x07 \x1b]8;;file:///home/alice/x\x1b\\link\x1b]8;;\x1b\\ \x1b[1malice\x1b[0m\n").encode()
+    out = red.engine.redact_bytes(tty, RedactionReport())
+    assert GHP.encode() not in out and AWS.encode() not in out and b"4111111111111111" not in out
+    assert b"alice" not in out  # in a window title, a hyperlink and bold text
+    # every escape sequence is kept byte for byte, in order
+    seqs = [b"\x1b[01;31m", b"\x1b[K", b"\x1b[m", b"\x1b[32m", b"\x1b[0m", b"\x1bM", b"\x1b]0;", b"\x07", b"\x1b]8;;"]
+    assert all(s in out for s in seqs) and out.count(b"\x1b") == tty.count(b"\x1b")
+    # the same text as a JSON string (a tool's output) and a PTY capture file
+    doc = json.loads(red.redact_jsonl_line(json.dumps({"output": tty.decode()}).encode(), RedactionReport()))
+    assert doc["output"].encode() == out

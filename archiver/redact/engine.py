@@ -85,6 +85,20 @@ _IDSET = frozenset(_IDCHARS)
 _ASCII_ALNUM = bytes(1 if chr(b).isalnum() else 0 for b in range(128))
 
 
+# Terminal escape sequences: CSI (colours, cursor moves), a two-byte one, and the opening and
+# closing of OSC (titles, hyperlinks: their text stays and is scanned). grep --color and PTY
+# captures put them right before a token.
+_ANSI_RX = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][0-9]*;?|\x1b\\\\|\x07|\x1b[@-Z\\-_]")
+
+
+def blank_ansi(buf: bytes) -> bytes:
+    """buf with every terminal escape sequence turned into as many spaces: offsets stay, and
+    a token right after a colour code (`\\x1b[31mghp_...`) starts at a word boundary."""
+    if b"\x1b" not in buf:
+        return buf
+    return _ANSI_RX.sub(lambda m: b" " * (m.end() - m.start()), buf)
+
+
 def whole_id(s: str) -> bool:
     """Is s one id as a whole (a UUID, a hex digest, a tool/message id)? `_keep` drops every
     candidate of a non-generated rule inside such a string, so a MODE_IDS scan of it finds
@@ -592,6 +606,7 @@ class Engine:
         return Match(r.id, us - offset, ue - offset, r.label, "mask" if r.replace == "mask" else "token")
 
     def scan_bytes(self, buf: bytes, mode: int = MODE_ALL) -> list[Match]:
+        buf = blank_ansi(buf)
         rules, images = self._plan(buf, mode)
         if not rules:
             return []
@@ -605,6 +620,9 @@ class Engine:
         if not parts:
             return {}
         joined = b"\n".join(parts)
+        if b"\x1b" in joined:
+            parts = [blank_ansi(p) for p in parts]
+            joined = b"\n".join(parts)
         comp = self._c
         kw_rules, images = self._keyword_hits(joined)
         rules = sorted(i for i in kw_rules if comp[i].group == STRONG)
