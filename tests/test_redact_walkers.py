@@ -457,3 +457,36 @@ def test_a_token_right_after_a_terminal_colour_code_is_redacted(red: RuleRedacto
     # the same text as a JSON string (a tool's output) and a PTY capture file
     doc = json.loads(red.redact_jsonl_line(json.dumps({"output": tty.decode()}).encode(), RedactionReport()))
     assert doc["output"].encode() == out
+
+
+# ---------------------------------------------------------------- encoded text attachments
+ENV_FILE = f"GITHUB_TOKEN={GHP}\nowner=bob@corp.example\ncd /home/alice/app\n".encode()
+PNG_BYTES = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)) + GHP.encode()
+
+
+@pytest.mark.parametrize("compact", [True, False])
+def test_text_attachments_are_decoded_redacted_and_encoded_again(red: RuleRedactor, compact: bool) -> None:
+    doc = {"content": [{"type": "file", "data": {"__type": "Uint8Array", "hex": ENV_FILE.hex()}, "mimeType": "text/plain"},
+                       {"type": "file", "data": {"__type": "Uint8Array", "hex": ENV_FILE.hex().upper()}},
+                       {"type": "image", "image": {"__type": "Uint8Array", "hex": PNG_BYTES.hex()}}],
+           "files": [{"data": base64.b64encode(ENV_FILE).decode(), "mime": "text/plain", "name": "a.env"},
+                     {"data": base64.urlsafe_b64encode(b'{"k": "' + GHP.encode() + b'"}').decode(),
+                      "mime": "application/json"},
+                     {"data": base64.b64encode(PNG_BYTES).decode(), "mime": "image/png"}],
+           "url": "data:text/plain;charset=utf-8;base64," + base64.b64encode(ENV_FILE).decode()}
+    raw = json.dumps(doc, separators=(",", ":") if compact else None).encode()
+    report = RedactionReport()
+    out = red.redact_jsonl_line(raw, report) if compact else red.redact_bytes(raw, report)
+    got = json.loads(out)
+    texts = [bytes.fromhex(got["content"][0]["data"]["hex"]), bytes.fromhex(got["content"][1]["data"]["hex"]),
+             base64.b64decode(got["files"][0]["data"]), base64.urlsafe_b64decode(got["files"][1]["data"]),
+             base64.b64decode(got["url"].split(",", 1)[1])]
+    for t in texts:
+        assert GHP.encode() not in t and b"bob@corp.example" not in t and b"/home/alice" not in t
+    assert texts[0].startswith(b"GITHUB_TOKEN=<GITHUB_TOKEN:") and json.loads(texts[3])["k"].startswith("<GITHUB")
+    assert got["content"][1]["data"]["hex"].isupper()  # encoded again the same way
+    assert got["url"].startswith("data:text/plain;charset=utf-8;base64,")
+    # binary payloads are left alone, even with a token's shape inside
+    assert got["content"][2]["image"]["hex"] == PNG_BYTES.hex()
+    assert got["files"][2]["data"] == base64.b64encode(PNG_BYTES).decode()
+    assert report.counts[("github-pat", "attachment")] == 5

@@ -24,6 +24,11 @@ there too, whole ids are left alone.
 A string that is itself a JSON object/array (Codex `function_call.arguments`)
 is redacted inside and written back in its own style.
 
+Encoded text attachments are decoded, redacted (as JSON or text) and encoded again the
+same way: Cursor byte arrays `{"__type": "Uint8Array", "hex": ...}`, base64 `data` beside a
+text media type (OpenCode file attachments), and `data:` URIs of text types. Binary payloads
+(a NUL byte, invalid UTF-8: images, archives) are left as they are.
+
 Integers of NUMBER_DIGITS digits or more (a card number a tool printed as JSON) are
 scanned as their decimal text with every rule, except under id and signature keys;
 one that a rule matches is written back as the replacement string (its JSON type
@@ -32,6 +37,8 @@ changes from number to string). Shorter numbers and floats are never scanned.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 import re
 from collections import Counter
@@ -61,9 +68,14 @@ MEDIA_KEYS = ("media_type", "mediaType", "mime_type", "mimeType", "mime")
 IMAGE_PREFIXES = ("iVBORw0KGgo", "/9j/", "R0lGOD", "UklGR")
 PROSE_KEYS = frozenset({"text", "content", "prompt", "display", "title", "summary", "message", "thinking", "query"})
 MAX_NESTING = 4
-_SKIP, _ID, _DATA, _PROSE = 1, 2, 3, 4
+_SKIP, _ID, _DATA, _PROSE, _HEX = 1, 2, 3, 4, 5
 _KEY_KIND = {**{k: _PROSE for k in PROSE_KEYS}, **{k: _ID for k in ID_KEYS}, **{k: _SKIP for k in SKIP_KEYS},
-             "data": _DATA}
+             "data": _DATA, "hex": _HEX}
+# Where a raw line may hold an encoded text attachment (its secrets invisible to the gate):
+# Cursor's {"__type": "Uint8Array", "hex": ...}, a data: URI, base64 `data` beside a text type.
+_ENCODED_HINT = re2.compile(
+    rb'Uint8Array|;base64,|"(?:mime|mimeType|mime_type|mediaType|media_type)" *: *"(?:text/|application/)'
+)._regexp  # noqa: SLF001
 _IMAGE_FIRST = frozenset(p[0] for p in IMAGE_PREFIXES)
 NUMBER_DIGITS = 12  # the shortest payment card number
 _NUMBER_MIN = 10 ** (NUMBER_DIGITS - 1)
@@ -207,9 +219,10 @@ def _parse(raw: bytes) -> tuple[Any, bool] | None:
 class _Doc:
     """The strings of one parsed document, with where each lives."""
 
-    __slots__ = ("strs", "modes", "locs", "nested", "prose", "nkeys", "numbers", "keyed")
+    __slots__ = ("strs", "modes", "locs", "nested", "prose", "nkeys", "numbers", "keyed", "encoded")
 
     def __init__(self) -> None:
+        self.encoded: list[tuple[Any, Any, str, str]] = []  # (container, key, value, encoding)
         self.nkeys = 0  # keys of all objects walked
         self.keyed: dict[int, str] = {}  # indexes into strs scanned with their key (_SECRET_KEY)
         self.numbers: set[int] = set()  # indexes into strs of integers (their decimal text)
@@ -218,6 +231,49 @@ class _Doc:
         self.locs: list[tuple[Any, Any, bool]] = []  # (container, key or index, is_key)
         self.nested: list[tuple[Any, Any, str]] = []
         self.prose: set[int] = set()
+
+
+def _attachment_encoding(node: dict[str, Any], kind: int) -> str | None:
+    """How the value under `hex` / `data` of this object encodes a text attachment, if it does."""
+    if kind == _HEX:
+        return "hex" if node.get("__type") == "Uint8Array" else None
+    for k in MEDIA_KEYS:
+        m = node.get(k)
+        if isinstance(m, str):
+            return "base64" if text_mime(m) else None
+    return None
+
+
+def _text_data_uri(v: str) -> bool:
+    if not v.startswith("data:"):
+        return False
+    m = DATA_URI_HEAD.match(v, 0, 256)
+    return m is not None and text_mime(m.group(1)) and MEDIA_BODY.fullmatch(v, m.end()) is not None
+
+
+def _decode_attachment(v: str, enc: str) -> bytes | None:
+    try:
+        if enc == "hex":
+            return bytes.fromhex(v)
+        body = v[DATA_URI_HEAD.match(v).end():] if enc == "data-uri" else v  # type: ignore[union-attr]
+        body = body.replace("\r", "").replace("\n", "")
+        if "-" in body or "_" in body:
+            body = body.replace("-", "+").replace("_", "/")
+        return base64.b64decode(body, validate=True)
+    except (ValueError, binascii.Error):
+        return None
+
+
+def _encode_attachment(old: str, enc: str, data: bytes) -> str:
+    """data encoded as `old` was (hex case, URL-safe alphabet, data: header)."""
+    if enc == "hex":
+        return data.hex().upper() if old != old.lower() else data.hex()
+    head = ""
+    if enc == "data-uri":
+        head = DATA_URI_HEAD.match(old).group(0)  # type: ignore[union-attr]
+        old = old[len(head):]
+    urlsafe = "-" in old or "_" in old
+    return head + (base64.urlsafe_b64encode(data) if urlsafe else base64.b64encode(data)).decode("ascii")
 
 
 def _keyed_prefix(key: str) -> bytes:
@@ -279,6 +335,8 @@ class JsonRedactor:
     def needs_work(self, raw: bytes) -> bool:
         eng = self.engine
         if self.prose is not None or eng.any_keyword(raw):
+            return True
+        if _ENCODED_HINT.Match(_UNANCHORED, raw, 0, len(raw))[0][0] >= 0:
             return True
         if b"\\" in raw:
             if (b"\\u" in raw or b"\\/" in raw) and self._hiding_escape(raw):
@@ -378,6 +436,11 @@ class JsonRedactor:
                                     add_mode(MODE_IDS)
                                     add_loc((node, k, False))
                                 continue
+                            if kind == _HEX or kind == _DATA:
+                                enc = _attachment_encoding(node, kind)
+                                if enc is not None:
+                                    doc.encoded.append((node, k, v, enc))
+                                    continue
                             if prose_on and kind == _PROSE:
                                 doc.prose.add(len(strs))
                         c0 = v[0]
@@ -385,8 +448,12 @@ class JsonRedactor:
                             if len(v) > 1:
                                 nested.append((node, k, v))
                                 continue
-                        elif len(v) >= 64 and (c0 == "d" or c0 in _IMAGE_FIRST) and _media_string(v):
-                            continue
+                        elif len(v) >= 64 and (c0 == "d" or c0 in _IMAGE_FIRST):
+                            if _media_string(v):
+                                continue
+                            if c0 == "d" and _text_data_uri(v):
+                                doc.encoded.append((node, k, v, "data-uri"))
+                                continue
                         if kind is None:
                             sk = secret_keys.get(k)
                             if sk is None:
@@ -418,8 +485,12 @@ class JsonRedactor:
                             if len(v) > 1:
                                 nested.append((node, i, v))
                                 continue
-                        elif len(v) >= 64 and (c0 == "d" or c0 in _IMAGE_FIRST) and _media_string(v):
-                            continue
+                        elif len(v) >= 64 and (c0 == "d" or c0 in _IMAGE_FIRST):
+                            if _media_string(v):
+                                continue
+                            if c0 == "d" and _text_data_uri(v):
+                                doc.encoded.append((node, i, v, "data-uri"))
+                                continue
                         add_str(v)
                         add_mode(MODE_ALL)
                         add_loc((node, i, False))
@@ -522,6 +593,16 @@ class JsonRedactor:
                 doc.locs.append((node, key, False))
             elif out is not inner:
                 res.nested.append((node, key, v, out.decode("utf-8", "surrogatepass")))
+        for node, key, v, enc in doc.encoded:
+            payload = _decode_attachment(v, enc)
+            if payload is None:  # not what it claimed to be: an ordinary string
+                doc.strs.append(v)
+                doc.modes.append(MODE_ALL)
+                doc.locs.append((node, key, False))
+                continue
+            out = self._redact_attachment(payload, report, depth)
+            if out != payload:
+                res.nested.append((node, key, v, _encode_attachment(v, enc, out)))
         strs, modes, keyed = doc.strs, doc.modes, doc.keyed
         memo = self._memo
         key_carrier = carrier + ":key"
@@ -612,6 +693,20 @@ class JsonRedactor:
                 self._apply_tree(doc, res)
                 out[k] = self._dumps(root, std, lines[k])
         return out
+
+    def _redact_attachment(self, payload: bytes, report: RedactionReport, depth: int) -> bytes:
+        """Decoded attachment bytes: JSON redacted with its layout, other text as text, binary kept."""
+        if b"\x00" in payload:
+            return payload
+        try:
+            payload.decode("utf-8")
+        except UnicodeDecodeError:
+            return payload
+        if payload[:64].lstrip()[:1] in (b"{", b"[") and depth < MAX_NESTING and self.needs_work(payload):
+            out = self.redact_doc(payload, report, "attachment", depth + 1, keep_layout=True)
+            if out is not None:
+                return out
+        return self.engine.redact_bytes(payload, report, "attachment")
 
     def _remember(self, mode: int, s: str, value: tuple[str, tuple[str, ...]]) -> None:
         memo = self._memo[mode]
