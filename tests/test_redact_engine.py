@@ -315,3 +315,13 @@ def test_a_whole_id_yields_no_match_in_id_mode(builtin: Engine, value: str) -> N
 @pytest.mark.parametrize("value", [AWS, f"key-{AWS}", "12345678901234", "a" * 170])
 def test_not_a_whole_id(value: str) -> None:
     assert not whole_id(value)
+
+
+def test_a_real_name_gets_one_pseudonym_whatever_separates_its_words() -> None:
+    # a Windows profile "Zelda Quixote" becomes "Zelda-Quixote" in a Claude project key: the
+    # folder name must still be derivable from the redacted cwd
+    red = build_redactor(["builtin:paths"], b"k" * 32, RuntimeTerms(names=["Zelda Quixote"]))
+    outs = [red.engine.redact_bytes(t.encode(), RedactionReport()) for t in
+            ("C:\\Users\\Zelda Quixote\\src", "C--Users-Zelda-Quixote-src", "zelda_quixote", "ZELDA.QUIXOTE")]
+    tokens = {o[o.index(b"<NAME:"):o.index(b">") + 1] for o in outs}
+    assert len(tokens) == 1 and outs[1] == b"C--Users-" + tokens.pop() + b"-src"

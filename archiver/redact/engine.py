@@ -91,6 +91,9 @@ _ASCII_ALNUM = bytes(1 if chr(b).isalnum() else 0 for b in range(128))
 _ANSI_RX = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][0-9]*;?|\x1b\\\\|\x07|\x1b[@-Z\\-_]")
 
 
+_SEPARATOR_RUN = re.compile(rb"[\s._-]+")
+
+
 def blank_ansi(buf: bytes) -> bytes:
     """buf with every terminal escape sequence turned into as many spaces: offsets stay, and
     a token right after a colour code (`\\x1b[31mghp_...`) starts at a word boundary."""
@@ -787,15 +790,18 @@ class Engine:
     def replacement(self, m: Match, value: bytes) -> bytes:
         if m.replace == "mask":
             return f"<REDACTED:{m.label}>".encode()
-        key = (m.label, m.replace, value)
+        r = self._by_id[m.rule_id]
+        key = (m.label, m.replace, value, r.fold_case, r.fold_separators)
         hit = self._cache.get(key)
         if hit is not None:
             return hit
-        r = self._by_id[m.rule_id]
         if m.replace == "username":
             out = self.pseudonyms.username(value.decode("utf-8", "surrogateescape").lower()).encode()
         else:
-            out = self.pseudonyms.token(m.label, value.lower() if r.fold_case else value).encode()
+            v = value.lower() if r.fold_case else value
+            if r.fold_separators:
+                v = _SEPARATOR_RUN.sub(b" ", v.strip())
+            out = self.pseudonyms.token(m.label, v).encode()
         if len(self._cache) > 50_000:
             self._cache.clear()
         self._cache[key] = out

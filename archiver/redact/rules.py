@@ -80,6 +80,7 @@ class Rule:
     generated: bool = False
     bounded: bool = False
     fold_case: bool = False
+    fold_separators: bool = False  # runs of space . _ - hash as one space ("Jane-Doe" is "Jane Doe")
     check: Callable[[str], bool] | None = field(default=None, repr=False)
     # Generated literal-term rules: the terms themselves, so the engine can match them with a
     # find loop instead of RE2 (cheaper per match; usernames occur in almost every path).
@@ -376,7 +377,7 @@ def term_rules(terms: RuntimeTerms) -> list[Rule]:
             out.append(Rule(
                 id="user-name", regex=_bounded(alts), label="NAME", description="the user's real name(s)",
                 secret_group=2, keywords=kws, replace="token", confidence="high", pack="runtime",
-                source="runtime terms", generated=True, bounded=True, fold_case=True,
+                source="runtime terms", generated=True, bounded=True, fold_case=True, fold_separators=True,
             ))
     for i, t in enumerate(_dedupe(terms.extra_terms)):
         if len(t) < 2:
