@@ -32,6 +32,7 @@ log = logging.getLogger(__name__)
 
 MARKER_KEY = "archiver.json"
 MAX_MANIFEST_BYTES = 512 * 1024 * 1024
+MANIFEST_RATIO_FLOOR = 1 << 20  # manifests are held in memory: their ratio counts early
 SMALL_OBJECT = 1 << 20  # plaintext up to this is packed in memory and put conditionally (a few MB per thread at most)
 # An object found already stored but written longer ago than this is written again when a run
 # names it anew: prune deletes only unreferenced objects older than its grace period (6 h by
@@ -202,10 +203,10 @@ class Archive:
 
         blob = self.store.get_bytes(key, max_size=MAX_MANIFEST_BYTES)
         try:
-            # a manifest is held in memory: bound it by size and by ratio (a bomb stops early)
+            # a manifest is held in memory: bound it by size and by ratio from its first MiB
             buf = io.BytesIO()
             unpack_stream(io.BytesIO(blob), buf, identities, max_output=MAX_MANIFEST_BYTES,  # type: ignore[arg-type]
-                          max_ratio=ReadLimits.from_env().max_ratio)
+                          max_ratio=ReadLimits.from_env().max_ratio, ratio_floor=MANIFEST_RATIO_FLOOR)
             raw = buf.getvalue()
         except Exception as e:  # age/zstd errors: name the manifest, keep the reason
             raise ArchiveFormatError(f"{key}: cannot decrypt/decompress manifest ({type(e).__name__}: {e})") from None

@@ -32,8 +32,10 @@ _READ_SIZE = 64 * 1024
 # Input fed to zstd per call. A zstd block (<=128 KiB out) needs >=4 bytes in, so
 # one call yields at most ~32768x its input: 256 bytes bound a call to ~8 MiB.
 _ZSTD_SLICE = 256
-# Ratio checks start only once this much was produced: tiny objects compress oddly.
-_RATIO_GRACE = 1 << 20
+# Ratio checks start only once this much was produced: a genuine file of a few MB that repeats
+# itself (a tool output of one character) compresses far beyond 1000:1, and sync archives it
+# (snapshot.decompress_zst reads Codex rollouts by the same floor); a bomb stops here.
+RATIO_FLOOR = 64 << 20
 
 
 def _write_all(dst: BinaryIO, data: bytes) -> None:
@@ -115,12 +117,13 @@ def unpack_stream(
     identities: Sequence[Identity | str],
     max_output: int | None = None,
     max_ratio: float | None = None,
+    ratio_floor: int = RATIO_FLOOR,
 ) -> int:
     """Decrypt and decompress src into dst; returns bytes written.
 
     Raises UnpackError past max_output bytes or a decompressed/compressed ratio of
-    max_ratio (checked after the first MiB), and on corrupt, truncated or trailing zstd
-    data; age errors (AgeError subclasses) pass through. Memory stays bounded.
+    max_ratio (checked past ratio_floor bytes of output), and on corrupt, truncated or trailing
+    zstd data; age errors (AgeError subclasses) pass through. Memory stays bounded.
     """
     reader = DecryptReader(src, identities)
     dctx = zstandard.ZstdDecompressor()
@@ -135,7 +138,7 @@ def unpack_stream(
         if max_output is not None and total_out + len(out) > max_output:
             raise UnpackError(f"decompressed object exceeds the limit of {max_output} bytes")
         total_out += len(out)
-        if max_ratio is not None and total_out > _RATIO_GRACE and total_out > max_ratio * total_in:
+        if max_ratio is not None and total_out > ratio_floor and total_out > max_ratio * total_in:
             raise UnpackError(
                 f"decompression ratio exceeds {max_ratio} ({total_out} bytes from {total_in})"
             )

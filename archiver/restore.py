@@ -9,7 +9,8 @@ second is refused and reported, never written over the first.
 Content is verified against the manifest's sha256 before it is moved into place, and
 decompression is bounded: an artifact may not grow past the size its manifest records,
 and no object past ReadLimits (a size and a ratio, from ARCHIVER_RESTORE_MAX_BYTES /
-ARCHIVER_RESTORE_MAX_RATIO), so a zstd bomb in a malicious bucket stops early.
+ARCHIVER_RESTORE_MAX_RATIO; the ratio counts past pack.RATIO_FLOOR bytes of output), so a
+zstd bomb in a malicious bucket stops early.
 """
 
 from __future__ import annotations

@@ -10,9 +10,11 @@ by id and not sent again).
 from __future__ import annotations
 
 import hashlib
+import hmac
 import itertools
 import logging
 import os
+import re
 import secrets
 import shutil
 import sqlite3
@@ -32,7 +34,7 @@ import orjson
 from archiver import __version__, allocator
 from archiver.archive import Archive, chain_digest, tombstone_id
 from archiver.harnesses.base import Harness
-from archiver.model import Artifact, DiscoveredSession, Manifest, Session, SourceArtifact
+from archiver.model import Artifact, DiscoveredSession, LineageEdge, Manifest, Session, SourceArtifact
 from archiver.redact.base import RedactionReport, Redactor
 from archiver.snapshot import (
     FileIdentity,
@@ -120,6 +122,121 @@ class Workdir:
         shutil.rmtree(self.path, ignore_errors=True)
 
 
+# ---- session ids as a manifest names them ----
+SESSION_ID_CACHE = "session_ids"  # state meta: {"fingerprint", "map": {id as found: id as archived}}
+HOST_SESSION_ID = "@host"
+_AT_NAMES = frozenset({"rollout", "ordinal", "depth", "seq", "through"})  # `at` parts harnesses write
+_AT_PART = re.compile(r"([a-z]+)[=:](.+)")
+_ISO_TIME = re.compile(r"\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:Z|[+-]\d\d:?\d\d)?)?")
+
+
+def _plain_id(value: str) -> bool:
+    """Can value go into a manifest as it is, without asking the redactor? A whole id (UUID,
+    hex digest, tool/message id: redact.engine.whole_id), ids of those joined by `_` (a Codex
+    revert rollout), `@host`, a time stamp, or `at` parts like `seq=5`, `rollout=<uuid>;ordinal=3`.
+    Anything else goes through the redactor (a False here costs time, never privacy)."""
+    from archiver.redact.engine import whole_id
+
+    if value in ("", HOST_SESSION_ID) or whole_id(value) or _ISO_TIME.fullmatch(value):
+        return True
+    for piece in value.split(";"):
+        m = _AT_PART.fullmatch(piece)
+        if m is not None and m.group(1) in _AT_NAMES:
+            piece = m.group(2)
+            if piece.isdigit() and len(piece) <= 12:
+                continue
+        if not (whole_id(piece) or all(whole_id(part) for part in piece.split("_"))):
+            return False
+    return True
+
+
+class SessionIds:
+    """Session ids, keys and lineage references (`parent`, `at`) as the manifest, `ls`, the
+    state and every message name them: redacted with the rules that rename artifact paths
+    (each `/`-separated part as redact_relpath does; with a RuleRedactor, the rules for JSON
+    object keys: the path and runtime-term rules plus the PII and high-confidence secret ones,
+    so an e-mail address used as an id is redacted too), so a key whose id
+    is a file name (`zqxcanary-notes`) reads like its redacted file (`user-5f2a-notes`) and a
+    parent reference like its parent's key. Whole ids (see _plain_id) are kept byte for byte.
+
+    Redaction is deterministic, so a parent and its children agree on every machine. What the
+    redactor answered is kept in the state (per redaction fingerprint): a re-sync that finds
+    every session unchanged does not build the redactor for a non-UUID id."""
+
+    def __init__(self, redactor: Redactor, state: State | None = None, fingerprint: str | None = None) -> None:
+        self.redactor = redactor
+        self.state = state
+        self.fingerprint = fingerprint
+        self._cached: dict[str, str] = {}
+        self._used: dict[str, str] = {}  # this run's answers (what the state keeps next time)
+        if state is not None and fingerprint is not None:
+            try:
+                doc = orjson.loads(state.get_meta(SESSION_ID_CACHE) or "null")
+            except (sqlite3.Error, ValueError):
+                doc = None
+            if isinstance(doc, dict) and doc.get("fingerprint") == fingerprint and isinstance(doc.get("map"), dict):
+                self._cached = {k: v for k, v in doc["map"].items() if isinstance(k, str) and isinstance(v, str)}
+        self._loaded = dict(self._cached)
+
+    def id(self, value: str) -> str:
+        if _plain_id(value):
+            return value
+        out = self._used.get(value)
+        if out is None:
+            out = self._cached.get(value)
+            if out is None:
+                out = self._redact(value)
+            self._used[value] = out
+            self._used.setdefault(out, out)  # an archived id is final: a carried session keeps it
+        return out
+
+    def key(self, key: str) -> str:
+        harness, sep, sid = key.partition(":")
+        return f"{harness}:{self.id(sid)}" if sep else self.id(key)
+
+    def edges(self, edges: list[LineageEdge]) -> list[LineageEdge]:
+        out = []
+        for e in edges:
+            parent, at = self.key(e.parent), (self.id(e.at) if e.at else e.at)
+            out.append(e if (parent, at) == (e.parent, e.at) else e.model_copy(update={"parent": parent, "at": at}))
+        return out
+
+    def discovered(self, ds: DiscoveredSession) -> DiscoveredSession:
+        """In place: ds.key, ds.session_id and ds.parents as archived. Collectors' hooks that
+        run later (redacted_relpath, producers) use the cwd and source paths, not the id."""
+        ds.session_id = self.id(ds.session_id)
+        ds.parents = self.edges(ds.parents)
+        return ds
+
+    def session(self, s: Session) -> Session:
+        """A stored session (written by a version that kept ids as found) as archived now."""
+        sid, key, parents = self.id(s.session_id), self.key(s.key), self.edges(s.parents)
+        if (sid, key, parents) == (s.session_id, s.key, s.parents):
+            return s
+        return s.model_copy(update={"session_id": sid, "key": key, "parents": parents})
+
+    def _redact(self, value: str) -> str:
+        report = RedactionReport()  # not counted: a cached answer would count nothing
+        engine = getattr(self.redactor, "engine", None)
+        if engine is not None:
+            from archiver.redact.engine import MODE_KEYS
+
+            return "/".join(engine.redact(p, report, "session-id", MODE_KEYS) if p else p
+                            for p in value.split("/"))
+        red = self.redactor.redact_relpath(value, report)
+        return "/".join(self.redactor.redact_text(p, report, "session-id") if p else p for p in red.split("/"))
+
+    def dirty(self) -> bool:
+        return self.fingerprint is not None and self._used != self._loaded
+
+    def save(self) -> None:
+        """Into the state, inside the caller's transaction (only this run's ids are kept)."""
+        if self.state is not None and self.dirty():
+            self.state.set_meta(SESSION_ID_CACHE, orjson.dumps(
+                {"fingerprint": self.fingerprint, "map": dict(sorted(self._used.items()))}).decode())
+            self._loaded = dict(self._used)
+
+
 class Syncer:
     def __init__(
         self,
@@ -159,6 +276,7 @@ class Syncer:
         self._one: weakref.ref[Callable[[DiscoveredSession], None]] | None = None
         self._pending: dict[int, tuple[str | None, list[object]]] = {}  # id(ds) -> signature, stats
         self._sigs: dict[str, str | None] = {}  # signatures to store with the sessions
+        self.ids = SessionIds(redactor)  # replaced in run(), with the state's cache
 
     # ---- the run ----
     def run(self) -> SyncResult:
@@ -174,7 +292,10 @@ class Syncer:
         self.jobs = Jobs(self.redactor, self.object_id_key, self.options.fail_closed,
                          workers=self.options.workers, factory=self.redactor_factory)
         try:
-            discovered = self._take_unchanged(list(self._discover()))  # the rest goes the long way
+            # ids, keys and parents as archived (redacted) from here on: state, signatures,
+            # tombstones, messages and the manifest all name a session by its archived key
+            self.ids = SessionIds(self.redactor, self.state, self.options.redaction_fingerprint)
+            discovered = self._take_unchanged(self._archived_ids(self._discover()))  # the rest: the long way
             # The store is first touched here, and only if something is to be written: a run that
             # finds everything as stored makes no request (and, lazily opened, imports no boto3)
             if self.archive is not None and not self.options.dry_run and (discovered or self._manifest_due()):
@@ -300,6 +421,23 @@ class Syncer:
 
     def _is_forgotten(self, key: str) -> bool:
         return bool(self._tombstones) and tombstone_id(self.object_id_key, key) in self._tombstones
+
+    def _archived_ids(self, found: Iterable[DiscoveredSession]) -> list[DiscoveredSession]:
+        """Each session under its archived (redacted) id, see SessionIds. Two ids of one harness
+        that redact alike (`Alice-x`, `alice-x`) get a keyed suffix from the id as found, so
+        neither overwrites the other; their references to each other cannot be told apart."""
+        out: list[DiscoveredSession] = []
+        seen: set[str] = set()
+        for ds in found:
+            raw = ds.session_id
+            self.ids.discovered(ds)
+            if ds.key in seen:
+                tag = hmac.new(self.object_id_key, f"session-id\0{ds.harness}\0{raw}".encode(), "sha256").hexdigest()
+                ds.session_id = f"{ds.session_id}~{tag[:8]}"
+                ds.warnings.append(f"session id redacts like another one's: archived as {ds.session_id}")
+            seen.add(ds.key)
+            out.append(ds)
+        return out
 
     def _discover(self) -> Iterable[DiscoveredSession]:
         for h in self.harnesses.values():
@@ -619,14 +757,14 @@ class Syncer:
     # ---- the manifest, last ----
     def _commit(self, processed: dict[str, tuple[Session, list[ArtifactState]]], started: str) -> None:
         keys = self.state.session_keys()  # parsed only when carried: most were just processed
-        carried = [s for s in (self.state.get_session(k) for k in keys
-                               if k not in processed and k not in self._fast and not self._is_forgotten(k))
-                   if s is not None]
+        carried, renamed = self._carried(keys, processed)
         dropped = [k for k in keys if self._is_forgotten(k)]
         # a run that stored its state but not the manifest (killed, or the store failed) left this
-        any_change = self.result.uploaded > 0 or bool(dropped) or self._manifest_due(processed)
+        any_change = (self.result.uploaded > 0 or bool(dropped) or bool(renamed)
+                      or self._manifest_due(processed))
         if not any_change:
             with self.state.transaction():
+                self.ids.save()
                 # sessions that went the long way and came out as stored (a touched file, a new
                 # inode, an extract with the same fingerprint): their files' new identities go in
                 # too, or they would take the long way on every run until some manifest is written
@@ -650,7 +788,8 @@ class Syncer:
         # segments differently from the manifest before it.
         state_error: sqlite3.Error | None = None
         try:
-            self._save_state(processed, dropped, manifest)
+            present = set(keys)
+            self._save_state(processed, dropped + renamed, manifest, [s for s in carried if s.key not in present])
         except sqlite3.Error as e:
             state_error = e
         try:
@@ -674,16 +813,42 @@ class Syncer:
             raise StateError(f"{self.state.path}: {e}{_space_hint(self.state.path)}; the archive is complete, "
                              "the local state was not updated (free space, then run again)") from None
 
+    def _carried(self, keys: list[str], processed: Mapping[str, object]) -> tuple[list[Session], list[str]]:
+        """The state's sessions this run did not see (files gone, harness off): carried on as
+        stored. A row stored by a version that put ids into manifests as found is carried
+        under its id as archived now, its old key dropped (returned); when that id is a session
+        of this run, the row is an older state of it and is dropped without being carried."""
+        carried: list[Session] = []
+        renamed: list[str] = []
+        present = set(keys)
+        for k in keys:
+            if k in processed or k in self._fast or self._is_forgotten(k):
+                continue
+            stored = self.state.get_session(k)
+            if stored is None:
+                continue
+            session = self.ids.session(stored)
+            if session.key != k:
+                renamed.append(k)
+                new = session.key
+                if new in processed or new in self._fast or new in present or self._is_forgotten(new):
+                    continue
+            carried.append(session)
+        return carried, renamed
+
     def _save_state(self, processed: dict[str, tuple[Session, list[ArtifactState]]], dropped: list[str],
-                    manifest: Manifest) -> None:
+                    manifest: Manifest, moved: Sequence[Session] = ()) -> None:
         with self.state.transaction():
             for key in dropped:
                 self.state.drop_session(key)
+            for session in moved:  # carried under its archived id (the old key is in dropped)
+                self.state.put_session(session)
             for session, states in processed.values():
                 self.state.put_session(session)
                 for st in states:
                     self.state.put_artifact(st)
             self.state.put_signatures(self._sigs)
+            self.ids.save()
             self.state.set_meta("manifest_pending", manifest.run_id)
 
 

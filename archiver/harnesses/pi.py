@@ -282,14 +282,16 @@ class Pi:
         redact_relpath: Callable[[str], str],
         redact_text: Callable[[str], str],
     ) -> str:
-        """`--<cwd>--` is derived from the cwd: rebuild it from the redacted cwd."""
+        """`--<cwd>--` is derived from the cwd: rebuild it from the redacted cwd. Every other
+        component (the transcript's name, a sidecar's `<id>.tmp/<basename>`, which may carry
+        a user name: `pi-bash-alice-1a2b.log`) goes through redact_relpath like any path."""
         prefix = f"{self.native_root}/sessions/"
         if not src.path.startswith(prefix) or not session.cwd:
             return redact_relpath(src.path)
         folder, _, rest = src.path[len(prefix) :].partition("/")
         if folder != cwd_dir_name(session.cwd) or not rest:
             return redact_relpath(src.path)
-        return f"{prefix}{cwd_dir_name(redact_text(session.cwd))}/{rest}"
+        return f"{prefix}{cwd_dir_name(redact_text(session.cwd))}/{redact_relpath(rest)}"
 
 
 _CACHE_LIMIT = 256 * 1024  # a scan's facts longer than this are read again each run

@@ -1,0 +1,411 @@
+"""Session ids, keys and lineage references in the manifest (and `ls`, `lineage`, sync's
+messages) are redacted like the artifact paths they come from (archiver.sync.SessionIds):
+a DeepSeek header id that is an e-mail address, a file name used as id, a parentSession
+path from another machine, free-named Claude Code transcripts and folders, Codex parent
+references; pi sidecar names are redacted like every other path component. Whole ids
+(UUIDs, hex digests, tool ids) stay byte for byte, and lineage still resolves.
+
+Fixtures follow the seeds (seeds/003 for DeepSeek, seeds/by-harness/*.json) and are
+written here; the user is `zqxcanary`, named "Zelda Quixote"."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from archiver.cli import main
+from archiver.model import Session
+from archiver.redact.base import RedactionReport
+from archiver.state import State
+from archiver.sync import Syncer
+
+USER = "zqxcanary"
+EMAIL = "zelda.quixote@zqxcorp.example"
+CANARIES = ("zqxcanary", "zelda", "quixote", "zqxcorp")
+UUID_A = "0b0e5f4e-1111-4222-8333-444455556666"
+UUID_F = "0b0e5f4e-1111-4222-8333-444455557777"
+HARNESSES = ("claude-code", "codex", "cursor-agent", "opencode", "pi", "deepseek-harness")
+
+
+# ---------------------------------------------------------------- set-up
+@dataclass
+class Box:
+    base: Path
+    home: Path
+    config: Path
+
+    def cli(self, *args: str, expect: int | None = 0) -> Any:
+        buf = io.StringIO()
+        argv = [args[0], "--config", str(self.config), *args[1:], "--json"]
+        if args[0] in ("ls", "lineage", "restore"):
+            argv += ["--identity", str(self.base / "keys" / "identity.txt")]
+        with contextlib.redirect_stdout(buf):
+            code = main(argv)
+        out = json.loads(buf.getvalue())
+        if expect is not None:
+            assert code == expect, out
+        return out
+
+    def sync(self, expect: int | None = 0) -> dict[str, Any]:
+        return self.cli("sync", "--workers", "1", expect=expect)
+
+    def ls(self) -> dict[str, dict[str, Any]]:
+        return {s["key"]: s for s in self.cli("ls")["sessions"]}
+
+    def redactor(self) -> Any:
+        from archiver import runtime
+        from archiver.config import load_settings
+
+        settings = load_settings(self.config)
+        return runtime.redactor(settings, runtime.team_keys(settings))
+
+    def relpath(self, value: str) -> str:
+        """What redact_relpath makes of a file name: the reference for archived ids."""
+        return self.redactor().redact_relpath(value, RedactionReport())
+
+    def only(self, *harnesses: str) -> None:
+        keys = self.base / "keys"
+        self.config.write_text(
+            f'home = "{self.home}"\nhost = "laptop"\n'
+            f'[redaction]\nteam_key_file = "{keys / "team.key"}"\nusernames = ["{USER}"]\n'
+            'names = ["Zelda Quixote"]\n'
+            f'[encryption]\nrecipients_file = "{keys / "recipient.txt"}"\n'
+            f'[store]\nurl = "file://{self.base / "store"}"\n'
+            f'[state]\ndir = "{self.base / "state"}"\n'
+            + "".join(f"[harnesses.{h}]\nenabled = {'true' if h in harnesses else 'false'}\n" for h in HARNESSES)
+        )
+
+
+@pytest.fixture
+def box(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Box:
+    for var in ("ARCHIVER_CONFIG", "ARCHIVER_TEAM_KEY", "CLAUDE_CONFIG_DIR", "CODEX_HOME", "CURSOR_CONFIG_DIR",
+                "CURSOR_DATA_DIR", "PI_CODING_AGENT_DIR", "PI_CODING_AGENT_SESSION_DIR", "XDG_DATA_HOME",
+                "XDG_CONFIG_HOME", "XDG_STATE_HOME", "ARCHIVER_IDENTITY_FILE", "OPENCODE_DB",
+                "ARCHIVER_RESTORE_MAX_BYTES", "ARCHIVER_RESTORE_MAX_RATIO"):
+        monkeypatch.delenv(var, raising=False)
+    b = Box(base=tmp_path, home=tmp_path / "home", config=tmp_path / "config.toml")
+    b.home.mkdir()
+    (tmp_path / "store").mkdir()
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert main(["keygen", "--out", str(tmp_path / "keys")]) == 0
+    b.only(*HARNESSES)
+    return b
+
+
+def _line(obj: Any) -> str:
+    return json.dumps(obj, separators=(",", ":")) + "\n"
+
+
+def _no_canary(doc: Any) -> None:
+    text = json.dumps(doc).lower()
+    for c in CANARIES:
+        assert c not in text, (c, text[max(0, text.find(c) - 200): text.find(c) + 200])
+
+
+# ---------------------------------------------------------------- DeepSeek (seeds/003)
+def _ds_header(sid: str, **kw: Any) -> dict[str, Any]:
+    return {"type": "session", "version": 3, "id": sid, "createdAt": 1767261600000, "cwd": "/srv/app",
+            "isSeeded": False, "delegationDepth": 0, **kw}
+
+
+def _ds_event(seq: int, text: str) -> dict[str, Any]:
+    return {"type": "user/message", "seq": seq, "time": 1767261600000 + seq,
+            "data": {"id": f"m{seq}", "role": "user", "content": [{"type": "text", "text": text}], "source": {}}}
+
+
+def deepseek_home(home: Path) -> dict[str, Path]:
+    root = home / ".deepseek" / "sessions"
+    root.mkdir(parents=True)
+    files = {
+        "uuid": root / f"{UUID_A}.jsonl",
+        "email": root / "a.jsonl",
+        "child_of_email": root / "b.jsonl",
+        "notes": root / f"{USER}-notes.jsonl",
+        "foreign_fork": root / "c.jsonl",
+        "child_of_uuid": root / f"{UUID_F}.jsonl",
+    }
+    files["uuid"].write_text(_line(_ds_header(UUID_A)) + _line(_ds_event(1, "hello")))
+    files["email"].write_text(_line(_ds_header(EMAIL)) + _line(_ds_event(1, "payments")))
+    files["child_of_email"].write_text(
+        _line(_ds_header("sub-1", origin="subagent", parentSession=str(files["email"]), delegationDepth=1))
+        + _line(_ds_event(1, "audit")))
+    files["notes"].write_text(_line(_ds_event(1, "no header here")))  # id from the file name
+    files["foreign_fork"].write_text(
+        _line(_ds_header("fork-1", parentSession=f"/home/{USER}/old-machine/Zelda-Quixote-{USER}.jsonl"))
+        + _line(_ds_event(1, "seeded")))
+    files["child_of_uuid"].write_text(
+        _line(_ds_header(UUID_F, origin="subagent", parentSession=UUID_A, delegationDepth=2)) + _line(_ds_event(1, "x")))
+    return files
+
+
+def test_deepseek_ids_and_parents_are_redacted_and_lineage_resolves(box: Box, monkeypatch: pytest.MonkeyPatch) -> None:
+    deepseek_home(box.home)
+    box.only("deepseek-harness")
+    out = box.sync()
+    assert out["sessions"] == {"total": 6, "uploaded": 6, "unchanged": 0, "failed": 0}, out["errors"]
+    listed = box.ls()
+    _no_canary(listed)
+    _no_canary(out)
+    by_path = {s["artifacts"][0]["path"].rsplit("/", 1)[-1]: s for s in listed.values()}
+
+    # UUIDs byte for byte, and their lineage as found
+    uuid = by_path[f"{UUID_A}.jsonl"]
+    assert uuid["key"] == f"deepseek-harness:{UUID_A}" and uuid["session_id"] == UUID_A
+    assert by_path[f"{UUID_F}.jsonl"]["parents"] == [
+        {"relation": "subagent", "parent": f"deepseek-harness:{UUID_A}", "at": "depth=2", "inferred": False}]
+
+    # header id that is an e-mail address: a pseudonym, the same in the child's parent reference
+    email = by_path["a.jsonl"]
+    assert email["session_id"].startswith("<EMAIL:") and email["key"] == f"deepseek-harness:{email['session_id']}"
+    child = by_path["b.jsonl"]
+    assert child["session_id"] == "sub-1"
+    assert child["parents"] == [{"relation": "subagent", "parent": email["key"], "at": "depth=1", "inferred": False}]
+
+    # id from the file name: the key reads like the redacted file name
+    notes_name = box.relpath(f"{USER}-notes.jsonl")
+    assert notes_name.startswith("user-") and notes_name.endswith("-notes.jsonl")
+    notes = by_path[notes_name]
+    assert notes["key"] == f"deepseek-harness:{notes_name.removesuffix('.jsonl')}"
+    assert notes["artifacts"][0]["path"] == f".deepseek/sessions/{notes_name}"
+
+    # parentSession from another machine: the parent id comes from its file name, redacted alike
+    fork = by_path["c.jsonl"]
+    assert fork["parents"] == [{"relation": "fork", "parent": f"deepseek-harness:{box.relpath(f'Zelda-Quixote-{USER}')}",
+                                "at": None, "inferred": False}]
+
+    # lineage resolves through the redacted keys, restore of a family finds the parent
+    lineage = box.cli("lineage")
+    assert (child["key"], email["key"], "subagent") in {(e["child"], e["parent"], e["relation"]) for e in lineage["edges"]}
+    assert email["key"] in lineage["nodes"] and child["key"] in lineage["nodes"]
+    target = box.base / "restored"
+    got = box.cli("restore", child["key"], "--with-family", "--to", str(target))
+    assert sorted(got["sessions"]) == sorted([email["key"], child["key"]]) and got["refused"] == []
+    # the restored transcript's header id is the session id the manifest names (same pseudonym)
+    header = json.loads((target / ".deepseek/sessions/a.jsonl").read_text().splitlines()[0])
+    assert header["id"] == email["session_id"]
+    got = box.cli("restore", notes["key"], "--to", str(target))
+    assert got["files"] == [f".deepseek/sessions/{notes_name}"] and (target / got["files"][0]).is_file()
+
+    # a re-sync finds every session as archived, the fast way: the ids come from the state's
+    # cache, the redactor is not even built
+    from archiver import runtime
+
+    def no_redactor(*_a: Any, **_k: Any) -> Any:
+        raise AssertionError("the redactor was built on a re-sync where nothing changed")
+
+    monkeypatch.setattr(runtime, "redactor", no_redactor)
+    again = box.sync()
+    assert again["sessions"] == {"total": 6, "uploaded": 0, "unchanged": 6, "failed": 0} and again["snapshot"] is None
+
+
+def test_messages_name_a_session_by_its_archived_key(box: Box, monkeypatch: pytest.MonkeyPatch) -> None:
+    files = deepseek_home(box.home)
+    box.only("deepseek-harness")
+    box.sync()
+    notes_key = next(k for k, s in box.ls().items() if s["artifacts"][0]["path"].endswith("-notes.jsonl"))
+    assert USER not in notes_key
+    with files["notes"].open("a") as f:
+        f.write(_line(_ds_event(2, "more")))
+    from archiver.snapshot import SnapshotError
+
+    real = Syncer._artifact
+
+    def failing(self: Syncer, ds: Any, src: Any, *a: Any) -> Any:
+        if src.source == files["notes"]:
+            raise SnapshotError("the disk said no")
+        return real(self, ds, src, *a)
+
+    monkeypatch.setattr(Syncer, "_artifact", failing)
+    out = box.sync(expect=1)
+    assert out["sessions"]["failed"] == 1
+    [err] = out["errors"]
+    assert err.startswith(f"{notes_key}: ") and "the disk said no" in err
+    _no_canary(out)
+
+
+# ---------------------------------------------------------------- Claude Code (seeds/by-harness/claude-code.json)
+def test_claude_free_named_transcript_and_folder(box: Box) -> None:
+    project = box.home / ".claude" / "projects" / "-srv-app"
+    (project / f"{USER}-scratch").mkdir(parents=True)
+    (project / f"{USER}-scratch" / "notes.txt").write_text("scratch notes\n")
+    rec = {"type": "user", "sessionId": f"{USER}-export", "uuid": "11111111-2222-4333-8444-555555555555",
+           "timestamp": "2026-01-01T00:00:00Z", "cwd": "/srv/app", "message": {"role": "user", "content": "hi"}}
+    (project / f"{USER}-export.jsonl").write_text(_line(rec))
+    box.only("claude-code")
+    out = box.sync()
+    assert out["sessions"]["failed"] == 0, out["errors"]
+    listed = box.ls()
+    _no_canary(listed)
+    export, scratch = box.relpath(f"{USER}-export"), box.relpath(f"{USER}-scratch")
+    assert listed[f"claude-code:{export}"]["artifacts"][0]["path"] == f".claude/projects/-srv-app/{export}.jsonl"
+    assert listed[f"claude-code:{scratch}"]["artifacts"][0]["path"] == f".claude/projects/-srv-app/{scratch}/notes.txt"
+    assert listed[f"claude-code:{export}"]["session_id"] == export
+    # restore places the transcript where Claude Code looks for the session of that id
+    target = box.base / "restored"
+    box.cli("restore", f"claude-code:{export}", "--to", str(target))
+    assert (target / f".claude/projects/-srv-app/{export}.jsonl").read_text() == _line(rec)
+
+
+# ---------------------------------------------------------------- Codex (seeds/by-harness/codex.json)
+def _rollout(d: Path, tid: str, stamp: str, **meta: Any) -> None:
+    payload = {"id": tid, "timestamp": "2026-01-02T03:04:05.600Z", "cwd": "/srv/app", "originator": "codex_cli_rs",
+               "cli_version": "0.164.0", "model_provider": "openai", **meta}
+    recs = [{"timestamp": "2026-01-02T03:04:05.678Z", "type": "session_meta", "payload": payload},
+            {"timestamp": "2026-01-02T03:04:06.000Z", "type": "response_item",
+             "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "go"}]}}]
+    (d / f"rollout-2026-01-02T{stamp}-{tid}.jsonl").write_text("".join(_line(r) for r in recs))
+
+
+def test_codex_parent_references_are_redacted_uuids_kept(box: Box) -> None:
+    d = box.home / ".codex" / "sessions" / "2026" / "01" / "02"
+    d.mkdir(parents=True)
+    main_t, fork_t, sub_t, sub2_t, base_t = (f"0199cccc-0000-7000-8000-00000000000{i}" for i in range(1, 6))
+    _rollout(d, main_t, "03-04-05")
+    _rollout(d, fork_t, "03-04-06", forked_from_id=f"{USER}-thread", forked_from_ordinal_exclusive=2)
+    _rollout(d, sub_t, "03-04-07", parent_thread_id=f"Zelda-Quixote-{USER}")
+    _rollout(d, sub2_t, "03-04-08", parent_thread_id=main_t)
+    _rollout(d, base_t, "03-04-09", history_base={"thread_id": f"{USER}-base", "end_ordinal_exclusive": 3})
+    box.only("codex")
+    out = box.sync()
+    assert out["sessions"]["failed"] == 0, out["errors"]
+    listed = box.ls()
+    _no_canary(listed)
+    assert {k for k in listed if k != "codex:@host"} == {f"codex:{t}" for t in (main_t, fork_t, sub_t, sub2_t, base_t)}
+    parents = {k: [(p["relation"], p["parent"], p["at"]) for p in s["parents"]] for k, s in listed.items()}
+    assert parents[f"codex:{fork_t}"] == [("fork", f"codex:{box.relpath(f'{USER}-thread')}", "ordinal=2")]
+    assert parents[f"codex:{sub_t}"] == [("subagent", f"codex:{box.relpath(f'Zelda-Quixote-{USER}')}", None)]
+    assert parents[f"codex:{sub2_t}"] == [("subagent", f"codex:{main_t}", None)]
+    base = box.relpath(f"{USER}-base")
+    assert parents[f"codex:{base_t}"] == [("fork", f"codex:{base}", f"rollout={base};ordinal=3")]
+
+
+# ---------------------------------------------------------------- pi (seeds/by-harness/pi.json)
+def test_pi_sidecar_names_are_redacted_and_restored_there(box: Box) -> None:
+    sid = "1cb99345-f7d5-46eb-9d35-f82f957c12dc"
+    tmp = box.home / "tmp"
+    tmp.mkdir()
+    out_file = tmp / f"pi-bash-{USER}-fedcba98.log"
+    out_file.write_bytes(b"full output of the command\n")
+    folder = box.home / ".pi" / "agent" / "sessions" / f"--home-{USER}-proj--"
+    folder.mkdir(parents=True)
+    recs = [
+        {"type": "session", "version": 3, "id": sid, "timestamp": "2026-01-01T10:00:00.000Z", "cwd": f"/home/{USER}/proj"},
+        {"type": "message", "id": "a1b2c3d4", "parentId": None, "timestamp": "2026-01-01T10:00:01.000Z",
+         "message": {"role": "bashExecution", "command": "ls", "output": "...", "exitCode": 0, "cancelled": False,
+                     "truncated": True, "fullOutputPath": str(out_file), "timestamp": 1}},
+    ]
+    (folder / f"2026-01-01T10-00-00-000Z_{sid}.jsonl").write_text("".join(_line(r) for r in recs))
+    box.only("pi")
+    out = box.sync()
+    assert out["sessions"]["failed"] == 0, out["errors"]
+    listed = box.ls()
+    _no_canary(listed)
+    [s] = listed.values()
+    assert s["key"] == f"pi:{sid}"
+    sidecar = next(a["path"] for a in s["artifacts"] if a["role"] == "sidecar")
+    red_folder = "--home-" + box.relpath(USER) + "-proj--"
+    assert sidecar == f".pi/agent/sessions/{red_folder}/{sid}.tmp/{box.relpath(out_file.name)}"
+    assert {a["path"].split("/")[3] for a in s["artifacts"]} == {red_folder}  # one folder, the redacted cwd's
+    target = box.base / "restored"
+    got = box.cli("restore", s["key"], "--to", str(target))
+    assert sidecar in got["files"] and (target / sidecar).read_bytes() == b"full output of the command\n"
+    assert not [p for p in target.rglob("*") if USER in p.name]
+
+
+# ---------------------------------------------------------------- state written by an older version
+def test_session_stored_under_its_id_as_found_is_carried_under_its_archived_key(box: Box) -> None:
+    """A session archived by a version that put ids into manifests as found, and gone from the
+    machine since, is carried on under its redacted key (once), never under the old one."""
+    files = deepseek_home(box.home)
+    box.only("deepseek-harness")
+    box.sync()
+    notes_key = next(k for k, s in box.ls().items() if s["artifacts"][0]["path"].endswith("-notes.jsonl"))
+    state = State(box.base / "state" / "state.db")
+    try:
+        stored = state.get_session(notes_key)
+        assert stored is not None
+        old = stored.model_copy(update={"key": f"deepseek-harness:{USER}-notes", "session_id": f"{USER}-notes"})
+        with state.transaction():
+            state.drop_session(notes_key)
+            state.put_session(old)
+    finally:
+        state.close()
+    files["notes"].unlink()
+    with files["uuid"].open("a") as f:  # something to archive: a manifest is written
+        f.write(_line(_ds_event(2, "more")))
+    out = box.sync()
+    assert out["snapshot"] is not None
+    listed = box.ls()
+    _no_canary(listed)
+    assert notes_key in listed and len(listed) == 6
+    state = State(box.base / "state" / "state.db")
+    try:
+        assert f"deepseek-harness:{USER}-notes" not in state.session_keys()
+        assert notes_key in state.session_keys()
+    finally:
+        state.close()
+
+
+# ---------------------------------------------------------------- the helper itself
+class _Upper:
+    """A stand-in redactor without an engine: user `bob` in paths, an address in text."""
+
+    def redact_relpath(self, relpath: str, report: RedactionReport) -> str:
+        return relpath.replace("bob", "user-0b0b")
+
+    def redact_text(self, text: str, report: RedactionReport, carrier: str = "text") -> str:
+        return text.replace("ann@example.com", "<EMAIL:00000000>")
+
+
+def test_session_ids_keep_whole_ids_and_redact_the_rest() -> None:
+    from archiver.model import LineageEdge
+    from archiver.sync import SessionIds
+
+    ids = SessionIds(_Upper())  # type: ignore[arg-type]
+    for kept in ("0199aaaa-0000-7000-8000-000000000001", "0199aaaa-0000-7000-8000-000000000001_"
+                 "0199aaaa-0000-7000-8000-000000000077", "ses_JT8ea88fhbZJ8PVP", "80d2568698d576754", "@host",
+                 "rollout=0199aaaa-0000-7000-8000-000000000001;ordinal=3", "depth=1", "2026-01-01T10:00:00.000Z"):
+        assert ids.id(kept) == kept
+    assert ids.id("bob-notes") == "user-0b0b-notes"
+    assert ids.id("ann@example.com") == "<EMAIL:00000000>"
+    assert ids.key("codex:bob/x") == "codex:user-0b0b/x"
+    edges = [LineageEdge(relation="fork", parent="codex:bob-thread", at="rollout=bob-thread;ordinal=2"),
+             LineageEdge(relation="subagent", parent="codex:0199aaaa-0000-7000-8000-000000000001", at="depth=1")]
+    out = ids.edges(edges)
+    assert out[0].parent == "codex:user-0b0b-thread" and out[0].at == "rollout=user-0b0b-thread;ordinal=2"
+    assert out[1] is edges[1]
+    s = Session(key="pi:bob-x", harness="pi", session_id="bob-x", parents=edges)
+    r = ids.session(s)
+    assert (r.key, r.session_id, r.parents) == ("pi:user-0b0b-x", "user-0b0b-x", out)
+    assert ids.session(r) is r  # an archived id is final
+
+
+def test_the_state_cache_is_per_redaction_fingerprint(tmp_path: Path) -> None:
+    from archiver.sync import SessionIds
+
+    state = State(tmp_path / "state.db")
+    try:
+        first = SessionIds(_Upper(), state, "fp-1")  # type: ignore[arg-type]
+        assert first.id("bob-notes") == "user-0b0b-notes"
+        with state.transaction():
+            first.save()
+        raw = state.get_meta("session_ids")
+        assert raw is not None and json.loads(raw)["map"]["bob-notes"] == "user-0b0b-notes"
+
+        class Never(_Upper):
+            def redact_relpath(self, relpath: str, report: RedactionReport) -> str:
+                raise AssertionError("asked again")
+
+        assert SessionIds(Never(), state, "fp-1").id("bob-notes") == "user-0b0b-notes"  # type: ignore[arg-type]
+        with pytest.raises(AssertionError, match="asked again"):
+            SessionIds(Never(), state, "fp-2").id("bob-notes")  # type: ignore[arg-type]
+    finally:
+        state.close()
+    assert sqlite3.connect(tmp_path / "state.db").execute("select count(*) from meta").fetchone()[0] >= 1
