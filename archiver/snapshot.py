@@ -20,6 +20,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Iterator, NamedTuple
+
+from archiver.pack import RATIO_FLOOR
 from urllib.parse import quote
 
 COPY_RETRIES = 3
@@ -29,16 +31,36 @@ LONG_LINE = 1 << 20  # iter_lines hands longer lines over as spans (redacted fro
 SNIFF_BYTES = 8192  # what looks_binary needs to see of a file
 
 
+# Controls that text carries (BEL, BS, TAB, LF, VT, FF, CR and ESC of terminal colour codes);
+# the others, and DEL, mark binary.
+BINARY_CONTROLS = bytes(b for b in range(32) if b not in (7, 8, 9, 10, 11, 12, 13, 27)) + b"\x7f"
+# Below this length a few bytes say little: random bytes (hashes) without a control byte are
+# common, so short single-byte text must also be mostly ASCII.
+SHORT_TEXT = 256
+_HIGH = bytes(range(0x80, 0x100))
+
+
+def single_byte_text(data: bytes) -> bool:
+    """Text in a single-byte encoding (Latin-1, CP1252, ...): no NUL, no UTF-16 byte-order mark,
+    at most 1% binary control bytes, and when shorter than SHORT_TEXT at most 30% bytes >= 0x80."""
+    if not data or b"\x00" in data or data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        return False
+    if (len(data) - len(data.translate(None, BINARY_CONTROLS))) * 100 > len(data):
+        return False
+    return len(data) >= SHORT_TEXT or (len(data) - len(data.translate(None, _HIGH))) * 10 <= len(data) * 3
+
+
 def looks_binary(head: bytes) -> bool:
     """Binary rather than text, judged from a file's first SNIFF_BYTES: a NUL, or bytes that
-    are not UTF-8 (a multi-byte character cut at the end of `head` does not count)."""
+    are neither UTF-8 (a multi-byte character cut at the end of `head` does not count) nor
+    single-byte text (Latin-1, CP1252: `single_byte_text`)."""
     head = head[:SNIFF_BYTES]
     if b"\x00" in head:
         return True
     try:
         head.decode("utf-8")
     except UnicodeDecodeError as e:
-        return e.start < len(head) - 4
+        return e.start < len(head) - 4 and not single_byte_text(head)
     return False
 
 
@@ -267,8 +289,15 @@ def read_live_sqlite(db: Path) -> Iterator[sqlite3.Connection]:
             shutil.rmtree(tmp, ignore_errors=True)
 
 
-def decompress_zst(src: Path, dst: Path, max_output: int = 64 << 30, max_ratio: float = 1000.0) -> None:
-    """Codex's idle rollouts: one zstd frame, stored decompressed (so moves dedup)."""
+def decompress_zst(src: Path, dst: Path, max_output: int = 64 << 30, max_ratio: float = 1000.0,
+                   ratio_floor: int = RATIO_FLOOR) -> None:
+    """Codex's idle rollouts: one zstd frame, stored decompressed (so moves dedup).
+
+    Bomb guard: output stops past max_output bytes, and past ratio_floor bytes when it is
+    more than max_ratio times the compressed bytes read so far. The ratio alone would refuse,
+    on every run, a real rollout of a few MB that repeats itself (a long run of one character
+    compresses beyond 10000:1); output below the floor is harmless whatever its ratio. Restore
+    reads objects by the same rule, so what is archived here can be restored."""
     import zstandard
 
     dctx = zstandard.ZstdDecompressor()
@@ -279,8 +308,9 @@ def decompress_zst(src: Path, dst: Path, max_output: int = 64 << 30, max_ratio: 
                 written += len(chunk)
                 if written > max_output:
                     raise SnapshotError(f"{src}: decompresses beyond {max_output} bytes")
-                if written > 1 << 20 and written > max_ratio * max(fi.tell(), 1):
-                    raise SnapshotError(f"{src}: decompression ratio above {max_ratio:g} (a zstd bomb?)")
+                if written > ratio_floor and written > max_ratio * max(fi.tell(), 1):
+                    raise SnapshotError(f"{src}: decompression ratio above {max_ratio:g} past "
+                                        f"{ratio_floor} bytes (a zstd bomb?)")
                 fo.write(chunk)
     except zstandard.ZstdError as e:
         raise SnapshotError(f"{src}: not a valid zstd file ({e})") from None

@@ -19,6 +19,7 @@ from typing import Any, BinaryIO, Callable, Iterator
 import re2
 
 from archiver.model import Format
+from archiver.redact import rawcheck
 from archiver.redact.base import RedactionReport
 from archiver.redact.engine import MODE_PATHS, Engine
 from archiver.redact.presidio_engine import PresidioOptions, PresidioRedactor
@@ -27,7 +28,7 @@ from archiver.redact.rules import Rule, RuntimeTerms, load_rules
 from archiver.redact.walkers import gitobject, longjson, protobuf
 from archiver.redact.walkers.jsondoc import JsonRedactor
 from archiver.redact.walkers.sqlite import redact_sqlite, scan_sqlite
-from archiver.redact.walkers.text import redact_stream
+from archiver.redact.walkers.text import redact_any_encoding, redact_stream
 from archiver.snapshot import LONG_LINE, iter_lines
 
 JSON_FILE_MAX = 8 << 20  # larger JSON files are redacted from the file, in bounded memory (walkers/longjson)
@@ -54,6 +55,7 @@ class RuleRedactor:
         self._warnings: Counter[str] = Counter()
         self.high_confidence = frozenset(r.id for r in rules if r.confidence == "high")
         self._verifier: RuleRedactor | None = None
+        self._raw_engine: Engine | None = None
 
     @property
     def warnings(self) -> Counter[str]:
@@ -111,7 +113,13 @@ class RuleRedactor:
         if self._verifier is None:
             self._verifier = RuleRedactor([r for r in self.rules if r.id in self.high_confidence], self.pseudonyms)
         report = self._verifier.scan_file(path, fmt)
-        return sorted({rule for (rule, _carrier) in report.counts if rule in self.high_confidence})
+        found = {rule for (rule, _carrier) in report.counts if rule in self.high_confidence}
+        if not found and fmt in rawcheck.RAW_FORMATS:
+            if self._raw_engine is None:
+                self._raw_engine = Engine([r for r in self.rules if r.id in self.high_confidence and not r.generated],
+                                          self.pseudonyms)
+            found = rawcheck.raw_leftovers(self._raw_engine, path)
+        return sorted(found)
 
     # ------------------------------------------------------------------ helpers
 
@@ -150,7 +158,7 @@ class RuleRedactor:
 
     def redact_protobuf(self, data: bytes, report: RedactionReport, carrier: str = "protobuf") -> bytes:
         """A protobuf message; malformed input comes back unchanged and is counted as a warning."""
-        out = protobuf.redact_message(data, lambda b: self.redact_bytes(b, report, carrier))
+        out = protobuf.redact_message(data, self._blob_leaf(report, carrier))
         if out is None:
             self._warnings["protobuf-malformed"] += 1
             return data
@@ -164,20 +172,21 @@ class RuleRedactor:
             out = self.redact_bytes(data, report, carrier)
             return value if out is data else out.decode("utf-8", "surrogatepass")
         if type(value) is bytes:
-            if not value:
-                return value
-            if protobuf.is_text(value, strict=True):
-                return self.redact_bytes(value, report, carrier)
-            out = protobuf.redact_message(value, lambda b: self.redact_bytes(b, report, carrier + ":protobuf"))
-            if out is not None:
-                return out
-            if protobuf.is_text(value, strict=False):
-                return self.redact_bytes(value, report, carrier)
+            what, fields = protobuf.kind(value)
+            if what == "message":
+                out = protobuf.redact_message(value, self._blob_leaf(report, carrier + ":protobuf"), fields=fields)
+                return value if out is None else out
+            if what == "text":
+                return self._blob_leaf(report, carrier)(value)
         return value
+
+    def _blob_leaf(self, report: RedactionReport, carrier: str) -> Callable[[bytes], bytes]:
+        """redact_bytes for bytes that may be single-byte text (Latin-1, CP1252) as well as UTF-8."""
+        return lambda b: redact_any_encoding(b, lambda x: self.redact_bytes(x, report, carrier))
 
     def _hex_json(self, value: str, carrier: str, report: RedactionReport) -> str:
         raw = bytes.fromhex(value)
-        out = self.redact_bytes(raw, report, carrier)
+        out = self._blob_leaf(report, carrier)(raw)
         if out is raw:
             return value
         hexed = out.hex()

@@ -2,10 +2,11 @@
 
 Fields are varint (0), 64-bit (1), length-delimited (2) or 32-bit (5); groups
 (3, 4) and wire types 6, 7 make a buffer "not a message". A length-delimited
-value is
-  * redacted as text when it is UTF-8 with no control character but tab/CR/LF,
-  * else recursed into when it parses as a nested message,
-  * else redacted as text when it is UTF-8 and mostly printable (ANSI escapes...),
+value (and a whole BLOB, `kind`) is
+  * a nested message when it parses as one, except that bytes which also read as plain text
+    (UTF-8, no control but tab/CR/LF) must look like a printable message: `_printable_message`,
+  * else text when it is mostly printable (`is_text`: UTF-8 or single-byte text, terminal
+    colour codes included),
   * else left alone (bytes, packed numbers, hashes).
 Unchanged fields keep their original bytes (non-canonical varints included), so
 a message without matches comes back identical. Malformed input is never an
@@ -14,10 +15,14 @@ error: `redact_message` returns None and the caller keeps the bytes.
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, Literal
+
+from archiver.snapshot import BINARY_CONTROLS, single_byte_text
 
 MAX_DEPTH = 32
 _CTRL = bytes(b for b in range(32) if b not in (9, 10, 13)) + b"\x7f"
+
+Fields = list[tuple[int, int, int, int, int]]
 
 LeafFn = Callable[[bytes], bytes]
 
@@ -49,9 +54,9 @@ def _encode_varint(value: int) -> bytes:
             return bytes(out)
 
 
-def parse(buf: bytes) -> list[tuple[int, int, int, int, int]] | None:
+def parse(buf: bytes) -> Fields | None:
     """Fields as (start, end of tag, start of value, end, wire type), or None if not a message."""
-    fields: list[tuple[int, int, int, int, int]] = []
+    fields: Fields = []
     i, n = 0, len(buf)
     while i < n:
         start = i
@@ -88,19 +93,46 @@ def parse(buf: bytes) -> list[tuple[int, int, int, int, int]] | None:
 
 
 def is_text(data: bytes, strict: bool = True) -> bool:
+    """strict: UTF-8 without a control but tab/CR/LF. Else mostly printable: UTF-8 with at most 1%
+    binary control bytes (ESC, BEL, BS... of terminal output are fine), or single-byte text."""
     try:
         data.decode("utf-8")
     except UnicodeDecodeError:
+        return not strict and single_byte_text(data)
+    if strict:
+        return len(data.translate(None, _CTRL)) == len(data)
+    return (len(data) - len(data.translate(None, BINARY_CONTROLS))) * 100 <= len(data)
+
+
+def _printable_message(buf: bytes, fields: Fields) -> bool:
+    """Whether bytes that read as plain text are rather a message: strings only, in field order,
+    from field 1 (tag "\\n"), one-byte tags, lengths that are not whitespace. Text has this shape
+    only by chance (a newline, then a character whose code is the length of the rest); a
+    printable message of 33-126 byte strings has it always."""
+    if buf[0] != 0x0A:
         return False
-    ctrl = len(data) - len(data.translate(None, _CTRL))
-    return ctrl == 0 if strict else ctrl * 100 <= len(data)
+    prev = 0
+    for start, tag_end, _vstart, _end, wire in fields:
+        if wire != 2 or tag_end - start != 1 or buf[tag_end] <= 0x20 or buf[start] >> 3 < prev:
+            return False
+        prev = buf[start] >> 3
+    return True
 
 
-def redact_message(buf: bytes, leaf: LeafFn, depth: int = 0) -> bytes | None:
+def kind(value: bytes) -> tuple[Literal["message", "text", "opaque"], Fields | None]:
+    """What a BLOB or a length-delimited payload holds, with its fields when it is a message."""
+    fields = parse(value) if value else None
+    if fields and (not is_text(value, strict=True) or _printable_message(value, fields)):
+        return "message", fields
+    return ("text" if value and is_text(value, strict=False) else "opaque"), None
+
+
+def redact_message(buf: bytes, leaf: LeafFn, depth: int = 0, fields: Fields | None = None) -> bytes | None:
     """The message with its strings redacted (the same object if unchanged); None if not a message."""
     if depth > MAX_DEPTH:
         return None
-    fields = parse(buf)
+    if fields is None:
+        fields = parse(buf)
     if not fields:
         return None
     out: list[bytes] = []
@@ -118,17 +150,14 @@ def redact_message(buf: bytes, leaf: LeafFn, depth: int = 0) -> bytes | None:
 
 
 def redact_value(value: bytes, leaf: LeafFn, depth: int) -> bytes:
-    """One length-delimited payload: text, nested message, or opaque bytes."""
-    if not value:
-        return value
-    if is_text(value, strict=True):
-        return leaf(value)
-    nested = redact_message(value, leaf, depth)
-    if nested is not None:
-        return nested
-    if is_text(value, strict=False):
-        return leaf(value)
-    return value
+    """One length-delimited payload: nested message, text, or opaque bytes."""
+    what, fields = kind(value)
+    if what == "message":
+        nested = redact_message(value, leaf, depth, fields)
+        if nested is not None:
+            return nested
+        what = "text" if is_text(value, strict=False) else "opaque"  # nested too deep
+    return leaf(value) if what == "text" else value
 
 
 def looks_like_message(buf: bytes) -> bool:

@@ -1,0 +1,63 @@
+"""The second, independent half of the fail-closed check: the redacted output scanned as the
+bytes it is, with no format walker.
+
+The walkers decide what to look at (which JSON values, which BLOBs are text); a blind spot
+there (a string skipped as an image, a repeated key, a BLOB taken for binary) is a blind
+spot of a re-scan through the same walker too. This pass reads the file in overlapping
+blocks and runs the pattern rules of high confidence over them as text. Runtime terms
+(usernames, names) are left out: ids keep them by design (SECURITY.md §3), and so are matches
+inside a long base64 run (signatures, encrypted content), as the walkers leave those.
+What it cannot see: a secret written with escapes (`\\u0067hp_`), inside compressed or
+encoded bytes, glued to a long base64 run, or split across SQLite pages.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import BinaryIO, Iterator
+
+from archiver.redact.engine import Engine
+
+BLOCK = 1 << 20
+OVERLAP = 8 << 10  # a token longer than this across a block edge is not seen whole
+RAW_FORMATS = ("jsonl", "jsonl.zst", "json", "text", "sqlite")
+_ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+OPAQUE_RUN = 200  # as jsondoc._opaque_blob
+_BASE64 = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-")
+
+
+def _blocks(f: BinaryIO) -> Iterator[bytes]:
+    tail = b""
+    while block := f.read(BLOCK):
+        yield tail + block
+        tail = block[-OVERLAP:]
+
+
+def raw_leftovers(engine: Engine, path: Path) -> set[str]:
+    """Ids of the rules that still match somewhere in the file's bytes (zstd output read
+    decompressed)."""
+    found: set[str] = set()
+    with path.open("rb") as f:
+        compressed = f.read(4) == _ZSTD_MAGIC
+        f.seek(0)
+        src: BinaryIO = f
+        if compressed:
+            import zstandard
+
+            src = zstandard.ZstdDecompressor().stream_reader(f)  # type: ignore[assignment]
+        for buf in _blocks(src):  # type: ignore[union-attr]
+            if engine.may_match(buf):
+                found.update(m.rule_id for m in engine.scan_bytes(buf) if not _in_opaque_run(buf, m.start, m.end))
+    return found
+
+
+def _in_opaque_run(buf: bytes, start: int, end: int) -> bool:
+    """Does [start, end) lie in a run of OPAQUE_RUN or more base64 characters (a signature,
+    encrypted content: the walkers leave those alone, a chance match must not hold a session)?"""
+    lo = start
+    while lo > 0 and start - lo < OPAQUE_RUN and buf[lo - 1] in _BASE64:
+        lo -= 1
+    hi = end
+    while hi < len(buf) and hi - lo < OPAQUE_RUN and buf[hi] in _BASE64:
+        hi += 1
+    return hi - lo >= OPAQUE_RUN and all(b in _BASE64 for b in buf[start:end])

@@ -1,0 +1,71 @@
+"""The raw half of the fail-closed check (redact/rawcheck.py): the output's bytes scanned with no
+walker, so a walker's blind spot cannot hide a token from both the redaction and its re-scan."""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+
+import pytest
+import zstandard
+
+from archiver.redact import rawcheck
+from archiver.redact.base import RedactionReport
+from archiver.redact.redactor import RuleRedactor, build_redactor
+from archiver.redact.rules import RuntimeTerms
+from archiver.redact.walkers import jsondoc
+
+KEY = b"team-key-for-tests-0123456789abcdef"
+GHP = "ghp_R8fJ2kLm9QwErTyUiOpAsDfGhJkLzXcVbN12"
+AWS = "AKIAQYLPMN5HHHFPZAM2"
+
+
+@pytest.fixture(scope="module")
+def red() -> RuleRedactor:
+    return build_redactor(["builtin:secrets", "builtin:pii", "builtin:paths"], KEY,
+                          RuntimeTerms(usernames=["alice"], home_dirs=["/home/alice"]))
+
+
+def _engine(red: RuleRedactor) -> rawcheck.Engine:
+    # as RuleRedactor.verify_file builds it
+    return rawcheck.Engine([r for r in red.rules if r.id in red.high_confidence and not r.generated],
+                           red.pseudonyms)
+
+
+def test_raw_leftovers_reads_plain_and_zstd_output_and_across_blocks(red: RuleRedactor, tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    eng = _engine(red)
+    plain = tmp_path / "a.jsonl"
+    plain.write_bytes(b'{"x":"ok"}\n{"y":"token ' + GHP.encode() + b'"}\n')
+    assert rawcheck.raw_leftovers(eng, plain) == {"github-pat"}
+    packed = tmp_path / "b.jsonl.zst"
+    packed.write_bytes(zstandard.ZstdCompressor().compress(plain.read_bytes()))
+    assert rawcheck.raw_leftovers(eng, packed) == {"github-pat"}
+    monkeypatch.setattr(rawcheck, "BLOCK", 64)  # the token straddles a block edge
+    edge = tmp_path / "c.txt"
+    edge.write_bytes(b"x" * 50 + b" " + AWS.encode() + b" end\n")
+    assert rawcheck.raw_leftovers(eng, edge) == {"aws-access-key-id"}
+
+
+def test_what_the_walkers_leave_by_design_holds_nothing_back(red: RuleRedactor, tmp_path: Path) -> None:
+    eng = _engine(red)
+    signature = base64.b64encode(bytes(range(256)) * 2).decode() + "/home/alice/" + AWS + "Ew" * 20
+    png = "iVBORw0KGgo" + base64.b64encode(bytes(range(256))).decode() + "/home/alice/x"
+    out = tmp_path / "d.jsonl"
+    out.write_bytes(json.dumps({"signature": signature, "agentId": "alice", "image": png,
+                                "id": "toolu_01ABCdefGHIjklMNOpqrSTUv", "cwd": "/home/user-5f2a/app"}).encode())
+    assert rawcheck.raw_leftovers(eng, out) == set()
+
+
+def test_a_walker_blind_spot_is_caught_by_the_raw_check(red: RuleRedactor, tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    # the media-string blind spot found by the audit: text after a data: URI was never scanned
+    monkeypatch.setattr(jsondoc, "_media_string", lambda v: v.startswith("data:"))
+    src = tmp_path / "s.jsonl"
+    src.write_bytes(json.dumps({"output": "data:image/png;base64,iVBORw0KGgo=\nexport T=" + GHP}).encode() + b"\n")
+    fresh = build_redactor(["builtin:secrets", "builtin:pii", "builtin:paths"], KEY, RuntimeTerms())
+    dst = tmp_path / "o.jsonl"
+    fresh.redact_file(src, dst, "jsonl", RedactionReport())
+    assert GHP.encode() in dst.read_bytes()  # the walker missed it, and so would its re-scan:
+    assert fresh.verify_file(dst, "jsonl") == ["github-pat"]  # the raw half holds the session back
