@@ -490,3 +490,22 @@ def test_text_attachments_are_decoded_redacted_and_encoded_again(red: RuleRedact
     assert got["content"][2]["image"]["hex"] == PNG_BYTES.hex()
     assert got["files"][2]["data"] == base64.b64encode(PNG_BYTES).decode()
     assert report.counts[("github-pat", "attachment")] == 5
+
+
+def test_attachments_and_keyed_secrets_in_a_line_too_long_to_hold(red: RuleRedactor) -> None:
+    big_env = ENV_FILE + b"# " + b"x" * 40_000 + b"\n"  # > 16 KiB: leaves the skeleton
+    secret = hashlib.sha512(b"k").hexdigest() * 300  # ~38 KB: leaves the skeleton
+    doc = {"content": [{"type": "file", "data": {"__type": "Uint8Array", "hex": big_env.hex()}}],
+           "files": [{"data": base64.b64encode(big_env).decode(), "mime": "text/x-shellscript"}],
+           "url": "data:text/plain;base64," + base64.b64encode(big_env).decode(),
+           "env": {"API_TOKEN": secret}, "pad": "z" * 1_200_000}
+    line = json.dumps(doc).encode()
+    parts: list[bytes] = []
+    red.redact_jsonl_span(io.BytesIO(line), 0, len(line), parts.append, RedactionReport())
+    got = json.loads(b"".join(parts))
+    for payload in (bytes.fromhex(got["content"][0]["data"]["hex"]), base64.b64decode(got["files"][0]["data"]),
+                    base64.b64decode(got["url"].split(",", 1)[1])):
+        assert GHP.encode() not in payload and b"bob@corp.example" not in payload and payload.endswith(b"x\n")
+    assert secret not in got["env"]["API_TOKEN"]
+    # the same bytes as the in-memory walker gives
+    assert got == json.loads(red.redact_jsonl_line(line, RedactionReport()))

@@ -537,10 +537,11 @@ class JsonRedactor:
         return res.news[0] if res.news else res.nested[0][3]
 
     def redact_string(self, s: str, report: RedactionReport, carrier: str, prose: bool = False,
-                      depth: int = 0, mode: int = MODE_ALL) -> str | None:
+                      depth: int = 0, mode: int = MODE_ALL, key: str | None = None) -> str | None:
         """One string value as the walker redacts it in a document at `depth` (JSON inside it
-        included; `prose` where its key is a prose key); None when unchanged. The caller has
-        already set aside what the walker skips (opaque keys, media strings)."""
+        included; `prose` where its key is a prose key; scanned with `key` when that is a
+        secret-like key); None when unchanged. The caller has already set aside what the walker
+        skips (opaque keys, media strings) and decoded attachments (`redact_attachment`)."""
         doc = _Doc()
         if s[:1] in ("{", "[") and len(s) > 1:
             doc.nested.append((None, None, s))
@@ -550,6 +551,8 @@ class JsonRedactor:
             doc.locs.append((None, None, False))
             if prose and self.prose is not None:
                 doc.prose.add(0)
+            if key is not None and mode == MODE_ALL and self.secret_key(key):
+                doc.keyed[0] = key
         res = self._redact_strings(doc, report, carrier, depth)
         if res is None:
             return None
@@ -693,6 +696,25 @@ class JsonRedactor:
                 self._apply_tree(doc, res)
                 out[k] = self._dumps(root, std, lines[k])
         return out
+
+    def secret_key(self, key: str) -> bool:
+        """Is a string under this key scanned as `"key": "value"` (_SECRET_KEY)?"""
+        return _KEY_KIND.get(key) is None and _SECRET_KEY.search(key) is not None
+
+    @staticmethod
+    def attachment_encoding(node: dict[str, Any], key: str) -> str | None:
+        """How the string under `key` of `node` encodes a text attachment, if it does."""
+        kind = _KEY_KIND.get(key)
+        return _attachment_encoding(node, kind) if kind == _HEX or kind == _DATA else None
+
+    def redact_attachment(self, s: str, enc: str, report: RedactionReport, depth: int) -> str | None:
+        """An encoded attachment string decoded, redacted and encoded again; None when it is
+        unchanged or does not decode (then it is an ordinary string)."""
+        payload = _decode_attachment(s, enc)
+        if payload is None:
+            return None
+        out = self._redact_attachment(payload, report, depth)
+        return None if out == payload else _encode_attachment(s, enc, out)
 
     def _redact_attachment(self, payload: bytes, report: RedactionReport, depth: int) -> bytes:
         """Decoded attachment bytes: JSON redacted with its layout, other text as text, binary kept."""

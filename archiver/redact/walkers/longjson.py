@@ -11,8 +11,10 @@ skeleton, putting each long literal back in place of its placeholder:
 - byte for byte where the walker would not look at it: base64 alone under an opaque key
   (`signature`, ...) or as the `data` of an image/base64 node, media strings (a bare base64
   image, a `data:` URI of a non-text type, with nothing after the payload);
+- an encoded text attachment (jsondoc: Uint8Array hex, base64 beside a text type, a text
+  `data:` URI) up to ATTACHMENT_IN_MEMORY: decoded, redacted and encoded again;
 - up to STRING_IN_MEMORY: decoded and redacted as the walker redacts a string (JSON inside it
-  included), re-encoded only when it changed;
+  included, scanned with its key when that is secret-like), re-encoded only when it changed;
 - longer JSON inside a string (Codex `arguments`): decoded into a temporary file and redacted
   from there the same way, one level deeper (up to jsondoc.MAX_NESTING);
 - longer text: decoded in pieces, redacted as text (cut at newlines, as text files are), re-encoded.
@@ -42,6 +44,7 @@ SPAN_STRING = 16 << 10  # literals longer than this leave the skeleton
 # bytes per byte of text full of matches (one Match, candidates, pieces per match): this,
 # TEXT_PIECE and snapshot.LONG_LINE bound what one job holds at a time.
 STRING_IN_MEMORY = 1 << 20
+ATTACHMENT_IN_MEMORY = 4 * STRING_IN_MEMORY  # encoded attachments decoded whole up to this
 TEXT_PIECE = 256 << 10  # longer text is redacted in pieces of about this (cut at newlines)
 SKELETON_MAX = 2 << 20  # a longer skeleton (many short strings): the span is redacted as text
 HEAD = 2048  # first bytes of a long literal kept to recognise a media string
@@ -147,7 +150,9 @@ def _skeleton(f: BinaryIO, start: int, end: int) -> tuple[bytes, list[_Long]] | 
     return bytes(skel), longs
 
 
-_Ctx = tuple[bool, bool, bool, bool]  # (opaque media data, prose applies, under an id key, under a signature key)
+# (opaque media data, prose applies, under an id key, under a signature key, the attachment
+# encoding, the key it stands under)
+_Ctx = tuple[bool, bool, bool, bool, "str | None", "str | None"]
 
 
 def _opaque(node: dict[str, Any], phs: dict[str, int], longs: list[_Long]) -> bool:
@@ -178,7 +183,7 @@ def _contexts(jr: jd.JsonRedactor, root: Any, phs: dict[str, int], longs: list[_
     if type(root) is str:
         i = phs.get(root)
         if i is not None:
-            out[i] = (False, prose_on, False)
+            out[i] = (False, prose_on, False, False, None, None)
     stack = [root] if type(root) in (dict, list) else []
     while stack:
         node = stack.pop()
@@ -193,7 +198,7 @@ def _contexts(jr: jd.JsonRedactor, root: Any, phs: dict[str, int], longs: list[_
                     if i is not None:
                         kind = jd._KEY_KIND.get(k)
                         out[i] = (kind == jd._DATA and opaque, prose_on and kind == jd._PROSE, kind == jd._ID,
-                                  kind == jd._SKIP)
+                                  kind == jd._SKIP, jd.JsonRedactor.attachment_encoding(node, k), k)
                 elif tv is dict or tv is list:
                     stack.append(v)
         else:
@@ -202,7 +207,7 @@ def _contexts(jr: jd.JsonRedactor, root: Any, phs: dict[str, int], longs: list[_
                 if tv is str:
                     i = phs.get(v)
                     if i is not None:
-                        out[i] = (False, False, False, False)
+                        out[i] = (False, False, False, False, None, None)
                 elif tv is dict or tv is list:
                     stack.append(v)
     if any(x is None for x in out):
@@ -311,6 +316,11 @@ class _Sink:
         self.write = write
 
 
+def _text_data_uri_head(lit: _Long) -> bool:
+    m = jd.DATA_URI_HEAD.match(_head_text(lit), 0, 256)
+    return m is not None and jd.text_mime(m.group(1))
+
+
 def _base64_only(f: BinaryIO, lit: _Long) -> bool:
     """Is the long literal one base64 payload (after a `data:` header) and nothing else?"""
     first = True
@@ -344,7 +354,21 @@ def _as_text(jr: jd.JsonRedactor, f: BinaryIO, start: int, end: int, write: Writ
 
 def _long_literal(jr: jd.JsonRedactor, f: BinaryIO, lit: _Long, ctx: _Ctx, write: Write,
                   report: RedactionReport, carrier: str, depth: int) -> None:
-    media, prose, id_key, signature = ctx
+    media, prose, id_key, signature, enc, key = ctx
+    if enc is None and _text_data_uri_head(lit):
+        enc = "data-uri"
+    if enc is not None and not media:
+        if lit.end - lit.start <= ATTACHMENT_IN_MEMORY:
+            s = _decode(_read(f, lit.start, lit.end - lit.start))
+            new = jr.redact_attachment(s, enc, report, depth) if s is not None else None
+            if new is not None:
+                write(_encode(new))
+                return
+            if s is not None and jd._decode_attachment(s, enc) is not None:
+                _copy(f, lit.start, lit.end, write)  # an attachment with nothing to redact
+                return
+        else:
+            jr.warnings["json-long-attachment-unscanned"] += 1
     if media:  # the data of an image/base64 node: as a signature is, unless it is base64 alone
         if _base64_only(f, lit):
             _copy(f, lit.start, lit.end, write)
@@ -365,7 +389,7 @@ def _long_literal(jr: jd.JsonRedactor, f: BinaryIO, lit: _Long, ctx: _Ctx, write
             _copy(f, lit.start, lit.end, write)
             return
         ids = signature or (id_key and jd._id_like(s))
-        new = jr.redact_string(s, report, carrier, prose, depth, mode=MODE_IDS if ids else MODE_ALL)
+        new = jr.redact_string(s, report, carrier, prose, depth, mode=MODE_IDS if ids else MODE_ALL, key=key)
         if new is None:
             _copy(f, lit.start, lit.end, write)  # unchanged: the bytes as they were
         else:
