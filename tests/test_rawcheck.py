@@ -28,9 +28,7 @@ def red() -> RuleRedactor:
 
 
 def _engine(red: RuleRedactor) -> rawcheck.Engine:
-    # as RuleRedactor.verify_file builds it
-    return rawcheck.Engine([r for r in red.rules if r.id in red.high_confidence and not r.generated],
-                           red.pseudonyms)
+    return rawcheck.Engine(rawcheck.raw_rules(red.rules), red.pseudonyms)  # as RuleRedactor.verify_file
 
 
 def test_raw_leftovers_reads_plain_and_zstd_output_and_across_blocks(red: RuleRedactor, tmp_path: Path,
@@ -54,8 +52,16 @@ def test_what_the_walkers_leave_by_design_holds_nothing_back(red: RuleRedactor, 
     png = "iVBORw0KGgo" + base64.b64encode(bytes(range(256))).decode() + "/home/alice/x"
     out = tmp_path / "d.jsonl"
     out.write_bytes(json.dumps({"signature": signature, "agentId": "alice", "image": png,
-                                "id": "toolu_01ABCdefGHIjklMNOpqrSTUv", "cwd": "/home/user-5f2a/app"}).encode())
+                                "id": "toolu_01ABCdefGHIjklMNOpqrSTUv", "cwd": "/home/user-5f2a/app",
+                                # numbers and ids the walkers never scan, whose digits pass a card rule
+                                "loss": 0.4111112222333347, "productId": 4012888888881, "callID": "4111112222333347",
+                                "tool": json.dumps({"epoch": 3, "loss": 0.5555555555554444})}).encode())
     assert rawcheck.raw_leftovers(eng, out) == set()
+    # binary payloads the walkers keep as they are: an e-mail in a PNG text chunk, a path in a .pyc
+    blob = tmp_path / "e.txt"
+    blob.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\x19tEXtAuthor\x00bob@corp.example\x01\x02"
+                     b"\xe3\x00\x00/home/alice/app/x.py\x00")
+    assert rawcheck.raw_leftovers(eng, blob) == set()
 
 
 def test_a_walker_blind_spot_is_caught_by_the_raw_check(red: RuleRedactor, tmp_path: Path,

@@ -509,3 +509,11 @@ def test_attachments_and_keyed_secrets_in_a_line_too_long_to_hold(red: RuleRedac
     assert secret not in got["env"]["API_TOKEN"]
     # the same bytes as the in-memory walker gives
     assert got == json.loads(red.redact_jsonl_line(line, RedactionReport()))
+
+
+def test_a_private_key_printed_by_grep_color_is_redacted(red: RuleRedactor) -> None:
+    hit = "\x1b[01;31m\x1b[KPRIVATE\x1b[m\x1b[K"
+    tty = f"$ grep --color=always -A9 PRIVATE id_rsa\n{PEM.replace('PRIVATE', hit)}\n".encode()
+    out = red.engine.redact_bytes(tty, RedactionReport())
+    assert PEM_BODY.splitlines()[0].encode() not in out and b"<PRIVATE_KEY:" in out
+    assert out.count(hit.encode()) == 2  # the colour codes of both header lines are kept

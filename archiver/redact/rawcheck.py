@@ -4,9 +4,11 @@ bytes it is, with no format walker.
 The walkers decide what to look at (which JSON values, which BLOBs are text); a blind spot
 there (a string skipped as an image, a repeated key, a BLOB taken for binary) is a blind
 spot of a re-scan through the same walker too. This pass reads the file in overlapping
-blocks and runs the pattern rules of high confidence over them as text. Runtime terms
-(usernames, names) are left out: ids keep them by design (SECURITY.md §3), and so are matches
-inside a long base64 run (signatures, encrypted content), as the walkers leave those.
+blocks and runs the secret rules of high confidence over them as text: a token's own shape
+(`Rule.applies_to_ids`). Paths, PII and runtime terms are left out: raw bytes hold numbers
+the walkers never scan (a float's digits pass the card rules), ids that keep them by design
+(SECURITY.md §3) and binary payloads (an e-mail in a PNG text chunk) a user could not get
+archived. So are matches inside a long base64 run (signatures, encrypted content).
 What it cannot see: a secret written with escapes (`\\u0067hp_`), inside compressed or
 encoded bytes, glued to a long base64 run, or split across SQLite pages.
 """
@@ -17,6 +19,7 @@ from pathlib import Path
 from typing import BinaryIO, Iterator
 
 from archiver.redact.engine import Engine
+from archiver.redact.rules import Rule
 
 BLOCK = 1 << 20
 OVERLAP = 8 << 10  # a token longer than this across a block edge is not seen whole
@@ -24,6 +27,10 @@ RAW_FORMATS = ("jsonl", "jsonl.zst", "json", "text", "sqlite")
 _ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 OPAQUE_RUN = 200  # as jsondoc._opaque_blob
 _BASE64 = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-")
+
+
+def raw_rules(rules: list[Rule]) -> list[Rule]:
+    return [r for r in rules if r.applies_to_ids]
 
 
 def _blocks(f: BinaryIO) -> Iterator[bytes]:

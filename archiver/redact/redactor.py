@@ -116,8 +116,7 @@ class RuleRedactor:
         found = {rule for (rule, _carrier) in report.counts if rule in self.high_confidence}
         if not found and fmt in rawcheck.RAW_FORMATS:
             if self._raw_engine is None:
-                self._raw_engine = Engine([r for r in self.rules if r.id in self.high_confidence and not r.generated],
-                                          self.pseudonyms)
+                self._raw_engine = Engine(rawcheck.raw_rules(self.rules), self.pseudonyms)
             found = rawcheck.raw_leftovers(self._raw_engine, path)
         return sorted(found)
 
