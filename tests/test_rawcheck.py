@@ -41,6 +41,7 @@ def test_raw_leftovers_reads_plain_and_zstd_output_and_across_blocks(red: RuleRe
     packed.write_bytes(zstandard.ZstdCompressor().compress(plain.read_bytes()))
     assert rawcheck.raw_leftovers(eng, packed) == {"github-pat"}
     monkeypatch.setattr(rawcheck, "BLOCK", 64)  # the token straddles a block edge
+    monkeypatch.setattr(rawcheck, "OVERLAP", 40)
     edge = tmp_path / "c.txt"
     edge.write_bytes(b"x" * 50 + b" " + AWS.encode() + b" end\n")
     assert rawcheck.raw_leftovers(eng, edge) == {"aws-access-key-id"}
@@ -75,3 +76,14 @@ def test_a_walker_blind_spot_is_caught_by_the_raw_check(red: RuleRedactor, tmp_p
     fresh.redact_file(src, dst, "jsonl", RedactionReport())
     assert GHP.encode() in dst.read_bytes()  # the walker missed it, and so would its re-scan:
     assert fresh.verify_file(dst, "jsonl") == ["github-pat"]  # the raw half holds the session back
+
+
+def test_wrapped_base64_holds_nothing_back(red: RuleRedactor, tmp_path: Path) -> None:
+    # `base64 logo.png` output (76 columns) in a tool result: a chance token shape in one line
+    # of it must not hold the session; here a line holds one for sure
+    body = base64.b64encode(bytes(range(256)) * 4).decode()
+    wrapped = "\n".join(body[i:i + 76] for i in range(0, len(body), 76))
+    wrapped = wrapped[:400] + "/" + AWS + "/" + wrapped[400:]
+    out = tmp_path / "w.jsonl"
+    out.write_bytes(json.dumps({"tool_result": wrapped}).encode() + b"\n")
+    assert rawcheck.raw_leftovers(_engine(red), out) == set()

@@ -301,7 +301,8 @@ def test_a_secret_under_an_id_or_signature_key_is_redacted(red: RuleRedactor) ->
     doc = json.loads(red.redact_jsonl_line(line, report))
     assert doc["id"].startswith("<GITHUB_TOKEN:") and doc["signature"].startswith("Ew+<GITHUB_TOKEN:")
     assert doc["uuid"] == UUID and doc["tool_use_id"] == "toolu_01ABCdefGHIjkl"
-    assert doc["requestId"].startswith("alice-<AWS_ACCESS_KEY:")  # names and paths stay: ids are opaque
+    # ids meet token shapes and the configured names, not paths or generic rules
+    assert doc["requestId"] == f"{USER}-" + doc["requestId"].split("-", 2)[2] and "<AWS_ACCESS_KEY:" in doc["requestId"]
     assert "alice" not in doc["sessionId"]  # not id-like (a path): every rule
     assert GHP not in doc["content"] and AWS not in doc["content"]
     assert report.counts[("github-pat", "jsonl")] == 2 and report.counts[("github-pat", "json-in-string")] == 1
@@ -309,7 +310,7 @@ def test_a_secret_under_an_id_or_signature_key_is_redacted(red: RuleRedactor) ->
 
 def test_a_secret_in_a_long_signature_is_redacted_from_the_file(red: RuleRedactor) -> None:
     sig = base64.b64encode(bytes(range(256)) * 20_000).decode()  # ~6.8 MB: streamed
-    line = json.dumps({"type": "thinking", "signature": sig[:1000] + f" {GHP} " + sig + "/home/alice/"}).encode()
+    line = json.dumps({"type": "thinking", "signature": sig[:1000] + f"+{GHP}+" + sig + "/home/alice/"}).encode()
     out: list[bytes] = []
     rep = RedactionReport()
     red.redact_jsonl_span(io.BytesIO(line), 0, len(line), out.append, rep)
@@ -517,3 +518,62 @@ def test_a_private_key_printed_by_grep_color_is_redacted(red: RuleRedactor) -> N
     out = red.engine.redact_bytes(tty, RedactionReport())
     assert PEM_BODY.splitlines()[0].encode() not in out and b"<PRIVATE_KEY:" in out
     assert out.count(hit.encode()) == 2  # the colour codes of both header lines are kept
+
+
+# ---------------------------------------------------------------- second audit
+def test_secrets_named_by_a_sibling_are_redacted(red: RuleRedactor) -> None:
+    doc = {"environment": [{"name": "DB_PASSWORD", "value": "S3cr3tPassw0rd"}, {"name": "LOG_LEVEL", "value": "debug"}],
+           "Parameters": [{"ParameterKey": "DbPassword", "ParameterValue": "hunter2-zq"}],
+           "ssm": {"Name": "/prod/db/password", "Value": "Zq8kP2mX9vL4"},
+           "headers": [{"name": "X-Api-Key", "value": "k8sZq8kP2mX9vL4nR7tW1yB3"}, {"name": "Accept", "value": "*/*"}],
+           "pairs": [["Authorization", "Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.abcDEFghiJKLmnoPQRstuVWXyz012345"],
+                     ["Accept", "application/json"]]}
+    raw = json.dumps(doc).encode()
+    out = red.redact_jsonl_line(raw, RedactionReport())
+    got = json.loads(out)
+    for secret in ("S3cr3tPassw0rd", "hunter2-zq", "Zq8kP2mX9vL4", "k8sZq8kP2mX9vL4nR7tW1yB3", "eyJhbGciOiJIUzI1NiJ9"):
+        assert secret not in out.decode(), secret
+    assert got["environment"][1] == {"name": "LOG_LEVEL", "value": "debug"} and got["headers"][1]["value"] == "*/*"
+    assert got["pairs"][1] == ["Accept", "application/json"] and got["pairs"][0][0] == "Authorization"
+    assert [e["name"] for e in got["environment"]] == ["DB_PASSWORD", "LOG_LEVEL"]
+
+
+def test_base64_content_beside_an_encoding_or_a_non_media_type_is_decoded(red: RuleRedactor) -> None:
+    env = ENV_FILE
+    doc = {"mcp": {"uri": "file:///x", "mimeType": "text/plain", "blob": base64.b64encode(env).decode()},
+           "github": {"encoding": "base64", "content": base64.encodebytes(env).decode()},
+           "har": {"mimeType": "text/plain", "text": base64.b64encode(env).decode(), "encoding": "base64"},
+           "octet": {"mime": "application/octet-stream", "data": base64.b64encode(env).decode()},
+           "claude": {"type": "document", "source": {"type": "base64", "media_type": "text/plain",
+                                                     "data": base64.b64encode(env).decode()}},
+           "pdf": {"mime": "application/pdf", "data": base64.b64encode(PNG_BYTES).decode()}}
+    got = json.loads(red.redact_jsonl_line(json.dumps(doc).encode(), RedactionReport()))
+    for payload in (got["mcp"]["blob"], got["github"]["content"], got["har"]["text"], got["octet"]["data"],
+                    got["claude"]["source"]["data"]):
+        text = base64.b64decode(payload)
+        assert GHP.encode() not in text and b"<GITHUB_TOKEN:" in text
+    assert got["pdf"]["data"] == doc["pdf"]["data"]  # binary after decoding: kept
+
+
+def test_a_signature_that_is_json_or_text_is_redacted_as_text_and_ids_lose_names(red: RuleRedactor) -> None:
+    item = {"type": "reasoning", "summary": [{"text": "look in /home/alice/app, PGPASSWORD=S3cr3tPassw0rd"}],
+            "encrypted_content": ENCRYPTED}
+    doc = {"thinkingSignature": json.dumps(item),  # pi stores JSON.stringify(item) there
+           "lsp": {"name": "connect", "signature": "connect(owner='bob@corp.example', path='/home/alice/x')"},
+           "real": {"signature": SIGNATURE}, "session": {"type": "session", "id": "alice-main"}, "agentId": "alice",
+           "tool": {"product_id": 4012888888881, "order_ids": [4111111111111111]}}
+    got = json.loads(red.redact_jsonl_line(json.dumps(doc).encode(), RedactionReport()))
+    inner = json.loads(got["thinkingSignature"])
+    assert "/home/alice" not in inner["summary"][0]["text"] and "S3cr3tPassw0rd" not in inner["summary"][0]["text"]
+    assert inner["encrypted_content"] == ENCRYPTED  # still opaque inside
+    assert "bob@corp.example" not in got["lsp"]["signature"] and "/home/alice" not in got["lsp"]["signature"]
+    assert got["real"]["signature"] == SIGNATURE  # base64: opaque, its decoy path kept
+    assert got["session"]["id"] == f"{USER}-main" and got["agentId"] == USER
+    assert got["tool"]["product_id"] == 4012888888881  # a number under an *_id key is an id
+
+
+@pytest.mark.parametrize("code", ["\\u001b[01;31m\\u001b[K", "^[[01;31m^[[K", "\\x1b[31m", "\\033[1;32m", "\\e[31m"])
+def test_colour_codes_written_as_text_do_not_hide_a_token(red: RuleRedactor, code: str) -> None:
+    text = f"line 3: export GITHUB_TOKEN={code}{GHP}{code}\n".encode()
+    out = red.engine.redact_bytes(text, RedactionReport())
+    assert GHP.encode() not in out and code.encode() in out

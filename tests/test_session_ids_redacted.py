@@ -250,7 +250,8 @@ def test_claude_free_named_transcript_and_folder(box: Box) -> None:
     # restore places the transcript where Claude Code looks for the session of that id
     target = box.base / "restored"
     box.cli("restore", f"claude-code:{export}", "--to", str(target))
-    assert (target / f".claude/projects/-srv-app/{export}.jsonl").read_text() == _line(rec)
+    # ... and its sessionId (an id value: the configured usernames are redacted there too) names it
+    assert (target / f".claude/projects/-srv-app/{export}.jsonl").read_text() == _line({**rec, "sessionId": export})
 
 
 # ---------------------------------------------------------------- Codex (seeds/by-harness/codex.json)

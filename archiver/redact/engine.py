@@ -61,9 +61,10 @@ from archiver.redact.rules import Rule
 _UNANCHORED = re2._Anchor.UNANCHORED  # noqa: SLF001 - the public wrapper has no cheaper entry point
 _ANCHOR_START = re2._Anchor.ANCHOR_START  # noqa: SLF001
 
-# What a string is: any text (every rule), an object key, a path component, or an id-like or
-# opaque value (ids, signatures: only high-confidence secret rules, see Rule.applies_to_ids)
-MODE_ALL, MODE_KEYS, MODE_PATHS, MODE_IDS = 0, 1, 2, 3
+# What a string is: any text (every rule), an object key, a path component, an id-like value
+# (high-confidence secret rules and the configured terms, Rule.applies_to_ids), or an opaque one
+# (signatures, encrypted content, image data: a token's own shape only, Rule.secret_shape)
+MODE_ALL, MODE_KEYS, MODE_PATHS, MODE_IDS, MODE_OPAQUE = 0, 1, 2, 3, 4
 
 _IMAGE_MARKERS = (b";base64,", b"iVBORw0KGgo", b"/9j/", b"R0lGOD", b"UklGR")
 _IMAGE_RX = re2.compile(
@@ -88,7 +89,10 @@ _ASCII_ALNUM = bytes(1 if chr(b).isalnum() else 0 for b in range(128))
 # Terminal escape sequences: CSI (colours, cursor moves), a two-byte one, and the opening and
 # closing of OSC (titles, hyperlinks: their text stays and is scanned). grep --color and PTY
 # captures put them right before a token.
-_ANSI_RX = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][0-9]*;?|\x1b\\\\|\x07|\x1b[@-Z\\-_]")
+_ANSI_RX = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][0-9]*;?|\x1b\\\\|\x07|\x1b[@-Z\\-_]"
+                      # the same CSI spelled as text: a JSONL log read back, `cat -v`, a repr, a script
+                      rb"|(?:\\u001[bB]|\\x1[bB]|\\033|\\e|\^\[)\[[0-?]*[ -/]*[@-~]")
+_ANSI_TEXT = (b"\\u001", b"\\x1", b"\\033", b"\\e[", b"^[[")
 
 
 _SEPARATOR_RUN = re.compile(rb"[\s._-]+")
@@ -97,7 +101,7 @@ _SEPARATOR_RUN = re.compile(rb"[\s._-]+")
 def blank_ansi(buf: bytes) -> bytes:
     """buf with every terminal escape sequence turned into as many spaces: offsets stay, and
     a token right after a colour code (`\\x1b[31mghp_...`) starts at a word boundary."""
-    if b"\x1b" not in buf:
+    if b"\x1b" not in buf and not any(t in buf for t in _ANSI_TEXT):
         return buf
     return _ANSI_RX.sub(lambda m: b" " * (m.end() - m.start()), buf)
 
@@ -131,7 +135,7 @@ class _Compiled:
     kw_ascii: bool
     allow: object | None
     anchored: bool
-    modes: tuple[bool, bool, bool, bool]
+    modes: tuple[bool, bool, bool, bool, bool]
     rank: int
     simple: bool  # no filter on the secret: the span is the candidate
     terms: tuple[bytes, ...]  # literal-term rule (generated, ASCII): matched with find loops
@@ -337,7 +341,8 @@ class Engine:
             group = _group(r)
             c = _Compiled(
                 rule=r, idx=idx, rx=rx, sgroup=r.secret_group, kw=kws, kw_ascii=all(k.isascii() for k in kws),
-                allow=allow, anchored=anchored, modes=(True, r.applies_to_keys, r.applies_to_paths, r.applies_to_ids),
+                allow=allow, anchored=anchored, modes=(True, r.applies_to_keys, r.applies_to_paths, r.applies_to_ids,
+                                                        r.secret_shape),
                 rank=r.rank, simple=not (r.bounded or r.min_length or r.entropy is not None or allow is not None
                                          or r.check is not None),
                 terms=terms, group=group, rx_joined=rx_joined,
@@ -370,7 +375,7 @@ class Engine:
         self.has_always = bool(self._groups[ALWAYS])
         # For MODE_IDS strings (ids, signatures: many short strings on every line) the walker asks
         # first whether the document holds a keyword of a rule that applies to them at all.
-        id_rules = [c for c in self._c if c.modes[MODE_IDS]]
+        id_rules = [c for c in self._c if c.modes[MODE_IDS] or c.modes[MODE_OPAQUE]]
         self._ids_always = any(not c.kw for c in id_rules)
         id_kws = sorted({k for c in id_rules for k in c.kw})
         self._ids_gate = (re2.compile(b"(?i)(?:" + b"|".join(re2.escape(k) for k in id_kws) + b")", opts)._regexp  # noqa: SLF001
@@ -406,7 +411,7 @@ class Engine:
         return self._gate is not None and _first(self._gate, buf)[0] >= 0
 
     def ids_may_match(self, buf: bytes) -> bool:
-        """Might a rule that applies to MODE_IDS strings match in buf or in a string inside it
+        """Might a rule that applies to MODE_IDS or MODE_OPAQUE strings match in buf or in a string inside it
         (a raw JSON document; keywords hidden by escapes are the caller's to check)?"""
         if self._ids_always:
             return True
@@ -623,7 +628,7 @@ class Engine:
         if not parts:
             return {}
         joined = b"\n".join(parts)
-        if b"\x1b" in joined:
+        if b"\x1b" in joined or any(t in joined for t in _ANSI_TEXT):
             parts = [blank_ansi(p) for p in parts]
             joined = b"\n".join(parts)
         comp = self._c

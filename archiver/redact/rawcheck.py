@@ -5,7 +5,7 @@ The walkers decide what to look at (which JSON values, which BLOBs are text); a 
 there (a string skipped as an image, a repeated key, a BLOB taken for binary) is a blind
 spot of a re-scan through the same walker too. This pass reads the file in overlapping
 blocks and runs the secret rules of high confidence over them as text: a token's own shape
-(`Rule.applies_to_ids`). Paths, PII and runtime terms are left out: raw bytes hold numbers
+(`Rule.secret_shape`). Paths, PII and runtime terms are left out: raw bytes hold numbers
 the walkers never scan (a float's digits pass the card rules), ids that keep them by design
 (SECURITY.md §3) and binary payloads (an e-mail in a PNG text chunk) a user could not get
 archived. So are matches inside a long base64 run (signatures, encrypted content).
@@ -27,10 +27,11 @@ RAW_FORMATS = ("jsonl", "jsonl.zst", "json", "text", "sqlite")
 _ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 OPAQUE_RUN = 200  # as jsondoc._opaque_blob
 _BASE64 = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-")
+_WRAPPED_BASE64 = _BASE64 | frozenset(b"\r\n\\")  # \\n: a line break inside a JSON string
 
 
 def raw_rules(rules: list[Rule]) -> list[Rule]:
-    return [r for r in rules if r.applies_to_ids]
+    return [r for r in rules if r.secret_shape]
 
 
 def _blocks(f: BinaryIO) -> Iterator[bytes]:
@@ -52,19 +53,26 @@ def raw_leftovers(engine: Engine, path: Path) -> set[str]:
             import zstandard
 
             src = zstandard.ZstdDecompressor().stream_reader(f)  # type: ignore[assignment]
-        for buf in _blocks(src):  # type: ignore[union-attr]
+        for i, buf in enumerate(_blocks(src)):  # type: ignore[union-attr]
             if engine.may_match(buf):
-                found.update(m.rule_id for m in engine.scan_bytes(buf) if not _in_opaque_run(buf, m.start, m.end))
+                # a match that starts early in a later block lay whole in the one before, which saw
+                # its left context too; here it may be the tail of a token cut by the block edge
+                skip = 0 if i == 0 else OVERLAP // 2
+                found.update(m.rule_id for m in engine.scan_bytes(buf)
+                             if m.start >= skip and not _in_opaque_run(buf, m.start, m.end))
     return found
 
 
 def _in_opaque_run(buf: bytes, start: int, end: int) -> bool:
-    """Does [start, end) lie in a run of OPAQUE_RUN or more base64 characters (a signature,
-    encrypted content: the walkers leave those alone, a chance match must not hold a session)?"""
+    """Does [start, end) lie in a run of OPAQUE_RUN or more base64 characters, line breaks of
+    wrapped base64 included (a signature, encrypted content, `base64 logo.png`: the walkers
+    leave those alone, a chance match must not hold a session)?"""
+    if not all(b in _BASE64 for b in buf[start:end]):
+        return False
     lo = start
-    while lo > 0 and start - lo < OPAQUE_RUN and buf[lo - 1] in _BASE64:
+    while lo > 0 and start - lo < OPAQUE_RUN and buf[lo - 1] in _WRAPPED_BASE64:
         lo -= 1
     hi = end
-    while hi < len(buf) and hi - lo < OPAQUE_RUN and buf[hi] in _BASE64:
+    while hi < len(buf) and hi - lo < OPAQUE_RUN and buf[hi] in _WRAPPED_BASE64:
         hi += 1
-    return hi - lo >= OPAQUE_RUN and all(b in _BASE64 for b in buf[start:end])
+    return hi - lo >= OPAQUE_RUN

@@ -99,8 +99,15 @@ class Rule:
     @property
     def applies_to_ids(self) -> bool:
         # values the walkers keep from the other rules (ids, thinking signatures): a secret
-        # token's own shape is still found there. Paths, names and generic patterns could occur
-        # in base64 by chance, and a changed signature no longer verifies
+        # token's own shape is still found there, and so are the configured usernames and names
+        # (an id built from a name, `alice-main`, would map a pseudonym back to it). Paths and
+        # generic patterns could occur in base64 by chance, and a changed signature no longer
+        # verifies
+        return self.confidence == "high" and (self.generated or self.pack not in KEY_PACKS)
+
+    @property
+    def secret_shape(self) -> bool:
+        """A token's own shape (high-confidence secret rules): what fail_closed's raw half seeks."""
         return self.confidence == "high" and not self.generated and self.pack not in KEY_PACKS
 
     @property

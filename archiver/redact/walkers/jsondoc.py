@@ -19,8 +19,9 @@ Never touched: `data:` URIs and bare base64 images, and long runs of base64 alon
 under the keys below. Values under `signature`, `encrypted_content` (and other opaque
 signature keys), image and redacted-thinking `data` (sibling `type` "base64" or an image
 media type) and id-like values under id keys (`uuid`, `tool_use_id`, `requestId`, ...)
-meet only the high-confidence secret rules (MODE_IDS): a token's own shape is found
-there too, whole ids are left alone.
+meet only the high-confidence secret rules (MODE_OPAQUE): a token's own shape is found
+there too; id values (MODE_IDS) also meet the configured usernames and names; whole ids are
+left alone. A "signature" that is JSON or holds spaces is an ordinary string.
 A string that is itself a JSON object/array (Codex `function_call.arguments`)
 is redacted inside and written back in its own style.
 
@@ -48,7 +49,7 @@ import orjson
 import re2
 
 from archiver.redact.base import RedactionReport
-from archiver.redact.engine import MODE_ALL, MODE_IDS, MODE_KEYS, Engine, whole_id
+from archiver.redact.engine import MODE_ALL, MODE_IDS, MODE_KEYS, MODE_OPAQUE, Engine, whole_id
 
 SKIP_KEYS = frozenset({
     "signature", "encrypted_content", "encryptedContent", "thoughtSignature", "thought_signature",
@@ -70,7 +71,7 @@ PROSE_KEYS = frozenset({"text", "content", "prompt", "display", "title", "summar
 MAX_NESTING = 4
 _SKIP, _ID, _DATA, _PROSE, _HEX = 1, 2, 3, 4, 5
 _KEY_KIND = {**{k: _PROSE for k in PROSE_KEYS}, **{k: _ID for k in ID_KEYS}, **{k: _SKIP for k in SKIP_KEYS},
-             "data": _DATA, "hex": _HEX}
+             "data": _DATA, "blob": _DATA, "hex": _HEX}
 # Where a raw line may hold an encoded text attachment (its secrets invisible to the gate):
 # Cursor's {"__type": "Uint8Array", "hex": ...}, a data: URI, base64 `data` beside a text type.
 _ENCODED_HINT = re2.compile(
@@ -84,7 +85,7 @@ _NUMBER_BYTES = frozenset(b"0123456789-+.eE")
 # secret by the name it is assigned to (password, AWS secret, ...) see the name; only the value
 # can change.
 _SECRET_KEY = re.compile(r"pass|pwd|secret|token|key|credential|auth", re.I)
-_KEYED_MEMO = 4  # the memo of strings scanned with their key
+_KEYED_MEMO = MODE_OPAQUE + 1  # the memo of strings scanned with their key
 MEMO_MAX_LEN = 200  # strings up to this length have their result remembered
 MEMO_ENTRIES = 5_000  # per mode; more costs worker memory (pymalloc keeps the arenas) for no speed
 
@@ -233,15 +234,37 @@ class _Doc:
         self.prose: set[int] = set()
 
 
+_BINARY_MIME = re.compile(r"(?:image|audio|video|font)/", re.I)
+_ID_SUFFIXES = ("id", "Id", "ID", "ids", "Ids", "IDs")  # product_id, orderId: numbers there are ids
+_PAIR_KEYS = (("name", "value"), ("Name", "Value"), ("key", "value"), ("Key", "Value"),
+              ("ParameterKey", "ParameterValue"))
+
+
+def _secret_pair(node: dict[str, Any]) -> tuple[str, str] | None:
+    """(value key, name) of a name/value pair whose name is secret-like: k8s env entries,
+    SSM parameters, HAR headers ({"name": "DB_PASSWORD", "value": ...})."""
+    for nk, vk in _PAIR_KEYS:
+        name = node.get(nk)
+        if type(name) is str and len(name) <= 200 and type(node.get(vk)) is str and _SECRET_KEY.search(name):
+            return vk, name
+    return None
+
+
 def _attachment_encoding(node: dict[str, Any], kind: int) -> str | None:
-    """How the value under `hex` / `data` of this object encodes a text attachment, if it does."""
+    """How the value under `hex` / `data` / `blob` (or `content`, `text` beside
+    `"encoding": "base64"`) of this object encodes an attachment that may be text, if it does:
+    not an image, audio or video type (the payload itself is checked for text when decoded)."""
     if kind == _HEX:
         return "hex" if node.get("__type") == "Uint8Array" else None
+    if kind == _PROSE:
+        enc = node.get("encoding")
+        return "base64" if type(enc) is str and enc.lower() == "base64" else None
     for k in MEDIA_KEYS:
         m = node.get(k)
         if isinstance(m, str):
-            return "base64" if text_mime(m) else None
-    return None
+            return None if _BINARY_MIME.match(m) else "base64"
+    enc = node.get("encoding")
+    return "base64" if type(enc) is str and enc.lower() == "base64" else None
 
 
 def _text_data_uri(v: str) -> bool:
@@ -318,7 +341,7 @@ class JsonRedactor:
         self._clean_keys: set[str] = set()
         self._secret_keys: dict[str, bool] = {}
         # per mode, and one for strings scanned with their key
-        self._memo: tuple[dict[str, tuple[str, tuple[str, ...]]], ...] = ({}, {}, {}, {}, {})
+        self._memo: tuple[dict[str, tuple[str, tuple[str, ...]]], ...] = tuple({} for _ in range(_KEYED_MEMO + 1))
 
     # ------------------------------------------------------------------ public
 
@@ -413,6 +436,7 @@ class JsonRedactor:
             if type(node) is dict:
                 nkeys += len(node)
                 opaque = "data" in node and _opaque_data(node)
+                pair = _secret_pair(node) if ("value" in node or "Value" in node or "ParameterValue" in node) else None
                 if not node.keys() <= clean:  # some key may carry a path or a name
                     for k in node:
                         km = kcache.get(k)
@@ -429,18 +453,21 @@ class JsonRedactor:
                             continue
                         kind = kind_of(k)
                         if kind is not None:
-                            if kind == _SKIP or (kind == _ID and _id_like(v)) or (opaque and kind == _DATA):
-                                # kept from the generic rules, not from a token's own shape
-                                if ids and not _unscanned_id(v):
-                                    add_str(v)
-                                    add_mode(MODE_IDS)
-                                    add_loc((node, k, False))
-                                continue
-                            if kind == _HEX or kind == _DATA:
+                            if kind == _HEX or kind == _DATA or (kind == _PROSE and "encoding" in node):
                                 enc = _attachment_encoding(node, kind)
                                 if enc is not None:
                                     doc.encoded.append((node, k, v, enc))
                                     continue
+                            if ((kind == _SKIP and v[0] != "{" and " " not in v) or (kind == _ID and _id_like(v))
+                                    or (opaque and kind == _DATA)):
+                                # kept from the generic rules, not from a token's own shape (and an
+                                # id from the configured names); a "signature" that is JSON or has
+                                # spaces (pi's JSON.stringify(item), an LSP signature) is text
+                                if ids and not _unscanned_id(v):
+                                    add_str(v)
+                                    add_mode(MODE_IDS if kind == _ID else MODE_OPAQUE)
+                                    add_loc((node, k, False))
+                                continue
                             if prose_on and kind == _PROSE:
                                 doc.prose.add(len(strs))
                         c0 = v[0]
@@ -454,7 +481,9 @@ class JsonRedactor:
                             if c0 == "d" and _text_data_uri(v):
                                 doc.encoded.append((node, k, v, "data-uri"))
                                 continue
-                        if kind is None:
+                        if pair is not None and k == pair[0]:
+                            keyed[len(strs)] = pair[1]  # {"name": "DB_PASSWORD", "value": ...}
+                        elif kind is None:
                             sk = secret_keys.get(k)
                             if sk is None:
                                 if len(secret_keys) > 100_000:
@@ -469,12 +498,15 @@ class JsonRedactor:
                         push(v)
                     elif tv is int and (v >= _NUMBER_MIN or v <= -_NUMBER_MIN):
                         kind = kind_of(k)
-                        if kind != _ID and kind != _SKIP:
+                        if kind != _ID and kind != _SKIP and not k.endswith(_ID_SUFFIXES):
                             doc.numbers.add(len(strs))
                             add_str(str(v))
                             add_mode(MODE_ALL)
                             add_loc((node, k, False))
             else:
+                # ["Authorization", "Basic ..."]: the second string is scanned with the first as its key
+                pair_name = (node[0] if len(node) == 2 and type(node[0]) is str and type(node[1]) is str
+                             and len(node[0]) <= 200 and _SECRET_KEY.search(node[0]) is not None else None)
                 for i, v in enumerate(node):
                     tv = type(v)
                     if tv is str:
@@ -491,6 +523,8 @@ class JsonRedactor:
                             if c0 == "d" and _text_data_uri(v):
                                 doc.encoded.append((node, i, v, "data-uri"))
                                 continue
+                        if pair_name is not None and i == 1:
+                            keyed[len(strs)] = pair_name
                         add_str(v)
                         add_mode(MODE_ALL)
                         add_loc((node, i, False))

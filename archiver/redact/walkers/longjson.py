@@ -33,7 +33,7 @@ from typing import Any, BinaryIO, Callable, Iterator
 import orjson
 
 from archiver.redact.base import RedactionReport
-from archiver.redact.engine import MODE_ALL, MODE_IDS
+from archiver.redact.engine import MODE_ALL, MODE_IDS, MODE_OPAQUE
 from archiver.redact.walkers import jsondoc as jd
 from archiver.redact.walkers.text import redact_stream
 from archiver.snapshot import SnapshotError
@@ -385,17 +385,21 @@ def _long_literal(jr: jd.JsonRedactor, f: BinaryIO, lit: _Long, ctx: _Ctx, write
             write(raw)
             return
         del raw
+        if signature and not media and (s[:1] == "{" or " " in s):
+            signature = False  # a "signature" that is JSON or text, as the walker takes it
         if signature and jd._unscanned_id(s):
             _copy(f, lit.start, lit.end, write)
             return
-        ids = signature or (id_key and jd._id_like(s))
-        new = jr.redact_string(s, report, carrier, prose, depth, mode=MODE_IDS if ids else MODE_ALL, key=key)
+        mode = MODE_OPAQUE if signature else MODE_IDS if id_key and jd._id_like(s) else MODE_ALL
+        new = jr.redact_string(s, report, carrier, prose, depth, mode=mode, key=key)
         if new is None:
             _copy(f, lit.start, lit.end, write)  # unchanged: the bytes as they were
         else:
             write(_encode(new))
         return
     head = _head_text(lit)
+    if signature and not media and (head[:1] == "{" or " " in head):
+        signature = False
     if jd._media_string(head) and _base64_only(f, lit):
         _copy(f, lit.start, lit.end, write)
         return
@@ -407,7 +411,7 @@ def _long_literal(jr: jd.JsonRedactor, f: BinaryIO, lit: _Long, ctx: _Ctx, write
         _nested(jr, f, lit, write, report, depth)
         return
     out = _EncodingWriter(write)
-    mode = MODE_IDS if signature else MODE_ALL
+    mode = MODE_OPAQUE if signature else MODE_ALL
     redact_stream(_PieceReader(_pieces(f, lit.start, lit.end)), out,  # type: ignore[arg-type]
                   lambda b: jr.engine.redact_bytes(b, report, carrier, mode), TEXT_PIECE, max_carry=TEXT_PIECE)
     out.close()
