@@ -250,6 +250,17 @@ def _secret_pair(node: dict[str, Any]) -> tuple[str, str] | None:
     return None
 
 
+def _set_aside_media(doc: _Doc, node: Any, key: Any, v: str) -> bool:
+    """Is v no ordinary string: a media payload (left alone) or a text `data:` URI (decoded
+    and redacted later, `doc.encoded`)?"""
+    if _media_string(v):
+        return True
+    if v[0] == "d" and _text_data_uri(v):
+        doc.encoded.append((node, key, v, "data-uri"))
+        return True
+    return False
+
+
 def _attachment_encoding(node: dict[str, Any], kind: int) -> str | None:
     """How the value under `hex` / `data` / `blob` (or `content`, `text` beside
     `"encoding": "base64"`) of this object encodes an attachment that may be text, if it does:
@@ -475,12 +486,8 @@ class JsonRedactor:
                             if len(v) > 1:
                                 nested.append((node, k, v))
                                 continue
-                        elif len(v) >= 64 and (c0 == "d" or c0 in _IMAGE_FIRST):
-                            if _media_string(v):
-                                continue
-                            if c0 == "d" and _text_data_uri(v):
-                                doc.encoded.append((node, k, v, "data-uri"))
-                                continue
+                        elif len(v) >= 64 and (c0 == "d" or c0 in _IMAGE_FIRST) and _set_aside_media(doc, node, k, v):
+                            continue
                         if pair is not None and k == pair[0]:
                             keyed[len(strs)] = pair[1]  # {"name": "DB_PASSWORD", "value": ...}
                         elif kind is None:
@@ -517,12 +524,8 @@ class JsonRedactor:
                             if len(v) > 1:
                                 nested.append((node, i, v))
                                 continue
-                        elif len(v) >= 64 and (c0 == "d" or c0 in _IMAGE_FIRST):
-                            if _media_string(v):
-                                continue
-                            if c0 == "d" and _text_data_uri(v):
-                                doc.encoded.append((node, i, v, "data-uri"))
-                                continue
+                        elif len(v) >= 64 and (c0 == "d" or c0 in _IMAGE_FIRST) and _set_aside_media(doc, node, i, v):
+                            continue
                         if pair_name is not None and i == 1:
                             keyed[len(strs)] = pair_name
                         add_str(v)
