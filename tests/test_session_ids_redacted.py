@@ -1,5 +1,5 @@
 """Session ids, keys and lineage references in the manifest (and `ls`, `lineage`, sync's
-messages) are redacted like the artifact paths they come from (archiver.sync.SessionIds):
+messages) are redacted like the artifact paths they come from (archiver.session_ids.SessionIds):
 a DeepSeek header id that is an e-mail address, a file name used as id, a parentSession
 path from another machine, free-named Claude Code transcripts and folders, Codex parent
 references; pi sidecar names are redacted like every other path component. Whole ids
@@ -367,7 +367,7 @@ class _Upper:
 
 def test_session_ids_keep_whole_ids_and_redact_the_rest() -> None:
     from archiver.model import LineageEdge
-    from archiver.sync import SessionIds
+    from archiver.session_ids import SessionIds
 
     ids = SessionIds(_Upper())  # type: ignore[arg-type]
     for kept in ("0199aaaa-0000-7000-8000-000000000001", "0199aaaa-0000-7000-8000-000000000001_"
@@ -389,7 +389,7 @@ def test_session_ids_keep_whole_ids_and_redact_the_rest() -> None:
 
 
 def test_the_state_cache_is_per_redaction_fingerprint(tmp_path: Path) -> None:
-    from archiver.sync import SessionIds
+    from archiver.session_ids import SessionIds
 
     state = State(tmp_path / "state.db")
     try:
