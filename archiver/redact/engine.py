@@ -92,16 +92,18 @@ _ASCII_ALNUM = bytes(1 if chr(b).isalnum() else 0 for b in range(128))
 _ANSI_RX = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][0-9]*;?|\x1b\\\\|\x07|\x1b[@-Z\\-_]"
                       # the same CSI spelled as text: a JSONL log read back, `cat -v`, a repr, a script
                       rb"|(?:\\u001[bB]|\\x1[bB]|\\033|\\e|\^\[)\[[0-?]*[ -/]*[@-~]")
-_ANSI_TEXT = (b"\\u001", b"\\x1", b"\\033", b"\\e[", b"^[[")
+# one search for the textual introducers (five `in` tests cost more on text full of backslashes)
+_ANSI_TEXT = re2.compile(rb"\\(?:u001[bB]|x1[bB]|033|e)\[|\^\[\[")._regexp  # noqa: SLF001
 
 
 _SEPARATOR_RUN = re.compile(rb"[\s._-]+")
 
 
-def blank_ansi(buf: bytes) -> bytes:
+def blank_ansi(buf: bytes, text_forms: bool = True) -> bytes:
     """buf with every terminal escape sequence turned into as many spaces: offsets stay, and
-    a token right after a colour code (`\\x1b[31mghp_...`) starts at a word boundary."""
-    if b"\x1b" not in buf and not any(t in buf for t in _ANSI_TEXT):
+    a token right after a colour code (`\\x1b[31mghp_...`) starts at a word boundary. With
+    `text_forms`, also the sequences spelled as text (`\\u001b[31m`, `^[[31m`)."""
+    if b"\x1b" not in buf and not (text_forms and _first(_ANSI_TEXT, buf)[0] >= 0):
         return buf
     return _ANSI_RX.sub(lambda m: b" " * (m.end() - m.start()), buf)
 
@@ -613,8 +615,8 @@ class Engine:
         r = comp[best[2]].rule  # type: ignore[index]
         return Match(r.id, us - offset, ue - offset, r.label, "mask" if r.replace == "mask" else "token")
 
-    def scan_bytes(self, buf: bytes, mode: int = MODE_ALL) -> list[Match]:
-        buf = blank_ansi(buf)
+    def scan_bytes(self, buf: bytes, mode: int = MODE_ALL, ansi_text: bool = True) -> list[Match]:
+        buf = blank_ansi(buf, ansi_text)
         rules, images = self._plan(buf, mode)
         if not rules:
             return []
@@ -628,7 +630,7 @@ class Engine:
         if not parts:
             return {}
         joined = b"\n".join(parts)
-        if b"\x1b" in joined or any(t in joined for t in _ANSI_TEXT):
+        if b"\x1b" in joined or _first(_ANSI_TEXT, joined)[0] >= 0:
             parts = [blank_ansi(p) for p in parts]
             joined = b"\n".join(parts)
         comp = self._c

@@ -27,6 +27,7 @@ RAW_FORMATS = ("jsonl", "jsonl.zst", "json", "text", "sqlite")
 _ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 OPAQUE_RUN = 200  # as jsondoc._opaque_blob
 _BASE64 = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-")
+_BASE64_BYTES = bytes(sorted(_BASE64))
 _WRAPPED_BASE64 = _BASE64 | frozenset(b"\r\n\\")  # \\n: a line break inside a JSON string
 
 
@@ -54,11 +55,13 @@ def raw_leftovers(engine: Engine, path: Path) -> set[str]:
 
             src = zstandard.ZstdDecompressor().stream_reader(f)  # type: ignore[assignment]
         for i, buf in enumerate(_blocks(src)):  # type: ignore[union-attr]
+            if len(buf.translate(None, _BASE64_BYTES)) * 20 < len(buf):
+                continue  # an image or blob: a match could only lie in a long base64 run
             if engine.may_match(buf):
                 # a match that starts early in a later block lay whole in the one before, which saw
                 # its left context too; here it may be the tail of a token cut by the block edge
                 skip = 0 if i == 0 else OVERLAP // 2
-                found.update(m.rule_id for m in engine.scan_bytes(buf)
+                found.update(m.rule_id for m in engine.scan_bytes(buf, ansi_text=False)
                              if m.start >= skip and not _in_opaque_run(buf, m.start, m.end))
     return found
 
