@@ -21,7 +21,7 @@ from typing import BinaryIO, Iterator
 from archiver.redact.engine import Engine
 from archiver.redact.rules import Rule
 
-BLOCK = 1 << 20
+BLOCK = 256 << 10  # small: the check runs in a worker beside what its redaction already holds
 OVERLAP = 8 << 10  # a token longer than this across a block edge is not seen whole
 RAW_FORMATS = ("jsonl", "jsonl.zst", "json", "text", "sqlite")
 _ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
