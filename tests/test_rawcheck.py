@@ -28,7 +28,8 @@ def red() -> RuleRedactor:
 
 
 def _engine(red: RuleRedactor) -> rawcheck.Engine:
-    return rawcheck.Engine(rawcheck.raw_rules(red.rules), red.pseudonyms)  # as RuleRedactor.verify_file
+    # the verifier's engine (high-confidence rules), as RuleRedactor.verify_file uses it
+    return rawcheck.Engine([r for r in red.rules if r.id in red.high_confidence], red.pseudonyms)
 
 
 def test_raw_leftovers_reads_plain_and_zstd_output_and_across_blocks(red: RuleRedactor, tmp_path: Path,

@@ -5,7 +5,7 @@ The walkers decide what to look at (which JSON values, which BLOBs are text); a 
 there (a string skipped as an image, a repeated key, a BLOB taken for binary) is a blind
 spot of a re-scan through the same walker too. This pass reads the file in overlapping
 blocks and runs the secret rules of high confidence over them as text: a token's own shape
-(`Rule.secret_shape`). Paths, PII and runtime terms are left out: raw bytes hold numbers
+(`Rule.secret_shape`, scanned as MODE_OPAQUE). Paths, PII and runtime terms are left out: raw bytes hold numbers
 the walkers never scan (a float's digits pass the card rules), ids that keep them by design
 (SECURITY.md §3) and binary payloads (an e-mail in a PNG text chunk) a user could not get
 archived. So are matches inside a long base64 run (signatures, encrypted content).
@@ -18,8 +18,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import BinaryIO, Iterator
 
-from archiver.redact.engine import Engine
-from archiver.redact.rules import Rule
+from archiver.redact.engine import MODE_OPAQUE, Engine
 
 BLOCK = 256 << 10  # small: the check runs in a worker beside what its redaction already holds
 OVERLAP = 8 << 10  # a token longer than this across a block edge is not seen whole
@@ -31,10 +30,6 @@ _BASE64_BYTES = bytes(sorted(_BASE64))
 _WRAPPED_BASE64 = _BASE64 | frozenset(b"\r\n\\")  # \\n: a line break inside a JSON string
 
 
-def raw_rules(rules: list[Rule]) -> list[Rule]:
-    return [r for r in rules if r.secret_shape]
-
-
 def _blocks(f: BinaryIO) -> Iterator[bytes]:
     tail = b""
     while block := f.read(BLOCK):
@@ -43,8 +38,9 @@ def _blocks(f: BinaryIO) -> Iterator[bytes]:
 
 
 def raw_leftovers(engine: Engine, path: Path) -> set[str]:
-    """Ids of the rules that still match somewhere in the file's bytes (zstd output read
-    decompressed)."""
+    """Ids of the secret-shape rules of `engine` (MODE_OPAQUE: the verifier's own engine, no
+    second set of compiled rules) that still match somewhere in the file's bytes (zstd output
+    read decompressed)."""
     found: set[str] = set()
     with path.open("rb") as f:
         compressed = f.read(4) == _ZSTD_MAGIC
@@ -61,7 +57,7 @@ def raw_leftovers(engine: Engine, path: Path) -> set[str]:
                 # a match that starts early in a later block lay whole in the one before, which saw
                 # its left context too; here it may be the tail of a token cut by the block edge
                 skip = 0 if i == 0 else OVERLAP // 2
-                found.update(m.rule_id for m in engine.scan_bytes(buf, ansi_text=False)
+                found.update(m.rule_id for m in engine.scan_bytes(buf, MODE_OPAQUE, ansi_text=False)
                              if m.start >= skip and not _in_opaque_run(buf, m.start, m.end))
     return found
 

@@ -55,7 +55,6 @@ class RuleRedactor:
         self._warnings: Counter[str] = Counter()
         self.high_confidence = frozenset(r.id for r in rules if r.confidence == "high")
         self._verifier: RuleRedactor | None = None
-        self._raw_engine: Engine | None = None
 
     @property
     def warnings(self) -> Counter[str]:
@@ -115,9 +114,7 @@ class RuleRedactor:
         report = self._verifier.scan_file(path, fmt)
         found = {rule for (rule, _carrier) in report.counts if rule in self.high_confidence}
         if not found and fmt in rawcheck.RAW_FORMATS:
-            if self._raw_engine is None:
-                self._raw_engine = Engine(rawcheck.raw_rules(self.rules), self.pseudonyms)
-            found = rawcheck.raw_leftovers(self._raw_engine, path)
+            found = rawcheck.raw_leftovers(self._verifier.engine, path)
         return sorted(found)
 
     # ------------------------------------------------------------------ helpers
