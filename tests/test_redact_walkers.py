@@ -577,3 +577,18 @@ def test_colour_codes_written_as_text_do_not_hide_a_token(red: RuleRedactor, cod
     text = f"line 3: export GITHUB_TOKEN={code}{GHP}{code}\n".encode()
     out = red.engine.redact_bytes(text, RedactionReport())
     assert GHP.encode() not in out and code.encode() in out
+
+
+def test_a_secret_after_its_name_in_an_argv_list_is_redacted(red: RuleRedactor) -> None:
+    aws_secret = "FAKEexample9/rfiCYK7MDENGbPx+wJalr012345"
+    doc = {"type": "local_shell_call", "action": {"command": [
+        "aws", "configure", "set", "aws_secret_access_key", aws_secret],
+        "other": ["gh", "auth", "login", "--with-token", "Zq8kP2mX9vL4nR7tW1yB3cF6hJ0sD5aQ"],
+        "plain": ["git", "commit", "-m", "fix the token refresh"]},
+        "text": f"aws configure set aws_secret_access_key {aws_secret}"}
+    got = json.loads(red.redact_jsonl_line(json.dumps(doc).encode(), RedactionReport()))
+    assert got["action"]["command"][:4] == ["aws", "configure", "set", "aws_secret_access_key"]
+    assert got["action"]["command"][4].startswith("<AWS_SECRET_KEY:") and aws_secret not in got["text"]
+    assert got["action"]["other"][4].startswith("<") and got["action"]["other"][:4] == ["gh", "auth", "login",
+                                                                                         "--with-token"]
+    assert got["action"]["plain"] == doc["action"]["plain"]

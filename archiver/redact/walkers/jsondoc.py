@@ -511,12 +511,14 @@ class JsonRedactor:
                             add_mode(MODE_ALL)
                             add_loc((node, k, False))
             else:
-                # ["Authorization", "Basic ..."]: the second string is scanned with the first as its key
-                pair_name = (node[0] if len(node) == 2 and type(node[0]) is str and type(node[1]) is str
-                             and len(node[0]) <= 200 and _SECRET_KEY.search(node[0]) is not None else None)
+                # ["Authorization", "Basic ..."], argv ["aws", ..., "aws_secret_access_key", "<secret>"],
+                # ["--token", "<token>"]: a string right after a secret-like name is scanned with it
+                name_before = None
                 for i, v in enumerate(node):
                     tv = type(v)
                     if tv is str:
+                        pair_name, name_before = name_before, (
+                            v if 2 < len(v) <= 100 and " " not in v and _SECRET_KEY.search(v) is not None else None)
                         if not v:
                             continue
                         c0 = v[0]
@@ -526,7 +528,7 @@ class JsonRedactor:
                                 continue
                         elif len(v) >= 64 and (c0 == "d" or c0 in _IMAGE_FIRST) and _set_aside_media(doc, node, i, v):
                             continue
-                        if pair_name is not None and i == 1:
+                        if pair_name is not None:
                             keyed[len(strs)] = pair_name
                         add_str(v)
                         add_mode(MODE_ALL)
