@@ -9,6 +9,7 @@ import orjson
 
 from archiver.model import DiscoveredSession, LineageEdge, Session
 from archiver.redact.base import RedactionReport, Redactor
+from archiver.redact.engine import MODE_KEYS, whole_id
 from archiver.state import State
 
 SESSION_ID_CACHE = "session_ids"  # state meta: {"fingerprint", "map": {id as found: id as archived}}
@@ -23,8 +24,6 @@ def _plain_id(value: str) -> bool:
     hex digest, tool/message id: redact.engine.whole_id), ids of those joined by `_` (a Codex
     revert rollout), `@host`, a time stamp, or `at` parts like `seq=5`, `rollout=<uuid>;ordinal=3`.
     Anything else goes through the redactor (a False here costs time, never privacy)."""
-    from archiver.redact.engine import whole_id
-
     if value in ("", HOST_SESSION_ID) or whole_id(value) or _ISO_TIME.fullmatch(value):
         return True
     for piece in value.split(";"):
@@ -107,8 +106,6 @@ class SessionIds:
         report = RedactionReport()  # not counted: a cached answer would count nothing
         engine = getattr(self.redactor, "engine", None)
         if engine is not None:
-            from archiver.redact.engine import MODE_KEYS
-
             return "/".join(engine.redact(p, report, "session-id", MODE_KEYS) if p else p
                             for p in value.split("/"))
         red = self.redactor.redact_relpath(value, report)

@@ -20,15 +20,16 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Iterator, NamedTuple
+from urllib.parse import quote
 
 from archiver.pack import RATIO_FLOOR
-from urllib.parse import quote
 
 COPY_RETRIES = 3
 FINGERPRINT_SPAN = 64 * 1024
 _BLOCK = 1024 * 1024
 LONG_LINE = 1 << 20  # iter_lines hands longer lines over as spans (redacted from the file)
 SNIFF_BYTES = 8192  # what looks_binary needs to see of a file
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"  # the start of a zstd frame
 
 
 # Controls that text carries (BEL, BS, TAB, LF, VT, FF, CR and ESC of terminal colour codes);

@@ -5,10 +5,11 @@ The walkers decide what to look at (which JSON values, which BLOBs are text); a 
 there (a string skipped as an image, a repeated key, a BLOB taken for binary) is a blind
 spot of a re-scan through the same walker too. This pass reads the file in overlapping
 blocks and runs the secret rules of high confidence over them as text: a token's own shape
-(`Rule.secret_shape`, scanned as MODE_OPAQUE). Paths, PII and runtime terms are left out: raw bytes hold numbers
-the walkers never scan (a float's digits pass the card rules), ids that keep them by design
-(SECURITY.md §3) and binary payloads (an e-mail in a PNG text chunk) a user could not get
-archived. So are matches inside a long base64 run (signatures, encrypted content).
+(`Rule.secret_shape`, scanned as MODE_OPAQUE). Paths, PII and runtime terms are left out:
+raw bytes hold numbers the walkers never scan (a float's digits pass the card rules), ids
+that keep them by design (SECURITY.md §3) and binary payloads (an e-mail in a PNG text
+chunk) that a user could never get archived. Matches inside a long base64 run (signatures,
+encrypted content) are left out too, as the walkers leave those runs.
 What it cannot see: a secret written with escapes (`\\u0067hp_`), inside compressed or
 encoded bytes, glued to a long base64 run, or split across SQLite pages.
 """
@@ -19,12 +20,12 @@ from pathlib import Path
 from typing import BinaryIO, Iterator
 
 from archiver.redact.engine import MODE_OPAQUE, Engine
+from archiver.redact.walkers.jsondoc import OPAQUE_BLOB_MIN
+from archiver.snapshot import ZSTD_MAGIC
 
 BLOCK = 256 << 10  # small: the check runs in a worker beside what its redaction already holds
 OVERLAP = 8 << 10  # a token longer than this across a block edge is not seen whole
 RAW_FORMATS = ("jsonl", "jsonl.zst", "json", "text", "sqlite")
-_ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
-OPAQUE_RUN = 200  # as jsondoc._opaque_blob
 _BASE64 = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-")
 _BASE64_BYTES = bytes(sorted(_BASE64))
 _WRAPPED_BASE64 = _BASE64 | frozenset(b"\r\n\\")  # \\n: a line break inside a JSON string
@@ -43,7 +44,7 @@ def raw_leftovers(engine: Engine, path: Path) -> set[str]:
     read decompressed)."""
     found: set[str] = set()
     with path.open("rb") as f:
-        compressed = f.read(4) == _ZSTD_MAGIC
+        compressed = f.read(4) == ZSTD_MAGIC
         f.seek(0)
         src: BinaryIO = f
         if compressed:
@@ -63,15 +64,15 @@ def raw_leftovers(engine: Engine, path: Path) -> set[str]:
 
 
 def _in_opaque_run(buf: bytes, start: int, end: int) -> bool:
-    """Does [start, end) lie in a run of OPAQUE_RUN or more base64 characters, line breaks of
+    """Does [start, end) lie in a run of OPAQUE_BLOB_MIN or more base64 characters, line breaks of
     wrapped base64 included (a signature, encrypted content, `base64 logo.png`: the walkers
     leave those alone, a chance match must not hold a session)?"""
     if not all(b in _BASE64 for b in buf[start:end]):
         return False
     lo = start
-    while lo > 0 and start - lo < OPAQUE_RUN and buf[lo - 1] in _WRAPPED_BASE64:
+    while lo > 0 and start - lo < OPAQUE_BLOB_MIN and buf[lo - 1] in _WRAPPED_BASE64:
         lo -= 1
     hi = end
-    while hi < len(buf) and hi - lo < OPAQUE_RUN and buf[hi] in _WRAPPED_BASE64:
+    while hi < len(buf) and hi - lo < OPAQUE_BLOB_MIN and buf[hi] in _WRAPPED_BASE64:
         hi += 1
-    return hi - lo >= OPAQUE_RUN
+    return hi - lo >= OPAQUE_BLOB_MIN

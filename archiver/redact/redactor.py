@@ -29,12 +29,11 @@ from archiver.redact.walkers import gitobject, longjson, protobuf
 from archiver.redact.walkers.jsondoc import JsonRedactor
 from archiver.redact.walkers.sqlite import redact_sqlite, scan_sqlite
 from archiver.redact.walkers.text import redact_any_encoding, redact_stream
-from archiver.snapshot import LONG_LINE, iter_lines
+from archiver.snapshot import LONG_LINE, ZSTD_MAGIC, iter_lines
 
 JSON_FILE_MAX = 8 << 20  # larger JSON files are redacted from the file, in bounded memory (walkers/longjson)
 BATCH_BYTES = 256 << 10  # JSONL lines are redacted in batches: one engine pass per batch
 BATCH_LINES = 64
-_ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 _HEX_JSON = re2.compile(r"^(?:7[bB]|5[bB])(?:[0-9a-fA-F]{2})+$")
 
 
@@ -190,7 +189,7 @@ class RuleRedactor:
 
     def _redact_jsonl_file(self, src: Path, dst: Path, report: RedactionReport) -> None:
         with src.open("rb") as probe:
-            compressed = probe.read(4) == _ZSTD_MAGIC
+            compressed = probe.read(4) == ZSTD_MAGIC
         with dst.open("wb") as raw_out:
             fo: BinaryIO = raw_out
             writer = None
@@ -274,7 +273,7 @@ class _jsonl_items:
     def __enter__(self) -> Iterator[bytes | tuple[BinaryIO, int, int]]:
         f = self.path.open("rb")
         self._files.append(f)
-        if f.read(4) != _ZSTD_MAGIC:
+        if f.read(4) != ZSTD_MAGIC:
             size = os.fstat(f.fileno()).st_size
             return (x if type(x) is bytes else (f, x[0], x[1]) for x in iter_lines(f, 0, size))
         f.seek(0)

@@ -10,11 +10,11 @@ import orjson
 import zstandard
 
 from archiver.model import Artifact, Session
+from archiver.snapshot import ZSTD_MAGIC
 
 MAX_LINE = 64 << 20
 
 
-ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 
 
 def records(path: Path, bad: list[int] | None = None) -> Iterator[dict[str, Any]]:

@@ -38,8 +38,6 @@ changes from number to string). Shorter numbers and floats are never scanned.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import json
 import re
 from collections import Counter
@@ -50,6 +48,7 @@ import re2
 
 from archiver.redact.base import RedactionReport
 from archiver.redact.engine import MODE_ALL, MODE_IDS, MODE_KEYS, MODE_OPAQUE, Engine, whole_id
+from archiver.redact.walkers import attachments
 
 SKIP_KEYS = frozenset({
     "signature", "encrypted_content", "encryptedContent", "thoughtSignature", "thought_signature",
@@ -114,6 +113,7 @@ def _opaque_data(node: dict[str, Any]) -> bool:
 
 
 _BASE64_RUN = re.compile(r"[A-Za-z0-9+/_-]+={0,2}")
+OPAQUE_BLOB_MIN = 200  # base64 this long alone is a signature or encrypted content
 
 
 def _unscanned_id(v: str) -> bool:
@@ -124,19 +124,7 @@ def _unscanned_id(v: str) -> bool:
 def _opaque_blob(v: str) -> bool:
     """A long run of (URL-safe) base64 alone, as a signature or encrypted content is: a token
     cannot stand in it in plain sight, while a chance match would corrupt it."""
-    return len(v) >= 200 and _BASE64_RUN.fullmatch(v) is not None
-
-
-# base64 (standard or URL-safe), with the line breaks of MIME base64
-MEDIA_BODY = re.compile(r"[A-Za-z0-9+/=_\-\r\n]*")
-DATA_URI_HEAD = re.compile(r"data:([\w.+-]+/[\w.+-]+)(?:;[\w.+-]+=[\w.+-]+)*;base64,")
-_TEXT_MIME = re.compile(r"text/|application/(?:[\w.+-]*\+)?(?:json|xml|yaml|x-yaml|toml|javascript|x-sh|"
-                        r"x-shellscript|x-python|sql|graphql|x-www-form-urlencoded|x-ndjson|jsonl)$")
-
-
-def text_mime(mime: str) -> bool:
-    """Is this media type text (an attachment worth decoding and redacting)?"""
-    return _TEXT_MIME.match(mime.lower()) is not None
+    return len(v) >= OPAQUE_BLOB_MIN and _BASE64_RUN.fullmatch(v) is not None
 
 
 def _media_string(v: str) -> bool:
@@ -146,9 +134,9 @@ def _media_string(v: str) -> bool:
     if len(v) < 64:
         return False
     if v.startswith("data:"):
-        m = DATA_URI_HEAD.match(v, 0, 256)
-        return m is not None and not text_mime(m.group(1)) and MEDIA_BODY.fullmatch(v, m.end()) is not None
-    return v.startswith(IMAGE_PREFIXES) and MEDIA_BODY.fullmatch(v) is not None
+        mime = attachments.data_uri_mime(v)
+        return mime is not None and not attachments.text_mime(mime)
+    return v.startswith(IMAGE_PREFIXES) and attachments.MEDIA_BODY.fullmatch(v) is not None
 
 
 class _Pairs(list):  # type: ignore[type-arg]
@@ -234,7 +222,6 @@ class _Doc:
         self.prose: set[int] = set()
 
 
-_BINARY_MIME = re.compile(r"(?:image|audio|video|font)/", re.I)
 _ID_SUFFIXES = ("id", "Id", "ID", "ids", "Ids", "IDs")  # product_id, orderId: numbers there are ids
 _PAIR_KEYS = (("name", "value"), ("Name", "Value"), ("key", "value"), ("Key", "Value"),
               ("ParameterKey", "ParameterValue"))
@@ -255,7 +242,7 @@ def _set_aside_media(doc: _Doc, node: Any, key: Any, v: str) -> bool:
     and redacted later, `doc.encoded`)?"""
     if _media_string(v):
         return True
-    if v[0] == "d" and _text_data_uri(v):
+    if v[0] == "d" and (mime := attachments.data_uri_mime(v)) is not None and attachments.text_mime(mime):
         doc.encoded.append((node, key, v, "data-uri"))
         return True
     return False
@@ -267,47 +254,13 @@ def _attachment_encoding(node: dict[str, Any], kind: int) -> str | None:
     not an image, audio or video type (the payload itself is checked for text when decoded)."""
     if kind == _HEX:
         return "hex" if node.get("__type") == "Uint8Array" else None
-    if kind == _PROSE:
-        enc = node.get("encoding")
-        return "base64" if type(enc) is str and enc.lower() == "base64" else None
-    for k in MEDIA_KEYS:
-        m = node.get(k)
-        if isinstance(m, str):
-            return None if _BINARY_MIME.match(m) else "base64"
+    if kind != _PROSE:
+        for k in MEDIA_KEYS:
+            m = node.get(k)
+            if isinstance(m, str):
+                return None if attachments.binary_mime(m) else "base64"
     enc = node.get("encoding")
     return "base64" if type(enc) is str and enc.lower() == "base64" else None
-
-
-def _text_data_uri(v: str) -> bool:
-    if not v.startswith("data:"):
-        return False
-    m = DATA_URI_HEAD.match(v, 0, 256)
-    return m is not None and text_mime(m.group(1)) and MEDIA_BODY.fullmatch(v, m.end()) is not None
-
-
-def _decode_attachment(v: str, enc: str) -> bytes | None:
-    try:
-        if enc == "hex":
-            return bytes.fromhex(v)
-        body = v[DATA_URI_HEAD.match(v).end():] if enc == "data-uri" else v  # type: ignore[union-attr]
-        body = body.replace("\r", "").replace("\n", "")
-        if "-" in body or "_" in body:
-            body = body.replace("-", "+").replace("_", "/")
-        return base64.b64decode(body, validate=True)
-    except (ValueError, binascii.Error):
-        return None
-
-
-def _encode_attachment(old: str, enc: str, data: bytes) -> str:
-    """data encoded as `old` was (hex case, URL-safe alphabet, data: header)."""
-    if enc == "hex":
-        return data.hex().upper() if old != old.lower() else data.hex()
-    head = ""
-    if enc == "data-uri":
-        head = DATA_URI_HEAD.match(old).group(0)  # type: ignore[union-attr]
-        old = old[len(head):]
-    urlsafe = "-" in old or "_" in old
-    return head + (base64.urlsafe_b64encode(data) if urlsafe else base64.b64encode(data)).decode("ascii")
 
 
 def _keyed_prefix(key: str) -> bytes:
@@ -636,7 +589,7 @@ class JsonRedactor:
             elif out is not inner:
                 res.nested.append((node, key, v, out.decode("utf-8", "surrogatepass")))
         for node, key, v, enc in doc.encoded:
-            payload = _decode_attachment(v, enc)
+            payload = attachments.decode(v, enc)
             if payload is None:  # not what it claimed to be: an ordinary string
                 doc.strs.append(v)
                 doc.modes.append(MODE_ALL)
@@ -644,7 +597,7 @@ class JsonRedactor:
                 continue
             out = self._redact_attachment(payload, report, depth)
             if out != payload:
-                res.nested.append((node, key, v, _encode_attachment(v, enc, out)))
+                res.nested.append((node, key, v, attachments.encode(v, enc, out)))
         strs, modes, keyed = doc.strs, doc.modes, doc.keyed
         memo = self._memo
         key_carrier = carrier + ":key"
@@ -749,11 +702,11 @@ class JsonRedactor:
     def redact_attachment(self, s: str, enc: str, report: RedactionReport, depth: int) -> str | None:
         """An encoded attachment string decoded, redacted and encoded again; None when it is
         unchanged or does not decode (then it is an ordinary string)."""
-        payload = _decode_attachment(s, enc)
+        payload = attachments.decode(s, enc)
         if payload is None:
             return None
         out = self._redact_attachment(payload, report, depth)
-        return None if out == payload else _encode_attachment(s, enc, out)
+        return None if out == payload else attachments.encode(s, enc, out)
 
     def _redact_attachment(self, payload: bytes, report: RedactionReport, depth: int) -> bytes:
         """Decoded attachment bytes: JSON redacted with its layout, other text as text, binary kept."""

@@ -34,6 +34,7 @@ import orjson
 
 from archiver.redact.base import RedactionReport
 from archiver.redact.engine import MODE_ALL, MODE_IDS, MODE_OPAQUE
+from archiver.redact.walkers import attachments
 from archiver.redact.walkers import jsondoc as jd
 from archiver.redact.walkers.text import redact_stream
 from archiver.snapshot import SnapshotError
@@ -317,8 +318,8 @@ class _Sink:
 
 
 def _text_data_uri_head(lit: _Long) -> bool:
-    m = jd.DATA_URI_HEAD.match(_head_text(lit), 0, 256)
-    return m is not None and jd.text_mime(m.group(1))
+    m = attachments.DATA_URI_HEAD.match(_head_text(lit), 0, 256)
+    return m is not None and attachments.text_mime(m.group(1))
 
 
 def _base64_only(f: BinaryIO, lit: _Long) -> bool:
@@ -331,11 +332,11 @@ def _base64_only(f: BinaryIO, lit: _Long) -> bool:
         if first:
             first = False
             if piece.startswith("data:"):
-                m = jd.DATA_URI_HEAD.match(piece, 0, 256)
+                m = attachments.DATA_URI_HEAD.match(piece, 0, 256)
                 if m is None:
                     return False
                 pos = m.end()
-        if jd.MEDIA_BODY.fullmatch(piece, pos) is None:
+        if attachments.MEDIA_BODY.fullmatch(piece, pos) is None:
             return False
     return True
 
@@ -364,7 +365,7 @@ def _long_literal(jr: jd.JsonRedactor, f: BinaryIO, lit: _Long, ctx: _Ctx, write
             if new is not None:
                 write(_encode(new))
                 return
-            if s is not None and jd._decode_attachment(s, enc) is not None:
+            if s is not None and attachments.decode(s, enc) is not None:
                 _copy(f, lit.start, lit.end, write)  # an attachment with nothing to redact
                 return
         else:
