@@ -19,6 +19,7 @@ from archiver.redact.pseudonym import Pseudonymizer
 from archiver.redact.redactor import RuleRedactor, build_redactor
 from archiver.redact.rules import RuntimeTerms
 from archiver.redact.walkers import longjson
+from archiver.redact.walkers import text as text_mod
 from archiver.snapshot import LineSpan, iter_lines
 from archiver.workers import redact_segment, redact_whole
 
@@ -256,3 +257,40 @@ def test_sqlite_tables_are_read_in_bounded_batches(red: RuleRedactor, tmp_path: 
     token = red.redact_text(GHP, RedactionReport())
     assert kv == [(f"a{i % 4}", i, f"{token} {i}") for i in range(60)]
     assert rep.by_rule() == {"home-linux": 60, "github-pat": 60}
+
+
+AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzq8Vd3Lk2P"
+
+
+def test_a_cut_inside_a_line_never_parts_a_name_from_its_secret(red: RuleRedactor) -> None:
+    """Text without newlines is cut at a separator once the carry is full. The pair
+    `aws_secret_access_key= <secret>` is placed at every offset around one piece's end, so some
+    cut falls on the space between name and value: the piece is extended past the secret."""
+    piece = 32768
+    pair = f"aws_secret_access_key= {AWS_SECRET} "
+    for shift in range(0, 64):
+        text = ("word " * ((piece - text_mod._SETTLE_WINDOW - 40 + shift) // 5)) + pair + ("tail " * 20000)
+        out = io.BytesIO()
+        text_mod.redact_stream(io.BytesIO(text.encode()), out, lambda b: red.engine.redact_bytes(b, None),
+                               piece, max_carry=piece)
+        got = out.getvalue()
+        assert AWS_SECRET.encode() not in got, shift
+        assert got.count(b"<AWS_SECRET_KEY:") == 1
+
+
+def test_a_long_json_string_cut_in_pieces_keeps_the_pair_whole(red: RuleRedactor) -> None:
+    """The same inside a JSON string longer than STRING_IN_MEMORY (walkers/longjson): the only
+    separators near the first block's cut are the pair's own spaces, so without the check the
+    cut falls right after `= `."""
+    pair = f"aws_secret_access_key= {AWS_SECRET} "
+    limit = longjson.BLOCK - 1 - text_mod._SETTLE_WINDOW
+    for shift in (-20, -5, 0, 5):
+        prefix = b'{"type":"tool_result","content":"'
+        at = limit - 30 + shift  # the pair's offset in the string: its `= ` ends before limit
+        body = "a" * (at - 1) + " " + pair + ("tail " * ((longjson.STRING_IN_MEMORY + MB) // 5))
+        line = prefix + body.encode() + b'"}'
+        out: list[bytes] = []
+        red.redact_jsonl_span(io.BytesIO(line), 0, len(line), out.append, RedactionReport())
+        got = b"".join(out)
+        assert AWS_SECRET.encode() not in got, shift
+        assert orjson.loads(got)["content"].count("<AWS_SECRET_KEY:") == 1
