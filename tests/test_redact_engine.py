@@ -128,6 +128,21 @@ def test_names_and_extra_terms(tmp_path: Path) -> None:
     assert "<TERM:" in eng.redact("clone git.corp.example/app", None)
 
 
+
+def test_name_variants_share_the_pseudonym_of_the_configured_name(tmp_path: Path) -> None:
+    eng = _engine("", tmp_path, RuntimeTerms(names=["Zelda Quixote", "Li Wu"]))
+    p = Pseudonymizer(KEY)
+    tok = p.token("NAME", b"zelda quixote")
+    for text in ("Zelda Quixote", "ZeldaQuixote", "zelda_quixote", "Quixote, Zelda", "QUIXOTE ZELDA",
+                 "Z. Quixote", "Z.Quixote", "zquixote", "z_quixote"):
+        assert eng.redact(f"by {text}.", None) == f"by {tok}.", text
+    # an initial needs a dot or nothing between: "I'm Quixote" / "Z Quixote" are no initials
+    for text in ("I'm Quixote here", "Z Quixote", "Quixotesque", "Zelda alone"):
+        assert eng.redact(text, None) == text
+    # a last name under 4 letters gets no initial form ("lwu" would be too common a shape)
+    assert eng.redact("Wu, Li and Li-Wu", None) == "{0} and {0}".format(p.token("NAME", b"li wu"))
+    assert eng.redact("L. Wu and lwu", None) == "L. Wu and lwu"
+
 def test_for_current_user(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setattr("getpass.getuser", lambda: "carol")
     monkeypatch.setattr(Path, "home", classmethod(lambda cls: Path("/home/carol")))

@@ -405,6 +405,7 @@ class Engine:
         self.keywords_json_safe = all(b'"' not in k and b"\\" not in k
                                       for c in self._c for k in c.kw)
         self._cache: dict[tuple[str, str, bytes], bytes] = {}
+        self._canonical_rx: dict[str, list[tuple[object, bytes]]] = {}
 
     # ------------------------------------------------------------------ gating
 
@@ -807,12 +808,23 @@ class Engine:
         else:
             v = value.lower() if r.fold_case else value
             if r.fold_separators:
-                v = _SEPARATOR_RUN.sub(b" ", v.strip())
+                v = self._canonical(r, v) or _SEPARATOR_RUN.sub(b" ", v.strip())
             out = self.pseudonyms.token(m.label, v).encode()
         if len(self._cache) > 50_000:
             self._cache.clear()
         self._cache[key] = out
         return out
+
+    def _canonical(self, r: Rule, value: bytes) -> bytes | None:
+        if not r.canonical:
+            return None
+        forms = self._canonical_rx.get(r.id)
+        if forms is None:
+            forms = self._canonical_rx[r.id] = [(re2.compile("(?i)" + v), c.encode()) for v, c in r.canonical]
+        for rx, canonical in forms:
+            if rx.fullmatch(value):
+                return canonical
+        return None
 
     def apply(self, buf: bytes, matches: list[Match], report: RedactionReport | None, carrier: str) -> bytes:
         if not matches:

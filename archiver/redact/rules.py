@@ -81,6 +81,9 @@ class Rule:
     bounded: bool = False
     fold_case: bool = False
     fold_separators: bool = False  # runs of space . _ - hash as one space ("Jane-Doe" is "Jane Doe")
+    # (variant regex, canonical form): a value that fully matches a variant hashes as its canonical
+    # form, so "Doe, Jane" and "J. Doe" get the pseudonym of "Jane Doe"
+    canonical: tuple[tuple[str, str], ...] = ()
     check: Callable[[str], bool] | None = field(default=None, repr=False)
     # Generated literal-term rules: the terms themselves, so the engine can match them with a
     # find loop instead of RE2 (cheaper per match; usernames occur in almost every path).
@@ -345,9 +348,31 @@ def _bounded(alternatives: list[str]) -> str:
     return f"(?i)({_RUN})({'|'.join(alternatives)})({_RUN})"
 
 
+_NAME_SEP = r"[\s._-]*"
+
+
+def _words(text: str) -> list[str]:
+    return [w for w in re2.split(r"[\s._-]+", text.strip()) if w]
+
+
 def _phrase(text: str) -> str:
-    words = [w for w in re2.split(r"[\s._-]+", text.strip()) if w]
-    return r"[\s._-]*".join(re2.escape(w) for w in words)
+    return _NAME_SEP.join(re2.escape(w) for w in _words(text))
+
+
+def _name_variants(name: str) -> list[str]:
+    """A real name as people write it: `Jane Doe` (any separators, or none: `JaneDoe`), `Doe, Jane`,
+    and with the first name as an initial, `J. Doe` / `jdoe` (only for a last name of 4+ letters:
+    shorter ones make initials too common)."""
+    words = _words(name)
+    out = [_phrase(name)]
+    if len(words) >= 2:
+        first, last = words[0], words[-1]
+        middle = words[1:-1]
+        out.append(re2.escape(last) + r",?" + _NAME_SEP + _NAME_SEP.join(re2.escape(w) for w in [first, *middle]))
+        if len(last) >= 4:
+            # "J. Doe", "jdoe", "j_doe", not "J Doe": "I'm Young" is no initial
+            out.append(re2.escape(first[0]) + r"(?:\.[\s._-]*|[._-]?)" + _NAME_SEP.join(re2.escape(w) for w in [*middle, last]))
+    return out
 
 
 def term_rules(terms: RuntimeTerms) -> list[Rule]:
@@ -376,16 +401,17 @@ def term_rules(terms: RuntimeTerms) -> list[Rule]:
             keywords=("home", "users"), replace="username", confidence="high", pack="runtime",
             source="runtime terms", generated=True, fold_case=True,
         ))
-    names = _dedupe(terms.names)
+    names = [n for n in _dedupe(terms.names) if len(n.strip()) >= 2 and _words(n)]
     if names:
-        alts = sorted((_phrase(n) for n in names if len(n.strip()) >= 2), key=len, reverse=True)
-        kws = tuple(dict.fromkeys(re2.split(r"[\s._-]+", n.strip().lower())[0] for n in names if len(n.strip()) >= 2))
-        if alts:
-            out.append(Rule(
-                id="user-name", regex=_bounded(alts), label="NAME", description="the user's real name(s)",
-                secret_group=2, keywords=kws, replace="token", confidence="high", pack="runtime",
-                source="runtime terms", generated=True, bounded=True, fold_case=True, fold_separators=True,
-            ))
+        variants = [(v, " ".join(_words(n)).lower()) for n in names for v in _name_variants(n)]
+        alts = sorted((v for v, _ in variants), key=len, reverse=True)
+        kws = tuple(dict.fromkeys(_words(n)[-1].lower() for n in names))  # in every variant
+        out.append(Rule(
+            id="user-name", regex=_bounded(alts), label="NAME", description="the user's real name(s)",
+            secret_group=2, keywords=kws, replace="token", confidence="high", pack="runtime",
+            source="runtime terms", generated=True, bounded=True, fold_case=True, fold_separators=True,
+            canonical=tuple(variants),
+        ))
     for i, t in enumerate(_dedupe(terms.extra_terms)):
         if len(t) < 2:
             continue
