@@ -134,7 +134,8 @@ def test_name_variants_share_the_pseudonym_of_the_configured_name(tmp_path: Path
     p = Pseudonymizer(KEY)
     tok = p.token("NAME", b"zelda quixote")
     for text in ("Zelda Quixote", "ZeldaQuixote", "zelda_quixote", "Quixote, Zelda", "QUIXOTE ZELDA",
-                 "Z. Quixote", "Z.Quixote", "zquixote", "z_quixote"):
+                 "Z. Quixote", "Z.Quixote", "zquixote", "z_quixote",
+                 "Zelda\u00a0Quixote", "Zelda\u202fQuixote", "Quixote,\u3000Zelda", "Z.\u00a0Quixote"):
         assert eng.redact(f"by {text}.", None) == f"by {tok}.", text
     # an initial needs a dot or nothing between: "I'm Quixote" / "Z Quixote" are no initials
     for text in ("I'm Quixote here", "Z Quixote", "Quixotesque", "Zelda alone"):
@@ -340,3 +341,21 @@ def test_a_real_name_gets_one_pseudonym_whatever_separates_its_words() -> None:
             ("C:\\Users\\Zelda Quixote\\src", "C--Users-Zelda-Quixote-src", "zelda_quixote", "ZELDA.QUIXOTE")]
     tokens = {o[o.index(b"<NAME:"):o.index(b">") + 1] for o in outs}
     assert len(tokens) == 1 and outs[1] == b"C--Users-" + tokens.pop() + b"-src"
+
+
+def test_host_names_are_replaced_but_generic_ones_are_not(tmp_path: Path) -> None:
+    eng = _engine("", tmp_path, RuntimeTerms(hosts=["qhost-7731.corp.lan", "localhost", "vm"]))
+    p = Pseudonymizer(KEY)
+    out = eng.redact("root@qhost-7731:~# ssh QHOST-7731.corp.lan; curl localhost; vm ok; qhost-77310", None)
+    assert out == (f"root@{p.token('HOST', b'qhost-7731')}:~# ssh {p.token('HOST', b'qhost-7731.corp.lan')}; "
+                   "curl localhost; vm ok; qhost-77310")
+
+
+def test_the_configured_and_the_machine_host_name_become_terms(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from archiver.config import load_settings
+    from archiver.redact.factory import runtime_terms
+
+    monkeypatch.setattr("socket.gethostname", lambda: "devbox-42")
+    cfg = tmp_path / "c.toml"
+    cfg.write_text('host = "build-runner-17"\n[store]\nurl = "file:///a"\n')
+    assert runtime_terms(load_settings(cfg)).hosts == ["build-runner-17", "devbox-42"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import getpass
+import socket
 
 from archiver.config import ConfigError, Settings
 from archiver.redact.base import Redactor
@@ -27,7 +28,18 @@ def runtime_terms(settings: Settings) -> RuntimeTerms:
         names=list(settings.redaction.names),
         home_dirs=[str(settings.home_dir)],
         extra_terms=list(settings.redaction.extra_terms),
+        hosts=_host_names(settings),
     )
+
+
+def _host_names(settings: Settings) -> list[str]:
+    """The configured host name and the machine's own (they differ when `host` is set)."""
+    names = [settings.host_name]
+    try:
+        names.append(socket.gethostname())
+    except OSError:
+        pass
+    return names
 
 
 def build_from_settings(settings: Settings, pseudonym_key: bytes) -> Redactor:

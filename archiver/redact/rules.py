@@ -35,6 +35,9 @@ KEY_PACKS = frozenset({"paths", "pii"})
 PATH_PACKS = frozenset({"paths"})
 
 # Account names so common that replacing them everywhere would wreck ordinary text.
+# Host names every machine could have: replacing them would hide nothing and wreck ordinary text.
+GENERIC_HOSTS = frozenset({"localhost", "localhost.localdomain", "ubuntu", "debian", "raspberrypi", "host",
+                           "server", "machine", "computer", "desktop", "laptop", "runner", "buildkitd"})
 GENERIC_ACCOUNTS = frozenset({
     "root", "user", "users", "admin", "administrator", "ubuntu", "runner", "debian", "ec2-user",
     "nobody", "vagrant", "guest", "test", "dev", "developer", "node", "app", "docker", "git", "www",
@@ -124,6 +127,7 @@ class RuntimeTerms:
     names: list[str] = field(default_factory=list)  # the user's real name(s), matched as phrases
     home_dirs: list[str] = field(default_factory=list)
     extra_terms: list[str] = field(default_factory=list)  # company hostnames, repo names...
+    hosts: list[str] = field(default_factory=list)  # this machine's name(s): shell prompts, ssh, logs
 
     @classmethod
     def for_current_user(
@@ -348,7 +352,7 @@ def _bounded(alternatives: list[str]) -> str:
     return f"(?i)({_RUN})({'|'.join(alternatives)})({_RUN})"
 
 
-_NAME_SEP = r"[\s._-]*"
+_NAME_SEP = r"[\s\pZ._-]*"  # \s is ASCII in RE2; \pZ adds no-break and other Unicode spaces
 
 
 def _words(text: str) -> list[str]:
@@ -371,7 +375,7 @@ def _name_variants(name: str) -> list[str]:
         out.append(re2.escape(last) + r",?" + _NAME_SEP + _NAME_SEP.join(re2.escape(w) for w in [first, *middle]))
         if len(last) >= 4:
             # "J. Doe", "jdoe", "j_doe", not "J Doe": "I'm Young" is no initial
-            out.append(re2.escape(first[0]) + r"(?:\.[\s._-]*|[._-]?)" + _NAME_SEP.join(re2.escape(w) for w in [*middle, last]))
+            out.append(re2.escape(first[0]) + r"(?:\.[\s\pZ._-]*|[._-]?)" + _NAME_SEP.join(re2.escape(w) for w in [*middle, last]))
     return out
 
 
@@ -411,6 +415,20 @@ def term_rules(terms: RuntimeTerms) -> list[Rule]:
             secret_group=2, keywords=kws, replace="token", confidence="high", pack="runtime",
             source="runtime terms", generated=True, bounded=True, fold_case=True, fold_separators=True,
             canonical=tuple(variants),
+        ))
+    hosts: list[str] = []
+    for h in _dedupe(terms.hosts):
+        # the full name and its first label (prompts show `alice@devbox-17:~$`, logs the FQDN)
+        for form in (h, h.split(".")[0]):
+            if len(form) >= 3 and form.lower() not in GENERIC_HOSTS and not form.isdigit():
+                hosts.append(form.lower())
+    hosts = sorted(_dedupe(hosts), key=len, reverse=True)
+    if hosts:
+        out.append(Rule(
+            id="host-name", regex=_bounded([re2.escape(h) for h in hosts]), label="HOST",
+            description="this machine's host name", secret_group=2, keywords=tuple(hosts), replace="token",
+            confidence="high", pack="runtime", source="runtime terms", generated=True, bounded=True,
+            fold_case=True, terms=tuple(hosts),
         ))
     for i, t in enumerate(_dedupe(terms.extra_terms)):
         if len(t) < 2:
