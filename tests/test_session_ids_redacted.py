@@ -254,6 +254,40 @@ def test_claude_free_named_transcript_and_folder(box: Box) -> None:
     assert (target / f".claude/projects/-srv-app/{export}.jsonl").read_text() == _line({**rec, "sessionId": export})
 
 
+
+def test_claude_project_key_is_rebuilt_from_the_redacted_cwd(box: Box) -> None:
+    """The key encodes the cwd with every non-alphanumeric as '-': `zq.zqxcanary` becomes
+    `zq-zqxcanary`, `/export/home/<other user>` is no home the slug rules know. The archived key is
+    the redacted cwd's, so it matches the cwd inside; a key that is not the cwd's encoding (an
+    override) is left to the path rules."""
+    cases = {  # cwd -> session id
+        "/home/zq.zqxcanary/proj": "aaaaaaaa-1111-4222-8333-444455556666",
+        "/export/home/qvothurl/e": "bbbbbbbb-1111-4222-8333-444455556666",
+        f"/srv/Zelda Quixote notes": "cccccccc-1111-4222-8333-444455556666",
+    }
+    for cwd, sid in cases.items():
+        key = "".join(c if c.isascii() and c.isalnum() else "-" for c in cwd)
+        rec = {"type": "user", "sessionId": sid, "uuid": "11111111-2222-4333-8444-555555555555",
+               "timestamp": "2026-01-01T00:00:00Z", "cwd": cwd, "message": {"role": "user", "content": "hi"}}
+        (box.home / ".claude" / "projects" / key).mkdir(parents=True)
+        (box.home / ".claude" / "projects" / key / f"{sid}.jsonl").write_text(_line(rec))
+    box.only("claude-code")
+    (box.home / ".claude" / "projects" / "custom-dir").mkdir()
+    (box.home / ".claude" / "projects" / "custom-dir" / "dddddddd-1111-4222-8333-444455556666.jsonl").write_text(
+        _line({"type": "user", "sessionId": "dddddddd-1111-4222-8333-444455556666", "cwd": "/srv/x",
+               "message": {"role": "user", "content": "hi"}}))
+    out = box.sync()
+    assert out["sessions"]["failed"] == 0, out["errors"]
+    listed = box.ls()
+    _no_canary(listed)
+    red = box.redactor()
+    paths = {s["session_id"]: s["artifacts"][0]["path"] for s in listed.values()}
+    for cwd, sid in cases.items():
+        want = "".join(c if c.isascii() and c.isalnum() else "-" for c in red.redact_text(cwd, RedactionReport()))
+        assert paths[sid] == f".claude/projects/{want}/{sid}.jsonl"
+    assert "qvothurl" not in json.dumps(listed)
+    assert paths["dddddddd-1111-4222-8333-444455556666"].startswith(".claude/projects/custom-dir/")
+
 # ---------------------------------------------------------------- Codex (seeds/by-harness/codex.json)
 def _rollout(d: Path, tid: str, stamp: str, **meta: Any) -> None:
     payload = {"id": tid, "timestamp": "2026-01-02T03:04:05.600Z", "cwd": "/srv/app", "originator": "codex_cli_rs",

@@ -16,8 +16,9 @@ Lineage:
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import orjson
 
@@ -311,6 +312,25 @@ class ClaudeCode:
                 out.append((str(rec["continuedInSessionId"]), rec.get("timestamp")))
         return out
 
+    def redacted_relpath(
+        self,
+        src: SourceArtifact,
+        session: DiscoveredSession,
+        redact_relpath: Callable[[str], str],
+        redact_text: Callable[[str], str],
+    ) -> str:
+        """The project key is derived from the cwd: rebuild it from the redacted cwd, so a user
+        name the path rules cannot see in a key (`zq.canary` became `zq-canary`, `/export/home`)
+        is gone and the key matches the cwd inside. A key that is not the cwd's plain encoding
+        (a truncated long key, a CLAUDE_CODE_PROJECT_DIR_NAME override) goes through the rules."""
+        prefix = f"{self.native_root}/projects/"
+        if not src.path.startswith(prefix) or not session.cwd:
+            return redact_relpath(src.path)
+        folder, _, rest = src.path[len(prefix) :].partition("/")
+        if not rest or folder != project_key(session.cwd):
+            return redact_relpath(src.path)
+        return f"{prefix}{project_key(redact_text(session.cwd))}/{redact_relpath(rest)}"
+
     def _host_session(self) -> DiscoveredSession | None:
         host = DiscoveredSession(harness=NAME, session_id="@host", kind="host", title="Claude Code host files")
         hist = self.root / "history.jsonl"
@@ -321,6 +341,14 @@ class ClaudeCode:
             for f in sorted(regular_files(paste)):
                 host.sources.append(self._src(f, "blob"))
         return host if host.sources else None
+
+
+_KEY_CHAR = re.compile(r"[^A-Za-z0-9]")
+
+
+def project_key(cwd: str) -> str:
+    """projects/<key>: the absolute cwd with every non-alphanumeric character replaced by '-'."""
+    return _KEY_CHAR.sub("-", cwd)
 
 
 def _read_json(path: Path, limit: int = 4 * 1024 * 1024) -> dict[str, Any] | None:
