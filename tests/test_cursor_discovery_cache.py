@@ -230,8 +230,8 @@ def test_unreadable_store_is_reported_and_not_cached(home: tuple[Path, dict[str,
     conn.commit()
     conn.close()
     expected = {
-        K + BAD: f".cursor/chats/{info['md5_b']}/{BAD}/store.db: blob graph not read (DatabaseError: file is not a database)",
-        K + nometa.name: f".cursor/chats/{info['md5_b']}/{nometa.name}/store.db: blob graph not read (ValueError: meta row '0' missing)",
+        K + BAD: f".cursor/chats/<workspace>/{BAD}/store.db: blob graph not read (DatabaseError: file is not a database)",
+        K + nometa.name: f".cursor/chats/<workspace>/{nometa.name}/store.db: blob graph not read (ValueError: meta row '0' missing)",
     }
     cache: dict[str, str] = {}
     reads = count_reads(monkeypatch)

@@ -720,6 +720,8 @@ class CursorAgent:
 
     def _load_chat(self, chat: _Chat) -> None:
         folder_rel = self._native(chat.folder)
+        if chat.md5:  # an unkeyed hash of the original cwd: a guessed user name could be tested on it
+            folder_rel = folder_rel.replace(f"/{chat.md5}/", "/<workspace>/")
         meta_path = chat.folder / "meta.json"
         if meta_path.is_file():
             mj = _read_json(meta_path)
