@@ -290,6 +290,9 @@ def read_live_sqlite(db: Path) -> Iterator[sqlite3.Connection]:
             shutil.rmtree(tmp, ignore_errors=True)
 
 
+_ZST_SLICE = 128  # one call yields at most ~4 MiB
+
+
 def decompress_zst(src: Path, dst: Path, max_output: int = 64 << 30, max_ratio: float = 1000.0,
                    ratio_floor: int = RATIO_FLOOR) -> None:
     """Codex's idle rollouts: one zstd frame, stored decompressed (so moves dedup).
@@ -302,16 +305,32 @@ def decompress_zst(src: Path, dst: Path, max_output: int = 64 << 30, max_ratio: 
     import zstandard
 
     dctx = zstandard.ZstdDecompressor()
-    written = 0
+    written = consumed = 0
+    dobj = None
     try:
-        with src.open("rb") as fi, dst.open("wb") as fo, dctx.stream_reader(fi, read_size=_BLOCK) as reader:
-            while chunk := reader.read(_BLOCK):
-                written += len(chunk)
-                if written > max_output:
-                    raise SnapshotError(f"{src}: decompresses beyond {max_output} bytes")
-                if written > ratio_floor and written > max_ratio * max(fi.tell(), 1):
-                    raise SnapshotError(f"{src}: decompression ratio above {max_ratio:g} past "
-                                        f"{ratio_floor} bytes (a zstd bomb?)")
-                fo.write(chunk)
+        with src.open("rb") as fi, dst.open("wb") as fo:
+            while block := fi.read(_BLOCK):
+                view = memoryview(block)
+                # small slices bound what one call can produce (a zstd block needs 4+ input bytes
+                # for up to 128 KiB out): a bomb stops within 4 MiB of the limits
+                for off in range(0, len(view), _ZST_SLICE):
+                    piece: bytes | memoryview = view[off : off + _ZST_SLICE]
+                    consumed += len(piece)
+                    while piece:
+                        if dobj is None or dobj.eof:
+                            dobj = dctx.decompressobj()
+                        chunk = dobj.decompress(piece)
+                        piece = dobj.unused_data if dobj.eof else b""
+                        if not chunk:
+                            continue
+                        written += len(chunk)
+                        if written > max_output:
+                            raise SnapshotError(f"{src}: decompresses beyond {max_output} bytes")
+                        if written > ratio_floor and written > max_ratio * consumed:
+                            raise SnapshotError(f"{src}: decompression ratio above {max_ratio:g} past "
+                                                f"{ratio_floor} bytes (a zstd bomb?)")
+                        fo.write(chunk)
+        if dobj is not None and not dobj.eof:  # the harness is still writing it, or it was cut short
+            raise SnapshotError(f"{src}: truncated zstd frame ({consumed} bytes read)")
     except zstandard.ZstdError as e:
         raise SnapshotError(f"{src}: not a valid zstd file ({e})") from None

@@ -343,6 +343,28 @@ def test_codex_zst_rollout_that_decompresses_too_far_or_is_corrupt_names_the_fil
         decompress_zst(bad, tmp_path / "out2")
 
 
+def test_codex_zst_rollout_cut_short_is_an_error_and_whole_frames_are_read(tmp_path: Path) -> None:
+    """A rollout cut inside its frame is no rollout: its readable prefix must not be archived as
+    the session. Several frames one after the other are all read; an empty file is empty."""
+    import zstandard
+
+    text = b"".join(b'{"type":"event_msg","n":%d,"pad":"%s"}\n' % (i, b"x" * (i % 97)) for i in range(20_000))
+    whole = zstandard.ZstdCompressor(level=3).compress(text)
+    cut = tmp_path / "rollout-cut.jsonl.zst"
+    cut.write_bytes(whole[: len(whole) // 2])
+    with pytest.raises(SnapshotError, match=r"rollout-cut\.jsonl\.zst: truncated zstd frame"):
+        decompress_zst(cut, tmp_path / "out")
+    frames = tmp_path / "rollout-frames.jsonl.zst"
+    half = len(text) // 2
+    frames.write_bytes(zstandard.ZstdCompressor().compress(text[:half]) + zstandard.ZstdCompressor().compress(text[half:]))
+    decompress_zst(frames, tmp_path / "out2")
+    assert (tmp_path / "out2").read_bytes() == text
+    empty = tmp_path / "rollout-empty.jsonl.zst"
+    empty.write_bytes(b"")
+    decompress_zst(empty, tmp_path / "out3")
+    assert (tmp_path / "out3").read_bytes() == b""
+
+
 # ---------------------------------------------------------------- age headers that lie
 class _Endless(io.RawIOBase):
     """A stream that never ends: whatever a reader does, it must stop on its own."""

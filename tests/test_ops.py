@@ -146,7 +146,7 @@ def test_doctor_good_setup(env: Env) -> None:  # noqa: F811
     checks = _checks(doc)
     assert doc["ok"] is True, doc
     for name in ("config", "team key", "recipients", "identity not on collector", "bucket", "list prefix",
-                 "archive marker", "harness claude-code"):
+                 "archive marker", "harness claude-code", "redaction terms"):
         assert checks[name]["status"] == "ok", checks[name]
     assert checks["clock"]["status"] in ("ok", "skip")
     assert checks["harness codex"]["status"] == "skip"  # no ~/.codex in this home
@@ -163,6 +163,14 @@ def test_doctor_bad_setup(env: Env) -> None:  # noqa: F811
     assert checks["identity not on collector"]["status"] == "warn"  # keygen left identity.txt here
     assert "identity.txt" in checks["identity not on collector"]["detail"]
     assert checks["harnesses"]["status"] == "warn"  # empty home
+    assert checks["redaction terms"]["status"] == "ok"
+
+    # a generic or very short username is matched in home paths only: the operator is told
+    env.config.write_text(env.config.read_text().replace(f'usernames = ["{USER}"]', 'usernames = ["admin", "al"]'))
+    terms = [c for c in env.cli_json("doctor", expect=2)["checks"] if c["check"] == "redaction terms"]
+    assert [c["status"] for c in terms] == ["warn", "warn"]
+    assert "['admin']" in terms[0]["detail"] and "['al']" in terms[1]["detail"]
+    env.config.write_text(env.config.read_text().replace('usernames = ["admin", "al"]', f'usernames = ["{USER}"]'))
 
     (env.keys / "team.key").chmod(0o600)
     env.config.write_text(env.config.read_text().replace(f"s3://{env.bucket}/", "s3://no-such-bucket-xyz/"))

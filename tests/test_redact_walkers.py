@@ -538,6 +538,22 @@ def test_secrets_named_by_a_sibling_are_redacted(red: RuleRedactor) -> None:
     assert [e["name"] for e in got["environment"]] == ["DB_PASSWORD", "LOG_LEVEL"]
 
 
+
+def test_values_and_items_under_a_secret_like_key_are_scanned_with_it(red: RuleRedactor) -> None:
+    """terraform output -json nests the value ({"db_password": {"sensitive": true, "value": ...}});
+    a plural key holds a list ({"passwords": [...]}); a bare "pass" key in a credentials map."""
+    doc = {"db_password": {"sensitive": True, "type": "string", "value": "Hq7vT2mZp9Lx4RkW"},
+           "credentials": {"user": "app", "pass": "Jd8sK3nQ5wPzQ"},
+           "passwords": ["Xk2mV9qL7wPzR4", "Zt5nB8cJ3hDf"],
+           "sort_keys": ["created_at_desc_order"], "settings": {"value": "plain-setting-value"}}
+    out = red.redact_jsonl_line(json.dumps(doc).encode(), RedactionReport())
+    got = json.loads(out)
+    for secret in ("Hq7vT2mZp9Lx4RkW", "Jd8sK3nQ5wPzQ", "Xk2mV9qL7wPzR4", "Zt5nB8cJ3hDf"):
+        assert secret not in out.decode(), secret
+    assert got["db_password"]["value"].startswith("<PASSWORD:") and got["db_password"]["sensitive"] is True
+    assert got["credentials"]["user"] == "app" and got["passwords"][1].startswith("<PASSWORD:")
+    assert got["sort_keys"] == ["created_at_desc_order"] and got["settings"] == {"value": "plain-setting-value"}
+
 def test_base64_content_beside_an_encoding_or_a_non_media_type_is_decoded(red: RuleRedactor) -> None:
     env = ENV_FILE
     doc = {"mcp": {"uri": "file:///x", "mimeType": "text/plain", "blob": base64.b64encode(env).decode()},

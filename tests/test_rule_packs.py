@@ -3,7 +3,7 @@
 Matching here follows the engine contract: a rule is tried only when the lowercased text
 contains one of its keywords; every RE2 match yields the secret group (a match whose
 secret group did not participate is not a finding); the candidate is then dropped when it
-is shorter than min_length, below the entropy minimum, matched by an allowlist regex, or
+is shorter than min_length, below the entropy minimum (3.0 for a run of 16+ hex digits), matched by an allowlist regex, or
 rejected by its validator.
 """
 
@@ -36,6 +36,9 @@ ALLOWED_KEYS = {
 REQUIRED_KEYS = {"id", "description", "regex", "label", "confidence", "positive", "negative"}
 CONFIDENCES = {"high", "medium", "low"}
 REPLACES = {"token", "username", "mask"}
+
+
+HEX_RUN = re.compile(r"[0-9a-fA-F]{16,}")
 
 
 def shannon(s: str) -> float:
@@ -76,8 +79,9 @@ class CompiledRule:
                 continue
             if len(secret) < self.min_length:
                 continue
-            if self.entropy and shannon(secret) < self.entropy:
-                continue
+            if self.entropy and shannon(secret) < self.entropy and not (
+                    HEX_RUN.fullmatch(secret) and shannon(secret) >= min(self.entropy, 3.0)):
+                continue  # a hex value (4 bits a character at most) is held to 3.0
             if any(a.search(secret) for a in self.allowlist):
                 continue
             if self.validator and not self.validator(secret):

@@ -197,7 +197,8 @@ class Doctor:
         if self.settings is None:
             return self.checks
         for name, step in (("team key", self.team_key), ("recipients", self.recipients),
-                           ("identity", self.identity_absent), ("state dir", self.state_dir),
+                           ("identity", self.identity_absent), ("redaction terms", self.redaction_terms),
+                           ("state dir", self.state_dir),
                            ("store", self.store), ("harnesses", self.harness_roots)):
             self._guard(name, step)
         return self.checks
@@ -225,6 +226,25 @@ class Doctor:
                 self.add("config permissions", "fail", f"{path} is writable by group/others (mode {mode:o})")
         else:
             self.add("config", "warn", f"no config file at {path}; using ARCHIVER_* environment and defaults")
+
+    # ---- redaction ----
+    def redaction_terms(self) -> None:
+        """Configured usernames and names the generated rules will not match as words (the values
+        are the operator's own config, printed back on the operator's terminal only)."""
+        from archiver.redact.rules import GENERIC_ACCOUNTS
+
+        red = self.settings.redaction
+        generic = [u for u in red.usernames if u.strip().lower() in GENERIC_ACCOUNTS]
+        short = [u for u in red.usernames if 0 < len(u.strip()) < 3]
+        if generic:
+            self.add("redaction terms", "warn", f"usernames {generic} are generic account names: replaced in home "
+                                                "paths only, not as words (add a distinctive term to extra_terms)")
+        if short:
+            self.add("redaction terms", "warn", f"usernames {short} are shorter than 3 characters: replaced in home "
+                                                "paths only")
+        if not generic and not short:
+            self.add("redaction terms", "ok", f"{len(red.usernames)} username(s), {len(red.names)} name(s), "
+                                              f"{len(red.extra_terms)} extra term(s)")
 
     # ---- keys ----
     def team_key(self) -> None:

@@ -227,6 +227,14 @@ _PAIR_KEYS = (("name", "value"), ("Name", "Value"), ("key", "value"), ("Key", "V
               ("ParameterKey", "ParameterValue"))
 
 
+_VALUE_KEYS = frozenset({"value", "Value", "secret", "data"})
+
+
+def _singular(key: str) -> str:
+    """`passwords` -> `password`: the assignment rules name one secret."""
+    return key[:-1] if key.endswith("s") and not key.endswith("ss") else key
+
+
 def _secret_pair(node: dict[str, Any]) -> tuple[str, str] | None:
     """(value key, name) of a name/value pair whose name is secret-like: k8s env entries,
     SSM parameters, HAR headers ({"name": "DB_PASSWORD", "value": ...})."""
@@ -395,8 +403,12 @@ class JsonRedactor:
         stack = [root]
         pop, push = stack.pop, stack.append
         nkeys = 0
+        # containers under a secret-like key: {"db_password": {"sensitive": true, "value": ...}}
+        # (terraform output), {"passwords": [...]}: their value / items are scanned with that key
+        under_secret: dict[int, str] = {}
         while stack:
             node = pop()
+            inherited = under_secret.pop(id(node), None) if under_secret else None
             if type(node) is dict:
                 nkeys += len(node)
                 opaque = "data" in node and _opaque_data(node)
@@ -451,10 +463,14 @@ class JsonRedactor:
                                 sk = secret_keys[k] = _SECRET_KEY.search(k) is not None
                             if sk:
                                 keyed[len(strs)] = k
+                            elif inherited is not None and k in _VALUE_KEYS:
+                                keyed[len(strs)] = inherited
                         add_str(v)
                         add_mode(MODE_ALL)
                         add_loc((node, k, False))
                     elif tv is dict or tv is list or tv is _Pairs:
+                        if v and kind_of(k) is None and type(k) is str and _SECRET_KEY.search(k) is not None:
+                            under_secret[id(v)] = _singular(k)
                         push(v)
                     elif tv is int and (v >= _NUMBER_MIN or v <= -_NUMBER_MIN):
                         kind = kind_of(k)
@@ -483,6 +499,8 @@ class JsonRedactor:
                             continue
                         if pair_name is not None:
                             keyed[len(strs)] = pair_name
+                        elif inherited is not None:
+                            keyed[len(strs)] = inherited
                         add_str(v)
                         add_mode(MODE_ALL)
                         add_loc((node, i, False))
