@@ -317,8 +317,15 @@ class Syncer:
             raw = ds.session_id
             self.ids.discovered(ds)
             if ds.key in seen:
-                tag = hmac.new(self.object_id_key, f"session-id\0{ds.harness}\0{raw}".encode(), "sha256").hexdigest()
-                ds.session_id = f"{ds.session_id}~{tag[:8]}"
+                base = ds.session_id
+                # the id as found, then (one id in several folders: a copied Claude Code project)
+                # the id with its first file's path: stable from run to run, unique in this one
+                where = ds.sources[0].path if ds.sources else ""
+                for salt in (raw, f"{raw}\0{where}", *(f"{raw}\0{where}\0{n}" for n in range(2, 1000))):
+                    tag = hmac.new(self.object_id_key, f"session-id\0{ds.harness}\0{salt}".encode(), "sha256").hexdigest()
+                    ds.session_id = f"{base}~{tag[:8]}"
+                    if ds.key not in seen:
+                        break
                 ds.warnings.append(f"session id redacts like another one's: archived as {ds.session_id}")
             seen.add(ds.key)
             out.append(ds)

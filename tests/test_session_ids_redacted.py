@@ -288,6 +288,31 @@ def test_claude_project_key_is_rebuilt_from_the_redacted_cwd(box: Box) -> None:
     assert "qvothurl" not in json.dumps(listed)
     assert paths["dddddddd-1111-4222-8333-444455556666"].startswith(".claude/projects/custom-dir/")
 
+
+def test_one_session_id_in_three_project_folders_keeps_three_sessions(box: Box) -> None:
+    """A copied project folder holds the same transcript name: each copy is its own session,
+    under its own key, run after run (the second and third must not share one)."""
+    sid = "6513270e-269e-4d37-b2a7-4de452e6b438"
+    for d in ("aaa", "bbb", "ccc"):
+        project = box.home / ".claude" / "projects" / f"-srv-{d}"
+        project.mkdir(parents=True)
+        rec = {"type": "user", "sessionId": sid, "uuid": f"11111111-2222-4333-8444-55555555{d.encode().hex()[:4]}",
+               "cwd": f"/srv/{d}", "message": {"role": "user", "content": f"UNIQUE-{d}"}}
+        (project / f"{sid}.jsonl").write_text(_line(rec))
+    box.only("claude-code")
+    for _ in range(2):
+        out = box.sync()
+        assert out["sessions"]["failed"] == 0, out["errors"]
+        listed = box.ls()
+        copies = {k: v for k, v in listed.items() if sid in k}
+        assert len(copies) == 3, sorted(copies)
+        assert sorted(a["path"].split("/")[2] for v in copies.values() for a in v["artifacts"]) == [
+            "-srv-aaa", "-srv-bbb", "-srv-ccc"]
+    target = box.base / "restored"
+    box.cli("restore", "--all", "--to", str(target))
+    for d in ("aaa", "bbb", "ccc"):
+        assert f"UNIQUE-{d}" in (target / ".claude" / "projects" / f"-srv-{d}" / f"{sid}.jsonl").read_text()
+
 # ---------------------------------------------------------------- Codex (seeds/by-harness/codex.json)
 def _rollout(d: Path, tid: str, stamp: str, **meta: Any) -> None:
     payload = {"id": tid, "timestamp": "2026-01-02T03:04:05.600Z", "cwd": "/srv/app", "originator": "codex_cli_rs",
