@@ -669,7 +669,7 @@ class Syncer:
         self._materialize_unchanged(processed)
         sessions = [s for s, _ in processed.values()] + carried
         manifest = Manifest(
-            host_id=self.host_id, created_at=_now(), run_id=secrets.token_hex(8), tool_version=__version__,
+            host_id=self.host_id, created_at=self._manifest_time(), run_id=secrets.token_hex(8), tool_version=__version__,
             sessions=sorted(sessions, key=lambda s: s.key), redactions=dict(sorted(self.result.redactions.items())),
             errors=self.result.errors,
         )
@@ -689,6 +689,10 @@ class Syncer:
         except StoreError as e:
             # the objects are there; the next run writes the manifest (archive as before)
             self.result.errors.append(self._safe(f"manifest not written: {e}"))
+            try:  # `status` must show this run, not the last good one
+                self.state.record_run(manifest.run_id, started, _now(), self.result.to_json())
+            except sqlite3.Error:
+                pass
             return
         self.result.snapshot = key
         try:
@@ -696,6 +700,7 @@ class Syncer:
                 raise state_error
             with self.state.transaction():
                 self.state.set_meta("last_manifest", key)
+                self.state.set_meta("last_manifest_at", manifest.created_at)
                 self.state.delete_meta("manifest_pending")
                 self.state.record_run(manifest.run_id, started, manifest.created_at, self.result.to_json())
         except sqlite3.Error as e:
@@ -704,6 +709,19 @@ class Syncer:
 
             raise StateError(f"{self.state.path}: {e}{_space_hint(self.state.path)}; the archive is complete, "
                              "the local state was not updated (free space, then run again)") from None
+
+    def _manifest_time(self) -> str:
+        """Now, but never at or before this host's last manifest: readers take a session's newest
+        state by this time, so a clock that once ran ahead (or was set back) must not leave a
+        stale state on top."""
+        now = _now()
+        last = self.state.get_meta("last_manifest_at")
+        if last and now <= last:
+            later = datetime.fromisoformat(last.replace("Z", "+00:00")) + timedelta(milliseconds=1)
+            log.warning("the clock (%s) is not after this host's last manifest (%s): this manifest is dated %s",
+                        now, last, _iso(later))
+            return _iso(later)
+        return now
 
     def _carried(self, keys: list[str], processed: Mapping[str, object]) -> tuple[list[Session], list[str]]:
         """The state's sessions this run did not see (files gone, harness off): carried on as
@@ -784,4 +802,8 @@ def _reason(e: BaseException) -> str:
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return _iso(datetime.now(timezone.utc))
+
+
+def _iso(when: datetime) -> str:
+    return when.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")

@@ -261,3 +261,65 @@ def test_a_run_killed_between_state_and_manifest_leaves_the_manifest_to_the_next
     code, out = env.cli("sync", "--json")
     third = json.loads(out)
     assert code == 0 and third["snapshot"] is None  # the flag is gone once the manifest is stored
+
+
+def test_a_clock_that_ran_ahead_never_leaves_a_stale_state_on_top(env: Env, monkeypatch) -> None:  # noqa: F811,ANN001
+    """One run with the clock a year ahead, then the clock is right again: the next manifest is
+    dated after the skewed one, so the session's newest state is the one with the new line, and
+    `status` reports the run whose manifest could not be written."""
+    import archiver.sync as sync_mod
+
+    s = make_claude_home(env.home, USER)
+    env.cli_json("sync")
+    real_now = sync_mod._now
+    monkeypatch.setattr(sync_mod, "_now", lambda: "2027-11-30T12:00:00.000Z")
+    path = s.root / "projects" / s.project_key / f"{s.main}.jsonl"
+    with path.open("a") as f:
+        f.write(json.dumps({"type": "user", "uuid": "skew-1", "message": {"role": "user", "content": "SKEWED"}}) + "\n")
+    env.cli_json("sync")
+    monkeypatch.setattr(sync_mod, "_now", real_now)
+    with path.open("a") as f:
+        f.write(json.dumps({"type": "user", "uuid": "after-1", "message": {"role": "user", "content": "AFTER-FIX"}}) + "\n")
+    env.cli_json("sync")
+    manifests = sorted(k for k in env.keys_in_bucket() if "/snapshots/" in f"/{k}")
+    assert len(manifests) == 3
+    target = env.base / "r"
+    env.cli_json("restore", f"claude-code:{s.main}", "--to", str(target), identity=True)
+    text = next(target.rglob(f"{s.main}.jsonl")).read_text()
+    assert "SKEWED" in text and "AFTER-FIX" in text
+    from archiver.state import State
+
+    # the skewed run dated its manifest 12:00:00.000; the next one comes 1 ms after it
+    assert State(env.base / "state" / "state.db").get_meta("last_manifest_at") == "2027-11-30T12:00:00.001Z"
+
+
+def test_a_manifest_that_could_not_be_written_is_the_run_status_reports(env: Env) -> None:  # noqa: F811
+    from archiver import runtime
+    from archiver.archive import Archive
+    from archiver.config import load_settings
+    from archiver.state import State
+    from archiver.store.base import StoreError
+    from archiver.sync import Syncer, SyncOptions
+
+    make_claude_home(env.home, USER)
+    settings = load_settings(env.config)
+    keys = runtime.team_keys(settings)
+    real = runtime.store(settings)
+
+    class NoManifests:
+        def __getattr__(self, name):  # type: ignore[no-untyped-def]
+            return getattr(real, name)
+
+        def put_bytes(self, key, data, **kw):  # type: ignore[no-untyped-def]
+            if key.startswith("snapshots/"):
+                raise StoreError(key, "AccessDenied (after retries)")
+            return real.put_bytes(key, data, **kw)
+
+    state = State(env.base / "st.db")
+    result = Syncer(harnesses=runtime.harnesses(settings), redactor=runtime.redactor(settings, keys),
+                    archive=Archive(NoManifests()), state=state,  # type: ignore[arg-type]
+                    recipients=runtime.recipients(settings), object_id_key=keys.object_id,
+                    host_id="h" * 16, workdir_parent=env.base / "tmp", options=SyncOptions()).run()
+    assert any("manifest not written" in e for e in result.errors)
+    last = state.last_run()
+    assert last is not None and any("manifest not written" in e for e in last["result"]["errors"])
