@@ -9,6 +9,8 @@ kept when any rule keeps it. n = -1 means unlimited. Times are UTC (manifest key
 
 Safety (never negotiable):
 - the newest manifest of every host is kept, whatever the policy says;
+- so is the newest manifest naming a session that no kept manifest names: a session's last
+  archived state goes only with forget-session;
 - nothing is deleted when a manifest cannot be read (its references are unknown);
 - an object or manifest under Object Lock retention or legal hold is not deleted (reported);
 - an object modified within `grace` is not deleted: a sync on another machine may have
@@ -114,6 +116,7 @@ class PruneResult:
     bytes_removed: int = 0
     locked: list[str] = field(default_factory=list)  # "key: retention until ... / legal hold"
     recent: list[str] = field(default_factory=list)  # unreferenced but within the grace period
+    spared: list[str] = field(default_factory=list)  # dropped by the policy, kept: a session's last state
     errors: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, object]:
@@ -123,7 +126,8 @@ class PruneResult:
             "objects": {"total": self.objects_total, "referenced": self.objects_referenced,
                         "removed": len(self.objects_removed), "bytes_removed": self.bytes_removed,
                         "removed_keys": self.objects_removed},
-            "locked": self.locked, "recent": self.recent, "errors": self.errors, "ok": not self.errors,
+            "locked": self.locked, "recent": self.recent, "spared": self.spared,
+            "errors": self.errors, "ok": not self.errors,
         }
 
 
@@ -274,6 +278,7 @@ def prune(
                 result.manifests_kept.append(ref.key)
             else:
                 drop.append(ref)
+    drop = _spare_last_states(drop, loaded, result)
     remaining = dict(loaded)
     for ref in drop:
         why = lock_state(archive, ref.key, now)
@@ -294,6 +299,33 @@ def prune(
                     grace=grace, dry_run=dry_run, now=now)
     result.manifests_kept.sort()
     return result
+
+
+def _spare_last_states(drop: list[ManifestRef], loaded: dict[str, Manifest], result: PruneResult) -> list[ManifestRef]:
+    """Keep, of the manifests the policy drops, the newest one naming a session that no kept
+    manifest names: a session's last archived state is removed only by forget-session. (A
+    collector whose local state was wiped, or two machines sharing a host name, write manifests
+    that no longer name every session the host archived before.)"""
+    dropping = {r.key for r in drop}
+    kept_sessions = {s.key for k, m in loaded.items() if k not in dropping for s in m.sessions}
+    spare: dict[str, ManifestRef] = {}  # session key -> newest dropped manifest naming it
+    for ref in drop:
+        m = loaded.get(ref.key)
+        if m is None:
+            continue
+        for sess in m.sessions:
+            if sess.key in kept_sessions:
+                continue
+            other = spare.get(sess.key)
+            if other is None or (m.created_at, ref.key) > (loaded[other.key].created_at, other.key):
+                spare[sess.key] = ref
+    if not spare:
+        return drop
+    keep = {r.key for r in spare.values()}
+    for key in sorted(keep):
+        result.manifests_kept.append(key)
+        result.spared.append(key)
+    return [r for r in drop if r.key not in keep]
 
 
 def parse_duration(text: str) -> timedelta:

@@ -175,6 +175,32 @@ def test_newest_manifest_of_each_host_is_always_kept(tmp_path: Path) -> None:
     assert res.manifests_removed == [keys[0]]
 
 
+
+def test_a_sessions_last_state_is_never_pruned(tmp_path: Path) -> None:
+    """A collector whose local state was wiped (or a second machine with the same host name)
+    writes manifests that no longer name a session archived before: the newest manifest that
+    does name it is kept, and so are its objects."""
+    ident = X25519Identity.generate()
+    store = open_store(f"file://{tmp_path}/store")
+    archive = Archive(store)
+    for n in (1, 2, 3):
+        store.put_bytes(object_key(_oid(n)), b"x" * n)
+
+    def manifest(when: str, sessions: dict[str, str]) -> str:
+        ss = [Session(key=f"pi:{k}", harness="pi", session_id=k, host_id="a" * 16,
+                      artifacts=[Artifact(path=f"{k}.jsonl", role="transcript", format="jsonl", objects=[o])])
+              for k, o in sessions.items()]
+        return archive.put_manifest(Manifest(host_id="a" * 16, created_at=when, run_id="r", tool_version="t",
+                                             sessions=ss), [ident.recipient])
+
+    old_gone = manifest("2026-11-01T00:00:00.000Z", {"gone": _oid(1), "kept": _oid(2)})
+    newer_gone = manifest("2026-11-02T00:00:00.000Z", {"gone": _oid(1), "kept": _oid(2)})
+    newest = manifest("2026-11-03T00:00:00.000Z", {"kept": _oid(3)})  # after the state was wiped
+    res = prune(archive, [ident], KeepPolicy(last=1), grace=timedelta(0))
+    assert res.errors == [] and res.spared == [newer_gone]
+    assert sorted(res.manifests_kept) == sorted([newer_gone, newest]) and res.manifests_removed == [old_gone]
+    assert {i.key for i in store.list("objects/")} == {object_key(_oid(n)) for n in (1, 2, 3)}
+
 # ---------------------------------------------------------------- end to end (moto)
 def _two_states(env: Env) -> tuple[str, str]:  # noqa: F811
     """Sync twice with a rewritten (whole-file) sidecar in between: the first state's
