@@ -14,6 +14,7 @@ import contextlib
 import io
 import json
 import sqlite3
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -312,6 +313,30 @@ def test_one_session_id_in_three_project_folders_keeps_three_sessions(box: Box) 
     box.cli("restore", "--all", "--to", str(target))
     for d in ("aaa", "bbb", "ccc"):
         assert f"UNIQUE-{d}" in (target / ".claude" / "projects" / f"-srv-{d}" / f"{sid}.jsonl").read_text()
+
+
+def test_two_machines_with_one_host_name_are_told(box: Box) -> None:
+    """A second collector writing under the same host id (same `host`, its own state): both are
+    warned, since readers take a host's newest manifest and one machine would hide the other."""
+    rec = {"type": "user", "sessionId": UUID_A, "uuid": "11111111-2222-4333-8444-555555555555",
+           "cwd": "/srv/app", "message": {"role": "user", "content": "hi"}}
+    (box.home / ".claude" / "projects" / "-srv-app").mkdir(parents=True)
+    (box.home / ".claude" / "projects" / "-srv-app" / f"{UUID_A}.jsonl").write_text(_line(rec))
+    box.only("claude-code")
+    assert box.sync()["warnings"] == []
+    time.sleep(1.1)
+    first = box.config.read_text()
+    other = first.replace(f'dir = "{box.base / "state"}"', f'dir = "{box.base / "state-b"}"')
+    assert other != first
+    box.config.write_text(other)
+    (box.home / ".claude" / "projects" / "-srv-app" / f"{UUID_A}.jsonl").write_text(_line(rec) + _line(rec))
+    out = box.sync()
+    assert any("not written by this collector's state" in w for w in out["warnings"]), out["warnings"]
+    box.config.write_text(first)
+    time.sleep(1.1)  # manifest keys are stamped to the second
+    (box.home / ".claude" / "projects" / "-srv-app" / f"{UUID_A}.jsonl").write_text(_line(rec) * 3)
+    out = box.sync()
+    assert any("another machine uses the same host name" in w for w in out["warnings"]), out["warnings"]
 
 # ---------------------------------------------------------------- Codex (seeds/by-harness/codex.json)
 def _rollout(d: Path, tid: str, stamp: str, **meta: Any) -> None:
