@@ -158,3 +158,14 @@ def test_redacted_relpath_rebuilds_the_cwd_folder(pi: tuple[Path, dict]) -> None
         f".pi/agent/sessions/--home-user-5f2a-work-webapp--/{info['files']['main'].name}",
         f".pi/agent/sessions/--home-user-5f2a-work-webapp--/{info['sessions']['main']}.tmp/{info['kept_output'].name}",
     ]
+
+
+def test_a_byte_order_mark_before_the_header_is_no_content(pi: tuple[Path, dict]) -> None:
+    """A fork whose header line starts with a UTF-8 BOM (saved by an editor) keeps its parent."""
+    home, info = pi
+    s_ids, f = info["sessions"], info["files"]
+    f["fork"].write_bytes(b"\xef\xbb\xbf" + f["fork"].read_bytes())
+    found = discover(home, session_dir=str(info["custom_dir"]))
+    fork = found[k(s_ids["fork"])]
+    assert fork.kind == "fork"
+    assert fork.parents == [LineageEdge(relation="fork", parent=k(s_ids["main"]), at=None, inferred=False)]

@@ -319,3 +319,12 @@ def test_export_other_harnesses(env: Env) -> None:  # noqa: F811
         d = env.cli_json("export", f"deepseek-harness:{main}", "--format", "md", identity=True)["document"]
         assert "**Tool call: read**" in d and "def refund(): raise KeyError" in d
         assert "Grep for refund callers." in d  # the subagent is in the same file
+
+
+def test_records_read_past_a_byte_order_mark(tmp_path) -> None:  # noqa: ANN001
+    from archiver.render.jsonl import records
+
+    p = tmp_path / "t.jsonl"
+    p.write_bytes(b'\xef\xbb\xbf{"type":"user","n":1}\n{"type":"assistant","n":2}\n')
+    bad: list[int] = []
+    assert [r["n"] for r in records(p, bad)] == [1, 2] and bad == []

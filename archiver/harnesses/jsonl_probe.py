@@ -96,15 +96,21 @@ def scan_lines(
         yield Line(no + 1, None if long_line else bytes(buf), False, head, tail, size, h.digest() if h else b"", found)
 
 
+BOM = b"\xef\xbb\xbf"
+
+
 def parse_line(line: Line) -> tuple[bool, Any]:
     """(looks valid, parsed value or None). A blank line is valid with no value; an
-    oversized line is only shape-checked: it must start with `{` and end with `}`."""
+    oversized line is only shape-checked: it must start with `{` and end with `}`. A UTF-8
+    byte order mark before the first line (an editor's or a Windows tool's) is no content."""
     if line.data is None:
-        return line.head.lstrip().startswith(b"{") and line.tail.rstrip().endswith(b"}"), None
-    if not line.data.strip():
+        head = line.head[3:] if line.no == 1 and line.head.startswith(BOM) else line.head
+        return head.lstrip().startswith(b"{") and line.tail.rstrip().endswith(b"}"), None
+    data = line.data[3:] if line.no == 1 and line.data.startswith(BOM) else line.data
+    if not data.strip():
         return True, None
     try:
-        return True, orjson.loads(line.data)
+        return True, orjson.loads(data)
     except orjson.JSONDecodeError:
         return False, None
 
@@ -138,7 +144,7 @@ def head_records(path: Path, max_records: int = 20, max_line: int = MAX_PROBE_LI
                 break
             if line.data is None or not line.terminated:
                 continue
-            rec = _record(line.data)
+            rec = _record(line.data[3:] if line.no == 1 and line.data.startswith(BOM) else line.data)
             if rec is not None:
                 out.append(rec)
     return out

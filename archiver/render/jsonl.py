@@ -9,6 +9,7 @@ from typing import Any, Iterator
 import orjson
 import zstandard
 
+from archiver.harnesses.jsonl_probe import BOM
 from archiver.model import Artifact, Session
 from archiver.snapshot import ZSTD_MAGIC
 
@@ -27,6 +28,8 @@ def records(path: Path, bad: list[int] | None = None) -> Iterator[dict[str, Any]
         else:
             raw.seek(0)
         for n, line in enumerate(f, 1):
+            if n == 1 and line.startswith(BOM):
+                line = line[3:]
             if not line.strip() or len(line) > MAX_LINE:
                 continue
             try:
