@@ -338,6 +338,23 @@ def test_two_machines_with_one_host_name_are_told(box: Box) -> None:
     out = box.sync()
     assert any("another machine uses the same host name" in w for w in out["warnings"]), out["warnings"]
 
+
+def test_a_claude_transcript_that_is_a_symlink_is_not_followed(box: Box) -> None:
+    """A link in a project folder may lead out of HOME (~/.ssh/...): it is reported, not read."""
+    outside = box.base / "outside.jsonl"
+    outside.write_text(_line({"type": "user", "message": {"role": "user", "content": "OUTSIDE-HOME"}}))
+    project = box.home / ".claude" / "projects" / "-srv-app"
+    project.mkdir(parents=True)
+    (project / f"{UUID_A}.jsonl").symlink_to(outside)
+    box.only("claude-code")
+    box.sync()
+    listed = box.ls()
+    assert "OUTSIDE-HOME" not in json.dumps(listed)
+    assert any("a symbolic link; not followed" in w for w in listed[f"claude-code:{UUID_A}"]["warnings"])
+    assert listed[f"claude-code:{UUID_A}"]["artifacts"] == []
+    for f in (box.base / "store").rglob("*"):
+        assert b"OUTSIDE-HOME" not in f.read_bytes() if f.is_file() else True
+
 # ---------------------------------------------------------------- Codex (seeds/by-harness/codex.json)
 def _rollout(d: Path, tid: str, stamp: str, **meta: Any) -> None:
     payload = {"id": tid, "timestamp": "2026-01-02T03:04:05.600Z", "cwd": "/srv/app", "originator": "codex_cli_rs",

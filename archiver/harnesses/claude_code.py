@@ -108,12 +108,19 @@ class ClaudeCode:
     def _project_sessions(self, project: Path) -> Iterator[DiscoveredSession]:
         files: set[str] = set()
         dirs: set[str] = set()
+        links: list[str] = []
         with os.scandir(project) as entries:  # one listing: transcripts, session folders, siblings
             for e in entries:
-                if e.is_dir():  # both follow symlinks, as Path.is_dir/is_file do
+                if e.is_symlink():  # not followed, as in every other collector: it may lead out of HOME
+                    if e.name.endswith(".jsonl"):
+                        links.append(e.name)
+                elif e.is_dir(follow_symlinks=False):
                     dirs.add(e.name)
-                elif e.is_file():
+                elif e.is_file(follow_symlinks=False):
                     files.add(e.name)
+        for name in sorted(links):
+            yield DiscoveredSession(harness=NAME, session_id=name[: -len(".jsonl")],
+                                    warnings=[f"{project / name}: a symbolic link; not followed"])
         transcripts = {n[: -len(".jsonl")]: project / n for n in files if n.endswith(".jsonl")}
         session_dirs = {n: project / n for n in dirs if _looks_like_session_id(n)}
         for sid in sorted(set(transcripts) | set(session_dirs)):
