@@ -469,8 +469,14 @@ class JsonRedactor:
                         add_mode(MODE_ALL)
                         add_loc((node, k, False))
                     elif tv is dict or tv is list or tv is _Pairs:
-                        if v and kind_of(k) is None and type(k) is str and _SECRET_KEY.search(k) is not None:
-                            under_secret[id(v)] = _singular(k)
+                        if v:
+                            sk = secret_keys.get(k)
+                            if sk is None:
+                                if len(secret_keys) > 100_000:
+                                    secret_keys.clear()
+                                sk = secret_keys[k] = _SECRET_KEY.search(k) is not None
+                            if sk and kind_of(k) is None:
+                                under_secret[id(v)] = _singular(k)
                         push(v)
                     elif tv is int and (v >= _NUMBER_MIN or v <= -_NUMBER_MIN):
                         kind = kind_of(k)
