@@ -359,3 +359,13 @@ def test_the_configured_and_the_machine_host_name_become_terms(tmp_path: Path, m
     cfg = tmp_path / "c.toml"
     cfg.write_text('host = "build-runner-17"\n[store]\nurl = "file:///a"\n')
     assert runtime_terms(load_settings(cfg)).hosts == ["build-runner-17", "devbox-42"]
+
+
+def test_a_username_followed_by_digits_is_replaced(tmp_path: Path) -> None:
+    """`alice2024-app`, `alice1`: the name is replaced, the digits stay; `alice2x` is another word."""
+    eng = _engine("", tmp_path, RuntimeTerms(usernames=["zqxcanary", "jörg"]))
+    u = Pseudonymizer(KEY).username("zqxcanary")
+    assert eng.redact("zqxcanary1 zqxcanary2024-app ZQXCANARY7.", None) == f"{u}1 {u}2024-app {u}7."
+    assert eng.redact("zqxcanary2x xzqxcanary", None) == "zqxcanary2x xzqxcanary"
+    j = Pseudonymizer(KEY).username("jörg")
+    assert eng.redact("jörg42 and jörgx", None) == f"{j}42 and jörgx"  # the regex path (non-ASCII)

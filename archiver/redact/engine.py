@@ -275,8 +275,9 @@ def _alnum_ending_at(buf: bytes, i: int) -> bool:
     return buf[start:i + 1].decode("utf-8", "ignore")[-1:].isalnum()
 
 
-def _term_spans(terms: tuple[bytes, ...], buf: bytes, low: bytes) -> list[tuple[int, int]]:
-    """Occurrences of literal terms (case-insensitive, ASCII) bounded by non-alphanumerics."""
+def _term_spans(terms: tuple[bytes, ...], buf: bytes, low: bytes, digits_after: bool = False) -> list[tuple[int, int]]:
+    """Occurrences of literal terms (case-insensitive, ASCII) bounded by non-alphanumerics; with
+    `digits_after`, digits may follow a term (`alice2024`: the term alone is the span)."""
     out = []
     n = len(buf)
     find = low.find
@@ -292,9 +293,13 @@ def _term_spans(terms: tuple[bytes, ...], buf: bytes, low: bytes) -> list[tuple[
             else:
                 before = False
             if not before:
-                if e < n:
-                    b = buf[e]
-                    after = table[b] if b < 0x80 else _alnum_at(buf, e)
+                j = e
+                if digits_after:
+                    while j < n and 0x30 <= buf[j] <= 0x39:
+                        j += 1
+                if j < n:
+                    b = buf[j]
+                    after = table[b] if b < 0x80 else _alnum_at(buf, j)
                 else:
                     after = False
                 if not after:
@@ -535,7 +540,7 @@ class Engine:
             if c.terms:
                 if low is None:
                     low = buf.lower()
-                cands.extend((s, e, idx, s, e) for s, e in _term_spans(c.terms, buf, low))
+                cands.extend((s, e, idx, s, e) for s, e in _term_spans(c.terms, buf, low, c.rule.digits_after))
                 continue
             for spans in _spans(c.rx, buf):
                 cand = self._accept(c, buf, spans)
@@ -678,7 +683,7 @@ class Engine:
             if c.terms:
                 if jlow is None:
                     jlow = joined.lower()
-                for gs, ge in _term_spans(c.terms, joined, jlow):
+                for gs, ge in _term_spans(c.terms, joined, jlow, c.rule.digits_after):
                     i = bisect_right(starts, gs) - 1
                     if ge > ends[i] or not cmodes[modes[i]]:
                         continue
