@@ -434,8 +434,10 @@ def cmd_restore(args: argparse.Namespace) -> int:
             for k in matches:
                 wanted |= lin.family(k) if args.with_family else {k}
     sessions = [catalog.sessions[k] for k in sorted(wanted) if k in catalog.sessions]
+    if args.host:
+        sessions = [s for s in sessions if s.host_id == args.host]
     harnesses = {h.name: h for h in runtime.harnesses(settings)}
-    result = Restorer(open_archive(settings), ids, harnesses).restore(sessions, Path(args.to))
+    result = Restorer(open_archive(settings), ids, harnesses, overwrite=args.overwrite).restore(sessions, Path(args.to))
     if args.json:
         emit_json(result.to_json())
     else:
@@ -641,6 +643,10 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--to", required=True)
     add_identity(sp)
     sp.add_argument("--with-family", action="store_true")
+    sp.add_argument("--overwrite", action="store_true",
+                    help="replace files of the target that hold other content (default: refuse and report them)")
+    sp.add_argument("--host", help="only sessions last archived by this host id (hosts share paths such as "
+                                   ".claude/history.jsonl: restore one host at a time)")
 
     sp = add("verify", cmd_verify, "check manifests and objects (--read-data downloads and checks content)")
     add_identity(sp)

@@ -15,6 +15,7 @@ zstd bomb in a malicious bucket stops early.
 
 from __future__ import annotations
 
+import filecmp
 import hashlib
 import os
 import shutil
@@ -89,11 +90,12 @@ def fold_path(relpath: str) -> str:
 
 class Restorer:
     def __init__(self, archive: Archive, identities: Sequence[object], harnesses: dict[str, Harness] | None = None,
-                 limits: ReadLimits | None = None) -> None:
+                 limits: ReadLimits | None = None, overwrite: bool = False) -> None:
         self.archive = archive
         self.identities = identities
         self.harnesses = harnesses or {}
         self.limits = limits or ReadLimits.from_env()
+        self.overwrite = overwrite  # replace a file of the target that holds other bytes
 
     def restore(self, sessions: list[Session], target: Path) -> RestoreResult:
         result = RestoreResult()
@@ -107,6 +109,11 @@ class Restorer:
                 ok = True
                 for art in session.artifacts:
                     if art.shared and art.path in placed:  # the same bytes as another session's
+                        continue
+                    if art.path in placed:
+                        result.refused.append(f"{session.key}: {art.path!r}: another session of this restore "
+                                              "wrote this path (sessions of several hosts? --host restores one)")
+                        ok = False
                         continue
                     try:
                         dst = safe_target(root, art.path)
@@ -131,7 +138,7 @@ class Restorer:
                     try:
                         written = hook(art, plain, root) if hook else None
                         if written is None:
-                            _place(plain, dst, art)
+                            _place(plain, dst, art, self.overwrite)
                     except (OSError, UnsafePath) as e:
                         reason = e.strerror.lower() if isinstance(e, OSError) and e.strerror else str(e)
                         result.refused.append(f"{session.key}: {art.path!r}: not written ({reason})")
@@ -193,7 +200,10 @@ class IntegrityError(Exception):
     pass
 
 
-def _place(plain: Path, dst: Path, art: Artifact) -> None:
+def _place(plain: Path, dst: Path, art: Artifact, overwrite: bool = False) -> None:
+    """Write the artifact at dst. A file already there with the same bytes is left as it is; one
+    with other bytes (a live session, a file edited since the last restore) only with
+    `overwrite`: restoring into a HOME must not silently replace what its owner has."""
     dst.parent.mkdir(parents=True, exist_ok=True)
     # a fresh, exclusively created temp file (0600): a name planted in the target beforehand
     # (e.g. a symlink pointing outside) is never opened or followed
@@ -210,6 +220,13 @@ def _place(plain: Path, dst: Path, art: Artifact) -> None:
                 os.utime(fo.fileno(), (art.mtime, art.mtime))
         if dst.is_symlink() or (dst.exists() and not stat.S_ISREG(dst.lstat().st_mode)):
             raise UnsafePath(f"{art.path!r}: target became a symlink or special file")
+        if dst.exists():
+            if filecmp.cmp(tmp, dst, shallow=False):
+                tmp.unlink()
+                return
+            if not overwrite:
+                raise UnsafePath(f"{art.path!r}: a file with other content is there; not replaced "
+                                 "(--overwrite replaces it)")
         os.replace(tmp, dst)
     except BaseException:
         tmp.unlink(missing_ok=True)

@@ -109,5 +109,13 @@ def test_reviewer_flow(env: Env, tmp_path: Path) -> None:  # noqa: F811
 
     # the archive is still whole for both machines
     assert env.cli_json("verify", "--read-data", identity=True)["ok"] is True
-    restored = env.cli_json("restore", "--all", "--to", str(env.base / "restored"), identity=True)
-    assert restored["integrity_errors"] == [] and f"claude-code:{b.main}" in restored["sessions"]
+    # both hosts have a `.claude/history.jsonl`: one restore per host, or the second is refused
+    code, out = env.cli("restore", "--all", "--to", str(env.base / "restored-all"), "--json", identity=True)
+    refused = json.loads(out)["refused"]
+    assert code == 3 and any("'.claude/history.jsonl': another session of this restore" in r for r in refused)
+    assert all(r.startswith("claude-code:@host: ") and "another session of this restore" in r for r in refused)
+    for host in hosts:
+        restored = env.cli_json("restore", "--all", "--host", host, "--to", str(env.base / f"restored-{host}"),
+                                identity=True)
+        assert restored["integrity_errors"] == [] and restored["refused"] == []
+        assert (f"claude-code:{b.main}" in restored["sessions"]) == (host == host_b)

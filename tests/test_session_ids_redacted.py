@@ -355,6 +355,28 @@ def test_a_claude_transcript_that_is_a_symlink_is_not_followed(box: Box) -> None
     for f in (box.base / "store").rglob("*"):
         assert b"OUTSIDE-HOME" not in f.read_bytes() if f.is_file() else True
 
+
+def test_restore_never_replaces_a_file_that_holds_other_content(box: Box) -> None:
+    """Restoring into a HOME again: identical files are left alone, a file edited since (or a
+    live session) is refused and reported, and replaced only with --overwrite."""
+    rec = {"type": "user", "sessionId": UUID_A, "uuid": "11111111-2222-4333-8444-555555555555",
+           "cwd": "/srv/app", "message": {"role": "user", "content": "hi"}}
+    (box.home / ".claude" / "projects" / "-srv-app").mkdir(parents=True)
+    (box.home / ".claude" / "projects" / "-srv-app" / f"{UUID_A}.jsonl").write_text(_line(rec))
+    box.only("claude-code")
+    box.sync()
+    target = box.base / "restored"
+    first = box.cli("restore", "--all", "--to", str(target))
+    assert first["refused"] == []
+    restored = target / ".claude" / "projects" / "-srv-app" / f"{UUID_A}.jsonl"
+    assert box.cli("restore", "--all", "--to", str(target))["refused"] == []  # same bytes: fine
+    restored.write_text(_line(rec) + "LOCAL EDIT\n")
+    again = box.cli("restore", "--all", "--to", str(target), expect=3)
+    assert len(again["refused"]) == 1 and "a file with other content is there" in again["refused"][0]
+    assert restored.read_text().endswith("LOCAL EDIT\n")
+    assert box.cli("restore", "--all", "--to", str(target), "--overwrite")["refused"] == []
+    assert restored.read_text() == _line(rec)
+
 # ---------------------------------------------------------------- Codex (seeds/by-harness/codex.json)
 def _rollout(d: Path, tid: str, stamp: str, **meta: Any) -> None:
     payload = {"id": tid, "timestamp": "2026-01-02T03:04:05.600Z", "cwd": "/srv/app", "originator": "codex_cli_rs",
