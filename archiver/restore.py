@@ -110,11 +110,6 @@ class Restorer:
                 for art in session.artifacts:
                     if art.shared and art.path in placed:  # the same bytes as another session's
                         continue
-                    if art.path in placed:
-                        result.refused.append(f"{session.key}: {art.path!r}: another session of this restore "
-                                              "wrote this path (sessions of several hosts? --host restores one)")
-                        ok = False
-                        continue
                     try:
                         dst = safe_target(root, art.path)
                         claimed = folded.setdefault(fold_path(art.path), art.path)
@@ -141,6 +136,9 @@ class Restorer:
                             _place(plain, dst, art, self.overwrite)
                     except (OSError, UnsafePath) as e:
                         reason = e.strerror.lower() if isinstance(e, OSError) and e.strerror else str(e)
+                        if isinstance(e, UnsafePath) and art.path in placed:
+                            reason = ("another session of this restore wrote other content here "
+                                      "(sessions of several hosts? --host restores one)")
                         result.refused.append(f"{session.key}: {art.path!r}: not written ({reason})")
                         ok = False
                         continue

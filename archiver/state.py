@@ -213,6 +213,17 @@ class State:
             self._forget_row("DELETE FROM artifacts WHERE session_key=? AND logical_path=?", (session_key, logical_path))
             return None
 
+    def artifact_identities(self, session_key: str) -> dict[str, tuple[int, int]]:
+        """Archived path -> (inode, bytes consumed) of the session's files as last archived."""
+        out: dict[str, tuple[int, int]] = {}
+        for inode, offset, raw in self.db.execute(
+                "SELECT inode, offset, artifact FROM artifacts WHERE session_key=?", (session_key,)):
+            try:
+                out[Artifact.model_validate_json(raw).path] = (int(inode), int(offset))
+            except (ValueError, TypeError):
+                continue
+        return out
+
     def put_artifact(self, a: ArtifactState) -> None:
         self.db.execute(
             "INSERT OR REPLACE INTO artifacts VALUES (?,?,?,?,?,?,?,?)",

@@ -480,12 +480,15 @@ class Syncer:
         if previous is not None:
             # files the harness deleted since (Claude prunes transcripts): keep what we archived
             now = {_logical(a.path) for a in artifacts}
-            for old in previous.artifacts:
-                if _logical(old.path) not in now:
-                    artifacts.append(old)
-                    note = f"{old.path}: gone from the machine; the archived copy is kept"
-                    if note not in warnings:
-                        warnings.append(note)
+            gone = [old for old in previous.artifacts if _logical(old.path) not in now]
+            moved = self._moved(ds.key, gone, states) if gone else set()
+            for old in gone:
+                if old.path in moved:  # the same file under a new name (Codex archived_sessions/, a renamed project)
+                    continue
+                artifacts.append(old)
+                note = f"{old.path}: gone from the machine; the archived copy is kept"
+                if note not in warnings:
+                    warnings.append(note)
         counts = report.by_rule()
         for note in [k for k in counts if k.startswith("note:")]:
             warnings.append(f"{note[5:]}: {counts.pop(note)}")
@@ -508,6 +511,19 @@ class Syncer:
         same = previous is not None and previous.model_copy(update={"redactions": session.redactions}) == session
         self._note_signature(ds, states, valid=changed or same)
         return session, states, changed
+
+    def _moved(self, key: str, gone: list[Artifact], states: list[ArtifactState]) -> set[str]:
+        """Archived paths of `gone` whose file this run archived under another path: same inode,
+        and at least the bytes archived before (an inode reused by a new, shorter file is not it)."""
+        with self._lock:
+            before = self.state.artifact_identities(key)
+        sizes = {st.inode: st.size for st in states if st.inode}
+        out = set()
+        for old in gone:
+            ident = before.get(old.path)
+            if ident is not None and ident[0] in sizes and sizes[ident[0]] >= ident[1]:
+                out.add(old.path)
+        return out
 
     # ---- one file ----
     def _artifact(self, ds: DiscoveredSession, src: SourceArtifact, work: Workdir, report: RedactionReport) -> tuple[ArtifactState, bool]:

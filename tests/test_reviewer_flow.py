@@ -112,7 +112,7 @@ def test_reviewer_flow(env: Env, tmp_path: Path) -> None:  # noqa: F811
     # both hosts have a `.claude/history.jsonl`: one restore per host, or the second is refused
     code, out = env.cli("restore", "--all", "--to", str(env.base / "restored-all"), "--json", identity=True)
     refused = json.loads(out)["refused"]
-    assert code == 3 and any("'.claude/history.jsonl': another session of this restore" in r for r in refused)
+    assert code == 3 and any("'.claude/history.jsonl': not written (another session of this restore" in r for r in refused)
     assert all(r.startswith("claude-code:@host: ") and "another session of this restore" in r for r in refused)
     for host in hosts:
         restored = env.cli_json("restore", "--all", "--host", host, "--to", str(env.base / f"restored-{host}"),

@@ -410,6 +410,29 @@ def test_codex_parent_references_are_redacted_uuids_kept(box: Box) -> None:
     assert parents[f"codex:{base_t}"] == [("fork", f"codex:{base}", f"rollout={base};ordinal=3")]
 
 
+
+def test_a_moved_rollout_replaces_its_old_path(box: Box) -> None:
+    """Codex moves an idle thread's rollout to archived_sessions/; a renamed file is the same
+    file: the manifest names it once, at its new path, and restore writes one rollout."""
+    d = box.home / ".codex" / "sessions" / "2026" / "01" / "02"
+    d.mkdir(parents=True)
+    tid = "0199cccc-0000-7000-8000-000000000001"
+    _rollout(d, tid, "03-04-05")
+    box.only("codex")
+    box.sync()
+    [old] = d.glob("rollout-*.jsonl")
+    moved = box.home / ".codex" / "archived_sessions" / old.name
+    moved.parent.mkdir(parents=True)
+    old.rename(moved)
+    out = box.sync()
+    assert out["sessions"]["failed"] == 0, out["errors"]
+    paths = [a["path"] for a in box.ls()[f"codex:{tid}"]["artifacts"] if a["role"] == "transcript"]
+    assert paths == [f".codex/archived_sessions/{old.name}"]
+    target = box.base / "restored"
+    box.cli("restore", f"codex:{tid}", "--to", str(target))
+    assert [p.relative_to(target).as_posix() for p in target.rglob("rollout-*")] == [
+        f".codex/archived_sessions/{old.name}"]
+
 # ---------------------------------------------------------------- pi (seeds/by-harness/pi.json)
 def test_pi_sidecar_names_are_redacted_and_restored_there(box: Box) -> None:
     sid = "1cb99345-f7d5-46eb-9d35-f82f957c12dc"
