@@ -554,6 +554,15 @@ def test_values_and_items_under_a_secret_like_key_are_scanned_with_it(red: RuleR
     assert got["credentials"]["user"] == "app" and got["passwords"][1].startswith("<PASSWORD:")
     assert got["sort_keys"] == ["created_at_desc_order"] and got["settings"] == {"value": "plain-setting-value"}
 
+
+def test_a_list_of_field_names_is_no_name_and_its_value(red: RuleRedactor) -> None:
+    """JSON Schema `required`, column lists: the item after "password" is the next field's name."""
+    doc = {"required": ["username", "password", "email"], "cols": ["USERNAME", "PASSWORD", "DRIVER_ID"],
+           "camel": ["apiKey", "displayName"], "argv": ["--password", "hunter2x"]}
+    got = json.loads(red.redact_jsonl_line(json.dumps(doc).encode(), RedactionReport()))
+    assert got["required"] == doc["required"] and got["cols"] == doc["cols"] and got["camel"] == doc["camel"]
+    assert got["argv"][1].startswith("<PASSWORD:")
+
 def test_base64_content_beside_an_encoding_or_a_non_media_type_is_decoded(red: RuleRedactor) -> None:
     env = ENV_FILE
     doc = {"mcp": {"uri": "file:///x", "mimeType": "text/plain", "blob": base64.b64encode(env).decode()},
@@ -608,3 +617,19 @@ def test_a_secret_after_its_name_in_an_argv_list_is_redacted(red: RuleRedactor) 
     assert got["action"]["other"][4].startswith("<") and got["action"]["other"][:4] == ["gh", "auth", "login",
                                                                                          "--with-token"]
     assert got["action"]["plain"] == doc["action"]["plain"]
+
+
+def test_a_key_attachment_redacted_and_encoded_again_is_not_held_back(red: RuleRedactor, tmp_path: Path) -> None:
+    """A PEM key attached as base64 text is decoded, redacted (`-----BEGIN ...-----` stays around
+    the placeholder) and encoded again; the base64 of that header is no key, so fail_closed must
+    not hold the session back on every run."""
+    doc = {"files": [{"mime": "text/plain", "data": base64.b64encode(PEM.encode()).decode()}]}
+    out = red.redact_jsonl_line(json.dumps(doc).encode(), RedactionReport())
+    text = base64.b64decode(json.loads(out)["files"][0]["data"]).decode()
+    assert text.startswith("-----BEGIN RSA PRIVATE KEY-----") and "MIIEowIBAAK" not in text and "<PRIVATE_KEY:" in text
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(out + b"\n")
+    assert red.verify_file(path, "jsonl") == []
+    raw = tmp_path / "raw.jsonl"  # the same key, not redacted: held back
+    raw.write_bytes(json.dumps(doc).encode() + b"\n")
+    assert red.verify_file(raw, "jsonl") != []

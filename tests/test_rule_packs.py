@@ -3,7 +3,7 @@
 Matching here follows the engine contract: a rule is tried only when the lowercased text
 contains one of its keywords; every RE2 match yields the secret group (a match whose
 secret group did not participate is not a finding); the candidate is then dropped when it
-is shorter than min_length, below the entropy minimum (3.0 for a run of 16+ hex digits), matched by an allowlist regex, or
+is shorter than min_length, below the entropy minimum (3.0 for a run of 32+ hex digits), matched by an allowlist regex, or
 rejected by its validator.
 """
 
@@ -38,7 +38,7 @@ CONFIDENCES = {"high", "medium", "low"}
 REPLACES = {"token", "username", "mask"}
 
 
-HEX_RUN = re.compile(r"[0-9a-fA-F]{16,}")
+HEX_RUN = re.compile(r"[0-9a-fA-F]{32,}")
 
 
 def shannon(s: str) -> float:

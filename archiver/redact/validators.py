@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import re
 from typing import Callable
 
 # IBAN total length per country (SWIFT IBAN registry).
@@ -75,9 +76,23 @@ def ssn(value: str) -> bool:
     return area not in ("000", "666") and area[0] != "9" and group != "00" and serial != "0000"
 
 
+_PLACEHOLDER = re.compile(r"<[A-Z][A-Z0-9_]*:[0-9a-f]{4,16}>|<REDACTED:[A-Z0-9_]+>")
+
+
+def pem_base64(value: str) -> bool:
+    """Base64 of a PEM key whose body is not one of our placeholders: a redacted key attachment,
+    encoded again (`-----BEGIN ... PRIVATE KEY-----\n<PRIVATE_KEY:1a2b3c4d>`), is no key."""
+    try:
+        text = base64.b64decode(value + "=" * (-len(value) % 4)).decode("utf-8", "replace")
+    except (binascii.Error, ValueError):
+        return True
+    return _PLACEHOLDER.search(text) is None
+
+
 VALIDATORS: dict[str, Callable[[str], bool]] = {
     "luhn": luhn,
     "iban": iban,
     "jwt": jwt,
     "ssn": ssn,
+    "pem_base64": pem_base64,
 }

@@ -228,6 +228,9 @@ _PAIR_KEYS = (("name", "value"), ("Name", "Value"), ("key", "value"), ("Key", "V
 
 
 _VALUE_KEYS = frozenset({"value", "Value", "secret", "data"})
+# a list of field names (`"required": ["username", "password", "email"]`, `["USER", "PASSWORD",
+# "DRIVER_ID"]`): the item after a secret-like one is another name, not its value
+_FIELD_NAME = re.compile(r"[a-z_]+|[A-Z_]+|[a-z]+(?:[A-Z][a-z]+)+")
 
 
 def _singular(key: str) -> str:
@@ -503,7 +506,7 @@ class JsonRedactor:
                                 continue
                         elif len(v) >= 64 and (c0 == "d" or c0 in _IMAGE_FIRST) and _set_aside_media(doc, node, i, v):
                             continue
-                        if pair_name is not None:
+                        if pair_name is not None and _FIELD_NAME.fullmatch(v) is None:
                             keyed[len(strs)] = pair_name
                         elif inherited is not None:
                             keyed[len(strs)] = inherited
