@@ -633,3 +633,20 @@ def test_a_key_attachment_redacted_and_encoded_again_is_not_held_back(red: RuleR
     raw = tmp_path / "raw.jsonl"  # the same key, not redacted: held back
     raw.write_bytes(json.dumps(doc).encode() + b"\n")
     assert red.verify_file(raw, "jsonl") != []
+
+
+def test_data_uris_of_any_non_media_type_and_any_length_are_decoded(red: RuleRedactor) -> None:
+    """An attached `.env` is `application/octet-stream`; a short `data:text/plain` URI is still
+    an attachment. Binary payloads under such types, and images, come back as they were."""
+    env = b"AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYzq8Vd3Lk2P\n"
+    short = "data:text/plain;base64," + base64.b64encode(b"DB_PASS='Wq7rT2vX9zK4mN8p'").decode()
+    octet = "data:application/octet-stream;base64," + base64.b64encode(env).decode()
+    binary = "data:application/octet-stream;base64," + base64.b64encode(bytes(range(256))).decode()
+    image = "data:image/png;base64," + base64.b64encode(PNG_BYTES).decode()
+    doc = {"parts": [{"url": short}, {"url": octet}, {"url": binary}, {"url": image}]}
+    got = json.loads(red.redact_jsonl_line(json.dumps(doc).encode(), RedactionReport()))["parts"]
+    assert len(short) < 64
+    assert base64.b64decode(got[0]["url"].split(",", 1)[1]).startswith(b"DB_PASS='<PASSWORD:")
+    text = base64.b64decode(got[1]["url"].split(",", 1)[1])
+    assert text.startswith(b"AWS_SECRET_ACCESS_KEY=<AWS_SECRET_KEY:") and b"wJalrXUtnFEMI" not in text
+    assert got[2]["url"] == binary and got[3]["url"] == image

@@ -131,11 +131,11 @@ def _media_string(v: str) -> bool:
     """Is v an image or other binary payload and nothing else: a `data:` URI of a non-text type,
     or a bare base64 image? Text around or after the payload makes it ordinary text (the engine
     keeps images found inside text)."""
-    if len(v) < 64:
-        return False
     if v.startswith("data:"):
         mime = attachments.data_uri_mime(v)
-        return mime is not None and not attachments.text_mime(mime)
+        return mime is not None and attachments.binary_mime(mime)
+    if len(v) < 64:
+        return False
     return v.startswith(IMAGE_PREFIXES) and attachments.MEDIA_BODY.fullmatch(v) is not None
 
 
@@ -253,7 +253,9 @@ def _set_aside_media(doc: _Doc, node: Any, key: Any, v: str) -> bool:
     and redacted later, `doc.encoded`)?"""
     if _media_string(v):
         return True
-    if v[0] == "d" and (mime := attachments.data_uri_mime(v)) is not None and attachments.text_mime(mime):
+    # any other type (text, JSON, application/octet-stream: an attached .env or key file) is decoded;
+    # a payload that is binary after all is kept as it is
+    if v[0] == "d" and (mime := attachments.data_uri_mime(v)) is not None:
         doc.encoded.append((node, key, v, "data-uri"))
         return True
     return False
@@ -454,7 +456,8 @@ class JsonRedactor:
                             if len(v) > 1:
                                 nested.append((node, k, v))
                                 continue
-                        elif len(v) >= 64 and (c0 == "d" or c0 in _IMAGE_FIRST) and _set_aside_media(doc, node, k, v):
+                        elif ((c0 == "d" and v.startswith("data:")) or (len(v) >= 64 and c0 in _IMAGE_FIRST)) \
+                                and _set_aside_media(doc, node, k, v):
                             continue
                         if pair is not None and k == pair[0]:
                             keyed[len(strs)] = pair[1]  # {"name": "DB_PASSWORD", "value": ...}
@@ -504,7 +507,8 @@ class JsonRedactor:
                             if len(v) > 1:
                                 nested.append((node, i, v))
                                 continue
-                        elif len(v) >= 64 and (c0 == "d" or c0 in _IMAGE_FIRST) and _set_aside_media(doc, node, i, v):
+                        elif ((c0 == "d" and v.startswith("data:")) or (len(v) >= 64 and c0 in _IMAGE_FIRST)) \
+                                and _set_aside_media(doc, node, i, v):
                             continue
                         if pair_name is not None and _FIELD_NAME.fullmatch(v) is None:
                             keyed[len(strs)] = pair_name

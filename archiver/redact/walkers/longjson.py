@@ -319,7 +319,7 @@ class _Sink:
 
 def _text_data_uri_head(lit: _Long) -> bool:
     m = attachments.DATA_URI_HEAD.match(_head_text(lit), 0, 256)
-    return m is not None and attachments.text_mime(m.group(1))
+    return m is not None and not attachments.binary_mime(m.group(1))
 
 
 def _base64_only(f: BinaryIO, lit: _Long) -> bool:
