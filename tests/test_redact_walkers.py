@@ -650,3 +650,22 @@ def test_data_uris_of_any_non_media_type_and_any_length_are_decoded(red: RuleRed
     text = base64.b64decode(got[1]["url"].split(",", 1)[1])
     assert text.startswith(b"AWS_SECRET_ACCESS_KEY=<AWS_SECRET_KEY:") and b"wJalrXUtnFEMI" not in text
     assert got[2]["url"] == binary and got[3]["url"] == image
+
+
+def test_a_text_sidecar_that_is_json_or_jsonl_goes_through_the_json_walker(red: RuleRedactor, tmp_path: Path) -> None:
+    """Tool output files and shell logs often hold JSON: escapes (`\\u0076`) and name/value pairs
+    hide secrets from text rules. Text that only starts like JSON stays text."""
+    cases = {
+        "out.json": b'{\n  "password": "Q\\u0076Ti6o4UQa61ufZA2l",\n  "cwd": "/home/alice/x"\n}\n',
+        "out.jsonl": b'{"name": "DB_PASSWORD", "value": "Hq7vT2mZp9Lx4RkW"}\n{"ok": true}\n',
+        "out.txt": b'{not json} PASSWORD=Hq7vT2mZp9Lx4RkW\n',
+    }
+    for name, data in cases.items():
+        src, dst = tmp_path / name, tmp_path / (name + ".red")
+        src.write_bytes(data)
+        rep = RedactionReport()
+        red.redact_file(src, dst, "text", rep)
+        out = dst.read_bytes()
+        assert b"Q\\u0076Ti6o4UQa61ufZA2l" not in out and b"Hq7vT2mZp9Lx4RkW" not in out, (name, out)
+        assert sum(rep.counts.values()) == sum(red.scan_file(src, "text").counts.values())
+    assert (tmp_path / "out.json.red").read_bytes().startswith(b'{\n  "password": "<PASSWORD:')  # layout kept

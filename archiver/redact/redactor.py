@@ -16,6 +16,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, BinaryIO, Callable, Iterator
 
+import orjson
 import re2
 
 from archiver.model import Format
@@ -87,8 +88,14 @@ class RuleRedactor:
         elif fmt == "json":
             self._redact_json_file(src, dst, report)
         elif fmt == "text":
-            with src.open("rb") as fi, dst.open("wb") as fo:
-                redact_stream(fi, fo, lambda b: self.engine.redact_bytes(b, report, "text"))
+            kind = _text_kind(src)
+            if kind == "json":
+                self._redact_json_file(src, dst, report)
+            elif kind == "jsonl":
+                self._redact_jsonl_file(src, dst, report)
+            else:
+                with src.open("rb") as fi, dst.open("wb") as fo:
+                    redact_stream(fi, fo, lambda b: self.engine.redact_bytes(b, report, "text"))
         elif fmt == "sqlite":
             redact_sqlite(src, dst, lambda v, c: self._cell(v, c, report), self._warnings)
         elif fmt == "git-object":
@@ -126,8 +133,14 @@ class RuleRedactor:
         elif fmt == "json":
             self._redact_json_file(path, None, report)
         elif fmt == "text":
-            with path.open("rb") as fi:
-                redact_stream(fi, _Discard(), lambda b: self.engine.redact_bytes(b, report, "text"))
+            kind = _text_kind(path)
+            if kind == "json":
+                self._redact_json_file(path, None, report)
+            elif kind == "jsonl":
+                self._jsonl_pass(path, None, report)
+            else:
+                with path.open("rb") as fi:
+                    redact_stream(fi, _Discard(), lambda b: self.engine.redact_bytes(b, report, "text"))
         elif fmt == "sqlite":
             scan_sqlite(path, lambda v, c: self._cell(v, c, report))
         elif fmt == "git-object":
@@ -259,6 +272,42 @@ class RuleRedactor:
 
 def _discard(b: bytes) -> int:
     return len(b)
+
+
+_SNIFF_JSON_MAX = 64 << 20  # a text file up to this size is tried as one JSON document
+
+
+def _text_kind(path: Path) -> str:
+    """A text sidecar that is JSON ("json") or JSONL ("jsonl") goes through the JSON walker: its
+    escapes (`\\u0076`), keys and name/value pairs would hide secrets from text rules. A
+    compressed file, or anything else, is "text"."""
+    try:
+        with path.open("rb") as f:
+            head = f.read(1 << 20)
+            if head[:4] == ZSTD_MAGIC:
+                return "text"
+            body = head.lstrip(b" \t\r\n\xef\xbb\xbf")
+            if body[:1] not in (b"{", b"["):
+                return "text"
+            size = path.stat().st_size
+            if size <= _SNIFF_JSON_MAX:
+                f.seek(0)
+                try:
+                    orjson.loads(f.read())
+                    return "json"
+                except orjson.JSONDecodeError:
+                    pass
+    except OSError:
+        return "text"
+    lines = [ln for ln in head.split(b"\n")[:3] if ln.strip()]
+    if len(lines) >= 2 and all(ln.lstrip()[:1] == b"{" for ln in lines[:2]):
+        try:
+            for ln in lines[:2]:
+                orjson.loads(ln)
+            return "jsonl"
+        except orjson.JSONDecodeError:
+            return "text"
+    return "text"
 
 
 class _jsonl_items:
