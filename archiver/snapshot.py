@@ -51,13 +51,30 @@ def single_byte_text(data: bytes) -> bool:
     return len(data) >= SHORT_TEXT or (len(data) - len(data.translate(None, _HIGH))) * 10 <= len(data) * 3
 
 
+def nul_separated_text(data: bytes) -> bool:
+    """Text whose records end in NUL (`env -0`, `find -print0`, /proc/<pid>/environ): single
+    NULs between printable records. UTF-16 (a NUL every other byte) and binary formats are not."""
+    n = data.count(b"\x00")
+    if n * 4 > len(data) or b"\x00\x00" in data:
+        return False
+    rest = data.replace(b"\x00", b"")
+    if len(rest) - len(rest.translate(None, BINARY_CONTROLS)):
+        return False
+    try:
+        rest.decode("utf-8")
+    except UnicodeDecodeError as e:
+        return e.start >= len(rest) - 4 or single_byte_text(rest)
+    return True
+
+
 def looks_binary(head: bytes) -> bool:
-    """Binary rather than text, judged from a file's first SNIFF_BYTES: a NUL, or bytes that
+    """Binary rather than text, judged from a file's first SNIFF_BYTES: a NUL (but for
+    NUL-separated records), or bytes that
     are neither UTF-8 (a multi-byte character cut at the end of `head` does not count) nor
     single-byte text (Latin-1, CP1252: `single_byte_text`)."""
     head = head[:SNIFF_BYTES]
     if b"\x00" in head:
-        return True
+        return not nul_separated_text(head)
     try:
         head.decode("utf-8")
     except UnicodeDecodeError as e:

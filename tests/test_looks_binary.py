@@ -16,7 +16,7 @@ TEXT = "naïve café — 日本語 ".encode()
     (b"plain ascii\n", False),
     (TEXT * 10, False),
     ((TEXT * 800)[:SNIFF_BYTES - 1] + "日".encode()[:2], False),  # a character cut at the end
-    (b"abc\x00def", True),
+    (b"abc\x00\x00def", True),  # one NUL between records is text (env -0), a run of them is not
     (b"\xff\xfe not utf-8 at all", True),
     (b"x" * SNIFF_BYTES + b"\x00", False),  # only the first SNIFF_BYTES count
     (b"", False),
@@ -31,3 +31,23 @@ def test_sniff_content_reads_the_head_of_a_file(tmp_path: Path) -> None:
     assert sniff_content(tmp_path / "t") == "text" and sniff_content(tmp_path / "b") == "binary"
     assert sniff_content(tmp_path / "missing") == "binary"
     assert sniff_content(tmp_path / "missing", unreadable="text") == "text"
+
+
+def test_nul_separated_records_are_text_and_each_record_is_redacted() -> None:
+    """`env -0`, `find -print0`, /proc/<pid>/environ: text whose records end in NUL. UTF-16 and
+    binary data stay binary."""
+    from archiver.redact.base import RedactionReport
+    from archiver.redact.redactor import build_redactor
+    from archiver.redact.rules import RuntimeTerms
+
+    env = (b"HOME=/home/alice\0AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYzq8Vd3Lk2P\0"
+           b"DB_PASSWORD=Hq7vT2mZp9Lx4RkW\0PATH=/usr/bin\0")
+    assert not looks_binary(env)
+    assert looks_binary("HOME=/home/alice".encode("utf-16-le")) and looks_binary(bytes(range(256)))
+    assert looks_binary(b"\x00\x00\x00\x01ftypisom" + b"x" * 100)
+    red = build_redactor(["builtin:secrets", "builtin:pii", "builtin:paths"], b"k" * 32, RuntimeTerms(usernames=["alice"]))
+    out = red.engine.redact_bytes(env, RedactionReport())
+    records = out.split(b"\0")
+    assert len(records) == 5 and records[-1] == b"" and records[3] == b"PATH=/usr/bin"
+    assert records[1].startswith(b"AWS_SECRET_ACCESS_KEY=<AWS_SECRET_KEY:") and records[2].startswith(b"DB_PASSWORD=<")
+    assert b"alice" not in out

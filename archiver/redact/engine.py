@@ -633,6 +633,8 @@ class Engine:
 
     def scan_bytes(self, buf: bytes, mode: int = MODE_ALL, ansi_text: bool = True) -> list[Match]:
         buf = blank_ansi(buf, ansi_text)
+        if b"\x00" in buf:  # NUL-separated records (`env -0`): each ends where a line would
+            buf = buf.replace(b"\x00", b"\n")
         rules, images = self._plan(buf, mode)
         if not rules:
             return []
