@@ -6,108 +6,23 @@ references; pi sidecar names are redacted like every other path component. Whole
 (UUIDs, hex digests, tool ids) stay byte for byte, and lineage still resolves.
 
 Fixtures follow the seeds (seeds/003 for DeepSeek, seeds/by-harness/*.json) and are
-written here; the user is `zqxcanary`, named "Zelda Quixote"."""
+written here (tests/fx_home.py: the HOME, keys and store); the user is `zqxcanary`, named
+"Zelda Quixote"."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import sqlite3
-import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from archiver.cli import main
 from archiver.model import Session
 from archiver.redact.base import RedactionReport
 from archiver.state import State
 from archiver.sync import Syncer
-
-USER = "zqxcanary"
-EMAIL = "zelda.quixote@zqxcorp.example"
-CANARIES = ("zqxcanary", "zelda", "quixote", "zqxcorp")
-UUID_A = "0b0e5f4e-1111-4222-8333-444455556666"
-UUID_F = "0b0e5f4e-1111-4222-8333-444455557777"
-HARNESSES = ("claude-code", "codex", "cursor-agent", "opencode", "pi", "deepseek-harness")
-
-
-# ---------------------------------------------------------------- set-up
-@dataclass
-class Box:
-    base: Path
-    home: Path
-    config: Path
-
-    def cli(self, *args: str, expect: int | None = 0) -> Any:
-        buf = io.StringIO()
-        argv = [args[0], "--config", str(self.config), *args[1:], "--json"]
-        if args[0] in ("ls", "lineage", "restore"):
-            argv += ["--identity", str(self.base / "keys" / "identity.txt")]
-        with contextlib.redirect_stdout(buf):
-            code = main(argv)
-        out = json.loads(buf.getvalue())
-        if expect is not None:
-            assert code == expect, out
-        return out
-
-    def sync(self, expect: int | None = 0) -> dict[str, Any]:
-        return self.cli("sync", "--workers", "1", expect=expect)
-
-    def ls(self) -> dict[str, dict[str, Any]]:
-        return {s["key"]: s for s in self.cli("ls")["sessions"]}
-
-    def redactor(self) -> Any:
-        from archiver import runtime
-        from archiver.config import load_settings
-
-        settings = load_settings(self.config)
-        return runtime.redactor(settings, runtime.team_keys(settings))
-
-    def relpath(self, value: str) -> str:
-        """What redact_relpath makes of a file name: the reference for archived ids."""
-        return self.redactor().redact_relpath(value, RedactionReport())
-
-    def only(self, *harnesses: str) -> None:
-        keys = self.base / "keys"
-        self.config.write_text(
-            f'home = "{self.home}"\nhost = "laptop"\n'
-            f'[redaction]\nteam_key_file = "{keys / "team.key"}"\nusernames = ["{USER}"]\n'
-            'names = ["Zelda Quixote"]\n'
-            f'[encryption]\nrecipients_file = "{keys / "recipient.txt"}"\n'
-            f'[store]\nurl = "file://{self.base / "store"}"\n'
-            f'[state]\ndir = "{self.base / "state"}"\n'
-            + "".join(f"[harnesses.{h}]\nenabled = {'true' if h in harnesses else 'false'}\n" for h in HARNESSES)
-        )
-
-
-@pytest.fixture
-def box(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Box:
-    for var in ("ARCHIVER_CONFIG", "ARCHIVER_TEAM_KEY", "CLAUDE_CONFIG_DIR", "CODEX_HOME", "CURSOR_CONFIG_DIR",
-                "CURSOR_DATA_DIR", "PI_CODING_AGENT_DIR", "PI_CODING_AGENT_SESSION_DIR", "XDG_DATA_HOME",
-                "XDG_CONFIG_HOME", "XDG_STATE_HOME", "ARCHIVER_IDENTITY_FILE", "OPENCODE_DB",
-                "ARCHIVER_RESTORE_MAX_BYTES", "ARCHIVER_RESTORE_MAX_RATIO"):
-        monkeypatch.delenv(var, raising=False)
-    b = Box(base=tmp_path, home=tmp_path / "home", config=tmp_path / "config.toml")
-    b.home.mkdir()
-    (tmp_path / "store").mkdir()
-    with contextlib.redirect_stdout(io.StringIO()):
-        assert main(["keygen", "--out", str(tmp_path / "keys")]) == 0
-    b.only(*HARNESSES)
-    return b
-
-
-def _line(obj: Any) -> str:
-    return json.dumps(obj, separators=(",", ":")) + "\n"
-
-
-def _no_canary(doc: Any) -> None:
-    text = json.dumps(doc).lower()
-    for c in CANARIES:
-        assert c not in text, (c, text[max(0, text.find(c) - 200): text.find(c) + 200])
+from tests.fx_home import EMAIL, USER, UUID_A, UUID_F, Box, _line, _no_canary, box, write_rollout  # noqa: F401
 
 
 # ---------------------------------------------------------------- DeepSeek (seeds/003)
@@ -255,7 +170,6 @@ def test_claude_free_named_transcript_and_folder(box: Box) -> None:
     assert (target / f".claude/projects/-srv-app/{export}.jsonl").read_text() == _line({**rec, "sessionId": export})
 
 
-
 def test_claude_project_key_is_rebuilt_from_the_redacted_cwd(box: Box) -> None:
     """The key encodes the cwd with every non-alphanumeric as '-': `zq.zqxcanary` becomes
     `zq-zqxcanary`, `/export/home/<other user>` is no home the slug rules know. The archived key is
@@ -264,7 +178,7 @@ def test_claude_project_key_is_rebuilt_from_the_redacted_cwd(box: Box) -> None:
     cases = {  # cwd -> session id
         "/home/zq.zqxcanary/proj": "aaaaaaaa-1111-4222-8333-444455556666",
         "/export/home/qvothurl/e": "bbbbbbbb-1111-4222-8333-444455556666",
-        f"/srv/Zelda Quixote notes": "cccccccc-1111-4222-8333-444455556666",
+        "/srv/Zelda Quixote notes": "cccccccc-1111-4222-8333-444455556666",
     }
     for cwd, sid in cases.items():
         key = "".join(c if c.isascii() and c.isalnum() else "-" for c in cwd)
@@ -315,87 +229,16 @@ def test_one_session_id_in_three_project_folders_keeps_three_sessions(box: Box) 
         assert f"UNIQUE-{d}" in (target / ".claude" / "projects" / f"-srv-{d}" / f"{sid}.jsonl").read_text()
 
 
-def test_two_machines_with_one_host_name_are_told(box: Box) -> None:
-    """A second collector writing under the same host id (same `host`, its own state): both are
-    warned, since readers take a host's newest manifest and one machine would hide the other."""
-    rec = {"type": "user", "sessionId": UUID_A, "uuid": "11111111-2222-4333-8444-555555555555",
-           "cwd": "/srv/app", "message": {"role": "user", "content": "hi"}}
-    (box.home / ".claude" / "projects" / "-srv-app").mkdir(parents=True)
-    (box.home / ".claude" / "projects" / "-srv-app" / f"{UUID_A}.jsonl").write_text(_line(rec))
-    box.only("claude-code")
-    assert box.sync()["warnings"] == []
-    time.sleep(1.1)
-    first = box.config.read_text()
-    other = first.replace(f'dir = "{box.base / "state"}"', f'dir = "{box.base / "state-b"}"')
-    assert other != first
-    box.config.write_text(other)
-    (box.home / ".claude" / "projects" / "-srv-app" / f"{UUID_A}.jsonl").write_text(_line(rec) + _line(rec))
-    out = box.sync()
-    assert any("not written by this collector's state" in w for w in out["warnings"]), out["warnings"]
-    box.config.write_text(first)
-    time.sleep(1.1)  # manifest keys are stamped to the second
-    (box.home / ".claude" / "projects" / "-srv-app" / f"{UUID_A}.jsonl").write_text(_line(rec) * 3)
-    out = box.sync()
-    assert any("another machine uses the same host name" in w for w in out["warnings"]), out["warnings"]
-
-
-def test_a_claude_transcript_that_is_a_symlink_is_not_followed(box: Box) -> None:
-    """A link in a project folder may lead out of HOME (~/.ssh/...): it is reported, not read."""
-    outside = box.base / "outside.jsonl"
-    outside.write_text(_line({"type": "user", "message": {"role": "user", "content": "OUTSIDE-HOME"}}))
-    project = box.home / ".claude" / "projects" / "-srv-app"
-    project.mkdir(parents=True)
-    (project / f"{UUID_A}.jsonl").symlink_to(outside)
-    box.only("claude-code")
-    box.sync()
-    listed = box.ls()
-    assert "OUTSIDE-HOME" not in json.dumps(listed)
-    assert any("a symbolic link; not followed" in w for w in listed[f"claude-code:{UUID_A}"]["warnings"])
-    assert listed[f"claude-code:{UUID_A}"]["artifacts"] == []
-    for f in (box.base / "store").rglob("*"):
-        assert b"OUTSIDE-HOME" not in f.read_bytes() if f.is_file() else True
-
-
-def test_restore_never_replaces_a_file_that_holds_other_content(box: Box) -> None:
-    """Restoring into a HOME again: identical files are left alone, a file edited since (or a
-    live session) is refused and reported, and replaced only with --overwrite."""
-    rec = {"type": "user", "sessionId": UUID_A, "uuid": "11111111-2222-4333-8444-555555555555",
-           "cwd": "/srv/app", "message": {"role": "user", "content": "hi"}}
-    (box.home / ".claude" / "projects" / "-srv-app").mkdir(parents=True)
-    (box.home / ".claude" / "projects" / "-srv-app" / f"{UUID_A}.jsonl").write_text(_line(rec))
-    box.only("claude-code")
-    box.sync()
-    target = box.base / "restored"
-    first = box.cli("restore", "--all", "--to", str(target))
-    assert first["refused"] == []
-    restored = target / ".claude" / "projects" / "-srv-app" / f"{UUID_A}.jsonl"
-    assert box.cli("restore", "--all", "--to", str(target))["refused"] == []  # same bytes: fine
-    restored.write_text(_line(rec) + "LOCAL EDIT\n")
-    again = box.cli("restore", "--all", "--to", str(target), expect=3)
-    assert len(again["refused"]) == 1 and "a file with other content is there" in again["refused"][0]
-    assert restored.read_text().endswith("LOCAL EDIT\n")
-    assert box.cli("restore", "--all", "--to", str(target), "--overwrite")["refused"] == []
-    assert restored.read_text() == _line(rec)
-
 # ---------------------------------------------------------------- Codex (seeds/by-harness/codex.json)
-def _rollout(d: Path, tid: str, stamp: str, **meta: Any) -> None:
-    payload = {"id": tid, "timestamp": "2026-01-02T03:04:05.600Z", "cwd": "/srv/app", "originator": "codex_cli_rs",
-               "cli_version": "0.164.0", "model_provider": "openai", **meta}
-    recs = [{"timestamp": "2026-01-02T03:04:05.678Z", "type": "session_meta", "payload": payload},
-            {"timestamp": "2026-01-02T03:04:06.000Z", "type": "response_item",
-             "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "go"}]}}]
-    (d / f"rollout-2026-01-02T{stamp}-{tid}.jsonl").write_text("".join(_line(r) for r in recs))
-
-
 def test_codex_parent_references_are_redacted_uuids_kept(box: Box) -> None:
     d = box.home / ".codex" / "sessions" / "2026" / "01" / "02"
     d.mkdir(parents=True)
     main_t, fork_t, sub_t, sub2_t, base_t = (f"0199cccc-0000-7000-8000-00000000000{i}" for i in range(1, 6))
-    _rollout(d, main_t, "03-04-05")
-    _rollout(d, fork_t, "03-04-06", forked_from_id=f"{USER}-thread", forked_from_ordinal_exclusive=2)
-    _rollout(d, sub_t, "03-04-07", parent_thread_id=f"Zelda-Quixote-{USER}")
-    _rollout(d, sub2_t, "03-04-08", parent_thread_id=main_t)
-    _rollout(d, base_t, "03-04-09", history_base={"thread_id": f"{USER}-base", "end_ordinal_exclusive": 3})
+    write_rollout(d, main_t, "03-04-05")
+    write_rollout(d, fork_t, "03-04-06", forked_from_id=f"{USER}-thread", forked_from_ordinal_exclusive=2)
+    write_rollout(d, sub_t, "03-04-07", parent_thread_id=f"Zelda-Quixote-{USER}")
+    write_rollout(d, sub2_t, "03-04-08", parent_thread_id=main_t)
+    write_rollout(d, base_t, "03-04-09", history_base={"thread_id": f"{USER}-base", "end_ordinal_exclusive": 3})
     box.only("codex")
     out = box.sync()
     assert out["sessions"]["failed"] == 0, out["errors"]
@@ -409,29 +252,6 @@ def test_codex_parent_references_are_redacted_uuids_kept(box: Box) -> None:
     base = box.relpath(f"{USER}-base")
     assert parents[f"codex:{base_t}"] == [("fork", f"codex:{base}", f"rollout={base};ordinal=3")]
 
-
-
-def test_a_moved_rollout_replaces_its_old_path(box: Box) -> None:
-    """Codex moves an idle thread's rollout to archived_sessions/; a renamed file is the same
-    file: the manifest names it once, at its new path, and restore writes one rollout."""
-    d = box.home / ".codex" / "sessions" / "2026" / "01" / "02"
-    d.mkdir(parents=True)
-    tid = "0199cccc-0000-7000-8000-000000000001"
-    _rollout(d, tid, "03-04-05")
-    box.only("codex")
-    box.sync()
-    [old] = d.glob("rollout-*.jsonl")
-    moved = box.home / ".codex" / "archived_sessions" / old.name
-    moved.parent.mkdir(parents=True)
-    old.rename(moved)
-    out = box.sync()
-    assert out["sessions"]["failed"] == 0, out["errors"]
-    paths = [a["path"] for a in box.ls()[f"codex:{tid}"]["artifacts"] if a["role"] == "transcript"]
-    assert paths == [f".codex/archived_sessions/{old.name}"]
-    target = box.base / "restored"
-    box.cli("restore", f"codex:{tid}", "--to", str(target))
-    assert [p.relative_to(target).as_posix() for p in target.rglob("rollout-*")] == [
-        f".codex/archived_sessions/{old.name}"]
 
 # ---------------------------------------------------------------- pi (seeds/by-harness/pi.json)
 def test_pi_sidecar_names_are_redacted_and_restored_there(box: Box) -> None:
