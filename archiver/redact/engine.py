@@ -150,6 +150,19 @@ class _Compiled:
         return Match(r.id, s, e, r.label, r.replace)
 
 
+_COMPILED: dict[str, object] = {}
+
+
+def _compiled(pattern: str) -> object:
+    """One compiled RE2 program per pattern in the process: fail_closed's verifier engine holds
+    the same rules as the redaction engine, and shares their programs and DFA caches (RE2 objects
+    are safe to use from several threads)."""
+    rx = _COMPILED.get(pattern)
+    if rx is None:
+        rx = _COMPILED[pattern] = re2.compile(pattern)._regexp  # noqa: SLF001
+    return rx
+
+
 def _is_anchored(regex: str) -> bool:
     """Conservative: does the pattern use ^ $ \\A \\z outside a character class?"""
     in_class = False
@@ -347,9 +360,9 @@ class Engine:
         kw_rules: list[list[int]] = []
         self._groups: dict[int, list[int]] = {STRONG: [], ALWAYS: [], COMMON: []}
         for idx, r in enumerate(self.rules):
-            rx = re2.compile(r.regex)._regexp  # noqa: SLF001
+            rx = _compiled(r.regex)
             anchored = _is_anchored(r.regex)
-            rx_joined = re2.compile(_multiline(r.regex))._regexp if anchored else rx  # noqa: SLF001
+            rx_joined = _compiled(_multiline(r.regex)) if anchored else rx
             kws = tuple(dict.fromkeys(k.encode() for k in r.keywords))
             allow = None
             if r.allowlist:
