@@ -274,7 +274,7 @@ def _discard(b: bytes) -> int:
     return len(b)
 
 
-_SNIFF_JSON_MAX = JSON_FILE_MAX  # a text file up to this size is tried as one JSON document (parsed in memory)
+_SNIFF_JSON_MAX = 1 << 20  # a text file up to this size is tried as one JSON document (parsed in memory twice)
 
 
 def _text_kind(path: Path) -> str:
