@@ -240,6 +240,12 @@ def test_scan_report_names_lines_and_rules_never_values(red: RuleRedactor, tmp_p
     txt = tmp_path / "t.txt"
     txt.write_text(f"ok\nsee {AWS}\n")
     assert [(f.where, f.rule_id) for f in scan_file(red, txt, "text")] == [("line 2", "aws-access-key-id")]
+    # rules that span lines are seen (a PEM block, a YAML block scalar), at the line where the
+    # replaced part starts: the key's body under its header, the value under `db_password: |`
+    multi = tmp_path / "m.txt"
+    multi.write_text(f"x\n{PEM}\ndb_password: |\n    Hq7vT2mZp9Lx4RkW\n")
+    found = {(f.where, f.rule_id) for f in scan_file(red, multi, "text")}
+    assert ("line 9", "yaml-block-secret") in found and any(w == "line 3" and "private-key" in r for w, r in found)
 
 
 # ---------------------------------------------------------------- repeated keys, secrets as keys

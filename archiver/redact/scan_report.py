@@ -14,8 +14,11 @@ from archiver.model import Format
 from archiver.redact.base import RedactionReport
 from archiver.redact.engine import Engine
 from archiver.redact.pseudonym import Pseudonymizer
-from archiver.redact.redactor import RuleRedactor, _discard, _jsonl_items
+from archiver.redact.redactor import RuleRedactor, _discard, _jsonl_items, _text_kind
 from archiver.redact.rules import Rule
+
+
+TEXT_WHOLE_MAX = 16 << 20  # a larger text file is scanned line by line (rules spanning lines not seen)
 
 
 @dataclass(frozen=True)
@@ -54,11 +57,23 @@ def scan_file(redactor: RuleRedactor, path: Path, fmt: Format) -> list[Finding]:
                     redactor.redact_jsonl_span(f, a, b - (f.read(1) == b"\n"), _discard, rep)
                 out += _findings(f"line {no}", rep)
     elif fmt == "text":
-        with path.open("rb") as f:
-            for no, line in enumerate(f, 1):
-                rep = RedactionReport()
-                redactor.engine.redact_bytes(line, rep, "text")
-                out += _findings(f"line {no}", rep)
+        kind = _text_kind(path)
+        if kind != "text":  # redacted by the JSON walker, as sync does
+            return scan_file(redactor, path, "jsonl") if kind == "jsonl" else _findings("file", redactor.scan_file(path, fmt))
+        if path.stat().st_size <= TEXT_WHOLE_MAX:
+            # the whole text at once: rules that span lines (PEM blocks, YAML block scalars, .netrc)
+            data = path.read_bytes()
+            counts: dict[tuple[int, str], int] = {}
+            for m in redactor.engine.scan(data):
+                key = (data.count(b"\n", 0, m.start) + 1, m.rule_id)
+                counts[key] = counts.get(key, 0) + 1
+            out += [Finding(f"line {no}", rule, "text", n) for (no, rule), n in sorted(counts.items())]
+        else:
+            with path.open("rb") as f:
+                for no, line in enumerate(f, 1):
+                    rep = RedactionReport()
+                    redactor.engine.redact_bytes(line, rep, "text")
+                    out += _findings(f"line {no}", rep)
     else:
         out += _findings(fmt, redactor.scan_file(path, fmt))
     return out
