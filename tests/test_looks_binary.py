@@ -51,3 +51,28 @@ def test_nul_separated_records_are_text_and_each_record_is_redacted() -> None:
     assert len(records) == 5 and records[-1] == b"" and records[3] == b"PATH=/usr/bin"
     assert records[1].startswith(b"AWS_SECRET_ACCESS_KEY=<AWS_SECRET_KEY:") and records[2].startswith(b"DB_PASSWORD=<")
     assert b"alice" not in out
+
+
+def test_an_unlistable_folder_is_named_with_its_reason(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A sidecar folder the collector cannot list (mode 000, another owner): its files are not
+    found, and the session says why instead of calling them gone."""
+    import os
+
+    from archiver.harnesses.common import regular_files
+
+    (tmp_path / "ok").mkdir()
+    (tmp_path / "ok" / "a.txt").write_text("a")
+    (tmp_path / "locked").mkdir()
+    (tmp_path / "locked" / "b.txt").write_text("b")
+    real = os.scandir
+
+    def scandir(path):  # type: ignore[no-untyped-def]  # the tests run as root: chmod 000 would not stop them
+        if str(path).endswith("locked"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    problems: list[str] = []
+    assert [p.name for p in regular_files(tmp_path, problems)] == ["a.txt"]
+    assert problems == [f"{tmp_path / 'locked'}: not listable (permission denied)"]
+    assert [p.name for p in regular_files(tmp_path / "missing", problems)] == [] and len(problems) == 1

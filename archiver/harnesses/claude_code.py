@@ -154,7 +154,7 @@ class ClaudeCode:
             for sub in ("tool-results", "remote-agents"):
                 d = sdir / sub
                 if d.is_dir():
-                    for f in sorted(regular_files(d)):
+                    for f in sorted(regular_files(d, session.warnings)):
                         role = "blob" if sub == "tool-results" else "sidecar"
                         session.sources.append(self._src(f, role))
             subagents = list(self._subagents(sdir, sid))
@@ -163,13 +163,13 @@ class ClaudeCode:
             for child in sorted(sdir.iterdir()):
                 if child.name in known:
                     continue
-                for f in sorted(regular_files(child)) if child.is_dir() else ([child] if child.is_file() else []):
+                for f in sorted(regular_files(child, session.warnings)) if child.is_dir() else ([child] if child.is_file() else []):
                     session.sources.append(self._src(f, "sidecar"))
         for top, role in (("file-history", "blob"), ("session-env", "sidecar")):
             listed = self._per_session_dirs.get(top)
             if (sid in listed) if listed is not None else (self.root / top / sid).is_dir():
                 extra_dir = self.root / top / sid
-                for f in sorted(regular_files(extra_dir)):
+                for f in sorted(regular_files(extra_dir, session.warnings)):
                     session.sources.append(self._src(f, role))
         if session.updated_at is None and session.sources:
             session.updated_at = iso(max(s.source.stat().st_mtime for s in session.sources))

@@ -49,16 +49,20 @@ def xdg_dir(ctx: HarnessContext, var: str, fallback: str) -> Path:
     return Path(value).expanduser() if value else ctx.home / fallback
 
 
-def regular_files(d: Path) -> Iterator[Path]:
+def regular_files(d: Path, problems: list[str] | None = None) -> Iterator[Path]:
     """Regular files below d, not following symlinks; folder by folder (depth first, a
-    folder's files before its subfolders), names sorted. Unlistable folders are skipped."""
+    folder's files before its subfolders), names sorted. Unlistable folders are skipped; with
+    `problems`, each is named there with the reason (a session's warnings: its files archived
+    before are kept, and the reader is told why they are not refreshed)."""
     stack = [d]
     while stack:
         folder = stack.pop()
         try:
             with os.scandir(folder) as it:
                 entries = sorted(it, key=lambda e: e.name)
-        except OSError:
+        except OSError as e:
+            if problems is not None and not isinstance(e, FileNotFoundError):
+                problems.append(f"{folder}: not listable ({(e.strerror or str(e)).lower()})")
             continue
         subdirs = []
         for e in entries:  # the entry's type comes from the listing: no stat per file
