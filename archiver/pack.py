@@ -11,7 +11,7 @@ import io
 import os
 import tempfile
 from pathlib import Path
-from typing import BinaryIO, Sequence
+from typing import BinaryIO, Iterable, Iterator, Sequence
 
 import zstandard
 
@@ -126,42 +126,59 @@ def unpack_stream(
     zstd data; age errors (AgeError subclasses) pass through. Memory stays bounded.
     """
     reader = DecryptReader(src, identities)
-    dctx = zstandard.ZstdDecompressor()
-    dobj = None
-    total_in = 0
     total_out = 0
-
-    def emit(out: bytes) -> None:
-        nonlocal total_out
-        if not out:
-            return
-        if max_output is not None and total_out + len(out) > max_output:
-            raise UnpackError(f"decompressed object exceeds the limit of {max_output} bytes")
-        total_out += len(out)
-        if max_ratio is not None and total_out > ratio_floor and total_out > max_ratio * total_in:
-            raise UnpackError(
-                f"decompression ratio exceeds {max_ratio} ({total_out} bytes from {total_in})"
-            )
-        _write_all(dst, out)
-
     try:
-        while block := reader.read(_READ_SIZE):
-            mv = memoryview(block)
-            for off in range(0, len(mv), _ZSTD_SLICE):
-                piece: bytes | memoryview = mv[off : off + _ZSTD_SLICE]
-                total_in += len(piece)
-                while piece:
-                    if dobj is None or dobj.eof:
-                        dobj = dctx.decompressobj()
-                    emit(dobj.decompress(piece))
-                    piece = dobj.unused_data if dobj.eof else b""
+        for total_in, out in zstd_output(iter(lambda: reader.read(_READ_SIZE), b"")):
+            if max_output is not None and total_out + len(out) > max_output:
+                raise UnpackError(f"decompressed object exceeds the limit of {max_output} bytes")
+            total_out += len(out)
+            if max_ratio is not None and total_out > ratio_floor and total_out > max_ratio * total_in:
+                raise UnpackError(
+                    f"decompression ratio exceeds {max_ratio} ({total_out} bytes from {total_in})"
+                )
+            _write_all(dst, out)
+            del out
     except zstandard.ZstdError as e:
         raise UnpackError(f"corrupt zstd data: {e}") from None
-    if dobj is None:
-        raise UnpackError("object holds no zstd frame (empty payload)")
-    if not dobj.eof:
-        raise UnpackError("truncated zstd frame")
+    except ZstdStreamError as e:
+        raise UnpackError(str(e) if e.frames else "object holds no zstd frame (empty payload)") from None
     return total_out
+
+
+class ZstdStreamError(ValueError):
+    """The zstd data ends inside a frame, or holds none (`frames` == 0)."""
+
+    def __init__(self, message: str, frames: int) -> None:
+        super().__init__(message)
+        self.frames = frames
+
+
+def zstd_output(blocks: Iterable[bytes], slice_size: int = _ZSTD_SLICE) -> Iterator[tuple[int, bytes]]:
+    """(compressed bytes consumed so far, output) of zstd frames one after another, fed in
+    slices small enough that one call yields a bounded amount (a bomb is stopped by the caller
+    within a few MiB of its limits). Raises ZstdStreamError when the data ends inside a frame or
+    holds none, zstandard.ZstdError on corrupt data."""
+    dctx = zstandard.ZstdDecompressor()
+    dobj = None
+    total_in = frames = 0
+    for block in blocks:
+        mv = memoryview(block)
+        for off in range(0, len(mv), slice_size):
+            piece: bytes | memoryview = mv[off : off + slice_size]
+            total_in += len(piece)
+            while piece:
+                if dobj is None or dobj.eof:
+                    dobj = dctx.decompressobj()
+                    frames += 1
+                out = dobj.decompress(piece)
+                piece = dobj.unused_data if dobj.eof else b""
+                if out:
+                    yield total_in, out
+                out = b""  # one output chunk alive at a time (callers drop theirs too)
+    if dobj is None:
+        raise ZstdStreamError("no zstd frame", 0)
+    if not dobj.eof:
+        raise ZstdStreamError(f"truncated zstd frame ({total_in} bytes read)", frames)
 
 
 def unpack_bytes(

@@ -321,33 +321,22 @@ def decompress_zst(src: Path, dst: Path, max_output: int = 64 << 30, max_ratio: 
     reads objects by the same rule, so what is archived here can be restored."""
     import zstandard
 
-    dctx = zstandard.ZstdDecompressor()
-    written = consumed = 0
-    dobj = None
+    from archiver.pack import ZstdStreamError, zstd_output
+
+    written = 0
     try:
         with src.open("rb") as fi, dst.open("wb") as fo:
-            while block := fi.read(_BLOCK):
-                view = memoryview(block)
-                # small slices bound what one call can produce (a zstd block needs 4+ input bytes
-                # for up to 128 KiB out): a bomb stops within 4 MiB of the limits
-                for off in range(0, len(view), _ZST_SLICE):
-                    piece: bytes | memoryview = view[off : off + _ZST_SLICE]
-                    consumed += len(piece)
-                    while piece:
-                        if dobj is None or dobj.eof:
-                            dobj = dctx.decompressobj()
-                        chunk = dobj.decompress(piece)
-                        piece = dobj.unused_data if dobj.eof else b""
-                        if not chunk:
-                            continue
-                        written += len(chunk)
-                        if written > max_output:
-                            raise SnapshotError(f"{src}: decompresses beyond {max_output} bytes")
-                        if written > ratio_floor and written > max_ratio * consumed:
-                            raise SnapshotError(f"{src}: decompression ratio above {max_ratio:g} past "
-                                                f"{ratio_floor} bytes (a zstd bomb?)")
-                        fo.write(chunk)
-        if dobj is not None and not dobj.eof:  # the harness is still writing it, or it was cut short
-            raise SnapshotError(f"{src}: truncated zstd frame ({consumed} bytes read)")
+            for consumed, chunk in zstd_output(iter(lambda: fi.read(_BLOCK), b""), _ZST_SLICE):
+                written += len(chunk)
+                if written > max_output:
+                    raise SnapshotError(f"{src}: decompresses beyond {max_output} bytes")
+                if written > ratio_floor and written > max_ratio * consumed:
+                    raise SnapshotError(f"{src}: decompression ratio above {max_ratio:g} past "
+                                        f"{ratio_floor} bytes (a zstd bomb?)")
+                fo.write(chunk)
+                del chunk
+    except ZstdStreamError as e:
+        if e.frames:  # the harness is still writing it, or it was cut short; an empty file is empty
+            raise SnapshotError(f"{src}: {e}") from None
     except zstandard.ZstdError as e:
         raise SnapshotError(f"{src}: not a valid zstd file ({e})") from None

@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any, Callable
 
 import pytest
 
@@ -78,25 +79,34 @@ def test_vanished_transcript_fails_only_that_session(env: Env) -> None:  # noqa:
     assert not list((env.base / "tmp").glob("run-*"))  # temp files removed
 
 
-def test_store_failure_names_object_and_keeps_archive_consistent(env: Env) -> None:  # noqa: F811
+def _syncer_on(env: Env, wrap: Callable[[Any], Any], state_db: Path) -> Any:  # noqa: F811
+    """A Syncer on the env's config whose store is `wrap(real store)` (a store that fails on purpose)."""
     from archiver import runtime
     from archiver.archive import Archive
     from archiver.config import load_settings
     from archiver.state import State
-    from archiver.store.base import StoreError
     from archiver.sync import Syncer, SyncOptions
 
-    make_claude_home(env.home, USER)
     settings = load_settings(env.config)
     keys = runtime.team_keys(settings)
-    real = runtime.store(settings)
+    return Syncer(harnesses=runtime.harnesses(settings), redactor=runtime.redactor(settings, keys),
+                  archive=Archive(wrap(runtime.store(settings))), state=State(state_db),
+                  recipients=runtime.recipients(settings), object_id_key=keys.object_id,
+                  host_id="h" * 16, workdir_parent=env.base / "tmp", options=SyncOptions())
+
+
+def test_store_failure_names_object_and_keeps_archive_consistent(env: Env) -> None:  # noqa: F811
+    from archiver.store.base import StoreError
+
+    make_claude_home(env.home, USER)
 
     class Failing:
-        def __init__(self) -> None:
+        def __init__(self, real: Any) -> None:
+            self.real = real
             self.puts = 0
 
         def __getattr__(self, name):  # type: ignore[no-untyped-def]
-            return getattr(real, name)
+            return getattr(self.real, name)
 
         def _fail_third_object(self, key: str) -> None:
             if key.startswith("objects/"):
@@ -106,17 +116,13 @@ def test_store_failure_names_object_and_keeps_archive_consistent(env: Env) -> No
 
         def put_file(self, key, path, **kw):  # type: ignore[no-untyped-def]
             self._fail_third_object(key)
-            return real.put_file(key, path, **kw)
+            return self.real.put_file(key, path, **kw)
 
         def put_bytes(self, key, data, **kw):  # type: ignore[no-untyped-def]  (small objects)
             self._fail_third_object(key)
-            return real.put_bytes(key, data, **kw)
+            return self.real.put_bytes(key, data, **kw)
 
-    syncer = Syncer(harnesses=runtime.harnesses(settings), redactor=runtime.redactor(settings, keys),
-                    archive=Archive(Failing()), state=State(env.base / "st.db"),  # type: ignore[arg-type]
-                    recipients=runtime.recipients(settings), object_id_key=keys.object_id,
-                    host_id="h" * 16, workdir_parent=env.base / "tmp", options=SyncOptions())
-    result = syncer.run()
+    result = _syncer_on(env, Failing, env.base / "st.db").run()
     assert result.failed == 1
     assert "objects/" in result.errors[0] and "SlowDown" in result.errors[0]
     assert result.total - result.failed == 5 and result.snapshot
@@ -294,32 +300,25 @@ def test_a_clock_that_ran_ahead_never_leaves_a_stale_state_on_top(env: Env, monk
 
 
 def test_a_manifest_that_could_not_be_written_is_the_run_status_reports(env: Env) -> None:  # noqa: F811
-    from archiver import runtime
-    from archiver.archive import Archive
-    from archiver.config import load_settings
-    from archiver.state import State
     from archiver.store.base import StoreError
-    from archiver.sync import Syncer, SyncOptions
 
     make_claude_home(env.home, USER)
-    settings = load_settings(env.config)
-    keys = runtime.team_keys(settings)
-    real = runtime.store(settings)
 
     class NoManifests:
+        def __init__(self, real: Any) -> None:
+            self.real = real
+
         def __getattr__(self, name):  # type: ignore[no-untyped-def]
-            return getattr(real, name)
+            return getattr(self.real, name)
 
         def put_bytes(self, key, data, **kw):  # type: ignore[no-untyped-def]
             if key.startswith("snapshots/"):
                 raise StoreError(key, "AccessDenied (after retries)")
-            return real.put_bytes(key, data, **kw)
+            return self.real.put_bytes(key, data, **kw)
 
-    state = State(env.base / "st.db")
-    result = Syncer(harnesses=runtime.harnesses(settings), redactor=runtime.redactor(settings, keys),
-                    archive=Archive(NoManifests()), state=state,  # type: ignore[arg-type]
-                    recipients=runtime.recipients(settings), object_id_key=keys.object_id,
-                    host_id="h" * 16, workdir_parent=env.base / "tmp", options=SyncOptions()).run()
+    syncer = _syncer_on(env, NoManifests, env.base / "st.db")
+    result = syncer.run()
+    state = syncer.state
     assert any("manifest not written" in e for e in result.errors)
     last = state.last_run()
     assert last is not None and any("manifest not written" in e for e in last["result"]["errors"])
