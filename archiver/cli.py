@@ -65,7 +65,13 @@ def plain(text: object) -> str:
     return str(text).translate(_CONTROL)
 
 
+_json_errors = False  # --log-format json: errors are log records too, so a collector's stderr parses
+
+
 def err(msg: str) -> None:
+    if _json_errors:
+        logging.getLogger("archiver").error(str(msg).translate(_CONTROL))
+        return
     sys.stderr.write(f"archiver: {str(msg).translate(_CONTROL)}\n")
 
 
@@ -691,6 +697,8 @@ def main(argv: list[str] | None = None) -> int:
     setup_logging(getattr(args, "log_format", "auto"), quiet=getattr(args, "quiet", False),
                   verbose=getattr(args, "verbose", False),
                   default_level=logging.INFO if args.command == "sync" else logging.WARNING)
+    global _json_errors
+    _json_errors = getattr(args, "log_format", "auto") == "json"
     from archiver.store.base import StoreError
 
     try:

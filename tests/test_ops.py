@@ -263,6 +263,22 @@ def test_json_log_lines(restore_logging: None) -> None:
     assert json.loads(auto.getvalue())["msg"] == "auto"
 
 
+
+def test_errors_are_json_records_with_log_format_json(tmp_path: Path, restore_logging: None,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """A collector run by a scheduler with `--log-format json`: its stderr parses line by line,
+    errors included; without the flag an error is one plain `archiver: ...` line."""
+    from tests.fx_archiver import main
+
+    cfg = tmp_path / "config.toml"
+    cfg.write_text("[store]\nnot_a_key = 1\n")
+    assert main(["sync", "--config", str(cfg), "--log-format", "json"]) == 2
+    lines = [json.loads(ln) for ln in capsys.readouterr().err.splitlines()]
+    assert lines and lines[-1]["level"] == "error" and "not_a_key" in lines[-1]["msg"]
+    assert main(["sync", "--config", str(cfg), "--log-format", "human"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("archiver: ") and "not_a_key" in err
+
 # ---------------------------------------------------------------- progress
 def test_progress_callback() -> None:
     from rich.console import Console
