@@ -24,7 +24,7 @@ import orjson
 
 from archiver.harnesses.base import HarnessContext, native_path
 from archiver.harnesses.common import (
-    cache_get, cache_put, configured_root, file_state_key, iso, regular_files, sniff_content,
+    cache_get, cache_put, configured_root, cwd_folder_relpath, file_state_key, iso, regular_files, sniff_content,
 )
 from archiver.harnesses.jsonl_probe import head_records, records_containing, tail_records
 from archiver.model import DiscoveredSession, Format, LineageEdge, SourceArtifact, session_key
@@ -330,13 +330,8 @@ class ClaudeCode:
         name the path rules cannot see in a key (`zq.canary` became `zq-canary`, `/export/home`)
         is gone and the key matches the cwd inside. A key that is not the cwd's plain encoding
         (a truncated long key, a CLAUDE_CODE_PROJECT_DIR_NAME override) goes through the rules."""
-        prefix = f"{self.native_root}/projects/"
-        if not src.path.startswith(prefix) or not session.cwd:
-            return redact_relpath(src.path)
-        folder, _, rest = src.path[len(prefix) :].partition("/")
-        if not rest or folder != project_key(session.cwd):
-            return redact_relpath(src.path)
-        return f"{prefix}{project_key(redact_text(session.cwd))}/{redact_relpath(rest)}"
+        return cwd_folder_relpath(src.path, f"{self.native_root}/projects/", session.cwd, project_key,
+                                  redact_relpath, redact_text)
 
     def _host_session(self) -> DiscoveredSession | None:
         host = DiscoveredSession(harness=NAME, session_id="@host", kind="host", title="Claude Code host files")

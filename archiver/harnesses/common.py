@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Generic, Iterable, Iterator, MutableMapping, TypeVar
+from typing import Any, Callable, Generic, Iterable, Iterator, MutableMapping, TypeVar
 
 import orjson
 
@@ -191,3 +191,20 @@ class LazyByPath(Generic[T]):
         if self._map is None:
             self._map = {str(item.file.resolve()): item for item in self._items}  # type: ignore[attr-defined]
         return self._map.get(key)
+
+
+def cwd_folder_relpath(
+    path: str, prefix: str, cwd: str | None, encode: Callable[[str], str],
+    redact_relpath: Callable[[str], str], redact_text: Callable[[str], str],
+) -> str:
+    """The archived form of `path` when its folder under `prefix` is `encode(cwd)` (a Claude Code
+    project key, a pi session folder): the folder is rebuilt from the redacted cwd, so it matches
+    the cwd inside and no part of a user name the path rules cannot see in it survives; the rest
+    goes through redact_relpath. Any other path (no cwd, a folder that is not the cwd's plain
+    encoding: truncated, overridden) goes through redact_relpath whole."""
+    if not path.startswith(prefix) or not cwd:
+        return redact_relpath(path)
+    folder, _, rest = path[len(prefix) :].partition("/")
+    if not rest or folder != encode(cwd):
+        return redact_relpath(path)
+    return f"{prefix}{encode(redact_text(cwd))}/{redact_relpath(rest)}"

@@ -35,7 +35,7 @@ import orjson
 
 from archiver.harnesses.base import HarnessContext, native_path
 from archiver.harnesses.common import (
-    LazyByPath, cache_get, cache_put, configured_root, expand_home, file_state_key, iso,
+    LazyByPath, cache_get, cache_put, configured_root, cwd_folder_relpath, expand_home, file_state_key, iso,
 )
 from archiver.harnesses.jsonl_probe import parse_line, scan_lines, unparseable_warning
 from archiver.model import DiscoveredSession, LineageEdge, SourceArtifact, session_key
@@ -285,13 +285,8 @@ class Pi:
         """`--<cwd>--` is derived from the cwd: rebuild it from the redacted cwd. Every other
         component (the transcript's name, a sidecar's `<id>.tmp/<basename>`, which may carry
         a user name: `pi-bash-alice-1a2b.log`) goes through redact_relpath like any path."""
-        prefix = f"{self.native_root}/sessions/"
-        if not src.path.startswith(prefix) or not session.cwd:
-            return redact_relpath(src.path)
-        folder, _, rest = src.path[len(prefix) :].partition("/")
-        if folder != cwd_dir_name(session.cwd) or not rest:
-            return redact_relpath(src.path)
-        return f"{prefix}{cwd_dir_name(redact_text(session.cwd))}/{redact_relpath(rest)}"
+        return cwd_folder_relpath(src.path, f"{self.native_root}/sessions/", session.cwd, cwd_dir_name,
+                                  redact_relpath, redact_text)
 
 
 _CACHE_LIMIT = 256 * 1024  # a scan's facts longer than this are read again each run

@@ -83,19 +83,15 @@ class RuleRedactor:
         longjson.redact_span(self.json, f, start, end, write, report, carrier)
 
     def redact_file(self, src: Path, dst: Path, fmt: Format, report: RedactionReport) -> None:
+        if fmt == "text":
+            fmt = _text_kind(src)  # a text sidecar that is JSON or JSONL goes through the JSON walker
         if fmt in ("jsonl", "jsonl.zst"):
             self._redact_jsonl_file(src, dst, report)
         elif fmt == "json":
             self._redact_json_file(src, dst, report)
         elif fmt == "text":
-            kind = _text_kind(src)
-            if kind == "json":
-                self._redact_json_file(src, dst, report)
-            elif kind == "jsonl":
-                self._redact_jsonl_file(src, dst, report)
-            else:
-                with src.open("rb") as fi, dst.open("wb") as fo:
-                    redact_stream(fi, fo, lambda b: self.engine.redact_bytes(b, report, "text"))
+            with src.open("rb") as fi, dst.open("wb") as fo:
+                redact_stream(fi, fo, lambda b: self.engine.redact_bytes(b, report, "text"))
         elif fmt == "sqlite":
             redact_sqlite(src, dst, lambda v, c: self._cell(v, c, report), self._warnings)
         elif fmt == "git-object":
@@ -128,19 +124,15 @@ class RuleRedactor:
     def scan_file(self, path: Path, fmt: Format) -> RedactionReport:
         """What redacting `path` again would replace (counts only; nothing is written)."""
         report = RedactionReport()
+        if fmt == "text":
+            fmt = _text_kind(path)  # read as redact_file reads it
         if fmt in ("jsonl", "jsonl.zst"):
             self._jsonl_pass(path, None, report)
         elif fmt == "json":
             self._redact_json_file(path, None, report)
         elif fmt == "text":
-            kind = _text_kind(path)
-            if kind == "json":
-                self._redact_json_file(path, None, report)
-            elif kind == "jsonl":
-                self._jsonl_pass(path, None, report)
-            else:
-                with path.open("rb") as fi:
-                    redact_stream(fi, _Discard(), lambda b: self.engine.redact_bytes(b, report, "text"))
+            with path.open("rb") as fi:
+                redact_stream(fi, _Discard(), lambda b: self.engine.redact_bytes(b, report, "text"))
         elif fmt == "sqlite":
             scan_sqlite(path, lambda v, c: self._cell(v, c, report))
         elif fmt == "git-object":
@@ -277,7 +269,7 @@ def _discard(b: bytes) -> int:
 _SNIFF_JSON_MAX = 1 << 20  # a text file up to this size is tried as one JSON document (parsed in memory twice)
 
 
-def _text_kind(path: Path) -> str:
+def _text_kind(path: Path) -> Format:
     """A text sidecar that is JSON ("json") or JSONL ("jsonl") goes through the JSON walker: its
     escapes (`\\u0076`), keys and name/value pairs would hide secrets from text rules. A
     compressed file, or anything else, is "text"."""
