@@ -233,6 +233,7 @@ class Syncer:
             else:
                 for ds in _drain(todo):
                     one(ds)
+            self.jobs.stop_workers()
             if not self.options.dry_run:
                 self._commit(processed, started)
         finally:

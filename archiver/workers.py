@@ -388,6 +388,15 @@ class Jobs:
         return JobResult(hasher.hexdigest(), sha.hexdigest(), size, counts, leftovers,
                          sum(r.lines for r in results), notes=notes)
 
+    def stop_workers(self) -> None:
+        """Stop the worker processes, whose memory goes back to the system; a later job starts
+        them again. Between the sessions and the manifest, which needs no redaction but is built
+        in the parent (the peak of a long run would be the workers' memory on top of it)."""
+        with self._pool_lock:
+            pool, self.pool = self.pool, None
+        if pool is not None:
+            pool.shutdown(wait=True)
+
     def close(self) -> None:
         with self._pool_lock:
             self._closed = True
