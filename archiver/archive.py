@@ -18,10 +18,10 @@ import logging
 import os
 import secrets
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Callable, Iterator, Sequence
 
 from archiver import FORMAT, __version__
 from archiver.model import Manifest, Session
@@ -33,6 +33,7 @@ log = logging.getLogger(__name__)
 MARKER_KEY = "archiver.json"
 MAX_MANIFEST_BYTES = 512 * 1024 * 1024
 MANIFEST_RATIO_FLOOR = 1 << 20  # manifests are held in memory: their ratio counts early
+STAMP = "%Y%m%dT%H%M%SZ"  # the time in a manifest key (UTC, whole seconds)
 SMALL_OBJECT = 1 << 20  # plaintext up to this is packed in memory and put conditionally (a few MB per thread at most)
 # An object found already stored but written longer ago than this is written again when a run
 # names it anew: prune deletes only unreferenced objects older than its grace period (6 h by
@@ -99,7 +100,7 @@ def chain_digest(previous: str | None, segment_sha256: str) -> str:
 
 
 def manifest_key(host_id: str, when: datetime) -> str:
-    stamp = when.astimezone(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    stamp = when.astimezone(timezone.utc).strftime(STAMP)
     return f"snapshots/{host_id}/{stamp}-{secrets.token_hex(4)}.json.age"
 
 
@@ -272,22 +273,122 @@ def latest_sessions(manifests: Iterator[Manifest] | list[Manifest]) -> dict[str,
     return out
 
 
+@dataclass(frozen=True)
+class SnapshotInfo:
+    """One manifest as `archiver snapshots` lists it (forgotten sessions left out)."""
+
+    key: str
+    host_id: str
+    created_at: str
+    sessions: int
+    bytes: int  # the files a restore of this state writes, each path once
+    stored_bytes: int  # the encrypted manifest itself
+
+    def to_json(self) -> dict[str, object]:
+        return {"host_id": self.host_id, "created_at": self.created_at, "sessions": self.sessions,
+                "bytes": self.bytes, "key": self.key, "manifest_bytes": self.stored_bytes}
+
+
 @dataclass
 class Catalog:
     sessions: dict[str, Session]
-    manifests: list[ManifestRef]
+    manifests: list[ManifestRef]  # those read: with `at`, the ones at or before it
     errors: list[str]
+    snapshots: list[SnapshotInfo] = field(default_factory=list)
+    at: datetime | None = None
+    # with `at`: hosts whose every manifest is newer, and the stamp of their first one
+    hosts_later: dict[str, str] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
 
 
-def load_catalog(archive: Archive, identities: Sequence[object], host_id: str | None = None) -> Catalog:
-    """Decrypt every manifest (of one host, or all) and keep the newest state per session."""
-    refs = archive.manifests(host_id)
-    loaded: list[Manifest] = []
+def parse_utc(text: str) -> datetime:
+    """A manifest's `created_at` (ISO-8601, `Z` or an offset; naive means UTC) as an aware datetime."""
+    when = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    return when if when.tzinfo else when.replace(tzinfo=timezone.utc)
+
+
+def stamp_of(ref: ManifestRef) -> datetime | None:
+    """The whole second in the manifest's key: its `created_at` truncated (§1), or None for a
+    key some other writer named differently."""
+    try:
+        return datetime.strptime(ref.created, STAMP).replace(tzinfo=timezone.utc)
+    except ValueError:
+        return None
+
+
+def load_catalog(archive: Archive, identities: Sequence[object], host_id: str | None = None, *,
+                 at: datetime | None = None, object_id_key: bytes | None = None) -> Catalog:
+    """Decrypt every manifest (of one host, or all) and keep the newest state per session.
+
+    With `at`, only manifests created at or before it count: the archive as it was then. A
+    manifest whose key stamp is already later is not even fetched. Sessions erased by
+    forget-session (a tombstone, FORMAT.md §7) are left out of every manifest, so an older one
+    that forget-session could not rewrite (locked) does not bring them back; that needs the
+    team key (`object_id_key`), which tombstone ids are keyed with."""
+    every = archive.manifests(host_id)
+    refs = every if at is None else [r for r in every if (stamp_of(r) or at) <= at]
     errors: list[str] = []
+    notes: list[str] = []
+    forgotten = _forgotten(archive, object_id_key, errors, notes)
+    loaded: list[tuple[ManifestRef, Manifest]] = []
+    read: list[ManifestRef] = []  # refs at or before `at`, readable or not
     for ref in refs:
         try:
-            loaded.append(archive.load_manifest(ref.key, identities))
+            m = archive.load_manifest(ref.key, identities)
         except (ArchiveFormatError, NotFound) as e:
             errors.append(str(e))
-    loaded.sort(key=lambda m: m.created_at)
-    return Catalog(sessions=latest_sessions(loaded), manifests=refs, errors=errors)
+            read.append(ref)
+            continue
+        if at is not None and not _at_or_before(m, at, errors):
+            continue
+        m.sessions = [s for s in m.sessions if not forgotten(s.key)]
+        loaded.append((ref, m))
+        read.append(ref)
+    loaded.sort(key=lambda p: p[1].created_at)
+    catalog = Catalog(sessions=latest_sessions([m for _, m in loaded]), manifests=read, errors=errors,
+                      snapshots=[_summary(ref, m) for ref, m in loaded], at=at, notes=notes)
+    if at is not None:
+        catalog.hosts_later = _hosts_later(every, {r.host_id for r in read})
+    return catalog
+
+
+def _at_or_before(m: Manifest, at: datetime, errors: list[str]) -> bool:
+    try:
+        return parse_utc(m.created_at) <= at
+    except ValueError:
+        errors.append(f"manifest of host {m.host_id}: created_at {m.created_at[:40]!r} is not a time; left out")
+        return False
+
+
+def _forgotten(archive: Archive, object_id_key: bytes | None, errors: list[str],
+               notes: list[str]) -> Callable[[str], bool]:
+    """A test for session keys erased by forget-session (their tombstones)."""
+    try:
+        tombs = archive.tombstones()
+    except StoreError as e:
+        errors.append(f"cannot list tombstones/ ({e}): sessions erased by forget-session could show")
+        return lambda key: False
+    if not tombs:
+        return lambda key: False
+    if object_id_key is None:
+        notes.append(f"{len(tombs)} session(s) were erased by forget-session; without the team key this reader "
+                     "cannot tell which, so one still named by a manifest forget-session could not rewrite "
+                     "(locked) would show")
+        return lambda key: False
+    return lambda key: tombstone_id(object_id_key, key) in tombs
+
+
+def _summary(ref: ManifestRef, m: Manifest) -> SnapshotInfo:
+    sizes = {a.path: a.size for s in m.sessions for a in s.artifacts}
+    return SnapshotInfo(key=ref.key, host_id=m.host_id, created_at=m.created_at, sessions=len(m.sessions),
+                        bytes=sum(sizes.values()), stored_bytes=ref.size)
+
+
+def _hosts_later(refs: list[ManifestRef], present: set[str]) -> dict[str, str]:
+    """Hosts with manifests, none of them in `present`: host id -> stamp of its first manifest."""
+    out: dict[str, str] = {}
+    for ref in refs:  # oldest first
+        if ref.host_id not in present and ref.host_id not in out:
+            when = stamp_of(ref)
+            out[ref.host_id] = when.strftime("%Y-%m-%dT%H:%M:%SZ") if when else ref.created
+    return out

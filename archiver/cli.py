@@ -12,6 +12,7 @@ import json
 import logging
 import os
 import sys
+from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Any, Callable
 
@@ -97,11 +98,73 @@ def identities_of(args: argparse.Namespace) -> list[Any]:
     return runtime.identities(Path(ident) if ident else None, Path(pp) if pp else None)
 
 
-def catalog_of(args: argparse.Namespace, settings):  # type: ignore[no-untyped-def]
+def catalog_of(args: argparse.Namespace, settings, host_id: str | None = None):  # type: ignore[no-untyped-def]
+    """The archive as readers see it: every host's newest states, or with --at, as they were then."""
     from archiver.archive import load_catalog
 
+    at = at_of(args)
     ids = identities_of(args)
-    return load_catalog(open_archive(settings), ids), ids
+    return load_catalog(open_archive(settings), ids, host_id, at=at, object_id_key=_object_id_key(settings)), ids
+
+
+def _object_id_key(settings: Any) -> bytes | None:
+    """The team's object-id key, which tombstones are keyed with; reviewers may not hold it."""
+    from archiver import runtime
+    from archiver.config import ConfigError
+
+    try:
+        return runtime.team_keys(settings).object_id
+    except ConfigError:
+        return None
+
+
+AT_HELP = ("read the archive as it was at TIME: per host, the newest snapshot created at or before it "
+           "(see `archiver snapshots`). TIME is ISO 8601 in UTC unless it names an offset "
+           "(2026-11-30T12:00:00Z, 2026-11-30T13:00+01:00, 2026-11-30T12:00 is UTC), a date meaning the end "
+           "of that day UTC (2026-11-30), or a duration ago (90m, 12h, 3d, 2w)")
+
+
+def add_at(sp: argparse.ArgumentParser, help_: str = AT_HELP) -> None:
+    sp.add_argument("--at", metavar="TIME", help=help_)
+
+
+def at_of(args: argparse.Namespace) -> datetime | None:
+    """--at as an aware UTC datetime, or None when not given."""
+    text = getattr(args, "at", None)
+    return None if text is None else parse_at(text)
+
+
+def parse_at(text: str, now: datetime | None = None) -> datetime:
+    """A point in time from the command line: a duration ago (prune's form: 90m, 12h, 3d), a
+    date (the end of that day, UTC: everything archived that day counts), or an ISO 8601 time
+    (naive means UTC, as every time the archive records and prints)."""
+    from archiver.prune import parse_duration
+
+    raw = text.strip()
+    now = now or datetime.now(timezone.utc)
+    try:
+        try:
+            return now - parse_duration(raw)
+        except ValueError:
+            pass
+        try:
+            return datetime.combine(date.fromisoformat(raw), datetime.max.time(), timezone.utc)
+        except ValueError:
+            pass
+        when = datetime.fromisoformat(raw)
+        return (when if when.tzinfo else when.replace(tzinfo=timezone.utc)).astimezone(timezone.utc)
+    except (ValueError, OverflowError):
+        raise UsageError(f"--at: cannot read {text!r} as a time: use ISO 8601 (2026-11-30T12:00:00Z), "
+                         "a date (2026-11-30, its end in UTC) or a duration ago (90m, 12h, 3d)") from None
+
+
+def as_of(catalog: Any) -> str:
+    """' as of <time>' for messages about a catalog read with --at, else ''."""
+    return f" as of {iso_utc(catalog.at)}" if catalog.at is not None else ""
+
+
+def iso_utc(when: datetime) -> str:
+    return when.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 # ---------------------------------------------------------------- commands
@@ -360,18 +423,26 @@ def cmd_ls(args: argparse.Namespace) -> int:
     settings = settings_of(args)
     catalog, _ = catalog_of(args, settings)
     sessions = _filter_sessions(sorted(catalog.sessions.values(), key=lambda s: s.key), args)
+    later = [{"host_id": h, "first_snapshot": first} for h, first in sorted(catalog.hosts_later.items())]
     if args.json:
-        emit_json({"sessions": [s.model_dump() for s in sessions], "errors": catalog.errors})
+        emit_json({"sessions": [s.model_dump() for s in sessions], "errors": catalog.errors,
+                   "at": iso_utc(catalog.at) if catalog.at else None, "hosts_without_state": later,
+                   "notes": catalog.notes})
     else:
         from rich.table import Table
 
-        t = Table(title=f"{len(sessions)} sessions in {len(catalog.manifests)} snapshots")
+        t = Table(title=f"{len(sessions)} sessions in {len(catalog.manifests)} snapshots{as_of(catalog)}")
         for col in ("key", "kind", "title", "updated", "files", "bytes", "host"):
             t.add_column(col)
         for s in sessions:
             t.add_row(plain(s.key), s.kind, plain(s.title or ""), plain((s.updated_at or "")[:19]),
                       str(len(s.artifacts)), str(sum(a.size for a in s.artifacts)), plain(s.host_id or ""))
         console().print(t)
+        for h in later:
+            err(f"note: host {h['host_id']} contributes nothing{as_of(catalog)}: its first snapshot is "
+                f"from {h['first_snapshot']}")
+        for n in catalog.notes:
+            err(f"note: {n}")
         for e in catalog.errors:
             err(e)
     return EXIT_INTEGRITY if catalog.errors else EXIT_OK
@@ -385,17 +456,20 @@ def cmd_lineage(args: argparse.Namespace) -> int:
     lin = Lineage(catalog.sessions)
     if args.key:
         if args.key not in catalog.sessions:
-            raise UsageError(f"no session {args.key!r} in the archive")
+            raise UsageError(f"no session {args.key!r} in the archive{as_of(catalog)}")
         keys = lin.family(args.key)
     else:
         keys = set(catalog.sessions)
     if args.json:
-        emit_json(lin.to_json(keys))
+        doc = lin.to_json(keys)
+        if catalog.at is not None:
+            doc["at"] = iso_utc(catalog.at)
+        emit_json(doc)
         return EXIT_OK
     from rich.tree import Tree
 
     c = console()
-    forest = Tree(f"lineage ({len(keys)} sessions)")
+    forest = Tree(f"lineage ({len(keys)} sessions{as_of(catalog)})")
 
     def label(key: str, relation: str | None, inferred: bool) -> str:
         s = catalog.sessions.get(key)
@@ -436,7 +510,7 @@ def cmd_restore(args: argparse.Namespace) -> int:
         for key in args.keys:
             matches = [k for k in catalog.sessions if k == key or catalog.sessions[k].key == key]
             if not matches:
-                raise UsageError(f"no session {key!r} in the archive")
+                raise UsageError(f"no session {key!r} in the archive{as_of(catalog)}")
             for k in matches:
                 wanted |= lin.family(k) if args.with_family else {k}
     sessions = [catalog.sessions[k] for k in sorted(wanted) if k in catalog.sessions]
@@ -445,10 +519,14 @@ def cmd_restore(args: argparse.Namespace) -> int:
     harnesses = {h.name: h for h in runtime.harnesses(settings)}
     result = Restorer(open_archive(settings), ids, harnesses, overwrite=args.overwrite).restore(sessions, Path(args.to))
     if args.json:
-        emit_json(result.to_json())
+        doc = result.to_json()
+        if catalog.at is not None:
+            doc["at"] = iso_utc(catalog.at)
+        emit_json(doc)
     else:
         c = console()
-        c.print(plain(f"restored {len(result.sessions)} sessions, {len(result.files)} files into {args.to}"))
+        c.print(plain(f"restored {len(result.sessions)} sessions, {len(result.files)} files into {args.to}"
+                      f"{as_of(catalog)}"))
         for r in result.refused:
             err(f"refused: {r}")
         for e in result.integrity_errors:
@@ -632,8 +710,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="sessions processed at once, and redaction processes (default: cores, at most 4)")
     sp.add_argument("--harness", action="append")
 
-    sp = add("ls", cmd_ls, "sessions in the archive (latest state per session)")
+    sp = add("ls", cmd_ls, "sessions in the archive (latest state per session, or as of --at)")
     add_identity(sp)
+    add_at(sp)
     sp.add_argument("--harness", action="append")
     sp.add_argument("--since", help="ISO date/time: sessions updated since")
     sp.add_argument("--host", help="host id")
@@ -642,12 +721,14 @@ def build_parser() -> argparse.ArgumentParser:
     sp = add("lineage", cmd_lineage, "the lineage forest, or one family, as a tree")
     sp.add_argument("key", nargs="?")
     add_identity(sp)
+    add_at(sp)
 
     sp = add("restore", cmd_restore, "restore sessions into DIR laid out like a HOME")
     sp.add_argument("keys", nargs="*")
     sp.add_argument("--all", action="store_true")
     sp.add_argument("--to", required=True)
     add_identity(sp)
+    add_at(sp)
     sp.add_argument("--with-family", action="store_true")
     sp.add_argument("--overwrite", action="store_true",
                     help="replace files of the target that hold other content (default: refuse and report them)")

@@ -29,14 +29,13 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Callable, Iterable, Sequence
 
-from archiver.archive import Archive, ArchiveFormatError, ManifestRef
+from archiver.archive import STAMP, Archive, ArchiveFormatError, ManifestRef
 from archiver.model import Manifest
 from archiver.store.base import NotFound, Retention, StoreError
 
 log = logging.getLogger(__name__)
 
 DEFAULT_GRACE = timedelta(hours=6)
-_STAMP = "%Y%m%dT%H%M%SZ"
 
 
 @dataclass(frozen=True)
@@ -101,7 +100,7 @@ def apply_policy(items: Iterable[tuple[datetime, object]], policy: KeepPolicy) -
 
 
 def stamp_time(ref: ManifestRef) -> datetime:
-    return datetime.strptime(ref.created, _STAMP).replace(tzinfo=timezone.utc)
+    return datetime.strptime(ref.created, STAMP).replace(tzinfo=timezone.utc)
 
 
 @dataclass

@@ -32,6 +32,7 @@ from archiver.archive import Archive, ReadLimits, chain_digest
 from archiver.harnesses.base import Harness
 from archiver.model import Artifact, Session
 from archiver.pack import UnpackError
+from archiver.store.base import NotFound
 
 MAX_OBJECT_OUTPUT = 64 << 30  # kept for callers; ReadLimits.max_bytes is the effective cap
 
@@ -174,7 +175,11 @@ class Restorer:
                         raise IntegrityError(f"object {object_id[:16]}…: content is larger than the "
                                              f"{art.size} bytes the manifest records") from None
                     raise IntegrityError(f"object {object_id[:16]}…: {e} (limits: {ENV_LIMITS})") from None
-                except Exception as e:  # missing object, bad MAC, bad frame: name it, keep going
+                except NotFound:
+                    seg_path.unlink(missing_ok=True)
+                    raise IntegrityError(f"object {object_id[:16]}…: missing from the store (deleted since the "
+                                         "manifest naming it was written)") from None
+                except Exception as e:  # bad MAC, bad frame, store errors: name it, keep going
                     seg_path.unlink(missing_ok=True)
                     raise IntegrityError(f"object {object_id[:16]}…: {type(e).__name__}: {e}") from None
                 remaining -= got

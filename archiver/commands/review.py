@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from archiver.cli import (EXIT_INTEGRITY, EXIT_OK, EXIT_PARTIAL, UsageError, add_identity, console, emit_json, err,
-                          identities_of, open_archive, settings_of)
+from archiver.cli import (EXIT_INTEGRITY, EXIT_OK, EXIT_PARTIAL, UsageError, add_at, add_identity, as_of, catalog_of,
+                          console, emit_json, err, identities_of, iso_utc, open_archive, settings_of)
 
 
 # ---------------------------------------------------------------- shared
@@ -27,7 +27,7 @@ def _grace(text: str) -> Any:
         raise UsageError(f"--grace: {e}") from None
 
 
-def _resolve_key(sessions: dict[str, Any], key: str) -> str:
+def _resolve_key(sessions: dict[str, Any], key: str, where: str = "") -> str:
     if key in sessions:
         return key
     matches = sorted(k for k, s in sessions.items() if s.key == key)
@@ -35,20 +35,17 @@ def _resolve_key(sessions: dict[str, Any], key: str) -> str:
         return matches[0]
     if matches:
         raise UsageError(f"{key!r} names {len(matches)} host sessions; use one of: {', '.join(matches)}")
-    raise UsageError(f"no session {key!r} in the archive")
+    raise UsageError(f"no session {key!r} in the archive{where}")
 
 
 # ---------------------------------------------------------------- export
 def cmd_export(args: argparse.Namespace) -> int:
-    from archiver.archive import load_catalog
     from archiver.render import export
 
     settings = settings_of(args)
-    ids = identities_of(args)
-    archive = open_archive(settings)
-    catalog = load_catalog(archive, ids)
-    key = _resolve_key(catalog.sessions, args.key)
-    result = export(archive, ids, catalog.sessions, key, fmt=args.format, with_family=args.with_family)
+    catalog, ids = catalog_of(args, settings)
+    key = _resolve_key(catalog.sessions, args.key, as_of(catalog))
+    result = export(open_archive(settings), ids, catalog.sessions, key, fmt=args.format, with_family=args.with_family)
     out = Path(args.out) if args.out else None
     if out is not None:
         tmp = out.with_name(f".{out.name}.tmp")
@@ -59,6 +56,8 @@ def cmd_export(args: argparse.Namespace) -> int:
     doc = {"out": str(out) if out else None, "format": args.format, "sessions": result.sessions,
            "entries": result.entries, "bytes": len(result.document.encode()),
            "integrity_errors": result.integrity_errors, "warnings": result.warnings + catalog.errors}
+    if catalog.at is not None:
+        doc["at"] = iso_utc(catalog.at)
     if args.json:
         if out is None:
             doc["document"] = result.document
@@ -274,6 +273,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     sp.add_argument("--out", help="file to write (default: stdout)")
     sp.add_argument("--with-family", action="store_true", help="include the whole lineage family, not just subagents")
     add_identity(sp)
+    add_at(sp)
 
     sp = add("bucket", cmd_bucket_init, "bucket set-up")
     bsub = sp.add_subparsers(dest="bucket_cmd", required=True)

@@ -1,0 +1,44 @@
+"""`archiver snapshots`: each host's manifests (time, sessions, bytes), so a reviewer can pick
+a time for `--at` on ls, lineage, restore and export. Argument parsing and output only."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from archiver.cli import (EXIT_INTEGRITY, EXIT_OK, add_at, add_identity, as_of, catalog_of, console, emit_json, err,
+                          iso_utc, plain, settings_of)
+
+
+def cmd_snapshots(args: argparse.Namespace) -> int:
+    settings = settings_of(args)
+    catalog, _ = catalog_of(args, settings, host_id=args.host)
+    rows = sorted(catalog.snapshots, key=lambda s: (s.host_id, s.created_at, s.key))
+    if args.json:
+        emit_json({"snapshots": [r.to_json() for r in rows], "at": iso_utc(catalog.at) if catalog.at else None,
+                   "errors": catalog.errors, "notes": catalog.notes})
+    else:
+        from rich.table import Table
+
+        hosts = len({r.host_id for r in rows})
+        t = Table(title=f"{len(rows)} snapshots of {hosts} hosts{as_of(catalog)}")
+        for col in ("host", "created (UTC)", "sessions", "bytes"):
+            t.add_column(col)
+        for r in rows:
+            t.add_row(plain(r.host_id), plain(r.created_at), str(r.sessions), str(r.bytes))
+        console().print(t)
+        for n in catalog.notes:
+            err(f"note: {n}")
+        for e in catalog.errors:
+            err(e)
+    return EXIT_INTEGRITY if catalog.errors else EXIT_OK
+
+
+def register(sub: Any, common: argparse.ArgumentParser) -> None:
+    help_ = "each host's snapshots (manifests): when, how many sessions, how many bytes; pick a time for --at"
+    sp = sub.add_parser("snapshots", parents=[common], help=help_, description=help_)
+    sp.set_defaults(func=cmd_snapshots)
+    sp.add_argument("--host", help="only this host id")
+    add_identity(sp)
+    add_at(sp, "only snapshots created at or before TIME (the forms of ls --at: 2026-11-30T12:00:00Z, "
+               "2026-11-30, 3d)")
