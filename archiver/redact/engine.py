@@ -84,6 +84,7 @@ _WHOLE_ID = re.compile(_ID_PATTERN.decode(), re.ASCII)
 _IDCHARS = b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_-"
 _IDSET = frozenset(_IDCHARS)
 _ASCII_ALNUM = bytes(1 if chr(b).isalnum() else 0 for b in range(128))
+_IDENT = bytes(1 if b < 0x80 and (chr(b).isalnum() or b == 0x5F) else 0 for b in range(256))  # [A-Za-z0-9_]
 
 
 # Terminal escape sequences: CSI (colours, cursor moves), a two-byte one, and the opening and
@@ -288,9 +289,31 @@ def _alnum_ending_at(buf: bytes, i: int) -> bool:
     return buf[start:i + 1].decode("utf-8", "ignore")[-1:].isalnum()
 
 
-def _term_spans(terms: tuple[bytes, ...], buf: bytes, low: bytes, digits_after: bool = False) -> list[tuple[int, int]]:
-    """Occurrences of literal terms (case-insensitive, ASCII) bounded by non-alphanumerics; with
-    `digits_after`, digits may follow a term (`alice2024`: the term alone is the span)."""
+def in_identifier(buf: bytes, s: int, e: int) -> bool:
+    """Is the word buf[s:e] (its digits included) part of a code identifier: joined by `_` to
+    identifier characters (`max_tokens`, `use_max`), an attribute (`Math.max`, `self.will`; not
+    inside a dotted name, `www.alice.dev`), or called (`max(`)?"""
+    n = len(buf)
+    if e < n:
+        b = buf[e]
+        if b == 0x28:  # (
+            return True
+        if b == 0x5F and e + 1 < n and _IDENT[buf[e + 1]]:
+            return True
+    if s >= 2:
+        b = buf[s - 1]
+        if b == 0x5F:
+            return bool(_IDENT[buf[s - 2]])
+        if b == 0x2E and (_IDENT[buf[s - 2]] or buf[s - 2] in b")]"):
+            return not (e + 1 < n and buf[e] == 0x2E and _IDENT[buf[e + 1]])
+    return False
+
+
+def _term_spans(terms: tuple[bytes, ...], buf: bytes, low: bytes, digits_after: bool = False,
+                word_only: bool = False) -> list[tuple[int, int]]:
+    """Occurrences of literal terms (case-insensitive, ASCII) bounded by non-alphanumerics (a
+    JSON escape `\\n` before one is a boundary too); with `digits_after`, digits may follow a
+    term (`alice2024`: the term alone is the span); with `word_only`, not inside an identifier."""
     out = []
     n = len(buf)
     find = low.find
@@ -303,6 +326,8 @@ def _term_spans(terms: tuple[bytes, ...], buf: bytes, low: bytes, digits_after: 
             if p:
                 b = buf[p - 1]
                 before = table[b] if b < 0x80 else _alnum_ending_at(buf, p - 1)
+                if before and b in b"nrt" and p >= 2 and buf[p - 2] == 0x5C:  # `\nalice` in JSON text
+                    before = False
             else:
                 before = False
             if not before:
@@ -315,7 +340,7 @@ def _term_spans(terms: tuple[bytes, ...], buf: bytes, low: bytes, digits_after: 
                     after = table[b] if b < 0x80 else _alnum_at(buf, j)
                 else:
                     after = False
-                if not after:
+                if not after and not (word_only and in_identifier(buf, p, j)):
                     out.append((p, e))
                     p = find(t, e)
                     continue
@@ -517,7 +542,8 @@ class Engine:
         if s < 0 or e <= s:
             return None
         r = c.rule
-        if r.bounded and (spans[1][1] > spans[1][0] or spans[3][1] > spans[3][0]):
+        if r.bounded and (spans[1][1] > spans[1][0] or spans[3][1] > spans[3][0]
+                          or (r.word_only and in_identifier(buf, s, spans[3][0]))):
             return None
         if r.min_length or r.entropy is not None or c.allow is not None or r.check is not None:
             secret = buf[s:e]
@@ -553,7 +579,8 @@ class Engine:
             if c.terms:
                 if low is None:
                     low = buf.lower()
-                cands.extend((s, e, idx, s, e) for s, e in _term_spans(c.terms, buf, low, c.rule.digits_after))
+                spans = _term_spans(c.terms, buf, low, c.rule.digits_after, c.rule.word_only)
+                cands.extend((s, e, idx, s, e) for s, e in spans)
                 continue
             for spans in _spans(c.rx, buf):
                 cand = self._accept(c, buf, spans)
@@ -698,7 +725,7 @@ class Engine:
             if c.terms:
                 if jlow is None:
                     jlow = joined.lower()
-                for gs, ge in _term_spans(c.terms, joined, jlow, c.rule.digits_after):
+                for gs, ge in _term_spans(c.terms, joined, jlow, c.rule.digits_after, c.rule.word_only):
                     i = bisect_right(starts, gs) - 1
                     if ge > ends[i] or not cmodes[modes[i]]:
                         continue

@@ -88,6 +88,9 @@ class Rule:
     # form, so "Doe, Jane" and "J. Doe" get the pseudonym of "Jane Doe"
     canonical: tuple[tuple[str, str], ...] = ()
     digits_after: bool = False  # a bounded term may be followed by digits (`alice2024`): the term is replaced
+    # a bounded term is not matched inside a code identifier (`max_tokens`, `Math.max(`): usernames
+    # that are ordinary words would wreck JSON keys and code (engine.in_identifier)
+    word_only: bool = False
     check: Callable[[str], bool] | None = field(default=None, repr=False)
     # Generated literal-term rules: the terms themselves, so the engine can match them with a
     # find loop instead of RE2 (cheaper per match; usernames occur in almost every path).
@@ -343,14 +346,16 @@ def load_rules(specs: list[str], extra: RuntimeTerms | None = None) -> list[Rule
 
 # ---------------------------------------------------------------- generated rules
 
-_RUN = r"[\pL\pN]*"
+_RUN = r"[\pL\pN\pM]*"  # letters, digits and combining marks (a decomposed `é` is `e` + U+0301)
 
 
 def _bounded(alternatives: list[str], digits_after: bool = False) -> str:
     # Group 1 and 3 capture the alphanumeric run around the term; a match only counts when both are
     # empty, which is "bounded by non-alphanumerics" without look-around (RE2 has none) and without
-    # consuming the neighbour, so `alice-alice` yields two matches.
-    return f"(?i)({_RUN})({'|'.join(alternatives)}){'(?:[0-9]*)' if digits_after else ''}({_RUN})"
+    # consuming the neighbour, so `alice-alice` yields two matches. A JSON escape before the term
+    # (`\nalice` in JSON inside a text) is a boundary: group 1 does not take part then.
+    return (f"(?i)(?:\\\\[nrt]|({_RUN}))({'|'.join(alternatives)}){'(?:[0-9]*)' if digits_after else ''}"
+            f"({_RUN})")
 
 
 _NAME_SEP = r"[\s\pZ._-]*"  # \s is ASCII in RE2; \pZ adds no-break and other Unicode spaces
@@ -392,10 +397,11 @@ def term_rules(terms: RuntimeTerms) -> list[Rule]:
         free.sort(key=len, reverse=True)
         out.append(Rule(
             id="user-username", regex=_bounded([re2.escape(u) for u in free], digits_after=True), label="USERNAME",
-            description="the user's account names, as a word anywhere (digits may follow: alice2024)",
+            description="the user's account names, as a word anywhere but inside a code identifier (digits may "
+                        "follow: alice2024)",
             secret_group=2, keywords=tuple(dict.fromkeys(free)), replace="username", confidence="high",
             pack="runtime", source="runtime terms", generated=True, bounded=True, fold_case=True,
-            terms=tuple(free), digits_after=True,
+            terms=tuple(free), digits_after=True, word_only=True,
         ))
     for i, u in enumerate(short):
         # /home/ab/, /Users/ab, -home-ab-proj (Claude project keys), C:\\Users\\ab
