@@ -140,8 +140,10 @@ def test_name_variants_share_the_pseudonym_of_the_configured_name(tmp_path: Path
                  "Zelda\u00a0Quixote", "Zelda\u202fQuixote", "Quixote,\u3000Zelda", "Z.\u00a0Quixote"):
         assert eng.redact(f"by {text}.", None) == f"by {tok}.", text
     # an initial needs a dot or nothing between: "I'm Quixote" / "Z Quixote" are no initials
-    for text in ("I'm Quixote here", "Z Quixote", "Quixotesque", "Zelda alone"):
+    for text in ("I'm Quixote here", "Z Quixote", "Quixotesque", "zelda alone", "Zeldas"):
         assert eng.redact(text, None) == text
+    # the first name alone, as written (test_redact_people), has the full name's pseudonym
+    assert eng.redact("Zelda alone", None) == f"{tok} alone"
     # a last name under 4 letters gets no initial form ("lwu" would be too common a shape)
     assert eng.redact("Wu, Li and Li-Wu", None) == "{0} and {0}".format(p.token("NAME", b"li wu"))
     assert eng.redact("L. Wu and lwu", None) == "L. Wu and lwu"

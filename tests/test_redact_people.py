@@ -72,3 +72,85 @@ def test_a_username_in_an_identifier_non_ascii_and_after_a_json_escape() -> None
     assert eng.redact("by jörg.", None) == f"by {j}."
     # JSON inside a text: `\n` before the name is an escape, not a letter of a longer word
     assert eng.redact('{"out": "a\\nzqxcanary\\tjörg"}', None) == f'{{"out": "a\\n{z}\\t{j}"}}'
+
+
+# ---------------------------------------------------------------- short and first names
+
+
+@pytest.mark.parametrize("name", ["Al", "Bo", "Ed", "Cy", "Liv"])
+def test_a_short_real_name_is_matched_as_written_and_as_a_word(name: str) -> None:
+    eng = Engine(load_rules([], RuntimeTerms(names=[name])), P)
+    tok = P.token("NAME", name.lower().encode())
+    assert eng.redact(f"Thanks {name}, see you. {name}'s PR", None) == f"Thanks {tok}, see you. {tok}'s PR"
+    for text in (f"et {name.lower()}. (2019)", f"state: {name.upper()}", f"{name}pha and {name.lower()}so",
+                 f"x{name} {name}x"):
+        assert eng.redact(text, None) == text
+
+
+FULL_NAMES = [("Zelda", "Quixote"), ("Marguerite", "Okonkwo"), ("Ingrid", "Falkenrath"), ("Théo", "Lefèvre")]
+
+
+@pytest.mark.parametrize("first, last", FULL_NAMES)
+def test_the_first_name_alone_is_matched_as_written_with_the_full_names_pseudonym(first: str, last: str) -> None:
+    eng = Engine(load_rules([], RuntimeTerms(names=[f"{first} {last}"])), P)
+    tok = P.token("NAME", f"{first} {last}".lower().encode())
+    assert eng.redact(f"Thanks, {first}! -- {first} {last}", None) == f"Thanks, {tok}! -- {tok}"
+    assert eng.redact(f'{{"to": "{first}"}}', None) == f'{{"to": "{tok}"}}'
+    # not lowercased, not inside a longer word
+    for text in (f"{first.lower()} mode", f"{first.upper()}_HOME", f"{first}s", f"Mc{first}"):
+        assert eng.redact(text, None) == text, text
+
+
+@pytest.mark.parametrize("name", ["Will Sorensen", "Mark Abernathy", "Grace Whitfield", "Eva Lindqvist"])
+def test_a_first_name_that_is_a_word_or_short_is_not_matched_alone(name: str) -> None:
+    eng = Engine(load_rules([], RuntimeTerms(names=[name])), P)
+    first = name.split()[0]
+    text = f"{first} this work? {first} it done."
+    assert eng.redact(text, None) == text
+    assert eng.redact(f"by {name}", None) == f"by {P.token('NAME', name.lower().encode())}"
+
+
+# ---------------------------------------------------------------- decomposed Unicode and escapes
+
+
+def _escaped(text: str) -> str:
+    """text as json.dumps writes it (\\uXXXX for every non-ASCII character), without the quotes."""
+    return json.dumps(text)[1:-1]
+
+
+@pytest.mark.parametrize("first, last", [("José", "García"), ("Chloé", "Müller"), ("Zoë", "Ångström"),
+                                         ("Théo", "Lefèvre")])
+def test_names_in_decomposed_unicode_and_as_json_escapes_in_text(first: str, last: str) -> None:
+    name = f"{first} {last}"
+    red = _redactor(names=[name], usernames=["zqxcanary"])
+    tok = P.token("NAME", name.lower().encode())
+    nfd = unicodedata.normalize("NFD", name)
+    assert nfd != name
+    for form in (name, nfd, _escaped(name), _escaped(nfd), f"{last}, {first}",
+                 unicodedata.normalize("NFD", f"{last}, {first}")):
+        for text, want in ((f"signed: {form}.", f"signed: {tok}."),
+                           (f"/Users/zqxcanary/Documents/{form} CV.pdf",
+                            f"/Users/{P.username('zqxcanary')}/Documents/{tok} CV.pdf")):
+            assert red.redact_text(text, RedactionReport()) == want, (form, text)
+    # JSON inside a tool's output: the name and the home path as escapes, each found
+    inner = json.dumps({"author": name, "cwd": "/home/zqxcanary/src", "note": "\n" + name})
+    inner = inner.replace("/", "\\/")
+    out = red.redact_jsonl_line(json.dumps({"type": "tool_result", "content": inner}).encode(), RedactionReport())
+    text = json.loads(out)["content"]
+    assert "zqxcanary" not in text and _escaped(first) not in text and tok in text
+    # the configured name written decomposed finds the composed one
+    eng = Engine(load_rules([], RuntimeTerms(names=[nfd])), P)
+    assert eng.redact(f"by {name}", None) == f"by {tok}"
+
+
+def test_a_username_in_decomposed_unicode_or_escaped_and_a_home_path_in_nfd() -> None:
+    eng = Engine(load_rules(["builtin:paths"], RuntimeTerms(usernames=["jörg"])), P)
+    j = P.username("jörg")
+    nfd = unicodedata.normalize("NFD", "jörg")
+    for form in ("jörg", nfd, "j\\u00f6rg", "J\\u00d6RG"):
+        assert eng.redact(f"ssh {form}@build-box", None) == f"ssh {j}@build-box", form
+    # a home folder written decomposed: no combining mark is left on the pseudonym
+    for folder in ("José", unicodedata.normalize("NFD", "José"), "Zoë.Åberg"):
+        out = eng.redact(f"/Users/{folder}/x and C:\\Users\\{folder}\\y", None)
+        want = P.username(unicodedata.normalize("NFC", folder).lower())
+        assert out == f"/Users/{want}/x and C:\\Users\\{want}\\y", folder

@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from bisect import bisect_right
 from collections import Counter
 from dataclasses import dataclass, field
@@ -98,6 +99,17 @@ _ANSI_TEXT = re2.compile(rb"\\(?:u001[bB]|x1[bB]|033|e)\[|\^\[\[")._regexp  # no
 
 
 _SEPARATOR_RUN = re.compile(rb"[\s._-]+")
+_U_ESCAPE = re.compile(rb"\\u([0-9a-fA-F]{4})")
+
+
+def _normal(value: bytes) -> bytes:
+    """A found name as its pseudonym is keyed: `\\u00e9` escapes (JSON inside a text) decoded and
+    Unicode composed (NFC), so `Jose\\u0301`, `Jos\\u00e9` and `José` are one name."""
+    if value.isascii() and b"\\u" not in value:
+        return value
+    if b"\\u" in value:
+        value = _U_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)).encode("utf-8", "surrogatepass"), value)
+    return unicodedata.normalize("NFC", value.decode("utf-8", "surrogateescape")).encode("utf-8", "surrogateescape")
 
 
 def blank_ansi(buf: bytes, text_forms: bool = True) -> bytes:
@@ -861,9 +873,10 @@ class Engine:
         if hit is not None:
             return hit
         if m.replace == "username":
-            out = self.pseudonyms.username(value.decode("utf-8", "surrogateescape").lower()).encode()
+            out = self.pseudonyms.username(_normal(value).decode("utf-8", "surrogateescape").lower()).encode()
         else:
-            v = value.lower() if r.fold_case else value
+            v = _normal(value) if r.generated else value
+            v = v.lower() if r.fold_case else v
             if r.fold_separators:
                 v = self._canonical(r, v) or _SEPARATOR_RUN.sub(b" ", v.strip())
             out = self.pseudonyms.token(m.label, v).encode()

@@ -19,6 +19,7 @@ import getpass
 import importlib
 import importlib.resources
 import tomllib
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Literal
@@ -360,13 +361,64 @@ def _bounded(alternatives: list[str], digits_after: bool = False) -> str:
 
 _NAME_SEP = r"[\s\pZ._-]*"  # \s is ASCII in RE2; \pZ adds no-break and other Unicode spaces
 
+# A configured real name of this many letters or fewer (`Al`, `Bo`) is matched only as written and as
+# a word: case-insensitively it is `et al.`, the state code AL, a syllable of every text.
+SHORT_NAME = 3
+# The first name of a configured full name is matched alone (`Thanks, Zelda!`), as written and as a
+# word, when it has at least this many letters and is no everyday word (below).
+FIRST_NAME_MIN = 4
+# First names that are everyday English words: alone, as written, they still start sentences
+# ("Will this work?", "Mark it done", "Grant access"), so they are matched only with the last name.
+COMMON_WORD_NAMES = frozenset({
+    "will", "mark", "bill", "grant", "chase", "hope", "grace", "faith", "frank", "jack", "rose", "dawn",
+    "june", "april", "august", "summer", "hunter", "lance", "miles", "drew", "gene", "page", "reed", "wade",
+    "dale", "dean", "glen", "herb", "nick", "norm", "rich", "rusty", "sandy", "penny", "holly", "lily",
+    "daisy", "ruby", "pearl", "amber", "crystal", "angel", "honor", "sunny", "major", "king", "earl",
+    "river", "rain", "storm", "stone", "cliff", "forest", "heather", "violet", "olive", "sage", "star",
+    "skye", "bishop", "carol", "max", "art", "pat", "sue", "guy", "joy", "may", "ivy", "ray", "rob",
+    "case", "cash", "clay", "cole", "gray", "grey", "hall", "hill", "long", "mason", "price",
+    "ward", "young", "bond", "brook", "brooke", "destiny", "harmony", "melody", "misty", "autumn", "winter",
+})
+
+
+def _nfc(text: str) -> str:
+    return unicodedata.normalize("NFC", text)
+
+
+def _char(c: str) -> str:
+    """One character, also as a JSON `\\uXXXX` escape written in a text (JSON inside a string)."""
+    if c.isascii() or ord(c) > 0xFFFF:
+        return re2.escape(c)
+    # the rules are case-insensitive: `\\u00d6` is `Ö`, `\\u00f6` is `ö`
+    cases = dict.fromkeys(x for x in (c, c.lower(), c.upper()) if len(x) == 1 and ord(x) <= 0xFFFF)
+    escapes = ["".join(f"[{h}{h.upper()}]" if h.isalpha() else h for h in f"{ord(x):04x}") for x in cases]
+    return f"(?:{re2.escape(c)}|\\\\u(?:{'|'.join(escapes)}))"
+
+
+def _lit(word: str) -> str:
+    """A word as composed (NFC) or decomposed (NFD: macOS file names write `José` as `Jose` +
+    U+0301) Unicode, its non-ASCII characters also as `\\uXXXX` escapes."""
+    forms = list(dict.fromkeys(unicodedata.normalize(f, word) for f in ("NFC", "NFD")))
+    alts = ["".join(_char(c) for c in f) for f in forms]
+    return alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+
+
+def _keyword(word: str) -> str:
+    """A keyword every form of `_lit(word)` holds: the word, or for a word with non-ASCII letters
+    its longest ASCII run (`jos` of `José`, `Jose\u0301` and `Jos\\u00e9`)."""
+    word = _nfc(word).lower()
+    if word.isascii():
+        return word
+    run = max(re2.split(r"[^\x00-\x7f]+", word), key=len)
+    return run or word
+
 
 def _words(text: str) -> list[str]:
-    return [w for w in re2.split(r"[\s._-]+", text.strip()) if w]
+    return [w for w in re2.split(r"[\s._-]+", _nfc(text).strip()) if w]
 
 
 def _phrase(text: str) -> str:
-    return _NAME_SEP.join(re2.escape(w) for w in _words(text))
+    return _NAME_SEP.join(_lit(w) for w in _words(text))
 
 
 def _name_variants(name: str) -> list[str]:
@@ -378,10 +430,51 @@ def _name_variants(name: str) -> list[str]:
     if len(words) >= 2:
         first, last = words[0], words[-1]
         middle = words[1:-1]
-        out.append(re2.escape(last) + r",?" + _NAME_SEP + _NAME_SEP.join(re2.escape(w) for w in [first, *middle]))
+        out.append(_lit(last) + r",?" + _NAME_SEP + _NAME_SEP.join(_lit(w) for w in [first, *middle]))
         if len(last) >= 4:
             # "J. Doe", "jdoe", "j_doe", not "J Doe": "I'm Young" is no initial
-            out.append(re2.escape(first[0]) + r"(?:\.[\s\pZ._-]*|[._-]?)" + _NAME_SEP.join(re2.escape(w) for w in [*middle, last]))
+            out.append(_lit(first[0]) + r"(?:\.[\s\pZ._-]*|[._-]?)" + _NAME_SEP.join(_lit(w) for w in [*middle, last]))
+    return out
+
+
+def _as_written(word: str) -> str:
+    """`word` matched case-sensitively (the rule is `(?i)`), as written and capitalized."""
+    forms = dict.fromkeys((word, word[:1].upper() + word[1:]))
+    return "(?-i:" + "|".join(_lit(f) for f in forms) + ")"
+
+
+def first_name_alone(name: str) -> str | None:
+    """The first name of a configured full name that is also matched alone, if any."""
+    words = _words(name)
+    if len(words) < 2:
+        return None
+    first = words[0]
+    if len(first) < FIRST_NAME_MIN or not first.isalpha() or first.lower() in COMMON_WORD_NAMES:
+        return None
+    return first
+
+
+def first_name_is_a_word(name: str) -> bool:
+    """Is the first name of a configured full name an everyday word (not matched alone)?"""
+    words = _words(name)
+    return len(words) >= 2 and words[0].lower() in COMMON_WORD_NAMES
+
+
+def short_name(name: str) -> bool:
+    """A one-word name of SHORT_NAME letters or fewer: matched as written only."""
+    words = _words(name)
+    return len(words) == 1 and len(words[0]) <= SHORT_NAME
+
+
+def _name_forms(name: str) -> list[tuple[str, str, str]]:
+    """(regex matched, regex a found value is recognised by for its pseudonym, canonical form)."""
+    canonical = " ".join(_words(name)).lower()
+    if short_name(name):
+        return [(_as_written(_words(name)[0]), _phrase(name), canonical)]
+    out = [(v, v, canonical) for v in _name_variants(name)]
+    first = first_name_alone(name)
+    if first is not None:
+        out.append((_as_written(first), _lit(first), canonical))
     return out
 
 
@@ -389,17 +482,18 @@ def term_rules(terms: RuntimeTerms) -> list[Rule]:
     out: list[Rule] = []
     free, short = [], []
     for u in _dedupe([*terms.usernames, *[Path(h).name for h in terms.home_dirs if Path(h).name]]):
-        low = u.lower()
+        low = _nfc(u).lower()
         if low in GENERIC_ACCOUNTS:
             continue
         (short if len(u) < 3 else free).append(low)
     if free:
         free.sort(key=len, reverse=True)
         out.append(Rule(
-            id="user-username", regex=_bounded([re2.escape(u) for u in free], digits_after=True), label="USERNAME",
+            id="user-username", regex=_bounded([_lit(u) for u in free], digits_after=True), label="USERNAME",
             description="the user's account names, as a word anywhere but inside a code identifier (digits may "
                         "follow: alice2024)",
-            secret_group=2, keywords=tuple(dict.fromkeys(free)), replace="username", confidence="high",
+            secret_group=2, keywords=tuple(dict.fromkeys(_keyword(u) for u in free)), replace="username",
+            confidence="high",
             pack="runtime", source="runtime terms", generated=True, bounded=True, fold_case=True,
             terms=tuple(free), digits_after=True, word_only=True,
         ))
@@ -407,21 +501,23 @@ def term_rules(terms: RuntimeTerms) -> list[Rule]:
         # /home/ab/, /Users/ab, -home-ab-proj (Claude project keys), C:\\Users\\ab
         out.append(Rule(
             id=f"user-home-{i + 1}",
-            regex=r"(?i)[/\\-](?:home|users)[/\\-](" + re2.escape(u) + r")(?:[^\pL\pN]|$)",
+            regex=r"(?i)[/\\-](?:home|users)[/\\-](" + _lit(u) + r")(?:[^\pL\pN\pM]|$)",
             label="USERNAME", description="a short account name in a home path", secret_group=1,
             keywords=("home", "users"), replace="username", confidence="high", pack="runtime",
             source="runtime terms", generated=True, fold_case=True,
         ))
     names = [n for n in _dedupe(terms.names) if len(n.strip()) >= 2 and _words(n)]
     if names:
-        variants = [(v, " ".join(_words(n)).lower()) for n in names for v in _name_variants(n)]
-        alts = sorted((v for v, _ in variants), key=len, reverse=True)
-        kws = tuple(dict.fromkeys(_words(n)[-1].lower() for n in names))  # in every variant
+        forms = [f for n in names for f in _name_forms(n)]
+        # the full name's forms before a first name's alone: a value gets the first canonical it fits
+        alts = sorted(dict.fromkeys(rx for rx, _, _ in forms), key=len, reverse=True)
+        # every form holds the last word, or is the first name alone
+        kws = [_keyword(w) for n in names for w in filter(None, (_words(n)[-1], first_name_alone(n)))]
         out.append(Rule(
             id="user-name", regex=_bounded(alts), label="NAME", description="the user's real name(s)",
-            secret_group=2, keywords=kws, replace="token", confidence="high", pack="runtime",
-            source="runtime terms", generated=True, bounded=True, fold_case=True, fold_separators=True,
-            canonical=tuple(variants),
+            secret_group=2, keywords=tuple(dict.fromkeys(kws)), replace="token",
+            confidence="high", pack="runtime", source="runtime terms", generated=True, bounded=True,
+            fold_case=True, fold_separators=True, canonical=tuple((crx, c) for _, crx, c in forms),
         ))
     hosts: list[str] = []
     for h in _dedupe(terms.hosts):
