@@ -30,7 +30,7 @@ built-in packs, one core: ~60 MB/s for JSONL files; presidio ~0.2 MB/s):
   scan the joined text with line anchors and every match near a newline is
   re-checked on its string alone; keywords are checked per string. The result is
   exactly what scanning each string alone gives (a randomized test checks this).
-* Filters on the secret group: min_length, entropy, allowlist (cached per
+* Filters on the secret group: same_as (equal to another group), min_length, entropy, allowlist (cached per
   value), validator, and for generated term rules the "bounded by
   non-alphanumerics" check.
 * Never touched: base64 images and data: URIs, our own tokens (`<LABEL:1a2b3c4d>`,
@@ -411,7 +411,7 @@ class Engine:
                 allow=allow, anchored=anchored, modes=(True, r.applies_to_keys, r.applies_to_paths, r.applies_to_ids,
                                                         r.secret_shape),
                 rank=r.rank, simple=not (r.bounded or r.min_length or r.entropy is not None or allow is not None
-                                         or r.check is not None),
+                                         or r.check is not None or r.same_as),
                 terms=terms, group=group, rx_joined=rx_joined,
             )
             self._c.append(c)
@@ -557,6 +557,10 @@ class Engine:
         if r.bounded and (spans[1][1] > spans[1][0] or spans[3][1] > spans[3][0]
                           or (r.word_only and in_identifier(buf, s, spans[3][0]))):
             return None
+        if r.same_as:
+            a, b = spans[r.same_as]
+            if a < 0 or buf[a:b] != buf[s:e]:
+                return None
         if r.min_length or r.entropy is not None or c.allow is not None or r.check is not None:
             secret = buf[s:e]
             if r.min_length and (len(secret) < r.min_length

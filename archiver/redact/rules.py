@@ -49,7 +49,7 @@ GENERIC_ACCOUNTS = frozenset({
 _PACK_KEYS = frozenset({"name", "version", "description"})
 _RULE_KEYS = frozenset({
     "id", "description", "regex", "secret_group", "keywords", "entropy", "min_length", "validator",
-    "allowlist", "label", "replace", "confidence", "positive", "negative", "expect",
+    "allowlist", "label", "replace", "confidence", "positive", "negative", "expect", "same_as",
 })
 _VALIDATOR_NAMES = ("luhn", "iban", "jwt", "ssn", "pem_base64")
 _ID_RE = re2.compile(r"^[a-z0-9][a-z0-9._-]*$")
@@ -70,6 +70,9 @@ class Rule:
     keywords: tuple[str, ...] = ()
     entropy: float | None = None
     min_length: int = 0
+    # the secret must equal the text of this group (RE2 has no backreferences): `ls -l`'s group
+    # column is the owner's name only when it is the same word
+    same_as: int = 0
     validator: str | None = None
     allowlist: tuple[str, ...] = ()
     replace: Replace = "token"
@@ -260,6 +263,10 @@ def _parse_rule(raw: dict[str, Any], where: str, pack: str, src: str,
     secret_group = raw.get("secret_group", 1 if groups else 0)
     if not isinstance(secret_group, int) or isinstance(secret_group, bool) or not 0 <= secret_group <= groups:
         raise RuleError(f"{where}: 'secret_group' {secret_group!r} is not a group of the regex ({groups} groups)")
+    same_as = raw.get("same_as", 0)
+    if (not isinstance(same_as, int) or isinstance(same_as, bool) or not 0 <= same_as <= groups
+            or (same_as and same_as == secret_group)):
+        raise RuleError(f"{where}: 'same_as' {same_as!r} is not another group of the regex ({groups} groups)")
     keywords = _str_list(raw, "keywords", where)
     for k in keywords:
         if not k or k != k.lower():
@@ -298,6 +305,7 @@ def _parse_rule(raw: dict[str, Any], where: str, pack: str, src: str,
     return Rule(
         id=raw["id"], regex=regex, label=label, description=description, secret_group=secret_group,
         keywords=keywords, entropy=float(entropy) if entropy is not None else None, min_length=min_length,
+        same_as=same_as,
         validator=validator, allowlist=allowlist, replace=replace, confidence=confidence,
         positive=_str_list(raw, "positive", where), negative=_str_list(raw, "negative", where),
         expect=_str_list(raw, "expect", where), pack=pack, source=src, check=check,
