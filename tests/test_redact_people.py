@@ -154,3 +154,71 @@ def test_a_username_in_decomposed_unicode_or_escaped_and_a_home_path_in_nfd() ->
         out = eng.redact(f"/Users/{folder}/x and C:\\Users\\{folder}\\y", None)
         want = P.username(unicodedata.normalize("NFC", folder).lower())
         assert out == f"/Users/{want}/x and C:\\Users\\{want}\\y", folder
+
+
+# ---------------------------------------------------------------- other accounts outside home paths
+
+
+def _logins(seed: int, n: int = 6) -> list[str]:
+    """Login names as admins make them: jdoe, maria.k, t_nguyen, olek93."""
+    rng = random.Random(seed)
+    firsts = ["maria", "tomasz", "aiko", "devon", "farah", "lucas", "ngozi", "pavel", "ines", "kwame"]
+    lasts = ["kowalski", "nguyen", "okafor", "lindgren", "haddad", "moreau", "tanaka", "silva"]
+    out: set[str] = set()
+    while len(out) < n:
+        f, last = rng.choice(firsts), rng.choice(lasts)
+        out.add(rng.choice((f[0] + last, f"{f}.{last[0]}", f"{f[0]}_{last}", f"{f}{rng.randint(1, 99)}")))
+    return sorted(out)
+
+
+def _listings(user: str, host: str) -> list[tuple[str, str]]:
+    """(text, what it must become) for a login name `user` that the config does not know."""
+    u = P.username(user)
+    return [
+        (f"{user}@{host}:~/src$ make", f"{u}@{host}:~/src$ make"),
+        (f"[{user}@{host} app]$ ls", f"[{u}@{host} app]$ ls"),
+        (f"{user}@{host} ~ % git status", f"{u}@{host} ~ % git status"),
+        (f"uid=1001({user}) gid=1001({user}) groups=1001({user}),27(sudo),998(docker)",
+         f"uid=1001({u}) gid=1001({u}) groups=1001({u}),27(sudo),998(docker)"),
+        (f"uid=501({user}) gid=20(staff) groups=20(staff),12(everyone)",
+         f"uid=501({u}) gid=20(staff) groups=20(staff),12(everyone)"),
+        (f"total 8\n-rw-r--r-- 1 {user} {user} 1234 Jan  1 12:00 notes.txt",
+         f"total 8\n-rw-r--r-- 1 {u} {u} 1234 Jan  1 12:00 notes.txt"),
+        (f"drwxr-xr-x  5 {user}  staff  160 Mar  3 09:12 app", f"drwxr-xr-x  5 {u}  staff  160 Mar  3 09:12 app"),
+        (f"-rw-r-----  1 {user}  developers  10 Mar  3 09:12 x", f"-rw-r-----  1 {u}  developers  10 Mar  3 09:12 x"),
+        (f"{user}:x:1001:1001::/home/{user}:/bin/bash", f"{u}:x:1001:1001::/home/{u}:/bin/bash"),
+        (f"USER PID %CPU %MEM VSZ RSS TTY STAT START TIME COMMAND\n{user} 4242 0.3 1.2 123456 7890 pts/0 Ss 10:00 0:01 -bash",
+         f"USER PID %CPU %MEM VSZ RSS TTY STAT START TIME COMMAND\n{u} 4242 0.3 1.2 123456 7890 pts/0 Ss 10:00 0:01 -bash"),
+    ]
+
+
+@pytest.mark.parametrize("user", _logins(20261130))
+def test_other_accounts_in_prompts_id_and_ls_get_their_home_path_pseudonym(user: str) -> None:
+    red = _redactor(usernames=["zqxcanary"])
+    host = "build-box-" + str(len(user))
+    for text, want in _listings(user, host):
+        assert red.redact_text(text, RedactionReport()) == want, text
+    # the pseudonym is the one the home path of that account gets
+    assert red.redact_text(f"/home/{user}/x", RedactionReport()) == f"/home/{P.username(user)}/x"
+    # inside a transcript line, as a tool result
+    text = "\n".join(t for t, _ in _listings(user, host))
+    line = json.dumps({"type": "user", "message": {"content": [{"type": "tool_result", "content": text}]}})
+    out = red.redact_jsonl_line(line.encode(), RedactionReport())
+    assert user.encode() not in out and P.username(user).encode() in out
+
+
+def test_system_and_generic_accounts_and_lookalikes_stay() -> None:
+    from archiver.redact.rules import GENERIC_ACCOUNTS
+
+    red = _redactor(usernames=["zqxcanary"])
+    system = ["root", "nobody", "daemon", "www-data", "_www", "_postgres", "systemd-resolve", "sshd", "postgres"]
+    for name in sorted(GENERIC_ACCOUNTS) + system:
+        for text, _ in _listings(name, "web01"):
+            if "/home/" in text:  # a home path is replaced whoever it is (CI accounts too)
+                continue
+            assert red.redact_text(text, RedactionReport()) == text, text
+    for text in ("git@github.com:org/repo.git", "git clone git@gitlab.com:group/app.git && cd app",
+                 "scp build.tgz deploy@host:/tmp/build.tgz", "rsync -av ci@host:~/src/ ./dst",
+                 "const f = a@b:c", "npm i lodash@4.17.21 @types/node@20", "uses: actions/checkout@v4",
+                 "-rw-r--r-- 1 1001 1001 1234 Jan  1 12:00 f", "os.setuid(uid)", "see user@example.com"):
+        assert red.redact_text(text, RedactionReport()) == text, text
