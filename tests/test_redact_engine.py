@@ -54,6 +54,8 @@ def _engine(rules_toml: str, tmp_path: Path, terms: RuntimeTerms | None = None) 
         ("[[rules]]\nid = 'x'\nregex = 'ab'\nreplace = 'delete'\n", "replace"),
         ("[[rules]]\nid = 'x'\nregex = 'ab'\nallowlist = ['(']\n", "allowlist"),
         ("[[rules]]\nid = 'x'\nregex = 'ab'\nlabel = 'lower'\n", "label"),
+        ("[[rules]]\nid = 'x'\nregex = 'a(b)'\nsame_as = 1\n", "same_as"),
+        ("[[rules]]\nid = 'x'\nregex = 'a(b)(c)'\nsame_as = 3\n", "same_as"),
     ],
 )
 def test_bad_rules_name_file_and_rule(tmp_path: Path, body: str, needle: str) -> None:
@@ -373,3 +375,18 @@ def test_a_username_followed_by_digits_is_replaced(tmp_path: Path) -> None:
     assert eng.redact("zqxcanary2x xzqxcanary", None) == "zqxcanary2x xzqxcanary"
     j = Pseudonymizer(KEY).username("jörg")
     assert eng.redact("jörg42 and jörgx", None) == f"{j}42 and jörgx"  # the regex path (non-ASCII)
+
+
+def test_same_as_keeps_a_secret_only_when_it_equals_the_other_group(tmp_path: Path) -> None:
+    eng = _engine("""
+[[rules]]
+id = "pair"
+regex = '''\\b([a-z]+)=([a-z]+)\\b'''
+secret_group = 2
+same_as = 1
+keywords = ["="]
+label = "PAIR"
+replace = "username"
+""", tmp_path)
+    u = Pseudonymizer(KEY).username("bob")
+    assert eng.redact("bob=bob bob=carol", None) == f"bob={u} bob=carol"
