@@ -85,6 +85,9 @@ def test_a_short_real_name_is_matched_as_written_and_as_a_word(name: str) -> Non
     for text in (f"et {name.lower()}. (2019)", f"state: {name.upper()}", f"{name}pha and {name.lower()}so",
                  f"x{name} {name}x"):
         assert eng.redact(text, None) == text
+    # configured in lower case: still only with a capital
+    eng = Engine(load_rules([], RuntimeTerms(names=[name.lower()])), P)
+    assert eng.redact(f"{name} and et {name.lower()}.", None) == f"{tok} and et {name.lower()}."
 
 
 FULL_NAMES = [("Zelda", "Quixote"), ("Marguerite", "Okonkwo"), ("Ingrid", "Falkenrath"), ("Théo", "Lefèvre")]

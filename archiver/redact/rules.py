@@ -446,8 +446,9 @@ def _name_variants(name: str) -> list[str]:
 
 
 def _as_written(word: str) -> str:
-    """`word` matched case-sensitively (the rule is `(?i)`), as written and capitalized."""
-    forms = dict.fromkeys((word, word[:1].upper() + word[1:]))
+    """`word` matched case-sensitively (the rule is `(?i)`) and capitalized, as written (`Al`, `JJ`)
+    or, when configured in lower case (`al`), with a capital (never `et al.`)."""
+    forms = dict.fromkeys(f for f in (word, word[:1].upper() + word[1:]) if f[:1].isupper()) or {word: None}
     return "(?-i:" + "|".join(_lit(f) for f in forms) + ")"
 
 
