@@ -282,7 +282,9 @@ def _random_parts(rng: random.Random) -> list[bytes]:
     frags = ["tok1234", "end123", "key: abcde", "=ABCDEF", " QWERTY", "begin", "finish", "\n", "\\n", " ", "\"",
              "/home/alice/x", "-home-alice-p", "alice", "malice", "bob.stone@northwind.io", "Bob Stone", "é", "→",
              "4111 1111 1111 1111", AWS, GHP, UUID, "81.2.69.160", "+14155550123", "user-1a2b", "<EMAIL:1234abcd>",
-             "iVBORw0KGgo" + "A" * 40, "(415) 555-0123", "a", "7", "x=y", "secret=Ab3dEf9hIjK2"]
+             "iVBORw0KGgo" + "A" * 40, "(415) 555-0123", "a", "7", "x=y", "secret=Ab3dEf9hIjK2",
+             "-rw-r--r-- 1 bob bob 12 Jan", "drwx------ 2 bob staff 4 x", "uid=7(bob) gid=7(bob) groups=7(bob)",
+             "bob@box:~$ ", "max_tokens", "Math.alice("]
     return ["".join(rng.choice(frags) for _ in range(rng.randint(0, 8))).encode() for _ in range(rng.randint(1, 6))]
 
 

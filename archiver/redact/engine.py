@@ -157,6 +157,7 @@ class _Compiled:
     group: int  # STRONG, ALWAYS or COMMON
     rx_joined: object  # anchors as line anchors (joined scans); the same object when not anchored
     allow_cache: dict[bytes, bool] = field(default_factory=dict)
+    shared: bool = False  # another rule has the same regex (ls -l owner and group): matched once per scan
 
     def match(self, s: int, e: int) -> Match:
         r = self.rule
@@ -422,6 +423,9 @@ class Engine:
                         kw_index[k] = len(kw_rules)
                         kw_rules.append([])
                     kw_rules[kw_index[k]].append(idx)
+        uses = Counter(id(c.rx) for c in self._c)
+        for c in self._c:
+            c.shared = not c.terms and uses[id(c.rx)] > 1
         self._kw_rules = [sorted(set(x)) for x in kw_rules]
         self.keywords = list(kw_index)
         self._gate = None
@@ -590,6 +594,7 @@ class Engine:
         """Candidates of the given rules on one buffer scanned alone."""
         cands: list[_Cand] = []
         low = None
+        shared: dict[int, list[list[tuple[int, int]]]] = {}
         for idx in rules:
             c = self._c[idx]
             if c.terms:
@@ -598,7 +603,13 @@ class Engine:
                 spans = _term_spans(c.terms, buf, low, c.rule.digits_after, c.rule.word_only)
                 cands.extend((s, e, idx, s, e) for s, e in spans)
                 continue
-            for spans in _spans(c.rx, buf):
+            if c.shared:
+                found = shared.get(id(c.rx))
+                if found is None:
+                    found = shared[id(c.rx)] = list(_spans(c.rx, buf))
+            else:
+                found = _spans(c.rx, buf)
+            for spans in found:
                 cand = self._accept(c, buf, spans)
                 if cand is not None:
                     cands.append(cand)
@@ -732,7 +743,7 @@ class Engine:
         lows: dict[int, bytes] = {}
         per: dict[int, list[_Cand]] = {}
         rerun: set[int] = set()
-        n = len(joined)
+        shared: dict[int, list[list[tuple[int, int]]]] = {}
         nparts = len(parts)
         jlow = None
         for idx in rules:
@@ -751,21 +762,18 @@ class Engine:
                     else:
                         lst.append((gs, ge, idx, gs, ge))
                 continue
-            match = c.rx_joined.Match  # type: ignore[attr-defined]
             anchored = c.anchored
             simple = c.simple
             g = c.sgroup
             kws = c.kw
-            pos = 0
-            while pos <= n:
-                spans = match(_UNANCHORED, joined, pos, n)
+            if c.shared:
+                found = shared.get(id(c.rx_joined))
+                if found is None:
+                    found = shared[id(c.rx_joined)] = list(_spans(c.rx_joined, joined))
+            else:
+                found = _spans(c.rx_joined, joined)
+            for spans in found:
                 gs, ge = spans[0]
-                if gs < 0:
-                    break
-                if ge == gs:
-                    pos = ge + 1
-                    continue
-                pos = ge
                 i = bisect_right(starts, gs) - 1
                 if gs >= ends[i]:
                     # Starts on the separator (used as left context): valid alone only if the rule
