@@ -141,6 +141,8 @@ def test_names_in_decomposed_unicode_and_as_json_escapes_in_text(first: str, las
     out = red.redact_jsonl_line(json.dumps({"type": "tool_result", "content": inner}).encode(), RedactionReport())
     text = json.loads(out)["content"]
     assert "zqxcanary" not in text and _escaped(first) not in text and tok in text
+    doubled = red.redact_text('{"cwd": "C:\\\\Users\\\\zqxcanary\\\\src"}', RedactionReport())
+    assert doubled == f'{{"cwd": "C:\\\\Users\\\\{P.username("zqxcanary")}\\\\src"}}'
     # the configured name written decomposed finds the composed one
     eng = Engine(load_rules([], RuntimeTerms(names=[nfd])), P)
     assert eng.redact(f"by {name}", None) == f"by {tok}"
