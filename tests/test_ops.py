@@ -171,6 +171,13 @@ def test_doctor_bad_setup(env: Env) -> None:  # noqa: F811
     assert [c["status"] for c in terms] == ["warn", "warn"]
     assert "['admin']" in terms[0]["detail"] and "['al']" in terms[1]["detail"]
     env.config.write_text(env.config.read_text().replace('usernames = ["admin", "al"]', f'usernames = ["{USER}"]'))
+    # so is a short real name (matched as written) and a first name that is a word (never alone)
+    env.config.write_text(env.config.read_text().replace(f'usernames = ["{USER}"]',
+                                                         f'usernames = ["{USER}"]\nnames = ["Al", "Will Sorensen"]'))
+    terms = [c for c in env.cli_json("doctor", expect=2)["checks"] if c["check"] == "redaction terms"]
+    assert [c["status"] for c in terms] == ["warn", "warn"]
+    assert "['Al']" in terms[0]["detail"] and "['Will Sorensen']" in terms[1]["detail"]
+    env.config.write_text(env.config.read_text().replace('\nnames = ["Al", "Will Sorensen"]', ""))
 
     (env.keys / "team.key").chmod(0o600)
     env.config.write_text(env.config.read_text().replace(f"s3://{env.bucket}/", "s3://no-such-bucket-xyz/"))

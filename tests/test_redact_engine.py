@@ -54,6 +54,8 @@ def _engine(rules_toml: str, tmp_path: Path, terms: RuntimeTerms | None = None) 
         ("[[rules]]\nid = 'x'\nregex = 'ab'\nreplace = 'delete'\n", "replace"),
         ("[[rules]]\nid = 'x'\nregex = 'ab'\nallowlist = ['(']\n", "allowlist"),
         ("[[rules]]\nid = 'x'\nregex = 'ab'\nlabel = 'lower'\n", "label"),
+        ("[[rules]]\nid = 'x'\nregex = 'a(b)'\nsame_as = 1\n", "same_as"),
+        ("[[rules]]\nid = 'x'\nregex = 'a(b)(c)'\nsame_as = 3\n", "same_as"),
     ],
 )
 def test_bad_rules_name_file_and_rule(tmp_path: Path, body: str, needle: str) -> None:
@@ -99,11 +101,13 @@ def test_username_is_bounded_by_non_alphanumerics(tmp_path: Path) -> None:
     eng = _engine("", tmp_path, RuntimeTerms(usernames=["alice"]))
     user = Pseudonymizer(KEY).username("alice")
     for text in ("-home-alice-proj", "--home-alice-proj--", "alice@host", "ALICE", "/home/alice/x",
-                 "alice_dev", "alice-alice", "é alice é"):
+                 "alice-dev", "alice-alice", "é alice é", "alice.github.io"):
         out = eng.redact(text, None)
         assert "alice" not in out.lower() and user in out, text
     assert eng.redact("alice-alice", None) == f"{user}-{user}"
-    for text in ("malice", "palace", "alicex", "xalice", "alicé", "1alice"):
+    # inside a code identifier it is another word (test_redact_people: usernames like `max`)
+    for text in ("malice", "palace", "alicex", "xalice", "alicé", "1alice", "alice_dev", "get_alice",
+                 "obj.alice", "alice("):
         assert eng.redact(text, None) == text
 
 
@@ -138,8 +142,10 @@ def test_name_variants_share_the_pseudonym_of_the_configured_name(tmp_path: Path
                  "Zelda\u00a0Quixote", "Zelda\u202fQuixote", "Quixote,\u3000Zelda", "Z.\u00a0Quixote"):
         assert eng.redact(f"by {text}.", None) == f"by {tok}.", text
     # an initial needs a dot or nothing between: "I'm Quixote" / "Z Quixote" are no initials
-    for text in ("I'm Quixote here", "Z Quixote", "Quixotesque", "Zelda alone"):
+    for text in ("I'm Quixote here", "Z Quixote", "Quixotesque", "zelda alone", "Zeldas"):
         assert eng.redact(text, None) == text
+    # the first name alone, as written (test_redact_people), has the full name's pseudonym
+    assert eng.redact("Zelda alone", None) == f"{tok} alone"
     # a last name under 4 letters gets no initial form ("lwu" would be too common a shape)
     assert eng.redact("Wu, Li and Li-Wu", None) == "{0} and {0}".format(p.token("NAME", b"li wu"))
     assert eng.redact("L. Wu and lwu", None) == "L. Wu and lwu"
@@ -276,7 +282,9 @@ def _random_parts(rng: random.Random) -> list[bytes]:
     frags = ["tok1234", "end123", "key: abcde", "=ABCDEF", " QWERTY", "begin", "finish", "\n", "\\n", " ", "\"",
              "/home/alice/x", "-home-alice-p", "alice", "malice", "bob.stone@northwind.io", "Bob Stone", "é", "→",
              "4111 1111 1111 1111", AWS, GHP, UUID, "81.2.69.160", "+14155550123", "user-1a2b", "<EMAIL:1234abcd>",
-             "iVBORw0KGgo" + "A" * 40, "(415) 555-0123", "a", "7", "x=y", "secret=Ab3dEf9hIjK2"]
+             "iVBORw0KGgo" + "A" * 40, "(415) 555-0123", "a", "7", "x=y", "secret=Ab3dEf9hIjK2",
+             "-rw-r--r-- 1 bob bob 12 Jan", "drwx------ 2 bob staff 4 x", "uid=7(bob) gid=7(bob) groups=7(bob)",
+             "bob@box:~$ ", "max_tokens", "Math.alice("]
     return ["".join(rng.choice(frags) for _ in range(rng.randint(0, 8))).encode() for _ in range(rng.randint(1, 6))]
 
 
@@ -369,3 +377,18 @@ def test_a_username_followed_by_digits_is_replaced(tmp_path: Path) -> None:
     assert eng.redact("zqxcanary2x xzqxcanary", None) == "zqxcanary2x xzqxcanary"
     j = Pseudonymizer(KEY).username("jörg")
     assert eng.redact("jörg42 and jörgx", None) == f"{j}42 and jörgx"  # the regex path (non-ASCII)
+
+
+def test_same_as_keeps_a_secret_only_when_it_equals_the_other_group(tmp_path: Path) -> None:
+    eng = _engine("""
+[[rules]]
+id = "pair"
+regex = '''\\b([a-z]+)=([a-z]+)\\b'''
+secret_group = 2
+same_as = 1
+keywords = ["="]
+label = "PAIR"
+replace = "username"
+""", tmp_path)
+    u = Pseudonymizer(KEY).username("bob")
+    assert eng.redact("bob=bob bob=carol", None) == f"bob={u} bob=carol"

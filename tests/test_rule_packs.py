@@ -31,7 +31,7 @@ PACK_NAMES = ("secrets", "pii", "paths")
 
 ALLOWED_KEYS = {
     "id", "description", "regex", "secret_group", "keywords", "entropy", "min_length", "validator",
-    "allowlist", "label", "replace", "confidence", "positive", "negative", "expect",
+    "allowlist", "label", "replace", "confidence", "positive", "negative", "expect", "same_as",
 }
 REQUIRED_KEYS = {"id", "description", "regex", "label", "confidence", "positive", "negative"}
 CONFIDENCES = {"high", "medium", "low"}
@@ -63,6 +63,7 @@ class CompiledRule:
         self.keywords: list[str] = raw.get("keywords") or []
         self.entropy: float = raw.get("entropy", 0)
         self.min_length: int = raw.get("min_length", 0)
+        self.same_as: int = raw.get("same_as", 0)
         self.allowlist = [re2.compile(a) for a in raw.get("allowlist", [])]
         self.validator = VALIDATORS[raw["validator"]] if raw.get("validator") else None
         self.label: str = raw["label"]
@@ -76,6 +77,8 @@ class CompiledRule:
         for m in self.regex.finditer(text):
             secret = m.group(self.group)
             if not secret:
+                continue
+            if self.same_as and m.group(self.same_as) != secret:
                 continue
             if len(secret) < self.min_length:
                 continue
@@ -196,6 +199,8 @@ def test_rule_schema(pack: str, raw: dict) -> None:
     assert not uses_anchor(raw["regex"]), f"{rid}: built-in regex uses ^, $, \\A or \\z"
     group = raw.get("secret_group", 1 if rx.groups else 0)
     assert isinstance(group, int) and 0 <= group <= rx.groups, f"{rid}: secret_group {group} > {rx.groups} groups"
+    if "same_as" in raw:
+        assert isinstance(raw["same_as"], int) and 0 < raw["same_as"] <= rx.groups and raw["same_as"] != group, rid
     for a in raw.get("allowlist", []):
         re2.compile(a)
     assert isinstance(raw["positive"], list) and len(raw["positive"]) >= 2, f"{rid}: needs >= 2 positives"

@@ -30,7 +30,7 @@ built-in packs, one core: ~60 MB/s for JSONL files; presidio ~0.2 MB/s):
   scan the joined text with line anchors and every match near a newline is
   re-checked on its string alone; keywords are checked per string. The result is
   exactly what scanning each string alone gives (a randomized test checks this).
-* Filters on the secret group: min_length, entropy, allowlist (cached per
+* Filters on the secret group: same_as (equal to another group), min_length, entropy, allowlist (cached per
   value), validator, and for generated term rules the "bounded by
   non-alphanumerics" check.
 * Never touched: base64 images and data: URIs, our own tokens (`<LABEL:1a2b3c4d>`,
@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from bisect import bisect_right
 from collections import Counter
 from dataclasses import dataclass, field
@@ -84,6 +85,7 @@ _WHOLE_ID = re.compile(_ID_PATTERN.decode(), re.ASCII)
 _IDCHARS = b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_-"
 _IDSET = frozenset(_IDCHARS)
 _ASCII_ALNUM = bytes(1 if chr(b).isalnum() else 0 for b in range(128))
+_IDENT = bytes(1 if b < 0x80 and (chr(b).isalnum() or b == 0x5F) else 0 for b in range(256))  # [A-Za-z0-9_]
 
 
 # Terminal escape sequences: CSI (colours, cursor moves), a two-byte one, and the opening and
@@ -97,6 +99,17 @@ _ANSI_TEXT = re2.compile(rb"\\(?:u001[bB]|x1[bB]|033|e)\[|\^\[\[")._regexp  # no
 
 
 _SEPARATOR_RUN = re.compile(rb"[\s._-]+")
+_U_ESCAPE = re.compile(rb"\\u([0-9a-fA-F]{4})")
+
+
+def _normal(value: bytes) -> bytes:
+    """A found name as its pseudonym is keyed: `\\u00e9` escapes (JSON inside a text) decoded and
+    Unicode composed (NFC), so `Jose\\u0301`, `Jos\\u00e9` and `José` are one name."""
+    if value.isascii() and b"\\u" not in value:
+        return value
+    if b"\\u" in value:
+        value = _U_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)).encode("utf-8", "surrogatepass"), value)
+    return unicodedata.normalize("NFC", value.decode("utf-8", "surrogateescape")).encode("utf-8", "surrogateescape")
 
 
 def blank_ansi(buf: bytes, text_forms: bool = True) -> bytes:
@@ -144,6 +157,7 @@ class _Compiled:
     group: int  # STRONG, ALWAYS or COMMON
     rx_joined: object  # anchors as line anchors (joined scans); the same object when not anchored
     allow_cache: dict[bytes, bool] = field(default_factory=dict)
+    shared: bool = False  # another rule has the same regex (ls -l owner and group): matched once per scan
 
     def match(self, s: int, e: int) -> Match:
         r = self.rule
@@ -288,9 +302,31 @@ def _alnum_ending_at(buf: bytes, i: int) -> bool:
     return buf[start:i + 1].decode("utf-8", "ignore")[-1:].isalnum()
 
 
-def _term_spans(terms: tuple[bytes, ...], buf: bytes, low: bytes, digits_after: bool = False) -> list[tuple[int, int]]:
-    """Occurrences of literal terms (case-insensitive, ASCII) bounded by non-alphanumerics; with
-    `digits_after`, digits may follow a term (`alice2024`: the term alone is the span)."""
+def in_identifier(buf: bytes, s: int, e: int) -> bool:
+    """Is the word buf[s:e] (its digits included) part of a code identifier: joined by `_` to
+    identifier characters (`max_tokens`, `use_max`), an attribute (`Math.max`, `self.will`; not
+    inside a dotted name, `www.alice.dev`), or called (`max(`)?"""
+    n = len(buf)
+    if e < n:
+        b = buf[e]
+        if b == 0x28:  # (
+            return True
+        if b == 0x5F and e + 1 < n and _IDENT[buf[e + 1]]:
+            return True
+    if s >= 2:
+        b = buf[s - 1]
+        if b == 0x5F:
+            return bool(_IDENT[buf[s - 2]])
+        if b == 0x2E and (_IDENT[buf[s - 2]] or buf[s - 2] in b")]"):
+            return not (e + 1 < n and buf[e] == 0x2E and _IDENT[buf[e + 1]])
+    return False
+
+
+def _term_spans(terms: tuple[bytes, ...], buf: bytes, low: bytes, digits_after: bool = False,
+                word_only: bool = False) -> list[tuple[int, int]]:
+    """Occurrences of literal terms (case-insensitive, ASCII) bounded by non-alphanumerics (a
+    JSON escape `\\n` before one is a boundary too); with `digits_after`, digits may follow a
+    term (`alice2024`: the term alone is the span); with `word_only`, not inside an identifier."""
     out = []
     n = len(buf)
     find = low.find
@@ -303,6 +339,8 @@ def _term_spans(terms: tuple[bytes, ...], buf: bytes, low: bytes, digits_after: 
             if p:
                 b = buf[p - 1]
                 before = table[b] if b < 0x80 else _alnum_ending_at(buf, p - 1)
+                if before and b in b"nrt" and p >= 2 and buf[p - 2] == 0x5C:  # `\nalice` in JSON text
+                    before = False
             else:
                 before = False
             if not before:
@@ -315,7 +353,7 @@ def _term_spans(terms: tuple[bytes, ...], buf: bytes, low: bytes, digits_after: 
                     after = table[b] if b < 0x80 else _alnum_at(buf, j)
                 else:
                     after = False
-                if not after:
+                if not after and not (word_only and in_identifier(buf, p, j)):
                     out.append((p, e))
                     p = find(t, e)
                     continue
@@ -374,7 +412,7 @@ class Engine:
                 allow=allow, anchored=anchored, modes=(True, r.applies_to_keys, r.applies_to_paths, r.applies_to_ids,
                                                         r.secret_shape),
                 rank=r.rank, simple=not (r.bounded or r.min_length or r.entropy is not None or allow is not None
-                                         or r.check is not None),
+                                         or r.check is not None or r.same_as),
                 terms=terms, group=group, rx_joined=rx_joined,
             )
             self._c.append(c)
@@ -385,6 +423,9 @@ class Engine:
                         kw_index[k] = len(kw_rules)
                         kw_rules.append([])
                     kw_rules[kw_index[k]].append(idx)
+        uses = Counter(id(c.rx) for c in self._c)
+        for c in self._c:
+            c.shared = not c.terms and uses[id(c.rx)] > 1
         self._kw_rules = [sorted(set(x)) for x in kw_rules]
         self.keywords = list(kw_index)
         self._gate = None
@@ -517,8 +558,13 @@ class Engine:
         if s < 0 or e <= s:
             return None
         r = c.rule
-        if r.bounded and (spans[1][1] > spans[1][0] or spans[3][1] > spans[3][0]):
+        if r.bounded and (spans[1][1] > spans[1][0] or spans[3][1] > spans[3][0]
+                          or (r.word_only and in_identifier(buf, s, spans[3][0]))):
             return None
+        if r.same_as:
+            a, b = spans[r.same_as]
+            if a < 0 or buf[a:b] != buf[s:e]:
+                return None
         if r.min_length or r.entropy is not None or c.allow is not None or r.check is not None:
             secret = buf[s:e]
             if r.min_length and (len(secret) < r.min_length
@@ -548,14 +594,22 @@ class Engine:
         """Candidates of the given rules on one buffer scanned alone."""
         cands: list[_Cand] = []
         low = None
+        shared: dict[int, list[list[tuple[int, int]]]] = {}
         for idx in rules:
             c = self._c[idx]
             if c.terms:
                 if low is None:
                     low = buf.lower()
-                cands.extend((s, e, idx, s, e) for s, e in _term_spans(c.terms, buf, low, c.rule.digits_after))
+                spans = _term_spans(c.terms, buf, low, c.rule.digits_after, c.rule.word_only)
+                cands.extend((s, e, idx, s, e) for s, e in spans)
                 continue
-            for spans in _spans(c.rx, buf):
+            if c.shared:
+                found = shared.get(id(c.rx))
+                if found is None:
+                    found = shared[id(c.rx)] = list(_spans(c.rx, buf))
+            else:
+                found = _spans(c.rx, buf)
+            for spans in found:
                 cand = self._accept(c, buf, spans)
                 if cand is not None:
                     cands.append(cand)
@@ -689,7 +743,7 @@ class Engine:
         lows: dict[int, bytes] = {}
         per: dict[int, list[_Cand]] = {}
         rerun: set[int] = set()
-        n = len(joined)
+        shared: dict[int, list[list[tuple[int, int]]]] = {}
         nparts = len(parts)
         jlow = None
         for idx in rules:
@@ -698,7 +752,7 @@ class Engine:
             if c.terms:
                 if jlow is None:
                     jlow = joined.lower()
-                for gs, ge in _term_spans(c.terms, joined, jlow, c.rule.digits_after):
+                for gs, ge in _term_spans(c.terms, joined, jlow, c.rule.digits_after, c.rule.word_only):
                     i = bisect_right(starts, gs) - 1
                     if ge > ends[i] or not cmodes[modes[i]]:
                         continue
@@ -708,21 +762,18 @@ class Engine:
                     else:
                         lst.append((gs, ge, idx, gs, ge))
                 continue
-            match = c.rx_joined.Match  # type: ignore[attr-defined]
             anchored = c.anchored
             simple = c.simple
             g = c.sgroup
             kws = c.kw
-            pos = 0
-            while pos <= n:
-                spans = match(_UNANCHORED, joined, pos, n)
+            if c.shared:
+                found = shared.get(id(c.rx_joined))
+                if found is None:
+                    found = shared[id(c.rx_joined)] = list(_spans(c.rx_joined, joined))
+            else:
+                found = _spans(c.rx_joined, joined)
+            for spans in found:
                 gs, ge = spans[0]
-                if gs < 0:
-                    break
-                if ge == gs:
-                    pos = ge + 1
-                    continue
-                pos = ge
                 i = bisect_right(starts, gs) - 1
                 if gs >= ends[i]:
                     # Starts on the separator (used as left context): valid alone only if the rule
@@ -834,9 +885,10 @@ class Engine:
         if hit is not None:
             return hit
         if m.replace == "username":
-            out = self.pseudonyms.username(value.decode("utf-8", "surrogateescape").lower()).encode()
+            out = self.pseudonyms.username(_normal(value).decode("utf-8", "surrogateescape").lower()).encode()
         else:
-            v = value.lower() if r.fold_case else value
+            v = _normal(value) if r.generated else value
+            v = v.lower() if r.fold_case else v
             if r.fold_separators:
                 v = self._canonical(r, v) or _SEPARATOR_RUN.sub(b" ", v.strip())
             out = self.pseudonyms.token(m.label, v).encode()

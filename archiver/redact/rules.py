@@ -19,6 +19,7 @@ import getpass
 import importlib
 import importlib.resources
 import tomllib
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Literal
@@ -48,7 +49,7 @@ GENERIC_ACCOUNTS = frozenset({
 _PACK_KEYS = frozenset({"name", "version", "description"})
 _RULE_KEYS = frozenset({
     "id", "description", "regex", "secret_group", "keywords", "entropy", "min_length", "validator",
-    "allowlist", "label", "replace", "confidence", "positive", "negative", "expect",
+    "allowlist", "label", "replace", "confidence", "positive", "negative", "expect", "same_as",
 })
 _VALIDATOR_NAMES = ("luhn", "iban", "jwt", "ssn", "pem_base64")
 _ID_RE = re2.compile(r"^[a-z0-9][a-z0-9._-]*$")
@@ -69,6 +70,9 @@ class Rule:
     keywords: tuple[str, ...] = ()
     entropy: float | None = None
     min_length: int = 0
+    # the secret must equal the text of this group (RE2 has no backreferences): `ls -l`'s group
+    # column is the owner's name only when it is the same word
+    same_as: int = 0
     validator: str | None = None
     allowlist: tuple[str, ...] = ()
     replace: Replace = "token"
@@ -88,6 +92,9 @@ class Rule:
     # form, so "Doe, Jane" and "J. Doe" get the pseudonym of "Jane Doe"
     canonical: tuple[tuple[str, str], ...] = ()
     digits_after: bool = False  # a bounded term may be followed by digits (`alice2024`): the term is replaced
+    # a bounded term is not matched inside a code identifier (`max_tokens`, `Math.max(`): usernames
+    # that are ordinary words would wreck JSON keys and code (engine.in_identifier)
+    word_only: bool = False
     check: Callable[[str], bool] | None = field(default=None, repr=False)
     # Generated literal-term rules: the terms themselves, so the engine can match them with a
     # find loop instead of RE2 (cheaper per match; usernames occur in almost every path).
@@ -256,6 +263,10 @@ def _parse_rule(raw: dict[str, Any], where: str, pack: str, src: str,
     secret_group = raw.get("secret_group", 1 if groups else 0)
     if not isinstance(secret_group, int) or isinstance(secret_group, bool) or not 0 <= secret_group <= groups:
         raise RuleError(f"{where}: 'secret_group' {secret_group!r} is not a group of the regex ({groups} groups)")
+    same_as = raw.get("same_as", 0)
+    if (not isinstance(same_as, int) or isinstance(same_as, bool) or not 0 <= same_as <= groups
+            or (same_as and same_as == secret_group)):
+        raise RuleError(f"{where}: 'same_as' {same_as!r} is not another group of the regex ({groups} groups)")
     keywords = _str_list(raw, "keywords", where)
     for k in keywords:
         if not k or k != k.lower():
@@ -294,6 +305,7 @@ def _parse_rule(raw: dict[str, Any], where: str, pack: str, src: str,
     return Rule(
         id=raw["id"], regex=regex, label=label, description=description, secret_group=secret_group,
         keywords=keywords, entropy=float(entropy) if entropy is not None else None, min_length=min_length,
+        same_as=same_as,
         validator=validator, allowlist=allowlist, replace=replace, confidence=confidence,
         positive=_str_list(raw, "positive", where), negative=_str_list(raw, "negative", where),
         expect=_str_list(raw, "expect", where), pack=pack, source=src, check=check,
@@ -343,25 +355,78 @@ def load_rules(specs: list[str], extra: RuntimeTerms | None = None) -> list[Rule
 
 # ---------------------------------------------------------------- generated rules
 
-_RUN = r"[\pL\pN]*"
+_RUN = r"[\pL\pN\pM]*"  # letters, digits and combining marks (a decomposed `é` is `e` + U+0301)
 
 
 def _bounded(alternatives: list[str], digits_after: bool = False) -> str:
     # Group 1 and 3 capture the alphanumeric run around the term; a match only counts when both are
     # empty, which is "bounded by non-alphanumerics" without look-around (RE2 has none) and without
-    # consuming the neighbour, so `alice-alice` yields two matches.
-    return f"(?i)({_RUN})({'|'.join(alternatives)}){'(?:[0-9]*)' if digits_after else ''}({_RUN})"
+    # consuming the neighbour, so `alice-alice` yields two matches. A JSON escape before the term
+    # (`\nalice` in JSON inside a text) is a boundary: group 1 does not take part then.
+    return (f"(?i)(?:\\\\[nrt]|({_RUN}))({'|'.join(alternatives)}){'(?:[0-9]*)' if digits_after else ''}"
+            f"({_RUN})")
 
 
 _NAME_SEP = r"[\s\pZ._-]*"  # \s is ASCII in RE2; \pZ adds no-break and other Unicode spaces
 
+# A configured real name of this many letters or fewer (`Al`, `Bo`) is matched only as written and as
+# a word: case-insensitively it is `et al.`, the state code AL, a syllable of every text.
+SHORT_NAME = 3
+# The first name of a configured full name is matched alone (`Thanks, Zelda!`), as written and as a
+# word, when it has at least this many letters and is no everyday word (below).
+FIRST_NAME_MIN = 4
+# First names that are everyday English words: alone, as written, they still start sentences
+# ("Will this work?", "Mark it done", "Grant access"), so they are matched only with the last name.
+COMMON_WORD_NAMES = frozenset({
+    "will", "mark", "bill", "grant", "chase", "hope", "grace", "faith", "frank", "jack", "rose", "dawn",
+    "june", "april", "august", "summer", "hunter", "lance", "miles", "drew", "gene", "page", "reed", "wade",
+    "dale", "dean", "glen", "herb", "nick", "norm", "rich", "rusty", "sandy", "penny", "holly", "lily",
+    "daisy", "ruby", "pearl", "amber", "crystal", "angel", "honor", "sunny", "major", "king", "earl",
+    "river", "rain", "storm", "stone", "cliff", "forest", "heather", "violet", "olive", "sage", "star",
+    "skye", "bishop", "carol", "max", "art", "pat", "sue", "guy", "joy", "may", "ivy", "ray", "rob",
+    "case", "cash", "clay", "cole", "gray", "grey", "hall", "hill", "long", "mason", "price",
+    "ward", "young", "bond", "brook", "brooke", "destiny", "harmony", "melody", "misty", "autumn", "winter",
+})
+
+
+def _nfc(text: str) -> str:
+    return unicodedata.normalize("NFC", text)
+
+
+def _char(c: str) -> str:
+    """One character, also as a JSON `\\uXXXX` escape written in a text (JSON inside a string)."""
+    if c.isascii() or ord(c) > 0xFFFF:
+        return re2.escape(c)
+    # the rules are case-insensitive: `\\u00d6` is `Ö`, `\\u00f6` is `ö`
+    cases = dict.fromkeys(x for x in (c, c.lower(), c.upper()) if len(x) == 1 and ord(x) <= 0xFFFF)
+    escapes = ["".join(f"[{h}{h.upper()}]" if h.isalpha() else h for h in f"{ord(x):04x}") for x in cases]
+    return f"(?:{re2.escape(c)}|\\\\u(?:{'|'.join(escapes)}))"
+
+
+def _lit(word: str) -> str:
+    """A word as composed (NFC) or decomposed (NFD: macOS file names write `José` as `Jose` +
+    U+0301) Unicode, its non-ASCII characters also as `\\uXXXX` escapes."""
+    forms = list(dict.fromkeys(unicodedata.normalize(f, word) for f in ("NFC", "NFD")))
+    alts = ["".join(_char(c) for c in f) for f in forms]
+    return alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+
+
+def _keyword(word: str) -> str:
+    """A keyword every form of `_lit(word)` holds: the word, or for a word with non-ASCII letters
+    its longest ASCII run (`jos` of `José`, `Jose\u0301` and `Jos\\u00e9`)."""
+    word = _nfc(word).lower()
+    if word.isascii():
+        return word
+    run = max(re2.split(r"[^\x00-\x7f]+", word), key=len)
+    return run or word
+
 
 def _words(text: str) -> list[str]:
-    return [w for w in re2.split(r"[\s._-]+", text.strip()) if w]
+    return [w for w in re2.split(r"[\s._-]+", _nfc(text).strip()) if w]
 
 
 def _phrase(text: str) -> str:
-    return _NAME_SEP.join(re2.escape(w) for w in _words(text))
+    return _NAME_SEP.join(_lit(w) for w in _words(text))
 
 
 def _name_variants(name: str) -> list[str]:
@@ -373,10 +438,52 @@ def _name_variants(name: str) -> list[str]:
     if len(words) >= 2:
         first, last = words[0], words[-1]
         middle = words[1:-1]
-        out.append(re2.escape(last) + r",?" + _NAME_SEP + _NAME_SEP.join(re2.escape(w) for w in [first, *middle]))
+        out.append(_lit(last) + r",?" + _NAME_SEP + _NAME_SEP.join(_lit(w) for w in [first, *middle]))
         if len(last) >= 4:
             # "J. Doe", "jdoe", "j_doe", not "J Doe": "I'm Young" is no initial
-            out.append(re2.escape(first[0]) + r"(?:\.[\s\pZ._-]*|[._-]?)" + _NAME_SEP.join(re2.escape(w) for w in [*middle, last]))
+            out.append(_lit(first[0]) + r"(?:\.[\s\pZ._-]*|[._-]?)" + _NAME_SEP.join(_lit(w) for w in [*middle, last]))
+    return out
+
+
+def _as_written(word: str) -> str:
+    """`word` matched case-sensitively (the rule is `(?i)`) and capitalized, as written (`Al`, `JJ`)
+    or, when configured in lower case (`al`), with a capital (never `et al.`)."""
+    forms = dict.fromkeys(f for f in (word, word[:1].upper() + word[1:]) if f[:1].isupper()) or {word: None}
+    return "(?-i:" + "|".join(_lit(f) for f in forms) + ")"
+
+
+def first_name_alone(name: str) -> str | None:
+    """The first name of a configured full name that is also matched alone, if any."""
+    words = _words(name)
+    if len(words) < 2:
+        return None
+    first = words[0]
+    if len(first) < FIRST_NAME_MIN or not first.isalpha() or first.lower() in COMMON_WORD_NAMES:
+        return None
+    return first
+
+
+def first_name_is_a_word(name: str) -> bool:
+    """Is the first name of a configured full name an everyday word (not matched alone)?"""
+    words = _words(name)
+    return len(words) >= 2 and words[0].lower() in COMMON_WORD_NAMES
+
+
+def short_name(name: str) -> bool:
+    """A one-word name of SHORT_NAME letters or fewer: matched as written only."""
+    words = _words(name)
+    return len(words) == 1 and len(words[0]) <= SHORT_NAME
+
+
+def _name_forms(name: str) -> list[tuple[str, str, str]]:
+    """(regex matched, regex a found value is recognised by for its pseudonym, canonical form)."""
+    canonical = " ".join(_words(name)).lower()
+    if short_name(name):
+        return [(_as_written(_words(name)[0]), _phrase(name), canonical)]
+    out = [(v, v, canonical) for v in _name_variants(name)]
+    first = first_name_alone(name)
+    if first is not None:
+        out.append((_as_written(first), _lit(first), canonical))
     return out
 
 
@@ -384,38 +491,42 @@ def term_rules(terms: RuntimeTerms) -> list[Rule]:
     out: list[Rule] = []
     free, short = [], []
     for u in _dedupe([*terms.usernames, *[Path(h).name for h in terms.home_dirs if Path(h).name]]):
-        low = u.lower()
+        low = _nfc(u).lower()
         if low in GENERIC_ACCOUNTS:
             continue
         (short if len(u) < 3 else free).append(low)
     if free:
         free.sort(key=len, reverse=True)
         out.append(Rule(
-            id="user-username", regex=_bounded([re2.escape(u) for u in free], digits_after=True), label="USERNAME",
-            description="the user's account names, as a word anywhere (digits may follow: alice2024)",
-            secret_group=2, keywords=tuple(dict.fromkeys(free)), replace="username", confidence="high",
+            id="user-username", regex=_bounded([_lit(u) for u in free], digits_after=True), label="USERNAME",
+            description="the user's account names, as a word anywhere but inside a code identifier (digits may "
+                        "follow: alice2024)",
+            secret_group=2, keywords=tuple(dict.fromkeys(_keyword(u) for u in free)), replace="username",
+            confidence="high",
             pack="runtime", source="runtime terms", generated=True, bounded=True, fold_case=True,
-            terms=tuple(free), digits_after=True,
+            terms=tuple(free), digits_after=True, word_only=True,
         ))
     for i, u in enumerate(short):
         # /home/ab/, /Users/ab, -home-ab-proj (Claude project keys), C:\\Users\\ab
         out.append(Rule(
             id=f"user-home-{i + 1}",
-            regex=r"(?i)[/\\-](?:home|users)[/\\-](" + re2.escape(u) + r")(?:[^\pL\pN]|$)",
+            regex=r"(?i)[/\\-](?:home|users)[/\\-](" + _lit(u) + r")(?:[^\pL\pN\pM]|$)",
             label="USERNAME", description="a short account name in a home path", secret_group=1,
             keywords=("home", "users"), replace="username", confidence="high", pack="runtime",
             source="runtime terms", generated=True, fold_case=True,
         ))
     names = [n for n in _dedupe(terms.names) if len(n.strip()) >= 2 and _words(n)]
     if names:
-        variants = [(v, " ".join(_words(n)).lower()) for n in names for v in _name_variants(n)]
-        alts = sorted((v for v, _ in variants), key=len, reverse=True)
-        kws = tuple(dict.fromkeys(_words(n)[-1].lower() for n in names))  # in every variant
+        forms = [f for n in names for f in _name_forms(n)]
+        # the full name's forms before a first name's alone: a value gets the first canonical it fits
+        alts = sorted(dict.fromkeys(rx for rx, _, _ in forms), key=len, reverse=True)
+        # every form holds the last word, or is the first name alone
+        kws = [_keyword(w) for n in names for w in filter(None, (_words(n)[-1], first_name_alone(n)))]
         out.append(Rule(
             id="user-name", regex=_bounded(alts), label="NAME", description="the user's real name(s)",
-            secret_group=2, keywords=kws, replace="token", confidence="high", pack="runtime",
-            source="runtime terms", generated=True, bounded=True, fold_case=True, fold_separators=True,
-            canonical=tuple(variants),
+            secret_group=2, keywords=tuple(dict.fromkeys(kws)), replace="token",
+            confidence="high", pack="runtime", source="runtime terms", generated=True, bounded=True,
+            fold_case=True, fold_separators=True, canonical=tuple((crx, c) for _, crx, c in forms),
         ))
     hosts: list[str] = []
     for h in _dedupe(terms.hosts):

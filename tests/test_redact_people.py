@@ -1,0 +1,229 @@
+"""Configured people and other accounts: usernames that are ordinary words, short and first
+names, decomposed Unicode and JSON escapes, and the login names of other accounts in shell
+prompts, `id` and `ls -l` output."""
+
+from __future__ import annotations
+
+import json
+import random
+import unicodedata
+
+import pytest
+
+from archiver.redact.base import RedactionReport
+from archiver.redact.engine import Engine
+from archiver.redact.pseudonym import Pseudonymizer
+from archiver.redact.redactor import build_redactor
+from archiver.redact.rules import RuntimeTerms, load_rules
+
+KEY = b"team-key-for-tests-0123456789abcdef"
+BUILTIN = ["builtin:secrets", "builtin:pii", "builtin:paths"]
+P = Pseudonymizer(KEY)
+
+# account names that are also words of code and prose
+WORD_USERS = ("max", "will", "mark", "bill", "grant", "case", "page")
+
+
+def _redactor(**terms: list[str]):  # noqa: ANN202
+    return build_redactor(BUILTIN, KEY, RuntimeTerms(**terms))
+
+
+def _line(rng: random.Random, word: str) -> dict:
+    """A Claude-Code-like assistant record whose keys and code use `word` as identifiers."""
+    return {
+        "type": "assistant", "uuid": "0d4f5b8e-9c3a-4e7b-8f21-6a5d3c2b1e0f",
+        "message": {
+            "model": "claude-sonnet-4", f"{word}_tokens": rng.randint(1000, 64000),
+            "content": [{"type": "text", "text": f"const n = Math.{word}(a, b); if (opts.{word}_retry) "
+                                                 f"{word}_total += n; self.{word}({word}_count)"}],
+            "usage": {"input_tokens": rng.randint(1, 999), f"cache_{word}": 0},
+        },
+    }
+
+
+@pytest.mark.parametrize("user", WORD_USERS)
+def test_a_username_that_is_a_word_leaves_identifiers_alone(user: str) -> None:
+    rng = random.Random(user)
+    red = _redactor(usernames=[user])
+    line = json.dumps(_line(rng, user)).encode()
+    assert red.redact_jsonl_line(line, RedactionReport()) == line
+    pseudo = P.username(user)
+    # ... and it is still replaced as a word, in home paths, e-mail-like and prompt forms
+    for text, want in (
+        (f"cd /home/{user}/src/app", f"cd /home/{pseudo}/src/app"),
+        (f'{{"cwd": "/Users/{user}/code"}}', f'{{"cwd": "/Users/{pseudo}/code"}}'),
+        (f"ssh {user}@build-box", f"ssh {pseudo}@build-box"),
+        (f"thanks {user}!", f"thanks {pseudo}!"),
+        (f"-home-{user}-proj", f"-home-{pseudo}-proj"),
+        (f"www.{user}.dev", f"www.{pseudo}.dev"),
+        (f"{user}2024", f"{pseudo}2024"),
+    ):
+        assert red.redact_text(text, RedactionReport()) == want, text
+    rec = {"type": "user", "cwd": f"/home/{user}/work", "message": {"content": f"{user}_tokens and /home/{user}/"}}
+    out = json.loads(red.redact_jsonl_line(json.dumps(rec).encode(), RedactionReport()))
+    assert out["cwd"] == f"/home/{pseudo}/work"
+    assert out["message"]["content"] == f"{user}_tokens and /home/{pseudo}/"
+
+
+def test_a_username_in_an_identifier_non_ascii_and_after_a_json_escape() -> None:
+    eng = Engine(load_rules([], RuntimeTerms(usernames=["jörg", "zqxcanary"])), P)
+    j, z = P.username("jörg"), P.username("zqxcanary")
+    assert eng.redact("jörg_count = obj.jörg(x)", None) == "jörg_count = obj.jörg(x)"
+    assert eng.redact("by jörg.", None) == f"by {j}."
+    # JSON inside a text: `\n` before the name is an escape, not a letter of a longer word
+    assert eng.redact('{"out": "a\\nzqxcanary\\tjörg"}', None) == f'{{"out": "a\\n{z}\\t{j}"}}'
+
+
+# ---------------------------------------------------------------- short and first names
+
+
+@pytest.mark.parametrize("name", ["Al", "Bo", "Ed", "Cy", "Liv"])
+def test_a_short_real_name_is_matched_as_written_and_as_a_word(name: str) -> None:
+    eng = Engine(load_rules([], RuntimeTerms(names=[name])), P)
+    tok = P.token("NAME", name.lower().encode())
+    assert eng.redact(f"Thanks {name}, see you. {name}'s PR", None) == f"Thanks {tok}, see you. {tok}'s PR"
+    for text in (f"et {name.lower()}. (2019)", f"state: {name.upper()}", f"{name}pha and {name.lower()}so",
+                 f"x{name} {name}x"):
+        assert eng.redact(text, None) == text
+    # configured in lower case: still only with a capital
+    eng = Engine(load_rules([], RuntimeTerms(names=[name.lower()])), P)
+    assert eng.redact(f"{name} and et {name.lower()}.", None) == f"{tok} and et {name.lower()}."
+
+
+FULL_NAMES = [("Zelda", "Quixote"), ("Marguerite", "Okonkwo"), ("Ingrid", "Falkenrath"), ("Théo", "Lefèvre")]
+
+
+@pytest.mark.parametrize("first, last", FULL_NAMES)
+def test_the_first_name_alone_is_matched_as_written_with_the_full_names_pseudonym(first: str, last: str) -> None:
+    eng = Engine(load_rules([], RuntimeTerms(names=[f"{first} {last}"])), P)
+    tok = P.token("NAME", f"{first} {last}".lower().encode())
+    assert eng.redact(f"Thanks, {first}! -- {first} {last}", None) == f"Thanks, {tok}! -- {tok}"
+    assert eng.redact(f'{{"to": "{first}"}}', None) == f'{{"to": "{tok}"}}'
+    # not lowercased, not inside a longer word
+    for text in (f"{first.lower()} mode", f"{first.upper()}_HOME", f"{first}s", f"Mc{first}"):
+        assert eng.redact(text, None) == text, text
+
+
+@pytest.mark.parametrize("name", ["Will Sorensen", "Mark Abernathy", "Grace Whitfield", "Eva Lindqvist"])
+def test_a_first_name_that_is_a_word_or_short_is_not_matched_alone(name: str) -> None:
+    eng = Engine(load_rules([], RuntimeTerms(names=[name])), P)
+    first = name.split()[0]
+    text = f"{first} this work? {first} it done."
+    assert eng.redact(text, None) == text
+    assert eng.redact(f"by {name}", None) == f"by {P.token('NAME', name.lower().encode())}"
+
+
+# ---------------------------------------------------------------- decomposed Unicode and escapes
+
+
+def _escaped(text: str) -> str:
+    """text as json.dumps writes it (\\uXXXX for every non-ASCII character), without the quotes."""
+    return json.dumps(text)[1:-1]
+
+
+@pytest.mark.parametrize("first, last", [("José", "García"), ("Chloé", "Müller"), ("Zoë", "Ångström"),
+                                         ("Théo", "Lefèvre")])
+def test_names_in_decomposed_unicode_and_as_json_escapes_in_text(first: str, last: str) -> None:
+    name = f"{first} {last}"
+    red = _redactor(names=[name], usernames=["zqxcanary"])
+    tok = P.token("NAME", name.lower().encode())
+    nfd = unicodedata.normalize("NFD", name)
+    assert nfd != name
+    for form in (name, nfd, _escaped(name), _escaped(nfd), f"{last}, {first}",
+                 unicodedata.normalize("NFD", f"{last}, {first}")):
+        for text, want in ((f"signed: {form}.", f"signed: {tok}."),
+                           (f"/Users/zqxcanary/Documents/{form} CV.pdf",
+                            f"/Users/{P.username('zqxcanary')}/Documents/{tok} CV.pdf")):
+            assert red.redact_text(text, RedactionReport()) == want, (form, text)
+    # JSON inside a tool's output: the name and the home path as escapes, each found
+    inner = json.dumps({"author": name, "cwd": "/home/zqxcanary/src", "note": "\n" + name})
+    inner = inner.replace("/", "\\/")
+    out = red.redact_jsonl_line(json.dumps({"type": "tool_result", "content": inner}).encode(), RedactionReport())
+    text = json.loads(out)["content"]
+    assert "zqxcanary" not in text and _escaped(first) not in text and tok in text
+    doubled = red.redact_text('{"cwd": "C:\\\\Users\\\\zqxcanary\\\\src"}', RedactionReport())
+    assert doubled == f'{{"cwd": "C:\\\\Users\\\\{P.username("zqxcanary")}\\\\src"}}'
+    # the configured name written decomposed finds the composed one
+    eng = Engine(load_rules([], RuntimeTerms(names=[nfd])), P)
+    assert eng.redact(f"by {name}", None) == f"by {tok}"
+
+
+def test_a_username_in_decomposed_unicode_or_escaped_and_a_home_path_in_nfd() -> None:
+    eng = Engine(load_rules(["builtin:paths"], RuntimeTerms(usernames=["jörg"])), P)
+    j = P.username("jörg")
+    nfd = unicodedata.normalize("NFD", "jörg")
+    for form in ("jörg", nfd, "j\\u00f6rg", "J\\u00d6RG"):
+        assert eng.redact(f"ssh {form}@build-box", None) == f"ssh {j}@build-box", form
+    # a home folder written decomposed: no combining mark is left on the pseudonym
+    for folder in ("José", unicodedata.normalize("NFD", "José"), "Zoë.Åberg"):
+        out = eng.redact(f"/Users/{folder}/x and C:\\Users\\{folder}\\y", None)
+        want = P.username(unicodedata.normalize("NFC", folder).lower())
+        assert out == f"/Users/{want}/x and C:\\Users\\{want}\\y", folder
+
+
+# ---------------------------------------------------------------- other accounts outside home paths
+
+
+def _logins(seed: int, n: int = 6) -> list[str]:
+    """Login names as admins make them: jdoe, maria.k, t_nguyen, olek93."""
+    rng = random.Random(seed)
+    firsts = ["maria", "tomasz", "aiko", "devon", "farah", "lucas", "ngozi", "pavel", "ines", "kwame"]
+    lasts = ["kowalski", "nguyen", "okafor", "lindgren", "haddad", "moreau", "tanaka", "silva"]
+    out: set[str] = set()
+    while len(out) < n:
+        f, last = rng.choice(firsts), rng.choice(lasts)
+        out.add(rng.choice((f[0] + last, f"{f}.{last[0]}", f"{f[0]}_{last}", f"{f}{rng.randint(1, 99)}")))
+    return sorted(out)
+
+
+def _listings(user: str, host: str) -> list[tuple[str, str]]:
+    """(text, what it must become) for a login name `user` that the config does not know."""
+    u = P.username(user)
+    return [
+        (f"{user}@{host}:~/src$ make", f"{u}@{host}:~/src$ make"),
+        (f"[{user}@{host} app]$ ls", f"[{u}@{host} app]$ ls"),
+        (f"{user}@{host} ~ % git status", f"{u}@{host} ~ % git status"),
+        (f"uid=1001({user}) gid=1001({user}) groups=1001({user}),27(sudo),998(docker)",
+         f"uid=1001({u}) gid=1001({u}) groups=1001({u}),27(sudo),998(docker)"),
+        (f"uid=501({user}) gid=20(staff) groups=20(staff),12(everyone)",
+         f"uid=501({u}) gid=20(staff) groups=20(staff),12(everyone)"),
+        (f"total 8\n-rw-r--r-- 1 {user} {user} 1234 Jan  1 12:00 notes.txt",
+         f"total 8\n-rw-r--r-- 1 {u} {u} 1234 Jan  1 12:00 notes.txt"),
+        (f"drwxr-xr-x  5 {user}  staff  160 Mar  3 09:12 app", f"drwxr-xr-x  5 {u}  staff  160 Mar  3 09:12 app"),
+        (f"-rw-r-----  1 {user}  developers  10 Mar  3 09:12 x", f"-rw-r-----  1 {u}  developers  10 Mar  3 09:12 x"),
+        (f"{user}:x:1001:1001::/home/{user}:/bin/bash", f"{u}:x:1001:1001::/home/{u}:/bin/bash"),
+        (f"USER PID %CPU %MEM VSZ RSS TTY STAT START TIME COMMAND\n{user} 4242 0.3 1.2 123456 7890 pts/0 Ss 10:00 0:01 -bash",
+         f"USER PID %CPU %MEM VSZ RSS TTY STAT START TIME COMMAND\n{u} 4242 0.3 1.2 123456 7890 pts/0 Ss 10:00 0:01 -bash"),
+    ]
+
+
+@pytest.mark.parametrize("user", _logins(20261130))
+def test_other_accounts_in_prompts_id_and_ls_get_their_home_path_pseudonym(user: str) -> None:
+    red = _redactor(usernames=["zqxcanary"])
+    host = "build-box-" + str(len(user))
+    for text, want in _listings(user, host):
+        assert red.redact_text(text, RedactionReport()) == want, text
+    # the pseudonym is the one the home path of that account gets
+    assert red.redact_text(f"/home/{user}/x", RedactionReport()) == f"/home/{P.username(user)}/x"
+    # inside a transcript line, as a tool result
+    text = "\n".join(t for t, _ in _listings(user, host))
+    line = json.dumps({"type": "user", "message": {"content": [{"type": "tool_result", "content": text}]}})
+    out = red.redact_jsonl_line(line.encode(), RedactionReport())
+    assert user.encode() not in out and P.username(user).encode() in out
+
+
+def test_system_and_generic_accounts_and_lookalikes_stay() -> None:
+    from archiver.redact.rules import GENERIC_ACCOUNTS
+
+    red = _redactor(usernames=["zqxcanary"])
+    system = ["root", "nobody", "daemon", "www-data", "_www", "_postgres", "systemd-resolve", "sshd", "postgres"]
+    for name in sorted(GENERIC_ACCOUNTS) + system:
+        for text, _ in _listings(name, "web01"):
+            if "/home/" in text:  # a home path is replaced whoever it is (CI accounts too)
+                continue
+            assert red.redact_text(text, RedactionReport()) == text, text
+    for text in ("git@github.com:org/repo.git", "git clone git@gitlab.com:group/app.git && cd app",
+                 "scp build.tgz deploy@host:/tmp/build.tgz", "rsync -av ci@host:~/src/ ./dst",
+                 "const f = a@b:c", "npm i lodash@4.17.21 @types/node@20", "uses: actions/checkout@v4",
+                 "-rw-r--r-- 1 1001 1001 1234 Jan  1 12:00 f", "os.setuid(uid)", "see user@example.com"):
+        assert red.redact_text(text, RedactionReport()) == text, text
