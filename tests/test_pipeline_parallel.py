@@ -88,6 +88,30 @@ def test_a_split_segment_gives_the_bytes_ids_and_counts_of_one_job(tmp_path: Pat
     assert sorted(p.name for p in tmp_path.iterdir()) == ["one", "split", "t.jsonl"]  # pieces removed
 
 
+def test_stopped_workers_exit_and_a_later_job_starts_new_ones(tmp_path: Path) -> None:
+    """sync stops the pool before it builds the manifest (the peak memory of a long run); a
+    session _commit still has to redact starts it again."""
+    src = tmp_path / "t.jsonl"
+    _transcript(src, 200)
+    redactor = build_redactor(RULES, KEY, TERMS)
+    jobs = Jobs(redactor, KEY, verify=True, workers=2, factory=functools.partial(build_redactor, RULES, KEY, TERMS))
+    try:
+        first = jobs.whole(src, tmp_path / "a", "jsonl")
+        pool = jobs.pool
+        assert pool is not None
+        procs = list(pool._processes.values())  # noqa: SLF001
+        assert procs and all(p.is_alive() for p in procs)
+        jobs.stop_workers()
+        assert jobs.pool is None and not any(p.is_alive() for p in procs)
+        again = jobs.whole(src, tmp_path / "b", "jsonl")
+        assert jobs.pool is not None and jobs.pool is not pool
+    finally:
+        jobs.close()
+    assert (again.object_id, again.sha256) == (first.object_id, first.sha256)
+    assert (tmp_path / "a").read_bytes() == (tmp_path / "b").read_bytes()
+    assert b"/home/alice" not in (tmp_path / "b").read_bytes()
+
+
 def _archive(tmp_path: Path) -> tuple[Archive, X25519Identity]:
     ident = X25519Identity.generate()
     return Archive(LocalStore(tmp_path / "store")), ident
