@@ -1,0 +1,226 @@
+"""Secret columns of text tables: the cells under a `password` / `token` / `api_key` header.
+
+A regex cannot follow a column down a table, so this is a small text pass the engine runs next
+to its rules (`Engine` enables it when the built-in `secrets` pack is loaded). It finds:
+
+* psql's aligned output: a header row, a `-----+-----` separator, rows with `|` between cells;
+  a one-column result (`SELECT password FROM ...`: no `+` in the separator) only when psql's
+  `(N rows)` footer closes it, so a setext heading (`Password\\n--------`) is not a table;
+* bordered tables (mysql, sqlite `.mode table`, many CLIs): `+----+------+` around `| a | b |`;
+* markdown tables: `| user | password |` over `|---|---|`.
+
+Only a header cell that names a secret counts (`password`, `user_password`, `passwd`, `pwd`,
+`secret`, `client_secret`, `api_key`, `apiKey`, `access_token`, `password_hash`, ...: the name
+ends with the secret word), never `token_type`, `max_tokens` or `password_changed_at`. Empty,
+NULL-like and boolean cells are skipped. Cost: two patterns in the engine's literal pass over
+each text; separator lines are sought only in text holding both, and parsed only where found.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterator
+
+import re2
+
+# What every table this module reads holds: a `|`/`+` next to a dash (its separator) or psql's
+# `(N rows)` footer (one column), and a secret word (its header). The engine adds both patterns
+# to its one literal pass over the text; `may_hold_table` is the same test alone.
+MARK_PATTERN = rb"[|+][ \t]*:?-|-:?[ \t]*[|+]|rows?\)"
+WORD_PATTERN = rb"(?i)pass|pw|secret|token|key|credential|psk"
+_MARK = re2.compile(MARK_PATTERN)
+_WORDS = re2.compile(WORD_PATTERN)
+_SEP_PATTERN = rb"[ \t]*[|+]?[ \t]*:?-+:?[ \t]*(?:[|+][ \t]*:?-+:?[ \t]*)*[|+]?[ \t]*\r?"
+_SEP = re.compile(_SEP_PATTERN)
+_SEP_RX = re2.compile(rb"(?m)^" + _SEP_PATTERN + rb"$")
+_FOOTER = re.compile(rb"\([0-9]+ rows?\)")
+_CAMEL = re.compile(r"([a-z0-9])([A-Z])")
+_NON_WORD = re.compile(r"[^a-z0-9]+")
+_PASSWORD_NAME = re.compile(
+    r"(?:[a-z0-9]*(?:password|passwd|passphrase)|(?:^|_)(?:pass|pwd|pw))"
+    r"(?:_(?:hash|digest|enc|encrypted|plain|plaintext|clear|cleartext|value|text))?$")
+_SECRET_NAME = re.compile(
+    r"(?:[a-z0-9]*(?:secret|token|apikey|secretkey|privatekey|accesskey)"
+    r"|(?:^|_)(?:api_key|private_key|access_key|secret_key|auth_key|signing_key|encryption_key|master_key"
+    r"|credential|credentials|psk))"
+    r"(?:_(?:hash|digest|enc|encrypted|plain|plaintext|clear|cleartext|value|text))?$")
+_NOT_A_SECRET = frozenset({
+    "", "null", "(null)", "<null>", "[null]", "none", "nil", "undefined", "true", "false", "t", "f", "yes", "no",
+    "y", "n", "on", "off", "n/a", "na", "-", "--", "...", "set", "unset", "empty", "(empty)", "hidden", "redacted",
+    "[redacted]", "<redacted>",
+})
+# (no `$VAR` placeholders: a table shows data, and a crypt hash starts with `$`)
+_PLACEHOLDER = re.compile(r"^(?:\*+|x{3,}|\.{3,}|-+|_+|#+|•+|<[^>]*>)$")
+
+PASSWORD, SECRET = 0, 1  # kinds of column: the engine maps them to its two table rules
+MAX_ROWS = 5000  # per table: a longer result is still read, up to this many rows
+
+
+def may_hold_table(buf: bytes) -> bool:
+    """Cheap superset test: False means `secret_cells(buf)` is empty."""
+    return _MARK.search(buf) is not None and _WORDS.search(buf) is not None
+
+
+def column_kind(name: str) -> int | None:
+    """PASSWORD or SECRET for a header naming a secret column, else None."""
+    n = _NON_WORD.sub("_", _CAMEL.sub(r"\1_\2", name.strip()).lower()).strip("_")
+    if not n or len(n) > 64:
+        return None
+    if _PASSWORD_NAME.search(n):
+        return PASSWORD
+    if _SECRET_NAME.search(n):
+        return SECRET
+    return None
+
+
+def _cells(line: bytes, lead: bool, trail: bool) -> list[tuple[int, int]] | None:
+    """(start, end) of each cell of a row split at `|` (outer borders dropped), or None."""
+    s, e = 0, len(line)
+    while s < e and line[s] in b" \t":
+        s += 1
+    while e > s and line[e - 1] in b" \t\r":
+        e -= 1
+    if lead:
+        if s >= e or line[s] != 0x7C:
+            return None
+        s += 1
+    if trail:
+        if e <= s or line[e - 1] != 0x7C:
+            return None
+        e -= 1
+    out = []
+    p = q = s
+    while True:
+        q = line.find(b"|", q, e)
+        if q < 0:
+            out.append((p, e))
+            return out
+        if q > p and line[q - 1] == 0x5C:  # `\|`: a pipe inside a markdown cell
+            q += 1
+            continue
+        out.append((p, q))
+        p = q = q + 1
+
+
+def _aligned(line: bytes, bounds: list[int], ncols: int, lead: bool) -> list[tuple[int, int]] | None:
+    """Cells cut at the separator's `+`/`|` columns (psql and mysql align them), for a row whose
+    values hold a `|`. Only for ASCII rows (byte columns are character columns)."""
+    if not line.isascii() or any(p < len(line) and line[p] != 0x7C for p in bounds):
+        return None
+    cuts = [-1, *bounds] if not lead else bounds
+    out = []
+    for j in range(ncols):
+        a = cuts[j] + 1
+        b = cuts[j + 1] if j + 1 < len(cuts) else len(line)
+        out.append((min(a, len(line)), min(b, len(line))))
+    return out
+
+
+def _edges(cells: list[tuple[int, int]], ncols: int) -> list[tuple[int, int]]:
+    """A row with more `|` than columns and no alignment (markdown, a wrapped line): the first and
+    the last column still span from the edge to the pipe that leaves room for the others, so a
+    password in either keeps its `|`; a middle column cannot be told and yields nothing."""
+    extra = len(cells) - ncols
+    out = [(0, 0)] * ncols
+    out[0] = (cells[0][0], cells[extra][1])
+    if ncols > 1:
+        out[-1] = (cells[ncols - 1][0], cells[-1][1])
+    return out
+
+
+def _value(line: bytes, a: int, b: int) -> tuple[int, int] | None:
+    while a < b and line[a] in b" \t":
+        a += 1
+    while b > a and line[b - 1] in b" \t\r":
+        b -= 1
+    if b - a < 3:
+        return None
+    v = line[a:b].decode("utf-8", "replace")
+    if v.lower() in _NOT_A_SECRET or _PLACEHOLDER.match(v):
+        return None
+    return a, b
+
+
+def separator_lines(buf: bytes) -> Iterator[tuple[int, int]]:
+    """(start, end) of the lines of buf that look like a table separator (3+ dashes)."""
+    for m in _SEP_RX.finditer(buf):
+        a, b = m.span()
+        if buf.count(b"-", a, b) >= 3:
+            yield a, b
+
+
+def _line_at(buf: bytes, start: int) -> tuple[bytes, int]:
+    """The line starting at `start` (without its newline) and where the next one starts."""
+    e = buf.find(b"\n", start)
+    if e < 0:
+        return buf[start:], len(buf) + 1
+    return buf[start:e], e + 1
+
+
+def secret_cells(buf: bytes, gated: bool = False) -> list[tuple[int, int, int]]:
+    """(start, end, kind) of the values in secret-named columns of the text tables in buf
+    (`gated`: the caller knows that may_hold_table(buf) holds)."""
+    if not gated and not may_hold_table(buf):
+        return []
+    out: list[tuple[int, int, int]] = []
+    done = -1  # tables already read end here: their borders are no new separators
+    n = len(buf)
+    for sa, sb in separator_lines(buf):
+        if sa == 0 or sa <= done:
+            continue
+        sep = buf[sa:sb].rstrip(b"\r")
+        body = sep.strip(b" \t")
+        lead, trail = body[:1] in (b"|", b"+"), body[-1:] in (b"|", b"+")
+        if lead and trail and len(body) == 1:
+            continue
+        bounds = [i for i, ch in enumerate(sep) if ch in b"|+"]
+        ncols = len(bounds) + 1 - lead - trail
+        hs = buf.rfind(b"\n", 0, sa - 1) + 1
+        header = buf[hs:sa - 1]
+        hcells = _cells(header, lead, trail)
+        if ncols < 1 or hcells is None or len(hcells) != ncols:
+            continue
+        kinds = {j: kd for j, (a, b) in enumerate(hcells)
+                 if (kd := column_kind(header[a:b].decode("utf-8", "replace"))) is not None}
+        if not kinds:
+            continue
+        rows: list[tuple[int, bytes]] = []
+        pos = sb + 1
+        footer = False
+        while pos <= n and len(rows) < MAX_ROWS:
+            line, nxt = _line_at(buf, pos)
+            if ncols == 1:
+                # psql's one-column result: rows up to its "(N rows)" footer
+                if _FOOTER.fullmatch(line.strip()):
+                    footer = True
+                    break
+                if not line.strip() or _SEP.fullmatch(line.rstrip(b"\r")):
+                    break
+            else:
+                if not line.strip() or b"|" not in line:
+                    break
+                if _SEP.fullmatch(line.rstrip(b"\r")):
+                    if lead:  # mysql: the closing border
+                        done = pos
+                    break
+            rows.append((pos, line))
+            pos = nxt
+        if ncols == 1 and not footer:
+            continue
+        for at, line in rows:
+            if ncols > 1:
+                cells = _cells(line, lead, trail)
+                if cells is None:
+                    break
+                if len(cells) > ncols:  # a value holds a `|`
+                    cells = _aligned(line, bounds, ncols, lead) or _edges(cells, ncols)
+                elif len(cells) < ncols:
+                    continue
+            else:
+                cells = [(0, len(line))]
+            for j, kd in kinds.items():
+                v = _value(line, *cells[j])
+                if v is not None:
+                    out.append((at + v[0], at + v[1], kd))
+            done = at
+    return out
