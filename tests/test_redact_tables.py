@@ -87,6 +87,13 @@ def test_hashes_and_short_names(engine: Engine) -> None:
     assert p not in out and h not in out and "bob" in out
 
 
+def test_a_markdown_code_span_cell_is_a_value(engine: Engine) -> None:
+    p = pw().replace("|", "x").replace("`", "x")
+    text = "Default logins:\n\n| Service | User | Password |\n|---------|------|----------|\n| Grafana | `admin` | `" + p + "` |\n"
+    out = engine.redact(text, None)
+    assert p not in out and "`admin`" in out and "| `<PASSWORD:" in out
+
+
 def test_a_secret_column_in_the_middle_and_hex_tokens_in_it(engine: Engine) -> None:
     rows = [[str(i), hex32(), f"svc-{i}", "2025-10-0%d" % (i + 1)] for i in range(3)]
     text = psql(["id", "api_key", "name", "created"], rows)
@@ -123,6 +130,9 @@ def test_expanded_display(engine: Engine) -> None:
     " id | password | is_secret \n----+----------+-----------\n  1 |          | f\n  2 | NULL     | t\n  3 | ***      | f\n(3 rows)\n",
     # docs: a table about options, not data
     "| Option | Description |\n|---|---|\n| `--password-file` | read the password from a file |\n",
+    # docs: a table about credentials, its cells prose with code spans
+    "| Key / credential | held by | can |\n|---|---|---|\n| `identity.txt` (`AGE-SECRET-KEY-1...`) | reviewers | decrypt |\n",
+    "| name | api_key |\n|---|---|\n| prod | set `API_KEY` in the environment |\n",
     # code and prose with pipes and dashes
     "a = b | c\n---\npassword: str\n",
     "cmd --password-file x | tee log\n-+-+-\n",

@@ -27,7 +27,7 @@ import re2
 # `(N rows)` footer (one column), and a secret word (its header). The engine adds both patterns
 # to its one literal pass over the text; `may_hold_table` is the same test alone.
 MARK_PATTERN = rb"[|+][ \t]*:?-|-:?[ \t]*[|+]|rows?\)"
-WORD_PATTERN = rb"(?i)pass|pw|secret|token|key|credential|psk"
+WORD_PATTERN = rb"(?i)pass|pw|secret|token|key|psk"
 _MARK = re2.compile(MARK_PATTERN)
 _WORDS = re2.compile(WORD_PATTERN)
 _SEP_PATTERN = rb"[ \t]*[|+]?[ \t]*:?-+:?[ \t]*(?:[|+][ \t]*:?-+:?[ \t]*)*[|+]?[ \t]*\r?"
@@ -41,8 +41,7 @@ _PASSWORD_NAME = re.compile(
     r"(?:_(?:hash|digest|enc|encrypted|plain|plaintext|clear|cleartext|value|text))?$")
 _SECRET_NAME = re.compile(
     r"(?:[a-z0-9]*(?:secret|token|apikey|secretkey|privatekey|accesskey)"
-    r"|(?:^|_)(?:api_key|private_key|access_key|secret_key|auth_key|signing_key|encryption_key|master_key"
-    r"|credential|credentials|psk))"
+    r"|(?:^|_)(?:api_key|private_key|access_key|secret_key|auth_key|signing_key|encryption_key|master_key|psk))"
     r"(?:_(?:hash|digest|enc|encrypted|plain|plaintext|clear|cleartext|value|text))?$")
 _NOT_A_SECRET = frozenset({
     "", "null", "(null)", "<null>", "[null]", "none", "nil", "undefined", "true", "false", "t", "f", "yes", "no",
@@ -133,6 +132,10 @@ def _value(line: bytes, a: int, b: int) -> tuple[int, int] | None:
         a += 1
     while b > a and line[b - 1] in b" \t\r":
         b -= 1
+    if b - a >= 2 and line[a] == 0x60 and line[b - 1] == 0x60 and line.count(b"`", a, b) == 2:
+        a, b = a + 1, b - 1  # a markdown code span: `hunter2`
+    elif line.find(b"`", a, b) >= 0:
+        return None  # markdown prose about a secret, not one
     if b - a < 3:
         return None
     v = line[a:b].decode("utf-8", "replace")
