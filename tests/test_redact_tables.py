@@ -162,7 +162,7 @@ def test_a_pipe_inside_a_psql_value_is_followed_by_the_aligned_columns() -> None
 
 
 def test_an_unescaped_pipe_in_the_first_or_last_column_of_a_markdown_table() -> None:
-    text = markdown(["password", "user", "token"], [["ab|cd-EXAMPLE-1", "bob", "plain-EXAMPLE-2"],
+    text = markdown(["password", "user", "passwd"], [["ab|cd-EXAMPLE-1", "bob", "plain-EXAMPLE-2"],
                                                     ["plain-EXAMPLE-3", "eve", "ef|gh-EXAMPLE-4"]], escape=False).encode()
     spans = [(s, e) for s, e, _ in tables.secret_cells(text)]
     for secret in (b"ab|cd-EXAMPLE-1", b"plain-EXAMPLE-2", b"plain-EXAMPLE-3", b"ef|gh-EXAMPLE-4"):
@@ -202,3 +202,54 @@ def test_a_table_in_a_transcript_tool_result_is_redacted() -> None:
     for u, p in users:
         assert p not in out and u in out
     assert report.counts.get(("table-password-column", "jsonl")) == 3, report.counts
+
+
+def box(header: list[str], rows: list[list[str]], types: list[str] | None = None) -> str:
+    """sqlite's `.mode box` (duckdb adds a row of column types under the names)."""
+    body = [header, *([types] if types else []), *rows]
+    widths = [max(len(r[j]) for r in body) for j in range(len(header))]
+
+    def rule(left: str, mid: str, right: str) -> str:
+        return left + mid.join("─" * (w + 2) for w in widths) + right
+
+    def row(cells: list[str]) -> str:
+        return "│" + "│".join(f" {c.ljust(w)} " for c, w in zip(cells, widths)) + "│"
+    lines = [rule("┌", "┬", "┐"), row(header), *([row(types)] if types else []), rule("├", "┼", "┤"),
+             *(row(r) for r in rows), rule("└", "┴", "┘")]
+    return "\n".join(lines) + "\n"
+
+
+def column_mode(header: list[str], rows: list[list[str]], gap: str = "  ") -> str:
+    """sqlite's `.mode column` with headers (sqlcmd and sqlplus look alike, one space apart)."""
+    widths = [max(len(h), *(len(r[j]) for r in rows)) for j, h in enumerate(header)]
+    return "\n".join([gap.join(h.ljust(w) for h, w in zip(header, widths)).rstrip(),
+                      gap.join("-" * w for w in widths),
+                      *(gap.join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows)]) + "\n"
+
+
+@pytest.mark.parametrize("kind", ["box", "duckdb", "psql-unicode", "column", "sqlcmd"])
+def test_box_drawing_and_column_mode_tables(engine: Engine, kind: str) -> None:
+    users = [(u, p.replace("|", "x")) for u, p in _users(RNG.randint(1, 3))]
+    header, rows = ["username", "password"], [[u, p] for u, p in users]
+    if kind == "box":
+        text = "sqlite> .mode box\nsqlite> SELECT username, password FROM users;\n" + box(header, rows)
+    elif kind == "duckdb":
+        text = "D SELECT username, password FROM users;\n" + box(header, rows, ["varchar", "varchar"])
+    elif kind == "psql-unicode":
+        text = psql(header, rows).replace("|", "│").replace("+", "┼").replace("-", "─")
+    elif kind == "column":
+        text = "sqlite> .headers on\nsqlite> .mode column\n" + column_mode(header, rows)
+    else:
+        text = column_mode(header, rows, " ") + f"\n({len(rows)} rows affected)\n"
+    out = engine.redact(text, None)
+    for u, p in users:
+        assert p not in out and u in out, out
+    assert out.count("<PASSWORD:") == len(users), out
+
+
+def test_column_mode_docs_and_token_words_stay(engine: Engine) -> None:
+    for text in ["Option        Description\n------------  -----------------\n--password    the password to use\n",
+                 "Token     Meaning\n--------  ------------------\nIDENT     an identifier\nNUMBER    a literal\n",
+                 "- -- --- a list\npassword reset is -- not -- here\n"]:
+        ms = [m for m in engine.scan(text) if m.rule_id.startswith("table-")]
+        assert ms == [], [(m.rule_id, text[m.start:m.end]) for m in ms]

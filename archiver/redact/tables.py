@@ -7,12 +7,18 @@ to its rules (`Engine` enables it when the built-in `secrets` pack is loaded). I
   a one-column result (`SELECT password FROM ...`: no `+` in the separator) only when psql's
   `(N rows)` footer closes it, so a setext heading (`Password\\n--------`) is not a table;
 * bordered tables (mysql, sqlite `.mode table`, many CLIs): `+----+------+` around `| a | b |`;
-* markdown tables: `| user | password |` over `|---|---|`.
+* box-drawing tables (sqlite `.mode box`, duckdb with its row of types, psql's unicode
+  linestyle): read as the ASCII ones, the characters mapped to ASCII of the same byte length;
+* column mode (sqlite `.mode column` with headers, sqlcmd, sqlplus): dash runs under the header
+  names, the columns starting where the runs start;
+* markdown tables: `| user | password |` over `|---|---|` (a cell that is one code span is its
+  value; a cell of prose with code spans is none).
 
 Only a header cell that names a secret counts (`password`, `user_password`, `passwd`, `pwd`,
 `secret`, `client_secret`, `api_key`, `apiKey`, `access_token`, `password_hash`, ...: the name
 ends with the secret word), never `token_type`, `max_tokens` or `password_changed_at`. Empty,
-NULL-like and boolean cells are skipped. Cost: two patterns in the engine's literal pass over
+NULL-like and boolean cells are skipped; under a token/secret/key header only a value with a
+digit, 8+ characters and no space counts (a docs table of lexer tokens lists words). Cost: two patterns in the engine's literal pass over
 each text; separator lines are sought only in text holding both, and parsed only where found.
 """
 
@@ -26,13 +32,22 @@ import re2
 # What every table this module reads holds: a `|`/`+` next to a dash (its separator) or psql's
 # `(N rows)` footer (one column), and a secret word (its header). The engine adds both patterns
 # to its one literal pass over the text; `may_hold_table` is the same test alone.
-MARK_PATTERN = rb"[|+][ \t]*:?-|-:?[ \t]*[|+]|rows?\)"
+MARK_PATTERN = "[|+][ \t]*:?-|-:?[ \t]*[|+]|--[ \t]+--|rows?\\)|[\u251c-\u254b\u2552-\u256c]".encode()
 WORD_PATTERN = rb"(?i)pass|pw|secret|token|key|psk"
 _MARK = re2.compile(MARK_PATTERN)
 _WORDS = re2.compile(WORD_PATTERN)
 _SEP_PATTERN = rb"[ \t]*[|+]?[ \t]*:?-+:?[ \t]*(?:[|+][ \t]*:?-+:?[ \t]*)*[|+]?[ \t]*\r?"
 _SEP = re.compile(_SEP_PATTERN)
 _SEP_RX = re2.compile(rb"(?m)^" + _SEP_PATTERN + rb"$")
+# sqlite `.mode column`, sqlcmd, sqlplus: dash runs under each header, spaces between
+_COLSEP = re.compile(rb"[ \t]*-{2,}(?:[ \t]+-{2,})+[ \t]*\r?")
+_COLSEP_RX = re2.compile(rb"(?m)^[ \t]*-{2,}(?:[ \t]+-{2,})+[ \t]*\r?$")
+_FOOTERS = re.compile(rb"\((?:[0-9]+ rows?(?: affected)?)\)|[0-9]+ rows? selected\.?")
+# Box-drawing tables (sqlite .mode box, duckdb, psql's unicode linestyle): each 3-byte character
+# becomes 3 ASCII bytes, so offsets stay and the ASCII parser reads them.
+_BOX_RX = re.compile(rb"\xe2[\x94\x95][\x80-\xbf]")  # U+2500..U+257F
+_BOX_VERTICAL = frozenset("\u2502\u2503\u2551\u2506\u2507\u250a\u250b".encode()[i:i + 3] for i in range(0, 21, 3))
+_BOX_HORIZONTAL = frozenset("\u2500\u2501\u2550\u2504\u2505\u2508\u2509".encode()[i:i + 3] for i in range(0, 21, 3))
 _FOOTER = re.compile(rb"\([0-9]+ rows?\)")
 _CAMEL = re.compile(r"([a-z0-9])([A-Z])")
 _NON_WORD = re.compile(r"[^a-z0-9]+")
@@ -127,7 +142,10 @@ def _edges(cells: list[tuple[int, int]], ncols: int) -> list[tuple[int, int]]:
     return out
 
 
-def _value(line: bytes, a: int, b: int) -> tuple[int, int] | None:
+def _value(line: bytes, a: int, b: int, kind: int = PASSWORD) -> tuple[int, int] | None:
+    """The stripped span of a cell's value, unless it is empty, NULL-like or a placeholder; under
+    a token/secret/key header only a value that could be one (8+ characters with a digit, no space):
+    a docs table about lexer tokens lists words."""
     while a < b and line[a] in b" \t":
         a += 1
     while b > a and line[b - 1] in b" \t\r":
@@ -141,15 +159,83 @@ def _value(line: bytes, a: int, b: int) -> tuple[int, int] | None:
     v = line[a:b].decode("utf-8", "replace")
     if v.lower() in _NOT_A_SECRET or _PLACEHOLDER.match(v):
         return None
+    if kind == SECRET and (len(v) < 8 or " " in v or not any(c.isdigit() for c in v)):
+        return None
     return a, b
+
+
+def _box(m: re.Match[bytes]) -> bytes:
+    ch = m.group()
+    if ch in _BOX_VERTICAL:
+        return b"|  "
+    if ch in _BOX_HORIZONTAL:
+        return b"---"
+    return b"+  "  # a corner or a junction
+
+
+def ascii_boxes(buf: bytes) -> bytes:
+    """buf with box-drawing characters as ASCII table parts of the same byte length."""
+    if b"\xe2\x94" not in buf and b"\xe2\x95" not in buf:
+        return buf
+    return _BOX_RX.sub(_box, buf)
 
 
 def separator_lines(buf: bytes) -> Iterator[tuple[int, int]]:
     """(start, end) of the lines of buf that look like a table separator (3+ dashes)."""
-    for m in _SEP_RX.finditer(buf):
-        a, b = m.span()
-        if buf.count(b"-", a, b) >= 3:
-            yield a, b
+    buf = ascii_boxes(buf)
+    for rx in (_SEP_RX, _COLSEP_RX):
+        for m in rx.finditer(buf):
+            a, b = m.span()
+            if buf.count(b"-", a, b) >= 3:
+                yield a, b
+
+
+def _kinds(header: bytes, cells: list[tuple[int, int]]) -> dict[int, int]:
+    return {j: kd for j, (a, b) in enumerate(cells)
+            if (kd := column_kind(header[a:b].decode("utf-8", "replace"))) is not None}
+
+
+def _column_mode(buf: bytes, sa: int, sep: bytes, out: list[tuple[int, int, int]]) -> int:
+    """A table whose separator is dash runs and spaces (sqlite `.mode column`, sqlcmd, sqlplus):
+    columns start where the runs start. Appends the secret cells to out; returns where the
+    table ends (sa when it is no table of ours)."""
+    starts = [m.start() for m in re.finditer(rb"-+", sep)]
+    hs = buf.rfind(b"\n", 0, sa - 1) + 1
+    header = buf[hs:sa - 1].rstrip(b"\r")
+    if not header.isascii() or not _aligned_at(header, starts):
+        return sa
+    hcells = _spaced(header, starts)
+    kinds = _kinds(header, hcells)
+    if not kinds:
+        return sa
+    pos, end = sa + len(sep) + 1, sa
+    n = len(buf)
+    rows = 0
+    while pos <= n and rows < MAX_ROWS:
+        line, nxt = _line_at(buf, pos)
+        line = line.rstrip(b"\r")
+        if not line.strip() or _FOOTERS.fullmatch(line.strip()) or _COLSEP.fullmatch(line):
+            break
+        rows += 1
+        if line.isascii() and _aligned_at(line, starts):
+            cells = _spaced(line, starts)
+            for j, kd in kinds.items():
+                v = _value(line, *cells[j], kd)
+                if v is not None:
+                    out.append((pos + v[0], pos + v[1], kd))
+        end = pos
+        pos = nxt
+    return end
+
+
+def _aligned_at(line: bytes, starts: list[int]) -> bool:
+    """Does each column after the first begin after a space (or past the end of the line)?"""
+    return all(p >= len(line) or line[p - 1] in b" \t" for p in starts[1:])
+
+
+def _spaced(line: bytes, starts: list[int]) -> list[tuple[int, int]]:
+    bounds = [min(p, len(line)) for p in starts] + [len(line)]
+    return [(bounds[j], bounds[j + 1]) for j in range(len(starts))]
 
 
 def _line_at(buf: bytes, start: int) -> tuple[bytes, int]:
@@ -165,13 +251,18 @@ def secret_cells(buf: bytes, gated: bool = False) -> list[tuple[int, int, int]]:
     (`gated`: the caller knows that may_hold_table(buf) holds)."""
     if not gated and not may_hold_table(buf):
         return []
+    buf = ascii_boxes(buf)
     out: list[tuple[int, int, int]] = []
     done = -1  # tables already read end here: their borders are no new separators
     n = len(buf)
-    for sa, sb in separator_lines(buf):
+    for sa, sb in sorted(separator_lines(buf)):
         if sa == 0 or sa <= done:
             continue
         sep = buf[sa:sb].rstrip(b"\r")
+        if _COLSEP.fullmatch(sep):
+            end = _column_mode(buf, sa, sep, out)
+            done = max(done, end)
+            continue
         body = sep.strip(b" \t")
         lead, trail = body[:1] in (b"|", b"+"), body[-1:] in (b"|", b"+")
         if lead and trail and len(body) == 1:
@@ -183,8 +274,13 @@ def secret_cells(buf: bytes, gated: bool = False) -> list[tuple[int, int, int]]:
         hcells = _cells(header, lead, trail)
         if ncols < 1 or hcells is None or len(hcells) != ncols:
             continue
-        kinds = {j: kd for j, (a, b) in enumerate(hcells)
-                 if (kd := column_kind(header[a:b].decode("utf-8", "replace"))) is not None}
+        kinds = _kinds(header, hcells)
+        if not kinds and lead and hs > 0:
+            # duckdb prints the column types under the names: the names are one line up
+            h2s = buf.rfind(b"\n", 0, hs - 1) + 1
+            h2cells = _cells(buf[h2s:hs - 1], lead, trail)
+            if h2cells is not None and len(h2cells) == ncols:
+                kinds = _kinds(buf[h2s:hs - 1], h2cells)
         if not kinds:
             continue
         rows: list[tuple[int, bytes]] = []
@@ -222,7 +318,7 @@ def secret_cells(buf: bytes, gated: bool = False) -> list[tuple[int, int, int]]:
             else:
                 cells = [(0, len(line))]
             for j, kd in kinds.items():
-                v = _value(line, *cells[j])
+                v = _value(line, *cells[j], kd)
                 if v is not None:
                     out.append((at + v[0], at + v[1], kd))
             done = at
