@@ -253,3 +253,23 @@ def test_column_mode_docs_and_token_words_stay(engine: Engine) -> None:
                  "- -- --- a list\npassword reset is -- not -- here\n"]:
         ms = [m for m in engine.scan(text) if m.rule_id.startswith("table-")]
         assert ms == [], [(m.rule_id, text[m.start:m.end]) for m in ms]
+
+
+@pytest.mark.parametrize("footer", [True, False])
+def test_list_mode_psql_a_and_sqlite_header(engine: Engine, footer: bool) -> None:
+    users = _users(RNG.randint(1, 3))
+    rows = "\n".join(f"{i}|{u}|{p}" for i, (u, p) in enumerate(users))
+    text = "$ sqlite3 -header app.db 'select id, username, password from users'\nid|username|password\n" + rows + "\n"
+    if footer:
+        text += f"({len(users)} rows)\n"
+    out = engine.redact(text, None)
+    for u, p in users:  # a `|` in a password in the last column stays inside its value
+        assert p not in out and u in out, out
+    assert "id|username|password" in out
+
+
+def test_list_mode_needs_names_alone_on_a_line(engine: Engine) -> None:
+    for text in ['FIELDS = "user|password"\nalice|Xk9mQ2vLp7sRt4Wz\n', "token|secret\na|b\nc|d\n",
+                 "grep -E 'password|passwd' /etc/x | head\nroot|x1\n"]:
+        ms = [m for m in engine.scan(text) if m.rule_id.startswith("table-")]
+        assert ms == [], [(m.rule_id, text[m.start:m.end]) for m in ms]

@@ -11,6 +11,7 @@ to its rules (`Engine` enables it when the built-in `secrets` pack is loaded). I
   linestyle): read as the ASCII ones, the characters mapped to ASCII of the same byte length;
 * column mode (sqlite `.mode column` with headers, sqlcmd, sqlplus): dash runs under the header
   names, the columns starting where the runs start;
+* list mode (psql -A, sqlite3 -header): `username|password` alone on a line, rows likewise;
 * markdown tables: `| user | password |` over `|---|---|` (a cell that is one code span is its
   value; a cell of prose with code spans is none).
 
@@ -32,7 +33,10 @@ import re2
 # What every table this module reads holds: a `|`/`+` next to a dash (its separator) or psql's
 # `(N rows)` footer (one column), and a secret word (its header). The engine adds both patterns
 # to its one literal pass over the text; `may_hold_table` is the same test alone.
-MARK_PATTERN = "[|+][ \t]*:?-|-:?[ \t]*[|+]|--[ \t]+--|rows?\\)|[\u251c-\u254b\u2552-\u256c]".encode()
+MARK_PATTERN = ("[|+][ \t]*:?-|-:?[ \t]*[|+]|--[ \t]+--|rows?\\)|[\u251c-\u254b\u2552-\u256c]"
+                # a list-mode header: a secret word next to a `|` between names
+                "|(?i:(?:pass|pw|secret|token|key|psk)[a-z0-9_]*\\|[a-z_]|[a-z0-9_]\\|[a-z0-9_]*(?:pass|pw|secret|token|key|psk))"
+                ).encode()
 WORD_PATTERN = rb"(?i)pass|pw|secret|token|key|psk"
 _MARK = re2.compile(MARK_PATTERN)
 _WORDS = re2.compile(WORD_PATTERN)
@@ -42,6 +46,8 @@ _SEP_RX = re2.compile(rb"(?m)^" + _SEP_PATTERN + rb"$")
 # sqlite `.mode column`, sqlcmd, sqlplus: dash runs under each header, spaces between
 _COLSEP = re.compile(rb"[ \t]*-{2,}(?:[ \t]+-{2,})+[ \t]*\r?")
 _COLSEP_RX = re2.compile(rb"(?m)^[ \t]*-{2,}(?:[ \t]+-{2,})+[ \t]*\r?$")
+# psql -A, sqlite3 -header (list mode): names joined by `|` alone on a line, rows likewise
+_LIST_HEADER_RX = re2.compile(rb"(?m)^[A-Za-z_][A-Za-z0-9_]*(?:\|[A-Za-z_][A-Za-z0-9_]*)+\r?$")
 _FOOTERS = re.compile(rb"\((?:[0-9]+ rows?(?: affected)?)\)|[0-9]+ rows? selected\.?")
 # Box-drawing tables (sqlite .mode box, duckdb, psql's unicode linestyle): each 3-byte character
 # becomes 3 ASCII bytes, so offsets stay and the ASCII parser reads them.
@@ -181,13 +187,54 @@ def ascii_boxes(buf: bytes) -> bytes:
 
 
 def separator_lines(buf: bytes) -> Iterator[tuple[int, int]]:
-    """(start, end) of the lines of buf that look like a table separator (3+ dashes)."""
+    """(start, end) of the lines of buf that a table is found from: separators (3+ dashes) and
+    list-mode headers."""
     buf = ascii_boxes(buf)
     for rx in (_SEP_RX, _COLSEP_RX):
         for m in rx.finditer(buf):
             a, b = m.span()
             if buf.count(b"-", a, b) >= 3:
                 yield a, b
+    for m in _LIST_HEADER_RX.finditer(buf):
+        yield m.span()
+
+
+def _list_mode(buf: bytes, ha: int, hb: int, out: list[tuple[int, int, int]]) -> int:
+    """A header of names joined by `|` (psql -A, sqlite3 -header) and the rows under it, up to a
+    blank line, a footer or a line without `|`. Appends the secret cells to out; returns where
+    the table ends (ha when it is no table of ours)."""
+    header = buf[ha:hb].rstrip(b"\r")
+    hcells = _cells(header, False, False)
+    if hcells is None:
+        return ha
+    kinds = _kinds(header, hcells)
+    ncols = len(hcells)
+    if not kinds:
+        return ha
+    pos, end, n = hb + 1, ha, len(buf)
+    first = True
+    rows = 0
+    while pos <= n and rows < MAX_ROWS:
+        line, nxt = _line_at(buf, pos)
+        if first and (_SEP.fullmatch(line.rstrip(b"\r")) or _COLSEP.fullmatch(line.rstrip(b"\r"))):
+            return ha  # an unbordered markdown table: read from its separator
+        first = False
+        if not line.strip() or b"|" not in line or _FOOTERS.fullmatch(line.strip()):
+            break
+        cells = _cells(line, False, False)
+        if cells is None:
+            break
+        if len(cells) > ncols:
+            cells = _edges(cells, ncols)
+        if len(cells) == ncols:
+            for j, kd in kinds.items():
+                v = _value(line, *cells[j], kd)
+                if v is not None:
+                    out.append((pos + v[0], pos + v[1], kd))
+        rows += 1
+        end = pos
+        pos = nxt
+    return end
 
 
 def _kinds(header: bytes, cells: list[tuple[int, int]]) -> dict[int, int]:
@@ -256,9 +303,14 @@ def secret_cells(buf: bytes, gated: bool = False) -> list[tuple[int, int, int]]:
     done = -1  # tables already read end here: their borders are no new separators
     n = len(buf)
     for sa, sb in sorted(separator_lines(buf)):
-        if sa == 0 or sa <= done:
+        if sa <= done:
             continue
         sep = buf[sa:sb].rstrip(b"\r")
+        if b"-" not in sep:  # a list-mode header
+            done = max(done, _list_mode(buf, sa, sb, out))
+            continue
+        if sa == 0:
+            continue
         if _COLSEP.fullmatch(sep):
             end = _column_mode(buf, sa, sep, out)
             done = max(done, end)
