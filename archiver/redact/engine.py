@@ -33,10 +33,12 @@ built-in packs, one core: ~60 MB/s for JSONL files; presidio ~0.2 MB/s):
 * Filters on the secret group: min_length, entropy, allowlist (cached per
   value), validator, and for generated term rules the "bounded by
   non-alphanumerics" check.
-* Secret columns of text tables (psql, mysql, markdown: the cells under a `password` /
-  `api_key` header) are no regex's work: `tables.secret_cells` finds them, gated by a few
-  `bytes.find` calls, as the rules `table-password-column` / `table-secret-column`, whenever the
-  built-in secrets pack's generic rules are loaded (string by string in `scan_segments` too).
+* Secret columns of text tables (psql, mysql, sqlite, markdown: the cells under a `password` /
+  `api_key` header) are no regex's work: `tables.secret_cells` finds them, as the rules
+  `table-password-column` / `table-secret-column`, whenever the built-in secrets pack's generic
+  rules are loaded. Two patterns in the literal Set pass gate it (a separator-like run, a secret
+  word); `scan_segments` then seeks separator lines in the joined text and reads only the strings
+  holding one.
 * Never touched: base64 images and data: URIs, our own tokens (`<LABEL:1a2b3c4d>`,
   `<REDACTED:X>`, `user-1a2b`), and a match that is only an id (the whole match lies
   inside a UUID, a 7-64 character lowercase hex run with a letter, such as a git SHA
