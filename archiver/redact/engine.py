@@ -36,8 +36,8 @@ built-in packs, one core: ~60 MB/s for JSONL files; presidio ~0.2 MB/s):
 * Secret columns of text tables (psql, mysql, sqlite, markdown: the cells under a `password` /
   `api_key` header) are no regex's work: `tables.secret_cells` finds them, as the rules
   `table-password-column` / `table-secret-column`, whenever the built-in secrets pack's generic
-  rules are loaded. Two patterns in the literal Set pass gate it (a separator-like run, a secret
-  word); `scan_segments` then seeks separator lines in the joined text and reads only the strings
+  rules are loaded. A pattern in the literal Set pass gates it (a separator-like run), then a
+  search for a secret word; `scan_segments` then seeks separator lines in the joined text and reads only the strings
   holding one.
 * Never touched: base64 images and data: URIs, our own tokens (`<LABEL:1a2b3c4d>`,
   `<REDACTED:X>`, `user-1a2b`), and a match that is only an id (the whole match lies
@@ -448,12 +448,13 @@ class Engine:
         for m in _IMAGE_MARKERS:
             self._set.Add(re2.escape(m))
         self._sentinel = self._set.Add(rb"\A")
-        # after the sentinel: the table pass's two markers (a separator-like run, a secret word)
-        self._table_marks: tuple[int, int] | None = None
+        # after the sentinel: the table pass's marker (a separator-like run; the secret word it
+        # also needs is sought only then, by tables.has_secret_word)
+        self._table_mark: int | None = None
         table_pass = (any(r.pack == "secrets" and r.confidence != "high" and not r.generated for r in self.rules)
                       and not any(t.id in self._by_id for t in TABLE_RULES))
         if table_pass:
-            self._table_marks = (self._set.Add(tables.MARK_PATTERN), self._set.Add(tables.WORD_PATTERN))
+            self._table_mark = self._set.Add(tables.MARK_PATTERN)
         self._set.Compile()
         # Keywords with a JSON-escapable character could hide behind \" or \\ in a raw JSON line.
         self.keywords_json_safe = all(b'"' not in k and b"\\" not in k
@@ -508,7 +509,7 @@ class Engine:
         if sentinel not in hits:  # the Set failed (DFA budget): be safe, assume everything
             for rl in self._kw_rules:
                 out.update(rl)
-            return out, True, self._table_marks is not None
+            return out, True, self._table_mark is not None
         kwr = self._kw_rules
         first = self._marker_first
         images = False
@@ -517,8 +518,8 @@ class Engine:
                 out.update(kwr[h])
             elif h < sentinel:
                 images = True
-        marks = self._table_marks
-        table = marks is not None and marks[0] in hits and marks[1] in hits
+        mark = self._table_mark
+        table = mark is not None and mark in hits and tables.has_secret_word(buf)
         return out, images, table
 
     def _group_hit(self, group: int, buf: bytes) -> bool:

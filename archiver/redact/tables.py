@@ -19,8 +19,9 @@ Only a header cell that names a secret counts (`password`, `user_password`, `pas
 `secret`, `client_secret`, `api_key`, `apiKey`, `access_token`, `password_hash`, ...: the name
 ends with the secret word), never `token_type`, `max_tokens` or `password_changed_at`. Empty,
 NULL-like and boolean cells are skipped; under a token/secret/key header only a value with a
-digit, 8+ characters and no space counts (a docs table of lexer tokens lists words). Cost: two patterns in the engine's literal pass over
-each text; separator lines are sought only in text holding both, and parsed only where found.
+digit, 8+ characters and no space counts (a docs table of lexer tokens lists words). Cost: one
+pattern in the engine's literal pass over each text, then a search for a secret word; separator
+lines are sought only in text holding both, and parsed only where found.
 """
 
 from __future__ import annotations
@@ -31,8 +32,8 @@ from typing import Iterator
 import re2
 
 # What every table this module reads holds: a `|`/`+` next to a dash (its separator) or psql's
-# `(N rows)` footer (one column), and a secret word (its header). The engine adds both patterns
-# to its one literal pass over the text; `may_hold_table` is the same test alone.
+# `(N rows)` footer (one column), and a secret word (its header). The engine adds the first
+# pattern to its one literal pass over the text; `may_hold_table` is the same test alone.
 MARK_PATTERN = ("[|+][ \t]*:?-|-:?[ \t]*[|+]|--[ \t]+--|rows?\\)|[\u251c-\u254b\u2552-\u256c]"
                 # a list-mode header: a secret word next to a `|` between names
                 "|(?i:(?:pass|pw|secret|token|key|psk)[a-z0-9_]*\\|[a-z_]|[a-z0-9_]\\|[a-z0-9_]*(?:pass|pw|secret|token|key|psk))"
@@ -74,6 +75,10 @@ _PLACEHOLDER = re.compile(r"^(?:\*+|x{3,}|\.{3,}|-+|_+|#+|•+|<[^>]*>)$")
 
 PASSWORD, SECRET = 0, 1  # kinds of column: the engine maps them to its two table rules
 MAX_ROWS = 5000  # per table: a longer result is still read, up to this many rows
+
+
+def has_secret_word(buf: bytes) -> bool:
+    return _WORDS.search(buf) is not None
 
 
 def may_hold_table(buf: bytes) -> bool:
