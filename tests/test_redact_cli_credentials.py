@@ -87,6 +87,10 @@ CASES: list[tuple[str, str, Callable[[], str]]] = [
     ("redis-conf", "# redis.conf\nbind 127.0.0.1\nrequirepass {s}\nappendonly yes\n", password),
     ("redis-config-set", 'redis-cli -h cache CONFIG SET masterauth "{s}"', password),
     ("redis-auth-prompt", "127.0.0.1:6379> AUTH default {s}\nOK\n127.0.0.1:6379> ping\nPONG", password),
+    ("redis-acl-setuser", "127.0.0.1:6379> ACL SETUSER worker on >{s} ~jobs:* +@all\nOK", password),
+    ("redis-users-acl", "# users.acl\nuser default off\nuser app on >{s} ~app:* &* +@all\n", password),
+    ("vault-login-legacy", "vault login {s}", lambda: "s." + password(24).replace("-", "a").replace("_", "b")
+     .replace("@", "c").replace("%", "d").replace("+", "e").replace("!", "f")),
     ("ldapsearch-w", 'ldapsearch -x -H ldaps://dc.corp -D "cn=admin,dc=corp" -w {s} -b "dc=corp" "(uid=bob)"', password),
     ("smbclient-U", "smbclient //fs.corp/share -U bob%{s} -c 'ls'", password),
 ]
@@ -129,6 +133,8 @@ CLEAN = [
     "smbclient //fs.corp/share -U bob -c ls",
     "def connect(host: str, password: str, port: int = 5432) -> None:",
     "psql -h db -p 5432 -U app --password-file ~/.pgpass",
+    "user default on nopass ~* &* +@all",
+    "vault login -method=oidc role=dev",
 ]
 
 
