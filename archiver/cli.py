@@ -629,7 +629,7 @@ def cmd_rules(args: argparse.Namespace) -> int:
     except RuleError as e:
         raise UsageError(str(e)) from None
     if args.rules_cmd == "list":
-        rules = list_rules(redactor.rules)
+        rules = list_rules([*redactor.rules, *redactor.engine.pass_rules])
         problems = check_examples(redactor.rules)
         if args.json:
             emit_json({"rules": rules, "example_problems": problems})

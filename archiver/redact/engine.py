@@ -33,6 +33,12 @@ built-in packs, one core: ~60 MB/s for JSONL files; presidio ~0.2 MB/s):
 * Filters on the secret group: same_as (equal to another group), min_length, entropy, allowlist (cached per
   value), validator, and for generated term rules the "bounded by
   non-alphanumerics" check.
+* Secret columns of text tables (psql, mysql, sqlite, markdown: the cells under a `password` /
+  `api_key` header) are no regex's work: `tables.secret_cells` finds them, as the rules
+  `table-password-column` / `table-secret-column`, whenever the built-in secrets pack's generic
+  rules are loaded. A pattern in the literal Set pass gates it (a separator-like run), then a
+  search for a secret word; `scan_segments` then seeks separator lines in the joined text and reads only the strings
+  holding one.
 * Never touched: base64 images and data: URIs, our own tokens (`<LABEL:1a2b3c4d>`,
   `<REDACTED:X>`, `user-1a2b`), and a match that is only an id (the whole match lies
   inside a UUID, a 7-64 character lowercase hex run with a letter, such as a git SHA
@@ -55,6 +61,7 @@ from typing import Iterator, NamedTuple
 
 import re2
 
+from archiver.redact import tables
 from archiver.redact.base import RedactionReport
 from archiver.redact.pseudonym import Pseudonymizer
 from archiver.redact.rules import Rule
@@ -254,6 +261,19 @@ COMMON_KEYWORDS = frozenset({
     "https", "www", "com", "org", "net", "id", "client", "access", "session", "home", "admin",
 })
 STRONG, ALWAYS, COMMON = 0, 1, 2
+
+# The cells of secret-named columns in text tables (archiver/redact/tables.py): no regex can
+# follow a column, so the engine runs that pass itself, as these two rules, whenever the built-in
+# secrets pack's generic (medium-confidence) rules are loaded.
+TABLE_RULES = (
+    Rule(id="table-password-column", regex="", label="PASSWORD", confidence="medium", pack="secrets",
+         source="builtin:secrets (engine table pass)",
+         description="A cell under a password/passwd/pwd header in psql, mysql, sqlite or markdown table output"),
+    Rule(id="table-secret-column", regex="", label="SECRET", confidence="medium", pack="secrets",
+         source="builtin:secrets (engine table pass)",
+         description="A cell under a secret/token/api_key/private_key header in psql, mysql, sqlite or markdown "
+                     "table output"),
+)
 
 
 def _group(r: Rule) -> int:
@@ -469,12 +489,35 @@ class Engine:
         for m in _IMAGE_MARKERS:
             self._set.Add(re2.escape(m))
         self._sentinel = self._set.Add(rb"\A")
+        # after the sentinel: the table pass's marker (a separator-like run; the secret word it
+        # also needs is sought only then, by tables.has_secret_word)
+        self._table_mark: int | None = None
+        table_pass = (any(r.pack == "secrets" and r.confidence != "high" and not r.generated for r in self.rules)
+                      and not any(t.id in self._by_id for t in TABLE_RULES))
+        if table_pass:
+            self._table_mark = self._set.Add(tables.MARK_PATTERN)
         self._set.Compile()
         # Keywords with a JSON-escapable character could hide behind \" or \\ in a raw JSON line.
         self.keywords_json_safe = all(b'"' not in k and b"\\" not in k
                                       for c in self._c for k in c.kw)
         self._cache: dict[tuple[str, str, bytes], bytes] = {}
         self._canonical_rx: dict[str, list[tuple[object, bytes]]] = {}
+        # The table pass: its two rules get indexes after the loaded ones (never in a group).
+        self._table_idx: tuple[int, ...] = ()
+        if table_pass:
+            first = len(self._c)
+            for k, r in enumerate(TABLE_RULES):
+                self._by_id[r.id] = r
+                self._c.append(_Compiled(
+                    rule=r, idx=first + k, rx=None, sgroup=0, kw=(), kw_ascii=True, allow=None, anchored=False,
+                    modes=(True, False, False, False, False), rank=r.rank, simple=True, terms=(), group=-1,
+                    rx_joined=None))
+            self._table_idx = tuple(range(first, first + len(TABLE_RULES)))
+
+    @property
+    def pass_rules(self) -> list[Rule]:
+        """The rules of the engine's own passes that are on (the table pass), for listings."""
+        return [self._c[i].rule for i in self._table_idx]
 
     # ------------------------------------------------------------------ gating
 
@@ -498,15 +541,16 @@ class Engine:
         """A cheap superset test: False means no rule can match buf."""
         return self.any_keyword(buf) or self.always_hit(buf)
 
-    def _keyword_hits(self, buf: bytes) -> tuple[set[int], bool]:
-        """(keyword-gated rules whose keywords occur in buf, whether it may hold base64 images)."""
+    def _keyword_hits(self, buf: bytes) -> tuple[set[int], bool, bool]:
+        """(keyword-gated rules whose keywords occur in buf, whether it may hold base64 images,
+        whether it may hold a table for the table pass)."""
         out: set[int] = set()
         hits = self._set.Match(buf) or []
         sentinel = self._sentinel
         if sentinel not in hits:  # the Set failed (DFA budget): be safe, assume everything
             for rl in self._kw_rules:
                 out.update(rl)
-            return out, True
+            return out, True, self._table_mark is not None
         kwr = self._kw_rules
         first = self._marker_first
         images = False
@@ -515,7 +559,9 @@ class Engine:
                 out.update(kwr[h])
             elif h < sentinel:
                 images = True
-        return out, images
+        mark = self._table_mark
+        table = mark is not None and mark in hits and tables.has_secret_word(buf)
+        return out, images, table
 
     def _group_hit(self, group: int, buf: bytes) -> bool:
         """Does the weak group's combined pattern match anywhere in buf?"""
@@ -528,9 +574,10 @@ class Engine:
         candidate exists: most small strings never need the search."""
         return images or _first(_TOKEN_RX, buf)[0] >= 0
 
-    def _plan(self, buf: bytes, mode: int) -> tuple[list[int], bool]:
-        """(rules to run on buf scanned alone, whether buf may hold base64 images)."""
-        out, images = self._keyword_hits(buf)
+    def _plan(self, buf: bytes, mode: int) -> tuple[list[int], bool, bool]:
+        """(rules to run on buf scanned alone, whether buf may hold base64 images, whether the
+        table pass should read it)."""
+        out, images, table = self._keyword_hits(buf)
         comp = self._c
         common = self._groups[COMMON]
         if common and not out.isdisjoint(common) and not self._group_hit(COMMON, buf):
@@ -540,7 +587,7 @@ class Engine:
             for i in self._groups[ALWAYS]:
                 if self._seg_has_kw(comp[i], 0, buf, lows):
                     out.add(i)
-        return sorted(i for i in out if comp[i].modes[mode]), images
+        return sorted(i for i in out if comp[i].modes[mode]), images, table and mode == MODE_ALL
 
     def _weak_segments(self, group: int, joined: bytes, starts: list[int]) -> set[int]:
         """Strings touched by any match of the group's combined pattern (a superset of where its
@@ -552,6 +599,20 @@ class Engine:
         return found
 
     # ------------------------------------------------------------------ matching
+
+    def _table_cands(self, buf: bytes, offset: int = 0, gated: bool = True) -> list[_Cand]:
+        """Candidates of the table pass in buf (offsets + offset). The candidate's whole "match"
+        is its row, so a hex token in a `token` column is not taken for a content hash."""
+        cells = tables.secret_cells(buf, gated)
+        if not cells:
+            return []
+        out: list[_Cand] = []
+        idx = self._table_idx
+        for s, e, kind in cells:
+            ls = buf.rfind(b"\n", 0, s) + 1
+            le = buf.find(b"\n", e)
+            out.append((s + offset, e + offset, idx[kind], ls + offset, (len(buf) if le < 0 else le) + offset))
+        return out
 
     def _accept(self, c: _Compiled, buf: bytes, spans: list[tuple[int, int]]) -> _Cand | None:
         s, e = spans[c.sgroup]
@@ -702,10 +763,13 @@ class Engine:
         buf = blank_ansi(buf, ansi_text)
         if b"\x00" in buf:  # NUL-separated records (`env -0`): each ends where a line would
             buf = buf.replace(b"\x00", b"\n")
-        rules, images = self._plan(buf, mode)
-        if not rules:
+        rules, images, table = self._plan(buf, mode)
+        tcands = self._table_cands(buf) if table else None
+        if not rules and not tcands:
             return []
-        cands = self._collect(buf, rules)
+        cands = self._collect(buf, rules) if rules else []
+        if tcands:
+            cands.extend(tcands)
         if not cands:
             return []
         return self._resolve(self._keep(buf, 0, len(buf), cands, self._protected(buf, images)))
@@ -719,7 +783,7 @@ class Engine:
             parts = [blank_ansi(p) for p in parts]
             joined = b"\n".join(parts)
         comp = self._c
-        kw_rules, images = self._keyword_hits(joined)
+        kw_rules, images, table = self._keyword_hits(joined)
         rules = sorted(i for i in kw_rules if comp[i].group == STRONG)
         starts: list[int] = []
         ends: list[int] = []
@@ -738,7 +802,21 @@ class Engine:
         if self.has_always:
             for i in self._weak_segments(ALWAYS, joined, starts):
                 weak.setdefault(i, []).extend(self._groups[ALWAYS])
-        if not rules and not weak:
+        # The table pass, string by string, on the strings that may hold a table.
+        tcands: dict[int, list[_Cand]] = {}
+        if table:
+            seen: set[int] = set()
+            for a, _b in tables.separator_lines(joined):
+                i = bisect_right(starts, a) - 1
+                if i in seen or modes[i] != MODE_ALL:
+                    continue
+                seen.add(i)
+                p = parts[i]
+                if tables.may_hold_table(p):
+                    found = self._table_cands(p, starts[i])
+                    if found:
+                        tcands[i] = found
+        if not rules and not weak and not tcands:
             return {}
         lows: dict[int, bytes] = {}
         per: dict[int, list[_Cand]] = {}
@@ -835,6 +913,9 @@ class Engine:
                 extra = [(s + lo, e + lo, k, gs + lo, ge + lo) for s, e, k, gs, ge in self._collect(part, run)]
                 if extra:
                     per.setdefault(i, []).extend(extra)
+        for i, found in tcands.items():
+            if i not in rerun:
+                per.setdefault(i, []).extend(found)
         out: dict[int, list[Match]] = {}
         prot = self._protected(joined, images) if per else False
         for i, cands in per.items():

@@ -1,0 +1,382 @@
+"""Secret columns of text tables: the cells under a `password` / `token` / `api_key` header.
+
+A regex cannot follow a column down a table, so this is a small text pass the engine runs next
+to its rules (`Engine` enables it when the built-in `secrets` pack is loaded). It finds:
+
+* psql's aligned output: a header row, a `-----+-----` separator, rows with `|` between cells;
+  a one-column result (`SELECT password FROM ...`: no `+` in the separator) only when psql's
+  `(N rows)` footer closes it, so a setext heading (`Password\\n--------`) is not a table;
+* bordered tables (mysql, sqlite `.mode table`, many CLIs): `+----+------+` around `| a | b |`;
+* box-drawing tables (sqlite `.mode box`, duckdb with its row of types, psql's unicode
+  linestyle): read as the ASCII ones, the characters mapped to ASCII of the same byte length;
+* column mode (sqlite `.mode column` with headers, sqlcmd, sqlplus): dash runs under the header
+  names, the columns starting where the runs start;
+* list mode (psql -A, sqlite3 -header): `username|password` alone on a line, rows likewise;
+* markdown tables: `| user | password |` over `|---|---|` (a cell that is one code span is its
+  value; a cell of prose with code spans is none).
+
+Only a header cell that names a secret counts (`password`, `user_password`, `passwd`, `pwd`,
+`secret`, `client_secret`, `api_key`, `apiKey`, `access_token`, `password_hash`, ...: the name
+ends with the secret word), never `token_type`, `max_tokens` or `password_changed_at`. Empty,
+NULL-like and boolean cells are skipped; under a token/secret/key header only a value with a
+digit, 8+ characters and no space counts (a docs table of lexer tokens lists words). Cost: one
+pattern in the engine's literal pass over each text, then a search for a secret word; separator
+lines are sought only in text holding both, and parsed only where found.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterator
+
+import re2
+
+# What every table this module reads holds: a `|`/`+` next to a dash (its separator) or psql's
+# `(N rows)` footer (one column), and a secret word (its header). The engine adds the first
+# pattern to its one literal pass over the text; `may_hold_table` is the same test alone.
+MARK_PATTERN = ("[|+][ \t]*:?-|-:?[ \t]*[|+]|--[ \t]+--|rows?\\)|[\u251c-\u254b\u2552-\u256c]"
+                # a list-mode header: a secret word next to a `|` between names
+                "|(?i:(?:pass|pw|secret|token|key|psk)[a-z0-9_]*\\|[a-z_]|[a-z0-9_]\\|[a-z0-9_]*(?:pass|pw|secret|token|key|psk))"
+                ).encode()
+WORD_PATTERN = rb"(?i)pass|pw|secret|token|key|psk"
+_MARK = re2.compile(MARK_PATTERN)
+_WORDS = re2.compile(WORD_PATTERN)
+_SEP_PATTERN = rb"[ \t]*[|+]?[ \t]*:?-+:?[ \t]*(?:[|+][ \t]*:?-+:?[ \t]*)*[|+]?[ \t]*\r?"
+_SEP = re.compile(_SEP_PATTERN)
+_SEP_RX = re2.compile(rb"(?m)^" + _SEP_PATTERN + rb"$")
+# sqlite `.mode column`, sqlcmd, sqlplus: dash runs under each header, spaces between
+_COLSEP = re.compile(rb"[ \t]*-{2,}(?:[ \t]+-{2,})+[ \t]*\r?")
+_COLSEP_RX = re2.compile(rb"(?m)^[ \t]*-{2,}(?:[ \t]+-{2,})+[ \t]*\r?$")
+# psql -A, sqlite3 -header (list mode): names joined by `|` alone on a line, rows likewise
+_LIST_HEADER_RX = re2.compile(rb"(?m)^[A-Za-z_][A-Za-z0-9_]*(?:\|[A-Za-z_][A-Za-z0-9_]*)+\r?$")
+_FOOTERS = re.compile(rb"\((?:[0-9]+ rows?(?: affected)?)\)|[0-9]+ rows? selected\.?")
+# Box-drawing tables (sqlite .mode box, duckdb, psql's unicode linestyle): each 3-byte character
+# becomes 3 ASCII bytes, so offsets stay and the ASCII parser reads them.
+_BOX_RX = re.compile(rb"\xe2[\x94\x95][\x80-\xbf]")  # U+2500..U+257F
+_BOX_VERTICAL = frozenset("\u2502\u2503\u2551\u2506\u2507\u250a\u250b".encode()[i:i + 3] for i in range(0, 21, 3))
+_BOX_HORIZONTAL = frozenset("\u2500\u2501\u2550\u2504\u2505\u2508\u2509".encode()[i:i + 3] for i in range(0, 21, 3))
+_FOOTER = re.compile(rb"\([0-9]+ rows?\)")
+_CAMEL = re.compile(r"([a-z0-9])([A-Z])")
+_NON_WORD = re.compile(r"[^a-z0-9]+")
+_PASSWORD_NAME = re.compile(
+    r"(?:[a-z0-9]*(?:password|passwd|passphrase)|(?:^|_)(?:pass|pwd|pw))"
+    r"(?:_(?:hash|digest|enc|encrypted|plain|plaintext|clear|cleartext|value|text))?$")
+_SECRET_NAME = re.compile(
+    r"(?:[a-z0-9]*(?:secret|token|apikey|secretkey|privatekey|accesskey)"
+    r"|(?:^|_)(?:api_key|private_key|access_key|secret_key|auth_key|signing_key|encryption_key|master_key|psk))"
+    r"(?:_(?:hash|digest|enc|encrypted|plain|plaintext|clear|cleartext|value|text))?$")
+_NOT_A_SECRET = frozenset({
+    "", "null", "(null)", "<null>", "[null]", "none", "nil", "undefined", "true", "false", "t", "f", "yes", "no",
+    "y", "n", "on", "off", "n/a", "na", "-", "--", "...", "set", "unset", "empty", "(empty)", "hidden", "redacted",
+    "[redacted]", "<redacted>",
+})
+# (no `$VAR` placeholders: a table shows data, and a crypt hash starts with `$`)
+_PLACEHOLDER = re.compile(r"^(?:\*+|x{3,}|\.{3,}|-+|_+|#+|•+|<[^>]*>)$")
+
+PASSWORD, SECRET = 0, 1  # kinds of column: the engine maps them to its two table rules
+MAX_ROWS = 5000  # per table: a longer result is still read, up to this many rows
+
+
+def has_secret_word(buf: bytes) -> bool:
+    return _WORDS.search(buf) is not None
+
+
+def may_hold_table(buf: bytes) -> bool:
+    """Cheap superset test: False means `secret_cells(buf)` is empty."""
+    return _MARK.search(buf) is not None and _WORDS.search(buf) is not None
+
+
+def column_kind(name: str) -> int | None:
+    """PASSWORD or SECRET for a header naming a secret column, else None."""
+    n = _NON_WORD.sub("_", _CAMEL.sub(r"\1_\2", name.strip()).lower()).strip("_")
+    if not n or len(n) > 64:
+        return None
+    if _PASSWORD_NAME.search(n):
+        return PASSWORD
+    if _SECRET_NAME.search(n):
+        return SECRET
+    return None
+
+
+def _cells(line: bytes, lead: bool, trail: bool) -> list[tuple[int, int]] | None:
+    """(start, end) of each cell of a row split at `|` (outer borders dropped), or None."""
+    s, e = 0, len(line)
+    while s < e and line[s] in b" \t":
+        s += 1
+    while e > s and line[e - 1] in b" \t\r":
+        e -= 1
+    if lead:
+        if s >= e or line[s] != 0x7C:
+            return None
+        s += 1
+    if trail:
+        if e <= s or line[e - 1] != 0x7C:
+            return None
+        e -= 1
+    out = []
+    p = q = s
+    while True:
+        q = line.find(b"|", q, e)
+        if q < 0:
+            out.append((p, e))
+            return out
+        if q > p and line[q - 1] == 0x5C:  # `\|`: a pipe inside a markdown cell
+            q += 1
+            continue
+        out.append((p, q))
+        p = q = q + 1
+
+
+def _aligned(line: bytes, bounds: list[int], ncols: int, lead: bool) -> list[tuple[int, int]] | None:
+    """Cells cut at the separator's `+`/`|` columns (psql and mysql align them), for a row whose
+    values hold a `|`. Only for ASCII rows (byte columns are character columns)."""
+    if not line.isascii() or any(p < len(line) and line[p] != 0x7C for p in bounds):
+        return None
+    cuts = [-1, *bounds] if not lead else bounds
+    out = []
+    for j in range(ncols):
+        a = cuts[j] + 1
+        b = cuts[j + 1] if j + 1 < len(cuts) else len(line)
+        out.append((min(a, len(line)), min(b, len(line))))
+    return out
+
+
+def _edges(cells: list[tuple[int, int]], ncols: int) -> list[tuple[int, int]]:
+    """A row with more `|` than columns and no alignment (markdown, a wrapped line): the first and
+    the last column still span from the edge to the pipe that leaves room for the others, so a
+    password in either keeps its `|`; a middle column cannot be told and yields nothing."""
+    extra = len(cells) - ncols
+    out = [(0, 0)] * ncols
+    out[0] = (cells[0][0], cells[extra][1])
+    if ncols > 1:
+        out[-1] = (cells[ncols - 1][0], cells[-1][1])
+    return out
+
+
+def _value(line: bytes, a: int, b: int, kind: int = PASSWORD) -> tuple[int, int] | None:
+    """The stripped span of a cell's value, unless it is empty, NULL-like or a placeholder; under
+    a token/secret/key header only a value that could be one (8+ characters with a digit, no space):
+    a docs table about lexer tokens lists words."""
+    while a < b and line[a] in b" \t":
+        a += 1
+    while b > a and line[b - 1] in b" \t\r":
+        b -= 1
+    if b - a >= 2 and line[a] == 0x60 and line[b - 1] == 0x60 and line.count(b"`", a, b) == 2:
+        a, b = a + 1, b - 1  # a markdown code span: `hunter2`
+    elif line.find(b"`", a, b) >= 0:
+        return None  # markdown prose about a secret, not one
+    if b - a < 3:
+        return None
+    v = line[a:b].decode("utf-8", "replace")
+    if v.lower() in _NOT_A_SECRET or _PLACEHOLDER.match(v):
+        return None
+    if kind == SECRET and (len(v) < 8 or " " in v or not any(c.isdigit() for c in v)):
+        return None
+    return a, b
+
+
+def _box(m: re.Match[bytes]) -> bytes:
+    ch = m.group()
+    if ch in _BOX_VERTICAL:
+        return b"|  "
+    if ch in _BOX_HORIZONTAL:
+        return b"---"
+    return b"+  "  # a corner or a junction
+
+
+def ascii_boxes(buf: bytes) -> bytes:
+    """buf with box-drawing characters as ASCII table parts of the same byte length."""
+    if b"\xe2\x94" not in buf and b"\xe2\x95" not in buf:
+        return buf
+    return _BOX_RX.sub(_box, buf)
+
+
+def separator_lines(buf: bytes) -> Iterator[tuple[int, int]]:
+    """(start, end) of the lines of buf that a table is found from: separators (3+ dashes) and
+    list-mode headers."""
+    buf = ascii_boxes(buf)
+    for rx in (_SEP_RX, _COLSEP_RX):
+        for m in rx.finditer(buf):
+            a, b = m.span()
+            if buf.count(b"-", a, b) >= 3:
+                yield a, b
+    for m in _LIST_HEADER_RX.finditer(buf):
+        yield m.span()
+
+
+def _list_mode(buf: bytes, ha: int, hb: int, out: list[tuple[int, int, int]]) -> int:
+    """A header of names joined by `|` (psql -A, sqlite3 -header) and the rows under it, up to a
+    blank line, a footer or a line without `|`. Appends the secret cells to out; returns where
+    the table ends (ha when it is no table of ours)."""
+    header = buf[ha:hb].rstrip(b"\r")
+    hcells = _cells(header, False, False)
+    if hcells is None:
+        return ha
+    kinds = _kinds(header, hcells)
+    ncols = len(hcells)
+    if not kinds:
+        return ha
+    pos, end, n = hb + 1, ha, len(buf)
+    first = True
+    rows = 0
+    while pos <= n and rows < MAX_ROWS:
+        line, nxt = _line_at(buf, pos)
+        if first and (_SEP.fullmatch(line.rstrip(b"\r")) or _COLSEP.fullmatch(line.rstrip(b"\r"))):
+            return ha  # an unbordered markdown table: read from its separator
+        first = False
+        if not line.strip() or b"|" not in line or _FOOTERS.fullmatch(line.strip()):
+            break
+        cells = _cells(line, False, False)
+        if cells is None:
+            break
+        if len(cells) > ncols:
+            cells = _edges(cells, ncols)
+        if len(cells) == ncols:
+            for j, kd in kinds.items():
+                v = _value(line, *cells[j], kd)
+                if v is not None:
+                    out.append((pos + v[0], pos + v[1], kd))
+        rows += 1
+        end = pos
+        pos = nxt
+    return end
+
+
+def _kinds(header: bytes, cells: list[tuple[int, int]]) -> dict[int, int]:
+    return {j: kd for j, (a, b) in enumerate(cells)
+            if (kd := column_kind(header[a:b].decode("utf-8", "replace"))) is not None}
+
+
+def _column_mode(buf: bytes, sa: int, sep: bytes, out: list[tuple[int, int, int]]) -> int:
+    """A table whose separator is dash runs and spaces (sqlite `.mode column`, sqlcmd, sqlplus):
+    columns start where the runs start. Appends the secret cells to out; returns where the
+    table ends (sa when it is no table of ours)."""
+    starts = [m.start() for m in re.finditer(rb"-+", sep)]
+    hs = buf.rfind(b"\n", 0, sa - 1) + 1
+    header = buf[hs:sa - 1].rstrip(b"\r")
+    if not header.isascii() or not _aligned_at(header, starts):
+        return sa
+    hcells = _spaced(header, starts)
+    kinds = _kinds(header, hcells)
+    if not kinds:
+        return sa
+    pos, end = sa + len(sep) + 1, sa
+    n = len(buf)
+    rows = 0
+    while pos <= n and rows < MAX_ROWS:
+        line, nxt = _line_at(buf, pos)
+        line = line.rstrip(b"\r")
+        if not line.strip() or _FOOTERS.fullmatch(line.strip()) or _COLSEP.fullmatch(line):
+            break
+        rows += 1
+        if line.isascii() and _aligned_at(line, starts):
+            cells = _spaced(line, starts)
+            for j, kd in kinds.items():
+                v = _value(line, *cells[j], kd)
+                if v is not None:
+                    out.append((pos + v[0], pos + v[1], kd))
+        end = pos
+        pos = nxt
+    return end
+
+
+def _aligned_at(line: bytes, starts: list[int]) -> bool:
+    """Does each column after the first begin after a space (or past the end of the line)?"""
+    return all(p >= len(line) or line[p - 1] in b" \t" for p in starts[1:])
+
+
+def _spaced(line: bytes, starts: list[int]) -> list[tuple[int, int]]:
+    bounds = [min(p, len(line)) for p in starts] + [len(line)]
+    return [(bounds[j], bounds[j + 1]) for j in range(len(starts))]
+
+
+def _line_at(buf: bytes, start: int) -> tuple[bytes, int]:
+    """The line starting at `start` (without its newline) and where the next one starts."""
+    e = buf.find(b"\n", start)
+    if e < 0:
+        return buf[start:], len(buf) + 1
+    return buf[start:e], e + 1
+
+
+def secret_cells(buf: bytes, gated: bool = False) -> list[tuple[int, int, int]]:
+    """(start, end, kind) of the values in secret-named columns of the text tables in buf
+    (`gated`: the caller knows that may_hold_table(buf) holds)."""
+    if not gated and not may_hold_table(buf):
+        return []
+    buf = ascii_boxes(buf)
+    out: list[tuple[int, int, int]] = []
+    done = -1  # tables already read end here: their borders are no new separators
+    n = len(buf)
+    for sa, sb in sorted(separator_lines(buf)):
+        if sa <= done:
+            continue
+        sep = buf[sa:sb].rstrip(b"\r")
+        if b"-" not in sep:  # a list-mode header
+            done = max(done, _list_mode(buf, sa, sb, out))
+            continue
+        if sa == 0:
+            continue
+        if _COLSEP.fullmatch(sep):
+            end = _column_mode(buf, sa, sep, out)
+            done = max(done, end)
+            continue
+        body = sep.strip(b" \t")
+        lead, trail = body[:1] in (b"|", b"+"), body[-1:] in (b"|", b"+")
+        if lead and trail and len(body) == 1:
+            continue
+        bounds = [i for i, ch in enumerate(sep) if ch in b"|+"]
+        ncols = len(bounds) + 1 - lead - trail
+        hs = buf.rfind(b"\n", 0, sa - 1) + 1
+        header = buf[hs:sa - 1]
+        hcells = _cells(header, lead, trail)
+        if ncols < 1 or hcells is None or len(hcells) != ncols:
+            continue
+        kinds = _kinds(header, hcells)
+        if not kinds and lead and hs > 0:
+            # duckdb prints the column types under the names: the names are one line up
+            h2s = buf.rfind(b"\n", 0, hs - 1) + 1
+            h2cells = _cells(buf[h2s:hs - 1], lead, trail)
+            if h2cells is not None and len(h2cells) == ncols:
+                kinds = _kinds(buf[h2s:hs - 1], h2cells)
+        if not kinds:
+            continue
+        rows: list[tuple[int, bytes]] = []
+        pos = sb + 1
+        footer = False
+        while pos <= n and len(rows) < MAX_ROWS:
+            line, nxt = _line_at(buf, pos)
+            if ncols == 1:
+                # psql's one-column result: rows up to its "(N rows)" footer
+                if _FOOTER.fullmatch(line.strip()):
+                    footer = True
+                    break
+                if not line.strip() or _SEP.fullmatch(line.rstrip(b"\r")):
+                    break
+            else:
+                if not line.strip() or b"|" not in line:
+                    break
+                if _SEP.fullmatch(line.rstrip(b"\r")):
+                    if lead:  # mysql: the closing border
+                        done = pos
+                    break
+            rows.append((pos, line))
+            pos = nxt
+        if ncols == 1 and not footer:
+            continue
+        for at, line in rows:
+            if ncols > 1:
+                cells = _cells(line, lead, trail)
+                if cells is None:
+                    break
+                if len(cells) > ncols:  # a value holds a `|`
+                    cells = _aligned(line, bounds, ncols, lead) or _edges(cells, ncols)
+                elif len(cells) < ncols:
+                    continue
+            else:
+                cells = [(0, len(line))]
+            for j, kd in kinds.items():
+                v = _value(line, *cells[j], kd)
+                if v is not None:
+                    out.append((at + v[0], at + v[1], kd))
+            done = at
+    return out

@@ -1,0 +1,143 @@
+"""Credentials in command lines, config files and diffs that an audit found leaking: each one is
+planted with a freshly generated value in a realistic snippet, redacted by the built-in packs,
+and must be gone while the text around it stays."""
+
+from __future__ import annotations
+
+import math
+import random
+import secrets
+import string
+import uuid
+from collections import Counter
+from typing import Callable
+
+import pytest
+
+from archiver.redact.engine import Engine
+from archiver.redact.pseudonym import Pseudonymizer
+from archiver.redact.rules import RuntimeTerms, load_rules
+
+RNG = random.Random(secrets.randbits(64))
+ALNUM = string.ascii_letters + string.digits
+
+
+def _entropy(s: str) -> float:
+    return -sum(n / len(s) * math.log2(n / len(s)) for n in Counter(s).values())
+
+
+def password(n: int = 0) -> str:
+    """A password as people pick them: letters, digits and a few symbols, alphanumeric at both ends."""
+    n = n or RNG.randint(10, 20)
+    while True:
+        mid = "".join(RNG.choice(ALNUM + "-_@%+!") for _ in range(n - 2))
+        pw = RNG.choice(ALNUM) + mid + RNG.choice(ALNUM)
+        if any(c.isdigit() for c in pw) and any(c.isalpha() for c in pw) and _entropy(pw) >= 3.0:
+            return pw
+
+
+def hexkey(n: int) -> str:
+    while True:
+        h = "".join(RNG.choice("0123456789abcdef") for _ in range(n))
+        if _entropy(h) >= 3.3 and any(c.isalpha() for c in h):
+            return h
+
+
+def passphrase() -> str:
+    words = ["correct", "horse", "battery", "staple", "orange", "violin", "tundra", "quartz", "maple"]
+    return " ".join(RNG.sample(words, 3)) + f" {RNG.randint(10, 99)}"
+
+
+def npm_token() -> str:
+    return RNG.choice([str(uuid.UUID(int=RNG.getrandbits(128), version=4)),
+                       "".join(RNG.choice(ALNUM) for _ in range(RNG.randint(24, 40)))])
+
+
+@pytest.fixture(scope="module")
+def engine() -> Engine:
+    rules = load_rules(["builtin:secrets", "builtin:pii", "builtin:paths"], RuntimeTerms())
+    return Engine(rules, Pseudonymizer(b"cli-credentials-test-key-0123456789"))
+
+
+# (case id, template with {s} where the secret goes, secret generator)
+CASES: list[tuple[str, str, Callable[[], str]]] = [
+    ("mongosh-p", 'mongosh "mongodb://db.internal:27017/app" -u admin -p {s} --authenticationDatabase admin', password),
+    ("mongo-p-quoted", "mongo --host db.internal -u root -p '{s}' app", password),
+    ("yarn-config-set", "yarn config set npmAuthToken {s}", npm_token),
+    ("npm-config-set-space", "npm config set //registry.npmjs.org/:_authToken {s}", npm_token),
+    ("pnpm-config-set-quoted", 'pnpm config set "//npm.pkg.github.com/:_authToken" "{s}"', npm_token),
+    ("nmcli-wifi-connect", "sudo nmcli dev wifi connect HomeNet-5G password {s}", password),
+    ("nmcli-wifi-sec-psk", "nmcli connection modify HomeNet wifi-sec.psk '{s}'", password),
+    ("nmcli-802-11-psk", "nmcli con add type wifi ifname wlan0 con-name Home ssid Home "
+                         "802-11-wireless-security.key-mgmt wpa-psk 802-11-wireless-security.psk {s}", password),
+    ("nmcli-passphrase-spaces", 'nmcli dev wifi connect "Home Net" password "{s}"', passphrase),
+    ("wpa-supplicant-quoted", 'ctrl_interface=/run/wpa_supplicant\nnetwork={{\n\tssid="HomeNet"\n\tpsk="{s}"\n\tkey_mgmt=WPA-PSK\n}}\n',
+     passphrase),
+    ("wpa-supplicant-hex", 'network={{\n\tssid="HomeNet"\n\tpsk={s}\n}}\n', lambda: hexkey(64)),
+    ("wpa-passphrase-output", '$ wpa_passphrase HomeNet\nnetwork={{\n\tssid="HomeNet"\n\t#psk="{s}"\n\tpsk=' + "{h}" + '\n}}\n',
+     password),
+    ("hostapd", "interface=wlan0\nssid=HomeNet\nwpa=2\nwpa_passphrase={s}\nwpa_key_mgmt=WPA-PSK\n", passphrase),
+    ("twilio-client-literal-sid", 'from twilio.rest import Client\nclient = Client("AC' + "{a}" + '", "{s}")\n', lambda: hexkey(32)),
+    ("twilio-rest-client", "client = TwilioRestClient(account_sid, '{s}')", lambda: hexkey(32)),
+    ("twilio-node", "const client = require('twilio')(process.env.TWILIO_SID, '{s}');", lambda: hexkey(32)),
+    ("netrc-diff-multiline", "diff --git a/.netrc b/.netrc\n--- a/.netrc\n+++ b/.netrc\n@@ -0,0 +1,3 @@\n"
+                             "+machine api.example.com\n+  login bob\n+  password {s}\n", password),
+    ("netrc-diff-removed", "@@ -1,3 +0,0 @@\n-machine git.example.com\n-\tlogin ci\n-\tpassword {s}\n", password),
+    ("netrc-diff-password-first", "+machine ftp.example.com\n+  password {s}\n+  login bob\n", password),
+    ("redis-conf", "# redis.conf\nbind 127.0.0.1\nrequirepass {s}\nappendonly yes\n", password),
+    ("redis-config-set", 'redis-cli -h cache CONFIG SET masterauth "{s}"', password),
+    ("redis-auth-prompt", "127.0.0.1:6379> AUTH default {s}\nOK\n127.0.0.1:6379> ping\nPONG", password),
+    ("redis-acl-setuser", "127.0.0.1:6379> ACL SETUSER worker on >{s} ~jobs:* +@all\nOK", password),
+    ("redis-users-acl", "# users.acl\nuser default off\nuser app on >{s} ~app:* &* +@all\n", password),
+    ("vault-login-legacy", "vault login {s}", lambda: "s." + password(24).replace("-", "a").replace("_", "b")
+     .replace("@", "c").replace("%", "d").replace("+", "e").replace("!", "f")),
+    ("ldapsearch-w", 'ldapsearch -x -H ldaps://dc.corp -D "cn=admin,dc=corp" -w {s} -b "dc=corp" "(uid=bob)"', password),
+    ("smbclient-U", "smbclient //fs.corp/share -U bob%{s} -c 'ls'", password),
+]
+
+
+@pytest.mark.parametrize("template,make", [(t, m) for _, t, m in CASES], ids=[c[0] for c in CASES])
+def test_planted_credential_is_redacted_and_the_text_around_it_stays(engine: Engine, template: str,
+                                                                     make: Callable[[], str]) -> None:
+    secret, sid = make(), hexkey(32)
+    text = template.format(s=secret, a=sid, h=hexkey(64))
+    out = engine.redact(text, None)
+    assert isinstance(out, str)
+    assert secret not in out, f"{secret!r} survived in {out!r}"
+    before, after = text.split(secret, 1)
+    # only the value is replaced: what precedes it (command, flag, key) stays as it was
+    # (the Twilio account SID before a token is replaced by its own rule)
+    keep = before.rsplit(sid, 1)[-1][-12:]
+    assert keep in out, f"{keep!r} lost in {out!r}"
+    assert after.split("\n")[0][:8] in out
+
+
+# Ordinary text the new rules must leave alone.
+CLEAN = [
+    "mongosh -u admin -p --authenticationDatabase admin",
+    'mongosh "mongodb://localhost:27017" -u admin -p "$MONGO_PASSWORD"',
+    "docker run -d -p 27017:27017 --name mongo mongo:7",
+    "yarn config get npmAuthToken",
+    'npmAuthToken: "${NPM_TOKEN}"',
+    "nmcli dev wifi connect HomeNet --ask",
+    "nmcli -s con show HomeNet | grep 802-11-wireless-security.psk",
+    "key_mgmt=WPA-PSK\nproto=RSN\npairwise=CCMP",
+    "The psk is derived from the passphrase and the SSID with PBKDF2.",
+    "wpa_passphrase=${WIFI_PASSPHRASE}",
+    "Client(account_sid, auth_token)",
+    "client = Client(os.environ['TWILIO_ACCOUNT_SID'], os.environ['TWILIO_AUTH_TOKEN'])",
+    "Topics: machine learning\n- login page\n- password reset flow",
+    "# requirepass foobared",
+    "127.0.0.1:6379> AUTH\n(error) ERR wrong number of arguments for 'auth' command",
+    "ldapsearch -x -W -D cn=admin,dc=corp -b dc=corp",
+    "smbclient //fs.corp/share -U bob -c ls",
+    "def connect(host: str, password: str, port: int = 5432) -> None:",
+    "psql -h db -p 5432 -U app --password-file ~/.pgpass",
+    "user default on nopass ~* &* +@all",
+    "vault login -method=oidc role=dev",
+]
+
+
+@pytest.mark.parametrize("text", CLEAN)
+def test_ordinary_text_is_left_alone(engine: Engine, text: str) -> None:
+    assert engine.scan(text) == [], [(m.rule_id, text[m.start:m.end]) for m in engine.scan(text)]
