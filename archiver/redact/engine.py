@@ -322,6 +322,14 @@ def _alnum_ending_at(buf: bytes, i: int) -> bool:
     return buf[start:i + 1].decode("utf-8", "ignore")[-1:].isalnum()
 
 
+def _spans_once(rx: object, buf: bytes, memo: dict[int, list[list[tuple[int, int]]]]) -> list[list[tuple[int, int]]]:
+    """_spans of a regex that several rules share (ls -l owner and group), found once per buffer."""
+    found = memo.get(id(rx))
+    if found is None:
+        found = memo[id(rx)] = list(_spans(rx, buf))
+    return found
+
+
 def in_identifier(buf: bytes, s: int, e: int) -> bool:
     """Is the word buf[s:e] (its digits included) part of a code identifier: joined by `_` to
     identifier characters (`max_tokens`, `use_max`), an attribute (`Math.max`, `self.will`; not
@@ -664,12 +672,7 @@ class Engine:
                 spans = _term_spans(c.terms, buf, low, c.rule.digits_after, c.rule.word_only)
                 cands.extend((s, e, idx, s, e) for s, e in spans)
                 continue
-            if c.shared:
-                found = shared.get(id(c.rx))
-                if found is None:
-                    found = shared[id(c.rx)] = list(_spans(c.rx, buf))
-            else:
-                found = _spans(c.rx, buf)
+            found = _spans_once(c.rx, buf, shared) if c.shared else _spans(c.rx, buf)
             for spans in found:
                 cand = self._accept(c, buf, spans)
                 if cand is not None:
@@ -844,12 +847,7 @@ class Engine:
             simple = c.simple
             g = c.sgroup
             kws = c.kw
-            if c.shared:
-                found = shared.get(id(c.rx_joined))
-                if found is None:
-                    found = shared[id(c.rx_joined)] = list(_spans(c.rx_joined, joined))
-            else:
-                found = _spans(c.rx_joined, joined)
+            found = _spans_once(c.rx_joined, joined, shared) if c.shared else _spans(c.rx_joined, joined)
             for spans in found:
                 gs, ge = spans[0]
                 i = bisect_right(starts, gs) - 1
