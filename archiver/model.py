@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Literal
+from typing import Callable, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -22,6 +22,23 @@ Relation = Literal["subagent", "fork", "revert", "continuation"]
 
 class _Model(BaseModel):
     model_config = ConfigDict(extra="ignore")
+
+
+M = TypeVar("M", bound=BaseModel)
+_ALL_FIELDS: dict[type, set[str]] = {}
+
+
+def compact(model: M) -> M:
+    """`model` sharing one fields-set with every compacted instance of its class, holding all
+    its fields. Pydantic gives each instance its own set (728 bytes: half of an Artifact), and
+    sync holds every file's Artifact until its manifest is written. Only `exclude_unset` reads
+    the set (this project never uses it); assigning a field adds a name it already holds."""
+    cls = type(model)
+    shared = _ALL_FIELDS.get(cls)
+    if shared is None:
+        shared = _ALL_FIELDS.setdefault(cls, set(cls.model_fields))
+    object.__setattr__(model, "__pydantic_fields_set__", shared)
+    return model
 
 
 class Artifact(_Model):

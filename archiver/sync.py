@@ -33,7 +33,7 @@ import orjson
 from archiver import __version__, allocator
 from archiver.archive import Archive, chain_digest, tombstone_id
 from archiver.harnesses.base import Harness
-from archiver.model import Artifact, DiscoveredSession, Manifest, Session, SourceArtifact
+from archiver.model import Artifact, DiscoveredSession, Manifest, Session, SourceArtifact, compact
 from archiver.redact.base import RedactionReport, Redactor
 from archiver.session_ids import SessionIds
 from archiver.snapshot import (
@@ -214,7 +214,7 @@ class Syncer:
                         self.result.uploaded += 1
                     else:
                         self.result.unchanged += 1
-                    for rule, n in self._counts.get(session.key, {}).items():
+                    for rule, n in self._counts.pop(session.key, {}).items():
                         self.result.redactions[rule] = self.result.redactions.get(rule, 0) + n
                 self.progress("session", 1)
 
@@ -499,12 +499,12 @@ class Syncer:
         for rule, n in counts.items():
             total_counts[rule] = total_counts.get(rule, 0) + n
         title = self.redactor.redact_text(ds.title, report, "title") if ds.title else None
-        session = Session(
+        session = compact(Session(
             key=ds.key, harness=ds.harness, session_id=ds.session_id, kind=ds.kind, title=title,
             created_at=ds.created_at, updated_at=ds.updated_at, artifacts=artifacts, parents=ds.parents,
             redactions=total_counts, warnings=warnings, host_id=self.host_id,
             archived_at=previous.archived_at if previous and not changed else _now(),
-        )
+        ))
         if previous is not None and not changed:
             changed = _differs(previous, session)
         # unchanged, the state may keep `previous` (no manifest): the signature goes with it only if equal
@@ -561,10 +561,10 @@ class Syncer:
         new = self._upload(object_id, out, work)
         out.unlink(missing_ok=True)
         mtime_ns = ident.mtime_ns if src.identity is None else src.source.stat().st_mtime_ns
-        artifact = Artifact(
+        artifact = compact(Artifact(
             path=archived_path, role=src.role, format=src.format, size=size, mtime=mtime_ns / 1e9,
             sha256=sha, objects=[object_id], shared=src.shared,
-        )
+        ))
         unchanged = prev is not None and prev.artifact.objects == artifact.objects and prev.artifact.path == artifact.path
         return ArtifactState(ds.key, logical, ident.inode, ident.size, ident.mtime_ns, ident.size, "", artifact), new or not unchanged
 
@@ -601,10 +601,10 @@ class Syncer:
             fp = fingerprint(f, end) if end else ""
         if prev is not None and prev.artifact.path != archived_path:
             changed = True
-        artifact = Artifact(
+        artifact = compact(Artifact(
             path=archived_path, role=src.role, format=src.format, size=red_size, mtime=ident.mtime_ns / 1e9,
             sha256=digest or "", objects=objects, shared=src.shared,
-        )
+        ))
         return ArtifactState(ds.key, logical, ident.inode, ident.size, ident.mtime_ns, end, fp, artifact), changed
 
     def _archived_path(self, ds: DiscoveredSession, src: SourceArtifact, report: RedactionReport) -> str:
