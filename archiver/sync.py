@@ -463,17 +463,17 @@ class Syncer:
                 if src.role in ("transcript", "database"):
                     raise SessionFailed(self._safe(f"{src.path}: vanished during the run")) from None
                 warnings.append(self._safe(f"{src.path}: vanished during the run; kept the archived copy if any"))
-                with self._lock:
-                    kept = self.state.get_artifact(ds.key, _logical(src.path))
-                if kept:
-                    artifacts.append(kept.artifact)
+                artifacts.extend(self._archived_copy(ds, src))
                 continue
             except HeldBack as e:
                 raise HeldBack(self._safe(f"{src.path}: held back, redacted output still matches {e}")) from None
             except (SnapshotError, OSError) as e:
                 if src.role in ("transcript", "database"):
                     raise SessionFailed(self._safe(f"{src.path}: {_reason(e)}")) from None
-                warnings.append(self._safe(f"{src.path}: not archived ({_reason(e)})"))
+                kept = self._archived_copy(ds, src)  # still there but unreadable: not "gone from the machine"
+                warnings.append(self._safe(f"{src.path}: not archived ({_reason(e)})"
+                                           + ("; kept the archived copy" if kept else "")))
+                artifacts.extend(kept)
                 continue
             artifacts.append(art_state.artifact)
             states.append(art_state)
@@ -527,6 +527,12 @@ class Syncer:
         return out
 
     # ---- one file ----
+    def _archived_copy(self, ds: DiscoveredSession, src: SourceArtifact) -> list[Artifact]:
+        """The artifact as the last run archived it (none if it never was)."""
+        with self._lock:
+            kept = self.state.get_artifact(ds.key, _logical(src.path))
+        return [kept.artifact] if kept else []
+
     def _artifact(self, ds: DiscoveredSession, src: SourceArtifact, work: Workdir, report: RedactionReport) -> tuple[ArtifactState, bool]:
         logical = _logical(src.path)
         with self._lock:

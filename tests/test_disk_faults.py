@@ -17,7 +17,7 @@ from typing import Any, Callable, Iterator
 
 import pytest
 
-from archiver.demo.claude_sample import ClaudeSample, make_claude_home
+from archiver.demo.claude_sample import ClaudeSample, append_turn, make_claude_home
 from archiver.harnesses.claude_code import ClaudeCode
 from tests.fx_archiver import USER, Env, env  # noqa: F401
 
@@ -146,7 +146,6 @@ def test_file_that_keeps_changing_while_copied_is_retried_then_reported(env: Env
 def test_transcript_that_shrinks_while_read_fails_that_session_and_keeps_its_archived_state(
         env: Env, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
     import archiver.workers as workers
-    from archiver.demo.claude_sample import append_turn
 
     s = make_claude_home(env.home, USER)
     first = make_syncer(env, claude(env)).run()
@@ -214,6 +213,26 @@ def test_unreadable_sidecar_is_reported_and_the_session_archives(env: Env) -> No
     assert any("b1c2d3e4f.txt" in w and "permission denied" in w for w in main["warnings"])
     assert f"{s.main}.jsonl" in names(main)
     assert len(listed(env)) == out["sessions"]["total"] == 6
+
+
+@needs_unshare
+def test_a_sidecar_unreadable_after_archiving_is_kept_and_not_called_gone(env: Env) -> None:  # noqa: F811
+    s = make_claude_home(env.home, USER)
+    sync_unprivileged(env)
+    before = listed(env)[f"claude-code:{s.main}"]
+    tool_result = s.root / "projects" / s.project_key / s.main / "tool-results" / "b1c2d3e4f.txt"
+    with tool_result.open("a") as f:
+        f.write("more output\n")  # changed since, so this run must read it
+    os.chmod(tool_result, 0)
+    code, out = sync_unprivileged(env)
+    assert code == 0 and out["sessions"]["failed"] == 0
+    main = listed(env)[f"claude-code:{s.main}"]
+    assert names(main) == names(before)
+    kept = [a for a in main["artifacts"] if a["path"].endswith("b1c2d3e4f.txt")]
+    assert kept == [a for a in before["artifacts"] if a["path"].endswith("b1c2d3e4f.txt")] and kept
+    notes = [w for w in main["warnings"] if "b1c2d3e4f.txt" in w]
+    assert len(notes) == 1 and "permission denied" in notes[0] and "kept the archived copy" in notes[0], notes
+    assert not any("gone from the machine" in w for w in main["warnings"])
 
 
 @needs_unshare
@@ -292,7 +311,6 @@ def _sync(e: Env) -> subprocess.CompletedProcess[str]:
 
 
 def test_full_state_dir_fails_the_run_and_the_next_run_catches_up(env: Env, tiny_state_dir: Path) -> None:  # noqa: F811
-    from archiver.demo.claude_sample import append_turn
 
     s = make_claude_home(env.home, USER)
     first = _sync(env)
