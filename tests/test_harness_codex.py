@@ -315,3 +315,48 @@ def test_unreadable_state_db_is_a_host_warning(codex: tuple[Path, dict]) -> None
     assert not any("/state_5/" in a.path for a in main.sources)
     assert main.title == "Fix login test (v2)"
     assert found[k(info["threads"]["archived"])].title is None
+
+
+def test_session_index_extracts_come_from_one_pass_over_the_index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each thread's extract holds its session_index.jsonl lines in file order, as a scan of the
+    whole file for it would give; all the threads of a run share one pass (it was one pass per
+    thread: a cold sync quadratic in threads), and a change to the file is picked up."""
+    import json
+    import random
+
+    import archiver.harnesses.codex as codex_mod
+
+    rng = random.Random(7)
+    tids = [f"019a{i:04x}-0000-7000-8000-{rng.getrandbits(48):012x}" for i in range(300)]
+    lines = [json.dumps({"id": tid, "thread_name": f"task {i}", "updated_at": "2026-11-30T10:00:00Z"})
+             for i, tid in enumerate(tids)]
+    for _ in range(200):  # renames append another line for a thread
+        tid = rng.choice(tids)
+        lines.insert(rng.randrange(len(lines) + 1), json.dumps({"id": tid, "thread_name": f"renamed {rng.random()}"}))
+    lines.insert(50, "{not json")
+    index = tmp_path / "session_index.jsonl"
+    index.write_text("\n".join(lines) + "\n" + json.dumps({"id": tids[0], "thread_name": "torn"}))  # last line torn
+
+    def expected(tid: str) -> bytes:
+        complete = index.read_bytes().split(b"\n")[:-1]
+        return b"".join(x + b"\n" for x in complete if x.startswith(b"{\"id\"") and json.loads(x)["id"] == tid)
+
+    scans = []
+    real_scan = codex_mod._IndexLines._scan
+    monkeypatch.setattr(codex_mod._IndexLines, "_scan", staticmethod(lambda p: scans.append(p) or real_scan(p)))
+    shared = codex_mod._IndexLines()
+    for i, tid in enumerate(tids):
+        out = tmp_path / f"x{i}.jsonl"
+        codex_mod._index_producer(shared, index, tid)(out)
+        assert out.read_bytes() == expected(tid) and out.read_bytes().count(b"\n") >= 1
+    assert len(scans) == 1
+    assert b"torn" not in (tmp_path / "x0.jsonl").read_bytes()
+
+    with index.open("ab") as f:  # the torn line completes, and a rename of another thread arrives
+        f.write(b"\n" + json.dumps({"id": tids[5], "thread_name": "late"}).encode() + b"\n")
+    for i in (0, 5):
+        out = tmp_path / f"y{i}.jsonl"
+        codex_mod._index_producer(shared, index, tids[i])(out)
+        assert out.read_bytes() == expected(tids[i])
+    assert b"torn" in (tmp_path / "y0.jsonl").read_bytes() and b"late" in (tmp_path / "y5.jsonl").read_bytes()
+    assert len(scans) == 2

@@ -57,7 +57,7 @@ from archiver.harnesses.common import (
     sorted_paths,
     sql_ident,
 )
-from archiver.harnesses.jsonl_probe import parse_line, scan_lines, unparseable_warning
+from archiver.harnesses.jsonl_probe import Line, parse_line, scan_lines, unparseable_warning
 from archiver.model import DiscoveredSession, LineageEdge, Session, SourceArtifact, session_key
 from archiver.snapshot import copy_sqlite
 
@@ -205,6 +205,7 @@ class Codex:
         # set for the length of one discover(): what would otherwise be probed per thread
         self._run: dict[str, Any] | None = None
         self._index_digests: dict[str, str] = {}  # thread id -> digest of its session_index lines
+        self._index_lines = _IndexLines()  # where each thread's lines are, for its extract
 
     @property
     def root(self) -> Path:
@@ -674,7 +675,7 @@ class Codex:
                     role="index",
                     format="jsonl",
                     mode="produced",
-                    produce=_index_producer(index, tid),
+                    produce=_index_producer(self._index_lines, index, tid),
                     identity=(0, 0, int(digest[:15], 16)) if (digest := self._index_digests.get(tid)) else None,
                 )
             )
@@ -832,18 +833,54 @@ def _ends_with_newline(p: Path) -> bool:
         return f.read(1) == b"\n"
 
 
-def _index_producer(index: Path, tid: str) -> Callable[[Path], None]:
+class _IndexLines:
+    """Where each thread's lines are in session_index.jsonl: found in one pass for all the
+    threads of a run, again only when the file changes. (Each thread's producer scanning the
+    whole file made a cold sync quadratic in the number of threads.)"""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._of: tuple[str, int, int, int] | None = None  # the file state the spans are of
+        self._spans: dict[str, list[tuple[int, int]]] = {}
+
+    def spans(self, index: Path, tid: str) -> list[tuple[int, int]]:
+        """(offset, length) of the thread's complete lines, in file order."""
+        st = index.stat()
+        state = (str(index), st.st_ino, st.st_size, st.st_mtime_ns)
+        with self._lock:
+            if state != self._of:
+                self._spans = self._scan(index)
+                self._of = state
+            return self._spans.get(tid, [])
+
+    @staticmethod
+    def _scan(index: Path) -> dict[str, list[tuple[int, int]]]:
+        spans: dict[str, list[tuple[int, int]]] = {}
+        offset = 0
+        with index.open("rb") as f:
+            for line in scan_lines(f, 1024 * 1024):
+                if line.terminated and line.data is not None:
+                    ok, rec = parse_line(line)
+                    if ok and isinstance(rec, dict) and rec.get("id") is not None:
+                        spans.setdefault(str(rec["id"]), []).append((offset, line.size))
+                offset += line.size + 1
+        return spans
+
+
+def _index_producer(lines: _IndexLines, index: Path, tid: str) -> Callable[[Path], None]:
     """The thread's session_index.jsonl entries (complete lines only), in file order."""
-    needle = tid.encode()
 
     def produce(dst: Path) -> None:
+        spans = lines.spans(index, tid)
         with index.open("rb") as f, dst.open("wb") as out:
-            for line in scan_lines(f, 1024 * 1024):
-                if not line.terminated or line.data is None or needle not in line.data:
-                    continue
-                ok, rec = parse_line(line)
+            for offset, size in spans:
+                f.seek(offset)
+                data = f.read(size)
+                # the file may have been rewritten since its spans were found: a line is the
+                # thread's only if it still parses as one of its entries
+                ok, rec = parse_line(Line(no=1 if offset == 0 else 2, data=data, terminated=True))
                 if ok and isinstance(rec, dict) and str(rec.get("id")) == tid:
-                    out.write(line.data + b"\n")
+                    out.write(data + b"\n")
 
     return produce
 
