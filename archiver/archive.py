@@ -301,17 +301,27 @@ class Catalog:
     notes: list[str] = field(default_factory=list)
 
 
+def iso_utc(when: datetime) -> str:
+    """A time as manifests record it (`created_at`, `archived_at`): UTC, milliseconds, `Z`."""
+    return when.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
 def parse_utc(text: str) -> datetime:
     """A manifest's `created_at` (ISO-8601, `Z` or an offset; naive means UTC) as an aware datetime."""
     when = datetime.fromisoformat(text.replace("Z", "+00:00"))
     return when if when.tzinfo else when.replace(tzinfo=timezone.utc)
 
 
-def stamp_of(ref: ManifestRef) -> datetime | None:
-    """The whole second in the manifest's key: its `created_at` truncated (§1), or None for a
+def stamp_time(ref: ManifestRef) -> datetime:
+    """The whole second in the manifest's key: its `created_at` truncated (§1); ValueError for a
     key some other writer named differently."""
+    return datetime.strptime(ref.created, STAMP).replace(tzinfo=timezone.utc)
+
+
+def stamp_of(ref: ManifestRef) -> datetime | None:
+    """stamp_time, or None for a key some other writer named differently."""
     try:
-        return datetime.strptime(ref.created, STAMP).replace(tzinfo=timezone.utc)
+        return stamp_time(ref)
     except ValueError:
         return None
 

@@ -104,11 +104,12 @@ def catalog_of(args: argparse.Namespace, settings, host_id: str | None = None): 
 
     at = at_of(args)
     ids = identities_of(args)
-    return load_catalog(open_archive(settings), ids, host_id, at=at, object_id_key=_object_id_key(settings)), ids
+    return load_catalog(open_archive(settings), ids, host_id, at=at, object_id_key=object_id_key_of(settings)), ids
 
 
-def _object_id_key(settings: Any) -> bytes | None:
-    """The team's object-id key, which tombstones are keyed with; reviewers may not hold it."""
+def object_id_key_of(settings: Any) -> bytes | None:
+    """The team's object-id key (object ids and tombstones are keyed with it), or None: reviewers
+    may not hold the team key."""
     from archiver import runtime
     from archiver.config import ConfigError
 
@@ -164,7 +165,10 @@ def as_of(catalog: Any) -> str:
 
 
 def iso_utc(when: datetime) -> str:
-    return when.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    """archive.iso_utc, imported when first needed (every command imports this module)."""
+    from archiver import archive
+
+    return archive.iso_utc(when)
 
 
 # ---------------------------------------------------------------- commands
@@ -539,7 +543,6 @@ def cmd_restore(args: argparse.Namespace) -> int:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    from archiver import runtime
     from archiver.verify import verify
 
     settings = settings_of(args)
@@ -553,11 +556,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
             raise UsageError(f"--read-data-subset: not a fraction or percentage: {text!r}") from None
         if not 0 < subset <= 1:
             raise UsageError("--read-data-subset must be in (0, 100%]")
-    object_key = None
-    try:
-        object_key = runtime.team_keys(settings).object_id
-    except Exception:
-        pass  # reviewers may lack the team key: content is then checked by sha256 only
+    object_key = object_id_key_of(settings)  # without it, content is checked by sha256 only
     from archiver.progress import CountProgress
 
     with CountProgress("verify", quiet=args.quiet, json_output=args.json) as bar:

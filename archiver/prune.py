@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Callable, Iterable, Sequence
 
-from archiver.archive import STAMP, Archive, ArchiveFormatError, ManifestRef
+from archiver.archive import Archive, ArchiveFormatError, ManifestRef, parse_utc, stamp_time
 from archiver.model import Manifest
 from archiver.store.base import NotFound, Retention, StoreError
 
@@ -97,10 +97,6 @@ def apply_policy(items: Iterable[tuple[datetime, object]], policy: KeepPolicy) -
                     b[1] = count - 1
         out.append(Decision(t, it, bool(reasons), reasons))
     return out
-
-
-def stamp_time(ref: ManifestRef) -> datetime:
-    return datetime.strptime(ref.created, STAMP).replace(tzinfo=timezone.utc)
 
 
 @dataclass
@@ -262,7 +258,7 @@ def prune(
         m = loaded.get(r.key)
         if m is not None:
             try:
-                return datetime.fromisoformat(m.created_at.replace("Z", "+00:00"))
+                return parse_utc(m.created_at)
             except ValueError:
                 pass
         return stamp_time(r)

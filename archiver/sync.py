@@ -31,7 +31,7 @@ from typing import Callable, Iterable, Iterator, Mapping, Sequence
 import orjson
 
 from archiver import __version__, allocator
-from archiver.archive import Archive, chain_digest, tombstone_id
+from archiver.archive import Archive, chain_digest, iso_utc, tombstone_id
 from archiver.harnesses.base import Harness
 from archiver.model import Artifact, DiscoveredSession, Manifest, Session, SourceArtifact, compact
 from archiver.redact.base import RedactionReport, Redactor
@@ -767,8 +767,8 @@ class Syncer:
         if last and now <= last:
             later = datetime.fromisoformat(last.replace("Z", "+00:00")) + timedelta(milliseconds=1)
             log.warning("the clock (%s) is not after this host's last manifest (%s): this manifest is dated %s",
-                        now, last, _iso(later))
-            return _iso(later)
+                        now, last, iso_utc(later))
+            return iso_utc(later)
         return now
 
     def _carried(self, keys: list[str], processed: Mapping[str, object]) -> tuple[list[Session], list[str]]:
@@ -850,8 +850,4 @@ def _reason(e: BaseException) -> str:
 
 
 def _now() -> str:
-    return _iso(datetime.now(timezone.utc))
-
-
-def _iso(when: datetime) -> str:
-    return when.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return iso_utc(datetime.now(timezone.utc))

@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from archiver.cli import (EXIT_INTEGRITY, EXIT_OK, EXIT_PARTIAL, UsageError, add_at, add_identity, as_of, catalog_of,
-                          console, emit_json, err, identities_of, iso_utc, open_archive, settings_of)
+                          console, emit_json, err, identities_of, iso_utc, object_id_key_of, open_archive,
+                          settings_of)
 
 
 # ---------------------------------------------------------------- shared
@@ -181,10 +182,7 @@ def cmd_forget_session(args: argparse.Namespace) -> int:
 
     settings = settings_of(args)
     recipients = runtime.recipients(settings)
-    try:
-        object_id_key = runtime.team_keys(settings).object_id
-    except Exception:
-        object_id_key = None  # reported by forget_session: no tombstone can be written
+    object_id_key = object_id_key_of(settings)  # None is reported by forget_session: no tombstone can be written
     try:
         result = forget_session(open_archive(settings), identities_of(args), recipients, args.key,
                                 grace=_grace(args.grace), dry_run=args.dry_run, object_id_key=object_id_key)

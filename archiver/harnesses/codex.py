@@ -877,7 +877,8 @@ def _index_producer(lines: _IndexLines, index: Path, tid: str) -> Callable[[Path
                 f.seek(offset)
                 data = f.read(size)
                 # the file may have been rewritten since its spans were found: a line is the
-                # thread's only if it still parses as one of its entries
+                # thread's only if it still parses as one of its entries (as line 1 at offset 0,
+                # where parse_line reads past a byte order mark)
                 ok, rec = parse_line(Line(no=1 if offset == 0 else 2, data=data, terminated=True))
                 if ok and isinstance(rec, dict) and str(rec.get("id")) == tid:
                     out.write(data + b"\n")
