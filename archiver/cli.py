@@ -98,13 +98,15 @@ def identities_of(args: argparse.Namespace) -> list[Any]:
     return runtime.identities(Path(ident) if ident else None, Path(pp) if pp else None)
 
 
-def catalog_of(args: argparse.Namespace, settings, host_id: str | None = None):  # type: ignore[no-untyped-def]
-    """The archive as readers see it: every host's newest states, or with --at, as they were then."""
+def catalog_of(args: argparse.Namespace, settings, host_id: str | None = None, archive=None):  # type: ignore[no-untyped-def]
+    """The archive as readers see it: every host's newest states, or with --at, as they were then.
+    `archive`: an archive the caller already opened and goes on using (one store client)."""
     from archiver.archive import load_catalog
 
     at = at_of(args)
     ids = identities_of(args)
-    return load_catalog(open_archive(settings), ids, host_id, at=at, object_id_key=object_id_key_of(settings)), ids
+    archive = archive if archive is not None else open_archive(settings)
+    return load_catalog(archive, ids, host_id, at=at, object_id_key=object_id_key_of(settings)), ids
 
 
 def object_id_key_of(settings: Any) -> bytes | None:
@@ -505,7 +507,8 @@ def cmd_restore(args: argparse.Namespace) -> int:
     if not args.keys and not args.all:
         raise UsageError("restore needs KEY... or --all")
     settings = settings_of(args)
-    catalog, ids = catalog_of(args, settings)
+    archive = open_archive(settings)
+    catalog, ids = catalog_of(args, settings, archive=archive)
     lin = Lineage(catalog.sessions)
     if args.all:
         wanted = set(catalog.sessions)
@@ -521,7 +524,7 @@ def cmd_restore(args: argparse.Namespace) -> int:
     if args.host:
         sessions = [s for s in sessions if s.host_id == args.host]
     harnesses = {h.name: h for h in runtime.harnesses(settings)}
-    result = Restorer(open_archive(settings), ids, harnesses, overwrite=args.overwrite).restore(sessions, Path(args.to))
+    result = Restorer(archive, ids, harnesses, overwrite=args.overwrite).restore(sessions, Path(args.to))
     if args.json:
         doc = result.to_json()
         if catalog.at is not None:

@@ -239,3 +239,26 @@ def test_without_the_team_key_a_reader_says_it_cannot_apply_tombstones(box: Box)
     listed = _cli(box, "ls", "--at", first)
     assert len(listed["notes"]) == 1 and "erased by forget-session" in listed["notes"][0]
     assert f"claude-code:{s.fork}" not in {x["key"] for x in listed["sessions"]}  # the rewrite removed it
+
+
+def test_restore_and_export_open_the_store_once(box: Box, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    from archiver import runtime
+
+    box.only("claude-code")
+    s = make_claude_home(box.home, USER)
+    assert box.sync()["snapshot"]
+    opened: list[int] = []
+    real = runtime.store
+
+    def counting_store(settings: Any) -> Any:
+        opened.append(1)
+        return real(settings)
+
+    monkeypatch.setattr(runtime, "store", counting_store)
+    assert _cli(box, "restore", "--all", "--to", str(box.base / "r"))["integrity_errors"] == []
+    assert len(opened) == 1
+    opened.clear()
+    key = next(x["key"] for x in _cli(box, "ls")["sessions"] if x["session_id"] == s.main)
+    opened.clear()
+    assert _cli(box, "export", key)["integrity_errors"] == []
+    assert len(opened) == 1

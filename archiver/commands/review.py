@@ -44,9 +44,10 @@ def cmd_export(args: argparse.Namespace) -> int:
     from archiver.render import export
 
     settings = settings_of(args)
-    catalog, ids = catalog_of(args, settings)
+    archive = open_archive(settings)
+    catalog, ids = catalog_of(args, settings, archive=archive)
     key = _resolve_key(catalog.sessions, args.key, as_of(catalog))
-    result = export(open_archive(settings), ids, catalog.sessions, key, fmt=args.format, with_family=args.with_family)
+    result = export(archive, ids, catalog.sessions, key, fmt=args.format, with_family=args.with_family)
     out = Path(args.out) if args.out else None
     if out is not None:
         tmp = out.with_name(f".{out.name}.tmp")
