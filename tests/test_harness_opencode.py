@@ -160,8 +160,10 @@ def test_extract_holds_only_its_session(sessions: dict[str, DiscoveredSession], 
     assert _rows(a, "SELECT id FROM project") == [(P1,)]
     assert _rows(a, "SELECT id FROM workspace") == [("wrk_a",)]
     assert len(_rows(a, "SELECT id FROM migration")) == 2
-    for table in ("credential", "account", "kv", "permission", "worktree", "event"):
+    for table in ("credential", "account", "permission", "worktree", "event"):
         assert _rows(a, f"SELECT count(*) FROM {table}") == [(0,)], table
+    # of kv only the marker of the 1.x import (A's 1.x rows are here: without it they look un-imported)
+    assert _rows(a, "SELECT key, value FROM kv") == [("migration.v1-v2", '{"done":true}')]
     names = {r[0] for r in _rows(a, "SELECT name FROM sqlite_master WHERE type='index'")}
     assert {"session_message_session_seq_idx", "session_v2_parent_idx", "part_session_idx"} <= names
     raw = a.read_bytes()
@@ -208,6 +210,7 @@ def test_restore_merges_extracts_into_one_database(
     assert _rows(placed, "SELECT id FROM project ORDER BY id") == sorted([(P1,), (P2,)])
     assert _rows(placed, "SELECT count(*) FROM instruction_blob") == [(2,)]
     assert _rows(placed, "SELECT count(*) FROM migration") == [(2,)]
+    assert _rows(placed, "SELECT key FROM kv") == [("migration.v1-v2",)]
     assert _rows(placed, "PRAGMA user_version") == [(7,)]
     # merging A again is idempotent; a later state of A (a reverted row gone) replaces A's rows
     harness.restore_artifact(art, a, target_home)

@@ -25,8 +25,8 @@ Host-level sessions: `opencode:@project-<project_id>` (kind host) holds the
 `snapshot/<project_id>/` git directories (the trees named by assistant snapshot.start/end
 and revert.snapshot; option `include_snapshots`, default true); `opencode:@host` holds
 the 1.x `storage/` remnant and database-level warnings. Tables that belong to no
-session (kv, permission, credential, account*, worktree, event rows of other aggregates)
-are never archived.
+session (kv but its `migration.v1-v2` import marker, permission, credential, account*,
+worktree, event rows of other aggregates) are never archived.
 
 Restore: every extract's artifact path is the database's own native path
 (`.local/share/opencode/opencode.db`, role database); `restore_artifact` merges it into
@@ -61,6 +61,9 @@ log = logging.getLogger(__name__)
 
 NAME = "opencode"
 MIGRATION_TABLES = ("migration", "__drizzle_migrations")
+# the kv row recording the in-place 1.x -> 2.x import: without it a restored database that
+# holds a session's 1.x rows would look un-imported to OpenCode
+V1_IMPORT_KEY = "migration.v1-v2"
 _TOOL_OUTPUT_RE = re.compile(r"tool-output/(tool_[0-9A-Za-z]{8,64}(?:\.[0-9A-Za-z]{1,10})?)")
 _SHELL_ID_RE = re.compile(r"\b(sh_[0-9A-Za-z]{8,64})\b")
 _TEXT_EXT = {"", ".txt", ".log", ".md", ".json", ".jsonl", ".out", ".diff", ".patch", ".csv"}
@@ -127,8 +130,9 @@ class DbSnapshot:
 def _table_role(table: str, cols: list[str]) -> tuple[str, str] | None:
     """How a table's rows relate to a session: ("owned", key column) = the session's own
     rows, replaced as a whole on merge; ("context", key) = rows a restored session needs
-    (its project, instruction bodies, applied migrations), never overwritten on merge;
-    None = not archived (host data: kv, credential, account, permission, ...)."""
+    (its project, instruction bodies, applied migrations, the kv row of the 1.x import),
+    never overwritten on merge; None = not archived (host data: the rest of kv, credential,
+    account, permission, ...)."""
     if table == "session_v2" or (table == "session" and "id" in cols):  # 2.x / 1.x session rows
         return ("owned", "id")
     if table in ("project", "workspace") and "id" in cols:
@@ -137,6 +141,8 @@ def _table_role(table: str, cols: list[str]) -> tuple[str, str] | None:
         return ("context", "hash")
     if table in MIGRATION_TABLES:
         return ("context", "")
+    if table == "kv" and "key" in cols:
+        return ("context", "key")
     if "session_id" in cols:
         return ("owned", "session_id")
     if "aggregate_id" in cols:
@@ -247,6 +253,8 @@ def _session_selects(
             if not hashes:
                 continue
             where, params = f"{sql_ident(key)} IN ({','.join('?' * len(hashes))})", hashes
+        elif name == "kv":
+            where, params = f"{sql_ident(key)} = ?", [V1_IMPORT_KEY]
         elif name in ("project", "workspace"):
             ref = info.get("project_id" if name == "project" else "workspace_id")
             if not ref:
