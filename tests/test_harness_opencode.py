@@ -448,3 +448,31 @@ def test_a_pre_split_2x_database_lists_the_sessions_of_its_session_table(tmp_pat
         assert _rows(x, "SELECT id FROM session_message ORDER BY id") == [("msg_p1",), ("msg_p2",)]
     finally:
         h.close()
+
+
+def test_shell_and_compaction_rows_still_running_are_flagged(tmp_path: Path) -> None:
+    """Seed gotcha: shell and compaction rows are rewritten in place too (status running ->
+    exited / completed); a compaction row is left behind running if the process dies."""
+    info = make_opencode_home(tmp_path)
+    try:
+        conn = info["connections"][0]
+        for mid, typ, seq, data in (
+            ("msg_0b00000000r1BbbbbbbbbbbbbB", "shell", 20, {"shellID": "sh_0a1b2c3d4e5fAbCdEfGhIjKlMr",
+                                                            "command": "sleep 60", "status": "running", "time": {"created": 1}}),
+            ("msg_0b00000000r2BbbbbbbbbbbbbB", "compaction", 21, {"status": "running", "reason": "auto", "summary": "",
+                                                                 "time": {"created": 2}}),
+            ("msg_0b00000000r3BbbbbbbbbbbbbB", "compaction", 22, {"status": "completed", "reason": "auto", "summary": "s",
+                                                                 "time": {"created": 3}}),
+        ):
+            conn.execute("INSERT INTO session_message VALUES (?, ?, ?, ?, 1, 1, ?)", (mid, SES_B, typ, seq, json.dumps(data)))
+        h = OpenCode(HarnessContext(home=tmp_path, env={}))
+        try:
+            b = {s.key: s for s in h.discover()}[K + SES_B]
+        finally:
+            h.close()
+        assert [w for w in b.warnings if w.startswith("in-flight")] == [
+            "in-flight: 1 shell row(s) still running archived as-is: msg_0b00000000r1BbbbbbbbbbbbbB (seq 20)",
+            "in-flight: 1 compaction row(s) still running archived as-is: msg_0b00000000r2BbbbbbbbbbbbbB (seq 21)",
+        ]
+    finally:
+        close_opencode_home(info)

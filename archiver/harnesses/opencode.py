@@ -763,15 +763,22 @@ def _spawn_call(conn: sqlite3.Connection, parent: str, child: str) -> str | None
 
 
 def _in_flight(conn: sqlite3.Connection, sid: str) -> list[str]:
-    rows = conn.execute(
-        "SELECT id, seq FROM session_message WHERE session_id = ? AND type = 'assistant' "
-        "AND json_valid(data) AND json_extract(data, '$.time.completed') IS NULL ORDER BY seq",
-        (sid,),
-    ).fetchall()
-    if not rows:
-        return []
-    ids = ", ".join(f"{r['id']} (seq {r['seq']})" for r in rows[:5]) + (" ..." if len(rows) > 5 else "")
-    return [f"in-flight: {len(rows)} assistant row(s) without time.completed archived as-is: {ids}"]
+    """Rows still being rewritten in place (seed gotcha): assistant rows without
+    time.completed, shell and compaction rows whose status is still running."""
+    out = []
+    for what, cond in (
+        ("assistant row(s) without time.completed", "type = 'assistant' AND json_extract(data, '$.time.completed') IS NULL"),
+        ("shell row(s) still running", "type = 'shell' AND json_extract(data, '$.status') = 'running'"),
+        ("compaction row(s) still running", "type = 'compaction' AND json_extract(data, '$.status') = 'running'"),
+    ):
+        rows = conn.execute(
+            f"SELECT id, seq FROM session_message WHERE session_id = ? AND json_valid(data) AND {cond} ORDER BY seq",
+            (sid,),
+        ).fetchall()
+        if rows:
+            ids = ", ".join(f"{r['id']} (seq {r['seq']})" for r in rows[:5]) + (" ..." if len(rows) > 5 else "")
+            out.append(f"in-flight: {len(rows)} {what} archived as-is: {ids}")
+    return out
 
 
 def _sidecar_names(conn: sqlite3.Connection, sid: str) -> dict[str, Any]:
