@@ -311,3 +311,53 @@ def test_unknown_files_in_a_chat_folder_are_sniffed(tmp_path: Path) -> None:
         assert fmt["thumb.bin"] == "binary"
     finally:
         close_cursor_home(info)
+
+
+@pytest.mark.parametrize("moved_by", ["XDG_CONFIG_HOME", "CURSOR_CONFIG_DIR"])
+def test_config_dir_moved_without_data_dir_keeps_projects_under_home(tmp_path: Path, moved_by: str) -> None:
+    """Cursor reads chats/ from $CURSOR_CONFIG_DIR, else $XDG_CONFIG_HOME/cursor (even when
+    ~/.cursor exists), while projects/ stays in ~/.cursor unless CURSOR_DATA_DIR moves it."""
+    src = tmp_path / "src"
+    info = make_cursor_home(src)
+    try:
+        home = tmp_path / "home"
+        shutil.copytree(info["root"] / "projects", home / ".cursor" / "projects")
+        cfg = tmp_path / "xdg" / "cursor" if moved_by == "XDG_CONFIG_HOME" else tmp_path / "cfg"
+        for area in ("chats", "acp-sessions"):
+            shutil.copytree(info["root"] / area, cfg / area)
+        env = {moved_by: str(cfg.parent if moved_by == "XDG_CONFIG_HOME" else cfg)}
+        h = CursorAgent(HarnessContext(home=home, env=env))
+        assert h.root == cfg
+        found = {s.key: s for s in h.discover()}
+        s = found[K + CHAT1]
+        chat = f".cursor/chats/{info['md5_a']}/{CHAT1}"
+        assert [(a.path, a.source) for a in s.sources] == [
+            (f"{chat}/store.db", cfg / "chats" / info["md5_a"] / CHAT1 / "store.db"),
+            (f"{chat}/meta.json", cfg / "chats" / info["md5_a"] / CHAT1 / "meta.json"),
+            (f"{chat}/prompt_history.json", cfg / "chats" / info["md5_a"] / CHAT1 / "prompt_history.json"),
+            (f".cursor/projects/{info['slug_a']}/agent-transcripts/{CHAT1}/{CHAT1}.jsonl",
+             home / ".cursor" / "projects" / info["slug_a"] / "agent-transcripts" / CHAT1 / f"{CHAT1}.jsonl"),
+            (f".cursor/projects/{info['slug_a']}/terminals/1.txt",
+             home / ".cursor" / "projects" / info["slug_a"] / "terminals" / "1.txt"),
+        ]
+        assert found[K + ACP].sources[0].source == cfg / "acp-sessions" / ACP / "store.db"
+        assert K + ORPHAN in found and not any("chat folder gone" in w for w in s.warnings)
+        assert [a.path for a in found[K + SUB1].sources][1:] == [
+            f".cursor/projects/{info['slug_a']}/agent-transcripts/{CHAT1}/subagents/{SUB1}.jsonl"]
+    finally:
+        close_cursor_home(info)
+
+
+def test_chats_left_in_home_by_older_builds_are_read_when_xdg_moves_the_config_dir(tmp_path: Path) -> None:
+    info = make_cursor_home(tmp_path / "home")
+    try:
+        xdg = tmp_path / "xdg"
+        shutil.copytree(info["root"] / "chats" / info["md5_b"], xdg / "cursor" / "chats" / info["md5_b"])
+        shutil.rmtree(info["root"] / "chats" / info["md5_b"])
+        found = {s.key: s for s in CursorAgent(HarnessContext(home=tmp_path / "home", env={"XDG_CONFIG_HOME": str(xdg)})).discover()}
+        assert found[K + CHAT2].sources[0].source == xdg / "cursor" / "chats" / info["md5_b"] / CHAT2 / "store.db"
+        assert found[K + CHAT1].sources[0].source == info["chat1_store"]  # still in ~/.cursor/chats
+        assert found[K + CHAT1].sources[0].path == f".cursor/chats/{info['md5_a']}/{CHAT1}/store.db"
+        assert found[K + "@host"].sources[0].source == info["root"] / "prompt_history.json"
+    finally:
+        close_cursor_home(info)

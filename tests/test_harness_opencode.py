@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
 from typing import Any, Iterator
@@ -159,8 +160,10 @@ def test_extract_holds_only_its_session(sessions: dict[str, DiscoveredSession], 
     assert _rows(a, "SELECT id FROM project") == [(P1,)]
     assert _rows(a, "SELECT id FROM workspace") == [("wrk_a",)]
     assert len(_rows(a, "SELECT id FROM migration")) == 2
-    for table in ("credential", "account", "kv", "permission", "worktree", "event"):
+    for table in ("credential", "account", "permission", "worktree", "event"):
         assert _rows(a, f"SELECT count(*) FROM {table}") == [(0,)], table
+    # of kv only the marker of the 1.x import (A's 1.x rows are here: without it they look un-imported)
+    assert _rows(a, "SELECT key, value FROM kv") == [("migration.v1-v2", '{"done":true}')]
     names = {r[0] for r in _rows(a, "SELECT name FROM sqlite_master WHERE type='index'")}
     assert {"session_message_session_seq_idx", "session_v2_parent_idx", "part_session_idx"} <= names
     raw = a.read_bytes()
@@ -207,6 +210,7 @@ def test_restore_merges_extracts_into_one_database(
     assert _rows(placed, "SELECT id FROM project ORDER BY id") == sorted([(P1,), (P2,)])
     assert _rows(placed, "SELECT count(*) FROM instruction_blob") == [(2,)]
     assert _rows(placed, "SELECT count(*) FROM migration") == [(2,)]
+    assert _rows(placed, "SELECT key FROM kv") == [("migration.v1-v2",)]
     assert _rows(placed, "PRAGMA user_version") == [(7,)]
     # merging A again is idempotent; a later state of A (a reverted row gone) replaces A's rows
     harness.restore_artifact(art, a, target_home)
@@ -294,5 +298,181 @@ def test_snapshot_pack_files_are_kept_as_they_are_and_said_so(tmp_path: Path) ->
         assert [w for w in s.warnings if "pack files" in w] == [
             f".local/share/opencode/snapshot/{P1}: 2 git pack files archived encrypted but not redacted "
             "(loose objects are redacted)"]
+    finally:
+        close_opencode_home(info)
+
+
+# ---------------------------------------------------------------- databases no 2.x build upgraded
+
+LEGACY_SCHEMA = """
+CREATE TABLE project (id TEXT PRIMARY KEY, worktree TEXT NOT NULL, vcs TEXT, name TEXT,
+  time_created INTEGER NOT NULL, time_updated INTEGER NOT NULL);
+CREATE TABLE session (id TEXT PRIMARY KEY, project_id TEXT NOT NULL, parent_id TEXT, slug TEXT NOT NULL,
+  directory TEXT NOT NULL, title TEXT NOT NULL, version TEXT NOT NULL, share_url TEXT,
+  summary_additions INTEGER, summary_deletions INTEGER, summary_files INTEGER, summary_diffs TEXT,
+  revert TEXT, permission TEXT, time_created INTEGER NOT NULL, time_updated INTEGER NOT NULL,
+  time_compacting INTEGER, time_archived INTEGER);
+CREATE TABLE message (id TEXT PRIMARY KEY, session_id TEXT NOT NULL REFERENCES session(id) ON DELETE CASCADE,
+  time_created INTEGER NOT NULL, time_updated INTEGER NOT NULL, data TEXT NOT NULL);
+CREATE TABLE part (id TEXT PRIMARY KEY, message_id TEXT NOT NULL, session_id TEXT NOT NULL,
+  time_created INTEGER NOT NULL, time_updated INTEGER NOT NULL, data TEXT NOT NULL);
+CREATE INDEX part_session_idx ON part (session_id);
+CREATE TABLE todo (session_id TEXT NOT NULL, content TEXT NOT NULL, status TEXT NOT NULL, priority TEXT NOT NULL,
+  position INTEGER NOT NULL, time_created INTEGER NOT NULL, time_updated INTEGER NOT NULL,
+  PRIMARY KEY (session_id, position));
+CREATE TABLE __drizzle_migrations (id INTEGER PRIMARY KEY, hash TEXT NOT NULL, created_at INTEGER);
+"""
+L_MAIN = "ses_7e1a2b3c4d5fLegacyMainAAAAA"
+L_CHILD = "ses_7e1a2b3c4d5eLegacyChildBBBB"
+L_TOOL = "tool_7e1a2b3c4d5fLegacyOutputAA"
+
+
+def _legacy_db(home: Path) -> Path:
+    """A 1.x opencode.db (role+parts tables only, WAL), per the seed's legacy records: a main
+    session whose task tool part spawned a child session, and whose bash part spilled to
+    tool-output/; the child's assistant message never completed."""
+    root = home / ".local" / "share" / "opencode"
+    root.mkdir(parents=True)
+    db = root / "opencode.db"
+    conn = sqlite3.connect(str(db), isolation_level=None)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.executescript(LEGACY_SCHEMA)
+    t, d = 1767261600000, "/home/alice/app"
+    out = f"/home/alice/.local/share/opencode/tool-output/{L_TOOL}"
+    j = lambda o: json.dumps(o, separators=(",", ":"))  # noqa: E731
+    conn.execute("INSERT INTO __drizzle_migrations VALUES (1, 'abc', ?)", (t,))
+    conn.execute("INSERT INTO project VALUES ('prj_l', ?, 'git', 'app', ?, ?)", (d, t, t))
+    for sid, parent, title, at in ((L_MAIN, None, "Legacy main", t), (L_CHILD, L_MAIN, "scan (@explore subagent)", t + 5)):
+        conn.execute("INSERT INTO session (id, project_id, parent_id, slug, directory, title, version, time_created, "
+                     "time_updated) VALUES (?, 'prj_l', ?, 'calm-lake', ?, ?, '1.14.2', ?, ?)", (sid, parent, d, title, at, at + 9))
+    asst = {"role": "assistant", "parentID": "msg_lu1", "modelID": "m", "providerID": "p", "mode": "build",
+            "agent": "build", "path": {"cwd": d, "root": d}, "cost": 0,
+            "tokens": {"input": 1, "output": 1, "reasoning": 0, "cache": {"read": 0, "write": 0}}}
+    rows = [
+        ("msg_lu1", L_MAIN, {"role": "user", "time": {"created": t}, "agent": "build",
+                             "model": {"providerID": "p", "modelID": "m"}}),
+        ("msg_la1", L_MAIN, dict(asst, time={"created": t + 1, "completed": t + 4})),
+        ("msg_la2", L_CHILD, dict(asst, parentID="msg_lu2", time={"created": t + 6})),
+    ]
+    for mid, sid, data in rows:
+        conn.execute("INSERT INTO message VALUES (?, ?, ?, ?, ?)", (mid, sid, t, t, j(data)))
+    parts = [
+        ("prt_l1", "msg_lu1", L_MAIN, {"type": "text", "text": "find the callers of login()"}),
+        ("prt_l2", "msg_la1", L_MAIN, {"type": "tool", "callID": "call_bash1", "tool": "bash", "state": {
+            "status": "completed", "input": {"command": "grep -rn login"}, "output": "...", "title": "grep",
+            "metadata": {"truncated": True, "outputPath": out}, "time": {"start": t + 2, "end": t + 3}}}),
+        ("prt_l3", "msg_la1", L_MAIN, {"type": "tool", "callID": "call_task1", "tool": "task", "state": {
+            "status": "completed", "input": {"prompt": "scan"}, "output": "done", "title": "scan",
+            "metadata": {"sessionId": L_CHILD}, "time": {"start": t + 3, "end": t + 4}}}),
+        ("prt_l4", "msg_la2", L_CHILD, {"type": "text", "text": "scanning"}),
+    ]
+    for pid, mid, sid, data in parts:
+        conn.execute("INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)", (pid, mid, sid, t, t, j(data)))
+    conn.execute("INSERT INTO todo VALUES (?, 'check callers', 'pending', 'high', 0, ?, ?)", (L_MAIN, t, t))
+    conn.close()
+    (root / "tool-output").mkdir()
+    (root / "tool-output" / L_TOOL).write_text("src/login.py:1:def login():\n")
+    return db
+
+
+def test_a_1x_database_lists_its_sessions_with_lineage_and_sidecars(tmp_path: Path) -> None:
+    db = _legacy_db(tmp_path)
+    h = OpenCode(HarnessContext(home=tmp_path, env={}))
+    try:
+        found = {s.key: s for s in h.discover()}
+        assert set(found) == {K + L_MAIN, K + L_CHILD}
+        main, child = found[K + L_MAIN], found[K + L_CHILD]
+        assert (main.kind, main.title, main.cwd, main.parents) == ("main", "Legacy main", "/home/alice/app", [])
+        assert child.kind == "subagent"
+        assert [(e.relation, e.parent, e.at) for e in child.parents] == [("subagent", K + L_MAIN, "call_task1")]
+        assert _paths(main) == [
+            (DB, "database", "sqlite", "produced", False),
+            (f".local/share/opencode/tool-output/{L_TOOL}", "sidecar", "text", "whole", True),
+        ]
+        assert child.warnings == ["in-flight: 1 1.x assistant message(s) without time.completed archived as-is: msg_la2"]
+        x = _produce(main, tmp_path / "main.db")
+        assert _rows(x, "SELECT id, title FROM session") == [(L_MAIN, "Legacy main")]
+        assert _rows(x, "SELECT id FROM message ORDER BY id") == [("msg_la1",), ("msg_lu1",)]
+        assert _rows(x, "SELECT id FROM part ORDER BY id") == [("prt_l1",), ("prt_l2",), ("prt_l3",)]
+        assert _rows(x, "SELECT content FROM todo") == [("check callers",)]
+        assert _rows(x, "SELECT id FROM project") == [("prj_l",)] and _rows(x, "SELECT hash FROM __drizzle_migrations") == [("abc",)]
+        # restore: both merge into one 1.x opencode.db, which a 2.x build imports on its first start
+        target = tmp_path / "restore"
+        art = Artifact(path=DB, role="database", format="sqlite")
+        placed = h.restore_artifact(art, x, target)
+        h.restore_artifact(art, _produce(child, tmp_path / "child.db"), target)
+        assert placed is not None
+        assert _rows(placed, "SELECT id, parent_id FROM session ORDER BY time_created") == [(L_MAIN, None), (L_CHILD, L_MAIN)]
+        assert _rows(placed, "SELECT count(*) FROM part") == [(4,)]
+        # a later state of the main session replaces its rows (a part gone), the child's stay
+        conn = sqlite3.connect(str(x))
+        conn.execute("DELETE FROM part WHERE id = 'prt_l1'")
+        conn.commit()
+        conn.close()
+        merge_extract(x, placed)
+        assert _rows(placed, "SELECT id FROM part ORDER BY id") == [("prt_l2",), ("prt_l3",), ("prt_l4",)]
+        assert db.exists()
+    finally:
+        h.close()
+
+
+def test_a_pre_split_2x_database_lists_the_sessions_of_its_session_table(tmp_path: Path) -> None:
+    """Before migration loose_psylocke renamed it, a 2.x build kept session_v2's rows in `session`."""
+    root = tmp_path / ".local" / "share" / "opencode"
+    root.mkdir(parents=True)
+    conn = sqlite3.connect(str(root / "opencode.db"), isolation_level=None)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.executescript(
+        "CREATE TABLE session (id TEXT PRIMARY KEY, project_id TEXT NOT NULL, parent_id TEXT, fork_session_id TEXT, "
+        "fork_boundary TEXT, slug TEXT NOT NULL, directory TEXT NOT NULL, title TEXT, version TEXT NOT NULL, "
+        "time_created INTEGER NOT NULL, time_updated INTEGER NOT NULL);"
+        "CREATE TABLE session_message (id TEXT PRIMARY KEY, session_id TEXT NOT NULL, type TEXT NOT NULL, "
+        "seq INTEGER NOT NULL, time_created INTEGER NOT NULL, time_updated INTEGER NOT NULL, data TEXT NOT NULL);"
+        "CREATE TABLE migration (id TEXT PRIMARY KEY, time_applied INTEGER NOT NULL);"
+    )
+    conn.execute("INSERT INTO migration VALUES ('20260730195856_optional_session_title', 1)")
+    src, fork = "ses_7e1a2b3c4d5fPreSplitSrcAAA", "ses_7e1a2b3c4d5ePreSplitForkBB"
+    conn.execute("INSERT INTO session VALUES (?, 'prj', NULL, NULL, NULL, 's', '/w', NULL, '2.0.3', 1, 2)", (src,))
+    conn.execute("INSERT INTO session VALUES (?, 'prj', NULL, ?, ?, 's', '/w', 'f', '2.0.3', 3, 4)",
+                 (fork, src, json.dumps({"type": "before", "messageID": "msg_p2"})))
+    for sid, mid in ((src, "msg_p1"), (src, "msg_p2"), (fork, "msg_p1_1")):
+        conn.execute("INSERT INTO session_message VALUES (?, ?, 'user', 1, 1, 1, ?)", (mid, sid, '{"text":"hi"}'))
+    conn.close()
+    h = OpenCode(HarnessContext(home=tmp_path, env={}))
+    try:
+        found = {s.key: s for s in h.discover()}
+        assert set(found) == {K + src, K + fork}
+        assert [(e.relation, e.parent, e.at) for e in found[K + fork].parents] == [("fork", K + src, "before:msg_p2")]
+        x = _produce(found[K + src], tmp_path / "src.db")
+        assert _rows(x, "SELECT id FROM session") == [(src,)]
+        assert _rows(x, "SELECT id FROM session_message ORDER BY id") == [("msg_p1",), ("msg_p2",)]
+    finally:
+        h.close()
+
+
+def test_shell_and_compaction_rows_still_running_are_flagged(tmp_path: Path) -> None:
+    """Seed gotcha: shell and compaction rows are rewritten in place too (status running ->
+    exited / completed); a compaction row is left behind running if the process dies."""
+    info = make_opencode_home(tmp_path)
+    try:
+        conn = info["connections"][0]
+        for mid, typ, seq, data in (
+            ("msg_0b00000000r1BbbbbbbbbbbbbB", "shell", 20, {"shellID": "sh_0a1b2c3d4e5fAbCdEfGhIjKlMr",
+                                                            "command": "sleep 60", "status": "running", "time": {"created": 1}}),
+            ("msg_0b00000000r2BbbbbbbbbbbbbB", "compaction", 21, {"status": "running", "reason": "auto", "summary": "",
+                                                                 "time": {"created": 2}}),
+            ("msg_0b00000000r3BbbbbbbbbbbbbB", "compaction", 22, {"status": "completed", "reason": "auto", "summary": "s",
+                                                                 "time": {"created": 3}}),
+        ):
+            conn.execute("INSERT INTO session_message VALUES (?, ?, ?, ?, 1, 1, ?)", (mid, SES_B, typ, seq, json.dumps(data)))
+        h = OpenCode(HarnessContext(home=tmp_path, env={}))
+        try:
+            b = {s.key: s for s in h.discover()}[K + SES_B]
+        finally:
+            h.close()
+        assert [w for w in b.warnings if w.startswith("in-flight")] == [
+            "in-flight: 1 shell row(s) still running archived as-is: msg_0b00000000r1BbbbbbbbbbbbbB (seq 20)",
+            "in-flight: 1 compaction row(s) still running archived as-is: msg_0b00000000r2BbbbbbbbbbbbbB (seq 21)",
+        ]
     finally:
         close_opencode_home(info)

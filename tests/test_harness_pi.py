@@ -169,3 +169,18 @@ def test_a_byte_order_mark_before_the_header_is_no_content(pi: tuple[Path, dict]
     fork = found[k(s_ids["fork"])]
     assert fork.kind == "fork"
     assert fork.parents == [LineageEdge(relation="fork", parent=k(s_ids["main"]), at=None, inferred=False)]
+
+
+def test_a_session_info_without_a_name_clears_the_title(pi: tuple[Path, dict]) -> None:
+    """Seed: session_info.name is optional; the latest entry wins and an empty name clears."""
+    home, info = pi
+    main = info["files"]["main"]
+    sid = info["sessions"]["main"]
+    assert discover(home)[k(sid)].title == "Build the webapp (scripted)"
+    with main.open("ab") as fh:
+        fh.write(b'{"type":"session_info","id":"e0e0e0e0","parentId":"a7b8c9d0","timestamp":"2026-01-01T12:00:00.000Z"}\n')
+    assert discover(home)[k(sid)].title is None
+    with main.open("ab") as fh:
+        fh.write(b'{"type":"session_info","id":"e1e1e1e1","parentId":"e0e0e0e0","timestamp":"2026-01-01T12:01:00.000Z","name":"Ship it"}\n')
+        fh.write(b'{"type":"session_info","id":"e2e2e2e2","parentId":"e1e1e1e1","timestamp":"2026-01-01T12:02:00.000Z","name":""}\n')
+    assert discover(home)[k(sid)].title is None

@@ -55,8 +55,8 @@ def test_warm_discovery_equals_cold_without_reading_the_database(
 ) -> None:
     cache: dict[str, str] = {}
     cold_h, cold = _discover(home[0], cache)
-    assert sorted(k for k in cache if k.startswith("opencode:facts:v2:")) == sorted(
-        f"opencode:facts:v2:{db}:{opencode.sqlite_identity(db)}" for db in cold_h.database_files()
+    assert sorted(k for k in cache if k.startswith("opencode:facts:v3:")) == sorted(
+        f"opencode:facts:v3:{db}:{opencode.sqlite_identity(db)}" for db in cold_h.database_files()
     )
     cold_rows = _extract_rows(next(s for s in cold if s.key == K + SES_A), tmp_path / "cold.db")
     cold_h.close()
@@ -91,7 +91,7 @@ def test_a_committed_write_invalidates_the_facts(home: tuple[Path, dict[str, Any
     h, after = _discover(root, cache)
     h.close()
     assert next(s for s in after if s.key == K + SES_S).title == "renamed while idle"
-    assert len([k for k in cache if k.startswith(f"opencode:facts:v2:{info['db']}:")]) == 2
+    assert len([k for k in cache if k.startswith(f"opencode:facts:v3:{info['db']}:")]) == 2
 
 
 @pytest.mark.parametrize("bad", ["not json", "{}", "[1, 2]", '[{"title": "no id"}]'])
@@ -99,7 +99,7 @@ def test_a_corrupt_entry_is_read_again_and_replaced(home: tuple[Path, dict[str, 
     root, info = home
     h, cold = _discover(root, {})
     h.close()
-    key = f"opencode:facts:v2:{info['db']}:{opencode.sqlite_identity(info['db'])}"
+    key = f"opencode:facts:v3:{info['db']}:{opencode.sqlite_identity(info['db'])}"
     cache = {key: bad}
     h, again = _discover(root, cache)
     h.close()

@@ -28,8 +28,10 @@ Lineage:
   bytes in unrelated chats), P was created before C; the latest such root in C's history is
   the fork point (`at`). Ties prefer P whose name + " (forked)" is C's name.
 
-Environment: CURSOR_CONFIG_DIR moves the root; CURSOR_DATA_DIR moves `projects/`
-(read as `$CURSOR_DATA_DIR/projects`). Archived paths stay in the default layout
+Environment: CURSOR_CONFIG_DIR moves the root, else XDG_CONFIG_HOME does
+(`$XDG_CONFIG_HOME/cursor`; chats older builds left in ~/.cursor are read too);
+CURSOR_DATA_DIR moves `projects/` (read as `$CURSOR_DATA_DIR/projects`), which otherwise
+is read under the root and under ~/.cursor, where it stays when the config dir moves. Archived paths stay in the default layout
 (`.cursor/...`); `redacted_relpath` renames the md5 folder to md5 of the redacted cwd.
 """
 
@@ -618,24 +620,49 @@ class CursorAgent:
 
     @property
     def root(self) -> Path:
+        """Cursor's config dir, where chats/ live: CURSOR_CONFIG_DIR (or the configured root),
+        else $XDG_CONFIG_HOME/cursor when XDG_CONFIG_HOME is set (even if ~/.cursor exists:
+        the editor and projects/ keep that one alive), else ~/.cursor."""
         chosen = configured_root(self.ctx, "CURSOR_CONFIG_DIR")
         if chosen is not None:
             return chosen
+        if self.ctx.env.get("XDG_CONFIG_HOME", "").strip():
+            return xdg_dir(self.ctx, "XDG_CONFIG_HOME", ".config") / "cursor"
         default = self.ctx.home / ".cursor"
         return default if default.exists() else xdg_dir(self.ctx, "XDG_CONFIG_HOME", ".config") / "cursor"
+
+    @property
+    def roots(self) -> list[Path]:
+        """Where chats/ and acp-sessions/ are read: the root, then ~/.cursor when the root
+        was moved by XDG_CONFIG_HOME (builds from before the move wrote there)."""
+        root, home = self.root, self.ctx.home / ".cursor"
+        if configured_root(self.ctx, "CURSOR_CONFIG_DIR") is None and home != root and home.is_dir():
+            return [root, home]
+        return [root]
 
     @property
     def projects_dir(self) -> Path:
         data = self.ctx.env.get("CURSOR_DATA_DIR")
         return (Path(data).expanduser() if data else self.root) / "projects"
 
+    @property
+    def projects_dirs(self) -> list[Path]:
+        """projects_dir, then ~/.cursor/projects: without CURSOR_DATA_DIR the project data dir
+        stays there when CURSOR_CONFIG_DIR or XDG_CONFIG_HOME moves the config dir."""
+        first, home = self.projects_dir, self.ctx.home / ".cursor" / "projects"
+        if self.ctx.env.get("CURSOR_DATA_DIR") or home == first:
+            return [first]
+        return [first, home]
+
     # ---- paths ----
     def _native(self, file: Path) -> str:
-        try:
-            rel = file.relative_to(self.projects_dir).as_posix()
-            return f"{self.native_root}/projects/{rel}"
-        except ValueError:
-            return f"{self.native_root}/{file.relative_to(self.root).as_posix()}"
+        for projects in self.projects_dirs:
+            if file.is_relative_to(projects):
+                return f"{self.native_root}/projects/{file.relative_to(projects).as_posix()}"
+        for root in self.roots:
+            if file.is_relative_to(root):
+                return f"{self.native_root}/{file.relative_to(root).as_posix()}"
+        raise ValueError(f"{file} is under no Cursor root")
 
     def _src(
         self, file: Path, role: str, fmt: Format, mode: str = "whole", shared: bool = False, optional: bool = False
@@ -673,8 +700,15 @@ class CursorAgent:
 
     # ---- discovery ----
     def discover(self) -> Iterator[DiscoveredSession]:
-        root = self.root
-        chats = self._chat_folders(root)
+        chats: list[_Chat] = []
+        seen: dict[str, _Chat] = {}
+        for root in self.roots:
+            for chat in self._chat_folders(root):
+                if chat.chat_id in seen:
+                    seen[chat.chat_id].warnings.append(f"another copy of this chat under {root} is not archived")
+                    continue
+                seen[chat.chat_id] = chat
+                chats.append(chat)
         for chat in chats:
             try:
                 self._load_chat(chat)
@@ -705,7 +739,7 @@ class CursorAgent:
                 claimed_subs.add(sub_id)
                 yield self._subagent_session(chat, ref, mirrors)
         yield from self._orphan_mirrors(mirrors, claimed_chats, claimed_subs)
-        host = self._host_session(root)
+        host = self._host_session()
         if host is not None:
             yield host
 
@@ -794,10 +828,7 @@ class CursorAgent:
 
     def _index_mirrors(self) -> _Mirrors:
         m = _Mirrors()
-        projects = self.projects_dir
-        if not projects.is_dir():
-            return m
-        for proj in _subdirs(projects):
+        for proj in [p for projects in self.projects_dirs for p in _subdirs(projects)]:
             at = proj / "agent-transcripts"
             for entry in _entries(at):
                 if entry.is_dir() and not entry.is_symlink():
@@ -820,7 +851,8 @@ class CursorAgent:
     def _terminal_sources(self, refs: set[tuple[str, str]]) -> list[SourceArtifact]:
         out = []
         for proj, name in sorted(refs):
-            f = self.projects_dir / proj / "terminals" / name
+            files = [d / proj / "terminals" / name for d in self.projects_dirs]
+            f = next((x for x in files if x.is_file()), files[0])
             out.append(self._src(f, "sidecar", "text", "whole", optional=True))
         return out
 
@@ -951,9 +983,9 @@ class CursorAgent:
             s.updated_at = self._mtime_iso(s.sources)
             yield s
 
-    def _host_session(self, root: Path) -> DiscoveredSession | None:
-        f = root / "prompt_history.json"
-        if not f.is_file():
+    def _host_session(self) -> DiscoveredSession | None:
+        f = next((r / "prompt_history.json" for r in self.roots if (r / "prompt_history.json").is_file()), None)
+        if f is None:
             return None
         s = DiscoveredSession(harness=NAME, session_id="@host", kind="host")
         s.sources.append(self._src(f, "history", "json"))

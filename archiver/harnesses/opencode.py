@@ -4,7 +4,8 @@ All projects share one `opencode.db` (OPENCODE_DB overrides it, relative to the 
 `opencode-next.db` and channel databases `opencode-<channel>.db` are read too). Each
 `session_v2` row is a Session whose database artifact is a per-session SQLite extract
 (mode "produced", see `extract_session`), so a restore of one session never carries
-another session's rows. Its sidecars: `tool-output/tool_*` files its rows name
+another session's rows. A database no 2.x build has upgraded yet (1.x: session / message /
+part; a pre-split 2.x build) has its sessions in `session` instead (see `session_table`). Its sidecars: `tool-output/tool_*` files its rows name
 (metadata.outputPath or the inline marker) and `shell/<project>/<sh_id>.out` of its shell
 rows, both optional (OpenCode deletes them after 7 days).
 
@@ -24,8 +25,8 @@ Host-level sessions: `opencode:@project-<project_id>` (kind host) holds the
 `snapshot/<project_id>/` git directories (the trees named by assistant snapshot.start/end
 and revert.snapshot; option `include_snapshots`, default true); `opencode:@host` holds
 the 1.x `storage/` remnant and database-level warnings. Tables that belong to no
-session (kv, permission, credential, account*, worktree, event rows of other aggregates)
-are never archived.
+session (kv but its `migration.v1-v2` import marker, permission, credential, account*,
+worktree, event rows of other aggregates) are never archived.
 
 Restore: every extract's artifact path is the database's own native path
 (`.local/share/opencode/opencode.db`, role database); `restore_artifact` merges it into
@@ -60,6 +61,9 @@ log = logging.getLogger(__name__)
 
 NAME = "opencode"
 MIGRATION_TABLES = ("migration", "__drizzle_migrations")
+# the kv row recording the in-place 1.x -> 2.x import: without it a restored database that
+# holds a session's 1.x rows would look un-imported to OpenCode
+V1_IMPORT_KEY = "migration.v1-v2"
 _TOOL_OUTPUT_RE = re.compile(r"tool-output/(tool_[0-9A-Za-z]{8,64}(?:\.[0-9A-Za-z]{1,10})?)")
 _SHELL_ID_RE = re.compile(r"\b(sh_[0-9A-Za-z]{8,64})\b")
 _TEXT_EXT = {"", ".txt", ".log", ".md", ".json", ".jsonl", ".out", ".diff", ".patch", ".csv"}
@@ -126,8 +130,9 @@ class DbSnapshot:
 def _table_role(table: str, cols: list[str]) -> tuple[str, str] | None:
     """How a table's rows relate to a session: ("owned", key column) = the session's own
     rows, replaced as a whole on merge; ("context", key) = rows a restored session needs
-    (its project, instruction bodies, applied migrations), never overwritten on merge;
-    None = not archived (host data: kv, credential, account, permission, ...)."""
+    (its project, instruction bodies, applied migrations, the kv row of the 1.x import),
+    never overwritten on merge; None = not archived (host data: the rest of kv, credential,
+    account, permission, ...)."""
     if table == "session_v2" or (table == "session" and "id" in cols):  # 2.x / 1.x session rows
         return ("owned", "id")
     if table in ("project", "workspace") and "id" in cols:
@@ -136,10 +141,23 @@ def _table_role(table: str, cols: list[str]) -> tuple[str, str] | None:
         return ("context", "hash")
     if table in MIGRATION_TABLES:
         return ("context", "")
+    if table == "kv" and "key" in cols:
+        return ("context", "key")
     if "session_id" in cols:
         return ("owned", "session_id")
     if "aggregate_id" in cols:
         return ("owned", "aggregate_id")
+    return None
+
+
+def session_table(tables: set[str] | frozenset[str]) -> str | None:
+    """The table whose rows are the sessions: `session_v2`, else `session` on a database no
+    2.x build has upgraded yet (a 1.x install, or a pre-split 2.x one before migration
+    20260804233008_loose_psylocke renamed the table). On an upgraded database the 1.x
+    `session` rows are stale copies of imported sessions (seed gotcha) and are not listed."""
+    for name in ("session_v2", "session"):
+        if name in tables:
+            return name
     return None
 
 
@@ -217,8 +235,9 @@ def _session_selects(
     extract holds: its own rows and the context it needs (see extract_session)."""
     tables = {name for typ, name, _t, _s in rows if typ == "table"}
     info: dict[str, Any] = {}
-    if "session_v2" in tables:
-        cur = conn.execute("SELECT * FROM src.session_v2 WHERE id = ?", (session_id,))
+    sessions = session_table(tables)
+    if sessions is not None:
+        cur = conn.execute(f"SELECT * FROM src.{sql_ident(sessions)} WHERE id = ?", (session_id,))
         names = [d[0] for d in cur.description]
         row = cur.fetchone()
         info = dict(zip(names, row)) if row else {}
@@ -234,6 +253,8 @@ def _session_selects(
             if not hashes:
                 continue
             where, params = f"{sql_ident(key)} IN ({','.join('?' * len(hashes))})", hashes
+        elif name == "kv":
+            where, params = f"{sql_ident(key)} = ?", [V1_IMPORT_KEY]
         elif name in ("project", "workspace"):
             ref = info.get("project_id" if name == "project" else "workspace_id")
             if not ref:
@@ -343,8 +364,9 @@ def merge_extract(extract: Path, target: Path) -> list[str]:
             _copy_header_pragmas(conn)
         sids: list[str] = []
         src_tables = {name for typ, name, _t, _s in rows if typ == "table"}
-        if "session_v2" in src_tables:
-            sids = [r[0] for r in conn.execute("SELECT id FROM src.session_v2")]
+        sessions = session_table(src_tables)
+        if sessions is not None:
+            sids = [r[0] for r in conn.execute(f"SELECT id FROM src.{sql_ident(sessions)}")]
         for name, src_cols, policy, key in _archived_tables(conn, rows):
             main_cols = set(_columns(conn, "main", name))
             cols = [c for c in src_cols if c in main_cols]
@@ -510,7 +532,7 @@ class OpenCode:
         database's identity: an unchanged database is not read again, and its snapshot is
         taken only if some session needs its extract."""
         ident = sqlite_identity(db)
-        key = f"opencode:facts:v2:{db}:{ident}"
+        key = f"opencode:facts:v3:{db}:{ident}"
         facts = cache_get(self.ctx.cache, key)
         if isinstance(facts, list) and all(isinstance(f, dict) and isinstance(f.get("id"), str) for f in facts):
             return DbSnapshot(db, lazy=True), facts
@@ -651,11 +673,13 @@ def _git_file_format(rel: tuple[str, ...]) -> Format | None:
 
 
 def read_facts(conn: sqlite3.Connection, db: Path | None = None) -> list[dict[str, Any]]:
-    """Per session_v2 row, in creation order, what discovery needs (JSON-able). A row that
-    cannot be read gives {"id", "error"}. With `db` (the file conn reads), each session also
-    gets the fingerprint of its extract ("extract", see extract_fingerprint)."""
+    """Per session row (see session_table), in creation order, what discovery needs
+    (JSON-able). A row that cannot be read gives {"id", "error"}. With `db` (the file conn
+    reads), each session also gets the fingerprint of its extract ("extract", see
+    extract_fingerprint)."""
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    if "session_v2" not in tables:
+    sessions = session_table(tables)
+    if sessions is None:
         return []
     fp = None
     if db is not None:
@@ -664,10 +688,10 @@ def read_facts(conn: sqlite3.Connection, db: Path | None = None) -> list[dict[st
     try:
         schema = _schema(fp, "src") if fp is not None else []
         out = []
-        for row in conn.execute("SELECT * FROM session_v2 ORDER BY time_created, id").fetchall():
+        for row in conn.execute(f"SELECT * FROM {sql_ident(sessions)} ORDER BY time_created, id").fetchall():
             sid = str(row["id"])
             try:
-                f = _session_facts(conn, "session_message" in tables, row)
+                f = _session_facts(conn, tables, row)
                 if fp is not None:
                     f["extract"] = extract_fingerprint(fp, sid, schema)
                 out.append(f)
@@ -679,8 +703,11 @@ def read_facts(conn: sqlite3.Connection, db: Path | None = None) -> list[dict[st
             fp.close()
 
 
-def _session_facts(conn: sqlite3.Connection, messages: bool, row: sqlite3.Row) -> dict[str, Any]:
+def _session_facts(conn: sqlite3.Connection, tables: set[str], row: sqlite3.Row) -> dict[str, Any]:
     sid = str(row["id"])
+    # a 1.x database (never opened by 2.x): role+parts rows in `message` / `part`
+    legacy = "session_message" not in tables and {"message", "part"} <= tables
+    messages = "session_message" in tables or legacy
     title = _get(row, "title")
     directory = _get(row, "directory")
     parent = _get(row, "parent_id")
@@ -699,14 +726,17 @@ def _session_facts(conn: sqlite3.Connection, messages: bool, row: sqlite3.Row) -
         "updated": iso_ms(_get(row, "time_updated")),
         "cwd": str(directory) if directory else None,
         "parent": str(parent) if parent else None,
-        "spawn": _spawn_call(conn, str(parent), sid) if parent else None,
+        "spawn": (_legacy_spawn_call if legacy else _spawn_call)(conn, str(parent), sid) if parent else None,
         "fork": str(fork) if fork else None,
         "fork_at": fork_at,
         "revert": str(revert["messageID"]) if isinstance(revert, dict) and revert.get("messageID") else None,
         "messages": messages,
         "project": str(project) if project else None,
     }
-    if messages:
+    if legacy:
+        f["in_flight"] = _legacy_in_flight(conn, sid)
+        f.update(_legacy_sidecar_names(conn, sid))
+    elif messages:
         f["in_flight"] = _in_flight(conn, sid)
         f.update(_sidecar_names(conn, sid))
     return f
@@ -733,15 +763,22 @@ def _spawn_call(conn: sqlite3.Connection, parent: str, child: str) -> str | None
 
 
 def _in_flight(conn: sqlite3.Connection, sid: str) -> list[str]:
-    rows = conn.execute(
-        "SELECT id, seq FROM session_message WHERE session_id = ? AND type = 'assistant' "
-        "AND json_valid(data) AND json_extract(data, '$.time.completed') IS NULL ORDER BY seq",
-        (sid,),
-    ).fetchall()
-    if not rows:
-        return []
-    ids = ", ".join(f"{r['id']} (seq {r['seq']})" for r in rows[:5]) + (" ..." if len(rows) > 5 else "")
-    return [f"in-flight: {len(rows)} assistant row(s) without time.completed archived as-is: {ids}"]
+    """Rows still being rewritten in place (seed gotcha): assistant rows without
+    time.completed, shell and compaction rows whose status is still running."""
+    out = []
+    for what, cond in (
+        ("assistant row(s) without time.completed", "type = 'assistant' AND json_extract(data, '$.time.completed') IS NULL"),
+        ("shell row(s) still running", "type = 'shell' AND json_extract(data, '$.status') = 'running'"),
+        ("compaction row(s) still running", "type = 'compaction' AND json_extract(data, '$.status') = 'running'"),
+    ):
+        rows = conn.execute(
+            f"SELECT id, seq FROM session_message WHERE session_id = ? AND json_valid(data) AND {cond} ORDER BY seq",
+            (sid,),
+        ).fetchall()
+        if rows:
+            ids = ", ".join(f"{r['id']} (seq {r['seq']})" for r in rows[:5]) + (" ..." if len(rows) > 5 else "")
+            out.append(f"in-flight: {len(rows)} {what} archived as-is: {ids}")
+    return out
 
 
 def _sidecar_names(conn: sqlite3.Connection, sid: str) -> dict[str, Any]:
@@ -777,6 +814,50 @@ def _sidecar_names(conn: sqlite3.Connection, sid: str) -> dict[str, Any]:
     ).fetchone()
     return {"tool_outputs": sorted(names), "shells": sorted([sh, c] for sh, c in shells.items()),
             "names_snapshot": named is not None}
+
+
+def _legacy_spawn_call(conn: sqlite3.Connection, parent: str, child: str) -> str | None:
+    """1.x: the parent's task tool part (data.callID) whose state names the child session."""
+    try:
+        for (call,) in conn.execute(
+            "SELECT json_extract(data, '$.callID') FROM part WHERE session_id = ? AND json_valid(data) "
+            "AND json_extract(data, '$.type') = 'tool' AND instr(CAST(data AS TEXT), ?) > 0 ORDER BY id",
+            (parent, child),
+        ):
+            if call:
+                return str(call)
+    except sqlite3.Error:
+        return None
+    return None
+
+
+def _legacy_in_flight(conn: sqlite3.Connection, sid: str) -> list[str]:
+    rows = conn.execute(
+        "SELECT id FROM message WHERE session_id = ? AND json_valid(data) "
+        "AND json_extract(data, '$.role') = 'assistant' AND json_extract(data, '$.time.completed') IS NULL ORDER BY id",
+        (sid,),
+    ).fetchall()
+    if not rows:
+        return []
+    ids = ", ".join(str(r[0]) for r in rows[:5]) + (" ..." if len(rows) > 5 else "")
+    return [f"in-flight: {len(rows)} 1.x assistant message(s) without time.completed archived as-is: {ids}"]
+
+
+def _legacy_sidecar_names(conn: sqlite3.Connection, sid: str) -> dict[str, Any]:
+    """1.x: tool-output/ names in the session's parts (tool state metadata/output); whether a
+    step-start / step-finish / snapshot part names a snapshot tree. 1.x has no shell rows."""
+    names: set[str] = set()
+    for (data,) in conn.execute(
+        "SELECT CAST(data AS TEXT) FROM part WHERE session_id = ? AND instr(CAST(data AS TEXT), 'tool-output/') > 0",
+        (sid,),
+    ):
+        names.update(m.group(1) for m in _TOOL_OUTPUT_RE.finditer(data or ""))
+    named = conn.execute(
+        "SELECT 1 FROM part WHERE session_id = ? AND json_valid(data) "
+        "AND json_extract(data, '$.snapshot') IS NOT NULL LIMIT 1",
+        (sid,),
+    ).fetchone()
+    return {"tool_outputs": sorted(names), "shells": [], "names_snapshot": named is not None}
 
 
 def _produce(snap: DbSnapshot, session_id: str, dst: Path) -> None:

@@ -20,7 +20,7 @@ Lineage: header.parentSession is the absolute path of the source file (/fork, /c
 forkFrom, newSession({parentSession})) -> edge `fork` to that file's header id. When the
 file is gone the id is taken from its file name `<ts>_<id>.jsonl`, the edge is kept
 (inferred=False) and a warning says so. No `at`: the fork point is not recorded by pi.
-Title: the last session_info `name`.
+Title: the last session_info `name` (one without a name, or an empty one, clears it).
 """
 
 from __future__ import annotations
@@ -230,7 +230,7 @@ class Pi:
         """(last session_info name, fullOutputPath values in order, unparseable complete lines),
         read once per file state."""
         st = st or f.stat()
-        key = file_state_key("pi:scan", f, st)
+        key = file_state_key("pi:scan:v2", f, st)
         hit = cache_get(self.ctx.cache, key)
         if isinstance(hit, list) and len(hit) == 3:
             return hit[0], list(hit[1]), list(hit[2])
@@ -262,9 +262,9 @@ class Pi:
                     continue
                 if not isinstance(rec, dict):
                     continue
-                if rec.get("type") == "session_info":
+                if rec.get("type") == "session_info":  # the latest wins; an empty or absent name clears
                     name = rec.get("name")
-                    title = name if isinstance(name, str) and name else title
+                    title = name if isinstance(name, str) and name.strip() else None
                 elif rec.get("type") == "message" and b"fullOutputPath" in line.data:
                     msg = rec.get("message") if isinstance(rec.get("message"), dict) else {}
                     details = msg.get("details") if isinstance(msg.get("details"), dict) else {}
