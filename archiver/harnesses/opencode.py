@@ -5,8 +5,8 @@ All projects share one `opencode.db` (OPENCODE_DB overrides it, relative to the 
 `session_v2` row is a Session whose database artifact is a per-session SQLite extract
 (mode "produced", see `extract_session`), so a restore of one session never carries
 another session's rows. A database no 2.x build has upgraded yet (1.x: session / message /
-part; a pre-split 2.x build) has its sessions in `session` instead (see `session_table`). Its sidecars: `tool-output/tool_*` files its rows name
-(metadata.outputPath or the inline marker) and `shell/<project>/<sh_id>.out` of its shell
+part; a pre-split 2.x build) has its sessions in `session` instead (see `session_table`).
+Its sidecars: `tool-output/tool_*` files its rows name (metadata.outputPath or the inline marker) and `shell/<project>/<sh_id>.out` of its shell
 rows, both optional (OpenCode deletes them after 7 days).
 
 Consistency: once per discover() run, each database is copied through the backup API
