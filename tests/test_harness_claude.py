@@ -167,3 +167,17 @@ def test_project_files_roundtrip_next_to_the_sessions(box: Box) -> None:  # noqa
     restored = json.loads((folder / "sessions-index.json").read_bytes())
     assert restored["entries"][0]["sessionId"] == MAIN and USER not in json.dumps(restored)
     assert (folder / "memory" / "MEMORY.md").read_text().startswith("- the app lives in /home/user-")
+
+
+def test_sibling_files_without_a_transcript_are_a_session(tmp_path: Path) -> None:
+    """<sid>.ccr-tip.json / .precompact.json / .dir-sync.json are reserved per session: with no
+    <sid>.jsonl nor <sid>/ beside them (a cloud session), they are still archived, as that session's."""
+    project = tmp_path / ".claude" / "projects" / KEY
+    write_main(project)
+    (project / f"{FORK}.ccr-tip.json").write_text(json.dumps({"tip": uid(3)}))
+    (project / f"{FORK}.dir-sync.json").write_text(json.dumps({"dir": CWD}))
+    fork = discover(tmp_path)[f"claude-code:{FORK}"]
+    assert [(a.path, a.role, a.format) for a in fork.sources] == [
+        (f".claude/projects/{KEY}/{FORK}.ccr-tip.json", "sidecar", "json"),
+        (f".claude/projects/{KEY}/{FORK}.dir-sync.json", "sidecar", "json")]
+    assert fork.warnings == [f"{KEY}/{FORK}.*: session files without its transcript {FORK}.jsonl"]

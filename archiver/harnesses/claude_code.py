@@ -136,7 +136,9 @@ class ClaudeCode:
             self._project_files.extend(self._src(f, "sidecar") for f in sorted(regular_files(project / "memory")))
         transcripts = {n[: -len(".jsonl")]: project / n for n in files if n.endswith(".jsonl")}
         session_dirs = {n: project / n for n in dirs if _looks_like_session_id(n)}
-        for sid in sorted(set(transcripts) | set(session_dirs)):
+        # a cloud session can leave only its sibling files (.ccr-tip.json, ...) here
+        siblings = {n[: -len(x)] for n in files for x in SIBLING_SUFFIXES if n.endswith(x)}
+        for sid in sorted(set(transcripts) | set(session_dirs) | siblings):
             try:
                 yield from self._session(project, sid, transcripts.get(sid), session_dirs.get(sid), files)
             except OSError as e:
@@ -156,8 +158,10 @@ class ClaudeCode:
                 # kept as a source: the snapshot fails it, so the session counts as failed
                 # and its archived state stays, rather than an empty session replacing it
                 session.warnings.append(f"{transcript.name}: unreadable ({(e.strerror or str(e)).lower()})")
-        else:
+        elif sdir is not None:
             session.warnings.append(f"{project.name}/{sid}/: session folder without its transcript {sid}.jsonl")
+        else:
+            session.warnings.append(f"{project.name}/{sid}.*: session files without its transcript {sid}.jsonl")
         for suffix in SIBLING_SUFFIXES:
             name = f"{sid}{suffix}"
             if (name in files) if files is not None else (project / name).is_file():
