@@ -31,7 +31,7 @@ from archiver.harnesses.common import (
     cache_get, cache_put, configured_root, cwd_folder_relpath, file_state_key, iso, regular_files, sniff_content,
 )
 from archiver.harnesses.jsonl_probe import (
-    MAX_PROBE_LINE, head_records, records_containing, scan_lines, tail_records,
+    MAX_PROBE_LINE, head_records, parse_line, records_containing, scan_lines, tail_records,
 )
 from archiver.model import DiscoveredSession, Format, LineageEdge, SourceArtifact, session_key
 
@@ -277,12 +277,12 @@ class ClaudeCode:
                 else:
                     s.warnings.append(f"{f.name}: spawnDepth {depth} but no subagent holds tool_use {tool_use_id}")
             if ref is not None:
-                # parentSessionId is the containing session; a nested spawn's parent is the
-                # subagent holding the tool_use, as for any other subagent
-                parent = parent_key if parent_key != session_key(NAME, parent_sid) else session_key(
-                    NAME, str(ref.get("parentSessionId") or parent_sid))
+                # parentSessionId names the containing session: a nested spawn (spawnDepth > 1)
+                # hangs off the subagent holding its tool_use, as any other subagent does
+                if parent_key == session_key(NAME, parent_sid) and ref.get("parentSessionId"):
+                    parent_key = session_key(NAME, str(ref["parentSessionId"]))
                 s.parents.append(
-                    LineageEdge(relation="subagent", parent=parent, at=ref.get("parentLastUuid") or tool_use_id)
+                    LineageEdge(relation="subagent", parent=parent_key, at=ref.get("parentLastUuid") or tool_use_id)
                 )
             else:
                 if not tool_use_id:
@@ -445,8 +445,10 @@ def fork_point(transcript: Path, source: str) -> str | None:
                 elif point is not None and not line.found:
                     break
                 continue
-            rec = _record(line.data) if _FORKED_FROM in line.data or point is not None else None
-            if rec is None:
+            if point is None and _FORKED_FROM not in line.data:
+                continue  # before the copied run (history-suppression): not parsed
+            rec = parse_line(line)[1]
+            if not isinstance(rec, dict):
                 continue
             forked = rec.get("forkedFrom")
             if isinstance(forked, dict) and str(forked.get("sessionId")) == source:
@@ -455,14 +457,6 @@ def fork_point(transcript: Path, source: str) -> str | None:
             elif point is not None and rec.get("type") in _CONVERSATION:
                 break
     return point
-
-
-def _record(raw: bytes) -> dict[str, Any] | None:
-    try:
-        rec = orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        return None
-    return rec if isinstance(rec, dict) else None
 
 
 def _dir_names(d: Path) -> set[str]:
