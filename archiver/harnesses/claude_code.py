@@ -3,13 +3,17 @@
 One session per projects/<key>/<sid>.jsonl, with every sidecar: subagent transcripts
 (each its own session) and their .meta.json / .forked-skill*.json, tool-results/,
 remote-agents/, the sibling .ccr-tip/.precompact/.dir-sync files, file-history/<sid>/
-and session-env/<sid>/. history.jsonl and paste-cache/ form the host session.
+and session-env/<sid>/. A file under subagents/ that no subagent transcript claims (a
+.meta.json written before its transcript) stays with the session whose folder holds it.
+history.jsonl, paste-cache/ and the per-project files that belong to no one session
+(projects/<key>/sessions-index.json, projects/<key>/memory/) form the host session.
 
 Lineage:
 - subagent: agent-<id>.meta.json toolUseId names the Agent tool_use in the parent;
   forked subagents start with a fork-context-ref (parentSessionId, parentLastUuid).
   With spawnDepth > 1 the parent is the subagent whose file holds that tool_use.
-- fork: the new transcript's copied lines carry forkedFrom {sessionId, messageUuid}.
+- fork: the new transcript's copied lines carry forkedFrom {sessionId, messageUuid}, each
+  with its own uuid in the source: the fork point is the last copied line's messageUuid.
 - continuation: a continued-in record in A (continuedInSessionId = B) makes B continue A.
 """
 
@@ -26,11 +30,14 @@ from archiver.harnesses.base import HarnessContext, native_path
 from archiver.harnesses.common import (
     cache_get, cache_put, configured_root, cwd_folder_relpath, file_state_key, iso, regular_files, sniff_content,
 )
-from archiver.harnesses.jsonl_probe import head_records, records_containing, tail_records
+from archiver.harnesses.jsonl_probe import (
+    MAX_PROBE_LINE, head_records, parse_line, records_containing, scan_lines, tail_records,
+)
 from archiver.model import DiscoveredSession, Format, LineageEdge, SourceArtifact, session_key
 
 NAME = "claude-code"
 SIBLING_SUFFIXES = (".ccr-tip.json", ".precompact.json", ".dir-sync.json")
+PROJECT_INDEX = "sessions-index.json"  # legacy per-project index: host files, as memory/
 
 
 def sniff_format(path: Path) -> Format:
@@ -52,6 +59,7 @@ class ClaudeCode:
         self._per_session_dirs: dict[str, set[str]] = {}  # "file-history"/"session-env" -> folder names
         self._root: Path | None = None  # fixed for the length of one discover()
         self._stats: dict[str, os.stat_result] = {}  # transcripts stat'ed this discover()
+        self._project_files: list[SourceArtifact] = []  # per-project host files found this discover()
 
     @property
     def root(self) -> Path:
@@ -66,12 +74,13 @@ class ClaudeCode:
         try:
             yield from self._discover(self._root)
         finally:
-            self._root, self._per_session_dirs, self._stats = None, {}, {}
+            self._root, self._per_session_dirs, self._stats, self._project_files = None, {}, {}, []
 
     def _discover(self, root: Path) -> Iterator[DiscoveredSession]:
         projects = root / "projects"
         # listed once a run, not probed once a session
         self._per_session_dirs = {name: _dir_names(root / name) for name in ("file-history", "session-env")}
+        self._project_files = []
         found: list[DiscoveredSession] = []
         problems: list[str] = []
         if projects.is_dir():
@@ -121,9 +130,15 @@ class ClaudeCode:
         for name in sorted(links):
             yield DiscoveredSession(harness=NAME, session_id=name[: -len(".jsonl")],
                                     warnings=[f"{project / name}: a symbolic link; not followed"])
+        if PROJECT_INDEX in files:
+            self._project_files.append(self._src(project / PROJECT_INDEX, "index", "json"))
+        if "memory" in dirs:
+            self._project_files.extend(self._src(f, "sidecar") for f in sorted(regular_files(project / "memory")))
         transcripts = {n[: -len(".jsonl")]: project / n for n in files if n.endswith(".jsonl")}
         session_dirs = {n: project / n for n in dirs if _looks_like_session_id(n)}
-        for sid in sorted(set(transcripts) | set(session_dirs)):
+        # a cloud session can leave only its sibling files (.ccr-tip.json, ...) here
+        siblings = {n[: -len(x)] for n in files for x in SIBLING_SUFFIXES if n.endswith(x)}
+        for sid in sorted(set(transcripts) | set(session_dirs) | siblings):
             try:
                 yield from self._session(project, sid, transcripts.get(sid), session_dirs.get(sid), files)
             except OSError as e:
@@ -143,8 +158,10 @@ class ClaudeCode:
                 # kept as a source: the snapshot fails it, so the session counts as failed
                 # and its archived state stays, rather than an empty session replacing it
                 session.warnings.append(f"{transcript.name}: unreadable ({(e.strerror or str(e)).lower()})")
-        else:
+        elif sdir is not None:
             session.warnings.append(f"{project.name}/{sid}/: session folder without its transcript {sid}.jsonl")
+        else:
+            session.warnings.append(f"{project.name}/{sid}.*: session files without its transcript {sid}.jsonl")
         for suffix in SIBLING_SUFFIXES:
             name = f"{sid}{suffix}"
             if (name in files) if files is not None else (project / name).is_file():
@@ -158,6 +175,10 @@ class ClaudeCode:
                         role = "blob" if sub == "tool-results" else "sidecar"
                         session.sources.append(self._src(f, role))
             subagents = list(self._subagents(sdir, sid))
+            claimed = {src.source for sub in subagents for src in sub.sources}
+            for f in sorted(regular_files(sdir / "subagents", session.warnings)):
+                if f not in claimed:  # e.g. a .meta.json whose transcript is not written yet
+                    session.sources.append(self._src(f, "sidecar"))
             # anything else in the session folder is kept too (unknown sidecars are data)
             known = {"tool-results", "remote-agents", "subagents"}
             for child in sorted(sdir.iterdir()):
@@ -178,7 +199,7 @@ class ClaudeCode:
 
     def _read_transcript_facts(self, transcript: Path, session: DiscoveredSession) -> None:
         st = self._stats[str(transcript)] = transcript.stat()
-        key = file_state_key("claude-code:facts", transcript, st)
+        key = file_state_key("claude-code:facts:v2", transcript, st)
         facts = cache_get(self.ctx.cache, key)
         if not isinstance(facts, dict):  # read once per file state, not on every run
             facts = self.transcript_facts(transcript)
@@ -201,12 +222,12 @@ class ClaudeCode:
                 facts["cwd"] = rec["cwd"]
             forked = rec.get("forkedFrom")
             if isinstance(forked, dict) and forked.get("sessionId") and facts["fork"] is None:
-                at = forked.get("messageUuid")
-                facts["fork"] = [str(forked["sessionId"]), at if isinstance(at, str) else None]
+                source = str(forked["sessionId"])
+                facts["fork"] = [source, fork_point(transcript, source)]
         custom = ai = None
         for rec in tail_records(transcript):
-            if rec.get("type") == "custom-title" and rec.get("customTitle"):
-                custom = str(rec["customTitle"])
+            if rec.get("type") == "custom-title" and isinstance(rec.get("customTitle"), str):
+                custom = rec["customTitle"] or None  # an empty customTitle clears the title
             elif rec.get("type") == "ai-title" and rec.get("aiTitle"):
                 ai = str(rec["aiTitle"])
             elif rec.get("type") == "summary" and rec.get("summary") and not ai:
@@ -256,9 +277,12 @@ class ClaudeCode:
                 else:
                     s.warnings.append(f"{f.name}: spawnDepth {depth} but no subagent holds tool_use {tool_use_id}")
             if ref is not None:
-                parent = ref.get("parentSessionId") or parent_sid
+                # parentSessionId names the containing session: a nested spawn (spawnDepth > 1)
+                # hangs off the subagent holding its tool_use, as any other subagent does
+                if parent_key == session_key(NAME, parent_sid) and ref.get("parentSessionId"):
+                    parent_key = session_key(NAME, str(ref["parentSessionId"]))
                 s.parents.append(
-                    LineageEdge(relation="subagent", parent=session_key(NAME, str(parent)), at=ref.get("parentLastUuid") or tool_use_id)
+                    LineageEdge(relation="subagent", parent=parent_key, at=ref.get("parentLastUuid") or tool_use_id)
                 )
             else:
                 if not tool_use_id:
@@ -342,6 +366,7 @@ class ClaudeCode:
         if paste.is_dir():
             for f in sorted(regular_files(paste)):
                 host.sources.append(self._src(f, "blob"))
+        host.sources.extend(self._project_files)
         return host if host.sources else None
 
 
@@ -395,6 +420,43 @@ def _subagent_head(f: Path) -> dict[str, Any]:
         if facts["ref"] is None and rec.get("type") == "fork-context-ref":
             facts["ref"] = {k: rec.get(k) for k in ("parentSessionId", "parentLastUuid")}
     return facts
+
+
+_FORKED_FROM = b'"forkedFrom"'
+# forkedFrom's messageUuid inside a line too long to parse
+_FORKED_FROM_UUID = re.compile(rb'"forkedFrom"\s*:\s*\{[^{}]*?"messageUuid"\s*:\s*"([^"\\]+)"')
+_CONVERSATION = frozenset(("user", "assistant", "system", "attachment", "progress"))
+
+
+def fork_point(transcript: Path, source: str) -> str | None:
+    """The message of `source` a /branch copy was taken at: each copied record carries
+    forkedFrom {sessionId, messageUuid} with its *own* uuid in the source (the first one names
+    the source's root), so it is the messageUuid of the last record of the copied run, which
+    starts the file (after an optional history-suppression line) and ends at the first
+    conversation record of the fork's own."""
+    point: str | None = None
+    with transcript.open("rb") as f:
+        for line in scan_lines(f, MAX_PROBE_LINE - 1, needle=_FORKED_FROM_UUID):
+            if not line.terminated:
+                break
+            if line.data is None:  # too long to parse (an image): its forkedFrom by pattern
+                if len(line.found) == 1:
+                    point = next(iter(line.found)).decode("utf-8", "replace")
+                elif point is not None and not line.found:
+                    break
+                continue
+            if point is None and _FORKED_FROM not in line.data:
+                continue  # before the copied run (history-suppression): not parsed
+            rec = parse_line(line)[1]
+            if not isinstance(rec, dict):
+                continue
+            forked = rec.get("forkedFrom")
+            if isinstance(forked, dict) and str(forked.get("sessionId")) == source:
+                uuid = forked.get("messageUuid")
+                point = uuid if isinstance(uuid, str) else point
+            elif point is not None and rec.get("type") in _CONVERSATION:
+                break
+    return point
 
 
 def _dir_names(d: Path) -> set[str]:
