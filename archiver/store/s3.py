@@ -24,7 +24,6 @@ import tempfile
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, BinaryIO, Iterator, cast
-from urllib.parse import urlsplit, urlunsplit
 
 import boto3
 import boto3.exceptions

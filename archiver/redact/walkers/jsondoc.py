@@ -255,7 +255,7 @@ def _set_aside_media(doc: _Doc, node: Any, key: Any, v: str) -> bool:
         return True
     # any other type (text, JSON, application/octet-stream: an attached .env or key file) is decoded;
     # a payload that is binary after all is kept as it is
-    if v[0] == "d" and (mime := attachments.data_uri_mime(v)) is not None:
+    if v[0] == "d" and attachments.data_uri_mime(v) is not None:
         doc.encoded.append((node, key, v, "data-uri"))
         return True
     return False
