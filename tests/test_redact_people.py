@@ -227,3 +227,34 @@ def test_system_and_generic_accounts_and_lookalikes_stay() -> None:
                  "const f = a@b:c", "npm i lodash@4.17.21 @types/node@20", "uses: actions/checkout@v4",
                  "-rw-r--r-- 1 1001 1001 1234 Jan  1 12:00 f", "os.setuid(uid)", "see user@example.com"):
         assert red.redact_text(text, RedactionReport()) == text, text
+
+
+# ---------------------------------------------------------------- non-ASCII accounts in JSON-escaped paths
+
+
+@pytest.mark.parametrize("user", ["jörg", "Zoë", "søren.k", "łukasz", "ŝelo"])
+def test_an_unconfigured_non_ascii_user_in_a_json_escaped_path_is_hidden(user: str) -> None:
+    """JSON printed by a tool (PHP's `\\/`, Python's `ensure_ascii`): the account in a home path
+    written with `\\u00f6` escapes gets the pseudonym `/home/jörg/src` gets, escapes or not."""
+    red = _redactor(usernames=["zqxcanary"])
+    u = P.username(user.lower())
+    esc = _escaped(user)
+    assert esc != user
+    assert red.redact_text(f"cd /home/{user}/src", RedactionReport()) == f"cd /home/{u}/src"
+    for text, want in (
+        (f'{{"cwd": "\\/home\\/{esc}\\/src"}}', f'{{"cwd": "\\/home\\/{u}\\/src"}}'),
+        (f'{{"cwd": "/home/{esc}/src"}}', f'{{"cwd": "/home/{u}/src"}}'),
+        (f'{{"cwd": "\\/Users\\/{esc}\\/code"}}', f'{{"cwd": "\\/Users\\/{u}\\/code"}}'),
+        (f'{{"cwd": "C:\\\\Users\\\\{esc}\\\\src"}}', f'{{"cwd": "C:\\\\Users\\\\{u}\\\\src"}}'),
+        (f'{{"cwd": "/var/home/{esc}/src"}}', f'{{"cwd": "/var/home/{u}/src"}}'),
+    ):
+        assert red.redact_text(text, RedactionReport()) == want, text
+    # a Claude Code tool result holding that JSON after a command line (text, not a JSON document)
+    stdout = "$ php bin/info.php\n" + json.dumps({"cwd": f"/home/{user}/src", "files": ["a.py"]}).replace("/", "\\/")
+    assert esc in stdout
+    line = json.dumps({"type": "user", "message": {"content": [
+        {"type": "tool_result", "tool_use_id": "toolu_01A09q90qw90lq917835lq9X", "content": stdout}]}})
+    out = json.loads(red.redact_jsonl_line(line.encode(), RedactionReport()))["message"]["content"][0]["content"]
+    assert out == stdout.replace(esc, u), out
+    # an escape of an ASCII character is no part of a name: `\u002f` is `/`
+    assert red.redact_text('"\\/home\\/bob\\u002fx"', RedactionReport()) == f'"\\/home\\/{P.username("bob")}\\u002fx"'
