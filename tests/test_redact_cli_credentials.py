@@ -77,6 +77,10 @@ CASES: list[tuple[str, str, Callable[[], str]]] = [
     ("wpa-passphrase-output", '$ wpa_passphrase HomeNet\nnetwork={{\n\tssid="HomeNet"\n\t#psk="{s}"\n\tpsk=' + "{h}" + '\n}}\n',
      password),
     ("hostapd", "interface=wlan0\nssid=HomeNet\nwpa=2\nwpa_passphrase={s}\nwpa_key_mgmt=WPA-PSK\n", passphrase),
+    ("wpa-passphrase-cli", "wpa_passphrase HomeNet {s} | sudo tee -a /etc/wpa_supplicant/wpa_supplicant.conf", password),
+    ("wpa-passphrase-cli-ssid-quoted", "sudo sh -c 'wpa_passphrase \"Home Net 5G\" {s} >> /etc/wpa_supplicant.conf'", password),
+    ("wpa-passphrase-cli-quoted", "wpa_passphrase 'Cafe WiFi' '{s}' > /tmp/wpa.conf", passphrase),
+    ("wpa-passphrase-cli-double-quoted", 'wpa_passphrase HomeNet "{s}"', passphrase),
     ("twilio-client-literal-sid", 'from twilio.rest import Client\nclient = Client("AC' + "{a}" + '", "{s}")\n', lambda: hexkey(32)),
     ("twilio-rest-client", "client = TwilioRestClient(account_sid, '{s}')", lambda: hexkey(32)),
     ("twilio-node", "const client = require('twilio')(process.env.TWILIO_SID, '{s}');", lambda: hexkey(32)),
@@ -124,6 +128,10 @@ CLEAN = [
     "key_mgmt=WPA-PSK\nproto=RSN\npairwise=CCMP",
     "The psk is derived from the passphrase and the SSID with PBKDF2.",
     "wpa_passphrase=${WIFI_PASSPHRASE}",
+    "wpa_passphrase HomeNet",
+    "wpa_passphrase HomeNet < /tmp/psk.txt",
+    'wpa_passphrase "$SSID" "$PSK" >> /etc/wpa_supplicant.conf',
+    "usage: wpa_passphrase <ssid> [passphrase]",
     "Client(account_sid, auth_token)",
     "client = Client(os.environ['TWILIO_ACCOUNT_SID'], os.environ['TWILIO_AUTH_TOKEN'])",
     "Topics: machine learning\n- login page\n- password reset flow",
@@ -141,3 +149,24 @@ CLEAN = [
 @pytest.mark.parametrize("text", CLEAN)
 def test_ordinary_text_is_left_alone(engine: Engine, text: str) -> None:
     assert engine.scan(text) == [], [(m.rule_id, text[m.start:m.end]) for m in engine.scan(text)]
+
+
+def test_a_wifi_passphrase_in_a_codex_shell_call_is_redacted() -> None:
+    """Codex's shell tool: the command line is a JSON string inside the call's `arguments` string."""
+    import json
+
+    from archiver.redact.base import RedactionReport
+    from archiver.redact.redactor import build_redactor
+
+    red = build_redactor(["builtin:secrets", "builtin:pii", "builtin:paths"], b"cli-credentials-test-key-0123456789",
+                         RuntimeTerms())
+    pw, phrase = password(), passphrase()
+    for cmd, secret in ((f"wpa_passphrase HomeNet {pw} | sudo tee -a /etc/wpa_supplicant.conf", pw),
+                        (f"wpa_passphrase \"Home Net\" '{phrase}'", phrase)):
+        args = json.dumps({"command": ["bash", "-lc", cmd], "workdir": "/tmp"})
+        line = json.dumps({"timestamp": "2025-10-26T12:00:00.000Z", "type": "response_item", "payload": {
+            "type": "function_call", "name": "shell", "call_id": "call_Xq3mY8bK2pL9vN4wR7tZ1sD6", "arguments": args}})
+        report = RedactionReport()
+        out = red.redact_jsonl_line(line.encode(), report)
+        assert secret.encode() not in out and b"wpa_passphrase" in out and b"Home" in out
+        assert "<WIFI_PASSWORD:" in json.loads(json.loads(out)["payload"]["arguments"])["command"][2]
