@@ -88,6 +88,11 @@ CASES: list[tuple[str, str, Callable[[], str]]] = [
                              "+machine api.example.com\n+  login bob\n+  password {s}\n", password),
     ("netrc-diff-removed", "@@ -1,3 +0,0 @@\n-machine git.example.com\n-\tlogin ci\n-\tpassword {s}\n", password),
     ("netrc-diff-password-first", "+machine ftp.example.com\n+  password {s}\n+  login bob\n", password),
+    # a hunk without its `machine` line: the password line alone, as git shows a change to it
+    ("netrc-diff-no-machine-added", "diff --git a/.netrc b/.netrc\n--- a/.netrc\n+++ b/.netrc\n@@ -2,3 +2,3 @@\n"
+                                    "   login bob\n-  password {h}\n+  password {s}\n", password),
+    ("netrc-diff-no-machine-removed", "@@ -7 +7 @@ machine api.example.com\n-\tpassword {s}\n+\tpassword {a}\n", password),
+    ("netrc-diff-no-machine-flush", "@@ -3 +3 @@\n-password {s}\n+password {a}\n", password),
     ("redis-conf", "# redis.conf\nbind 127.0.0.1\nrequirepass {s}\nappendonly yes\n", password),
     ("redis-config-set", 'redis-cli -h cache CONFIG SET masterauth "{s}"', password),
     ("redis-auth-prompt", "127.0.0.1:6379> AUTH default {s}\nOK\n127.0.0.1:6379> ping\nPONG", password),
@@ -135,6 +140,12 @@ CLEAN = [
     "Client(account_sid, auth_token)",
     "client = Client(os.environ['TWILIO_ACCOUNT_SID'], os.environ['TWILIO_AUTH_TOKEN'])",
     "Topics: machine learning\n- login page\n- password reset flow",
+    "Changes:\n- login page\n- password manager\n+ password strength\n",
+    "@@ -1,3 +1,3 @@ type User struct {\n \tname     string\n-\tpassword string\n+\tpassword []byte\n",
+    "@@ -4 +4 @@ model User {\n-  password  String\n+  password  String?\n",
+    "@@ -2 +2 @@\n-  password VARCHAR(64)\n+  password TEXT\n",
+    "+  password $NETRC_PASSWORD\n-  password <NETRC_PASSWORD:1a2b3c4d>\n",
+    "  -password string\n    \tthe password to use\n",
     "# requirepass foobared",
     "127.0.0.1:6379> AUTH\n(error) ERR wrong number of arguments for 'auth' command",
     "ldapsearch -x -W -D cn=admin,dc=corp -b dc=corp",
@@ -170,3 +181,26 @@ def test_a_wifi_passphrase_in_a_codex_shell_call_is_redacted() -> None:
         out = red.redact_jsonl_line(line.encode(), report)
         assert secret.encode() not in out and b"wpa_passphrase" in out and b"Home" in out
         assert "<WIFI_PASSWORD:" in json.loads(json.loads(out)["payload"]["arguments"])["command"][2]
+
+
+def test_a_netrc_password_change_in_a_git_diff_tool_result_is_redacted() -> None:
+    """`git diff ~/.netrc` in a Claude Code tool result, the hunk too short to show the machine line:
+    the old and the new password are both replaced, the diff's other lines stay."""
+    import json
+
+    from archiver.redact.base import RedactionReport
+    from archiver.redact.redactor import build_redactor
+
+    red = build_redactor(["builtin:secrets", "builtin:pii", "builtin:paths"], b"cli-credentials-test-key-0123456789",
+                         RuntimeTerms())
+    old, new = password(), password()
+    for body in (f"@@ -5,3 +5,3 @@\n   login deploy\n-  password {old}\n+  password {new}\n   account ops\n",
+                 f"@@ -6 +6 @@ machine ci.example.com\n-\tpassword {old}\n+\tpassword {new}",
+                 f"@@ -2 +2 @@\n-password {old}\n+password {new}"):
+        diff = "diff --git a/.netrc b/.netrc\nindex 3b18e51..a9f3c2d 100600\n--- a/.netrc\n+++ b/.netrc\n" + body
+        line = json.dumps({"type": "user", "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_01A09q90qw90lq917835lq9X", "content": diff}]}})
+        out = json.loads(red.redact_jsonl_line(line.encode(), RedactionReport()))["message"]["content"][0]["content"]
+        assert old not in out and new not in out, out
+        # (`-password X` flush left is also a command-line flag: either label will do)
+        assert out.count("PASSWORD:") == 2 and out.splitlines()[:5] == diff.splitlines()[:5], out
