@@ -194,7 +194,36 @@ def _listings(user: str, host: str) -> list[tuple[str, str]]:
         (f"{user}:x:1001:1001::/home/{user}:/bin/bash", f"{u}:x:1001:1001::/home/{u}:/bin/bash"),
         (f"USER PID %CPU %MEM VSZ RSS TTY STAT START TIME COMMAND\n{user} 4242 0.3 1.2 123456 7890 pts/0 Ss 10:00 0:01 -bash",
          f"USER PID %CPU %MEM VSZ RSS TTY STAT START TIME COMMAND\n{u} 4242 0.3 1.2 123456 7890 pts/0 Ss 10:00 0:01 -bash"),
+        *_sessions(user, host),
     ]
+
+
+def _sessions(user: str, host: str) -> list[tuple[str, str]]:
+    """(text, what it must become): ssh command lines, who / w / last output, and `ps aux` lines
+    without their header (`ps aux | grep node`)."""
+    u = P.username(user)
+    out = []
+    for t in (
+        "ssh {0}@{1}",
+        "$ ssh -i ~/.ssh/id_ed25519 -p 2222 {0}@{1} 'uptime'",
+        "sftp -P 2222 {0}@{1}:/srv/data",
+        "ssh-copy-id -i ~/.ssh/id_ed25519.pub {0}@{1}",
+        "mosh {0}@{1} -- tmux attach",
+        "ssh -l {0} {1} -t htop",
+        "{0}@{1}'s password: ",
+        "$ who\n{0:<8} pts/0        2025-10-26 09:12 (10.0.0.5)\n{0:<8} tty7         2025-10-26 08:00 (:0)",
+        "{0:<8} console  Oct 26 09:10 \n{0:<8} ttys000  Oct 26 09:15 ",
+        "{0:<8} pts/1        192.168.1.20     Sat Oct 25 14:02 - 18:45  (04:42)\n"
+        "{0:<8} pts/0        10.0.0.5         Sun Oct 26 09:12   still logged in\n\nwtmp begins Sun Oct  1 00:00:01 2025",
+        " 09:30:01 up 3 days,  2:04,  2 users,  load average: 0.00, 0.01, 0.05\n"
+        "USER     TTY      FROM             LOGIN@   IDLE   JCPU   PCPU WHAT\n"
+        "{0:<8} pts/0    10.0.0.5         09:12    0.00s  0.03s  0.00s w",
+        "{0:<8}  4242  0.3  1.2 123456  7890 pts/0    Ss   10:00   0:01 -bash\n"
+        "{0:<8}  4311  0.0  0.1  45848 13928 ?        Sl   Nov29   6:21 node server.js",
+        "{0}  4242  0.0  0.1 408628368  6144 s000  S+  9:12AM  0:00.02 -zsh",
+    ):
+        out.append((t.format(user, host), t.format(user, host).replace(user, u)))
+    return out
 
 
 @pytest.mark.parametrize("user", _logins(20261130))
@@ -225,7 +254,13 @@ def test_system_and_generic_accounts_and_lookalikes_stay() -> None:
     for text in ("git@github.com:org/repo.git", "git clone git@gitlab.com:group/app.git && cd app",
                  "scp build.tgz deploy@host:/tmp/build.tgz", "rsync -av ci@host:~/src/ ./dst",
                  "const f = a@b:c", "npm i lodash@4.17.21 @types/node@20", "uses: actions/checkout@v4",
-                 "-rw-r--r-- 1 1001 1001 1234 Jan  1 12:00 f", "os.setuid(uid)", "see user@example.com"):
+                 "-rw-r--r-- 1 1001 1001 1234 Jan  1 12:00 f", "os.setuid(uid)", "see user@example.com",
+                 "ssh -T git@github.com", "ssh $USER@host", "ssh ${REMOTE_USER}@${HOST} ls", "ssh <user>@<host>",
+                 "ssh -l $USER host", "ssh host -L 8080:localhost:80",
+                 "reboot   system boot  6.1.0-13-amd64   Sun Oct 26 08:59   still running",
+                 "USER       PID %CPU %MEM    VSZ   RSS TTY      STAT START   TIME COMMAND\n"
+                 "root         1  0.5  0.0  45848 13928 ?        SLl  Nov29   6:21 /sbin/init",
+                 "Run the tty 12 times in the console 3 times a day", "see ssh(1) and the ssh_config man page"):
         assert red.redact_text(text, RedactionReport()) == text, text
 
 
