@@ -448,3 +448,88 @@ def test_psql_wrapped_short_and_digitless_pieces_of_passwords_and_tokens(engine:
     for u in users:
         assert u in out
     assert out.count("\n") == text.count("\n")
+
+
+# ---------------------------------------------------------------- tables cut by the chunks of a text file
+
+
+def _red():  # noqa: ANN202
+    from archiver.redact.redactor import build_redactor
+
+    return build_redactor(["builtin:secrets", "builtin:pii", "builtin:paths"], b"tables-test-key-0123456789abcdef",
+                          RuntimeTerms())
+
+
+def _one_column(rows: list[list[str]]) -> str:
+    return psql(["password"], [[r[-1]] for r in rows])
+
+
+def _list(rows: list[list[str]]) -> str:
+    return "id|username|password\n" + "".join(f"{r[0]}|{r[1]}|{r[2]}\n" for r in rows)
+
+
+CHUNKED_FORMATS = {
+    "psql": lambda rows: psql(["id", "username", "password"], rows),
+    "mysql": lambda rows: mysql(["id", "username", "password"], rows),
+    "markdown": lambda rows: markdown(["id", "username", "password"], rows),
+    "box": lambda rows: box(["id", "username", "password"], rows),
+    "duckdb": lambda rows: box(["id", "username", "password"], rows, ["int", "varchar", "varchar"]),
+    "column": lambda rows: column_mode(["id", "username", "password"], rows),
+    "list": _list,
+    "psql-one-column": _one_column,
+    "psql-wrapped": lambda rows: psql_wrapped(["id", "username", "password"], rows, [3, 8, 9]),
+}
+
+
+@pytest.mark.parametrize("fmt", list(CHUNKED_FORMATS))
+def test_a_table_cut_by_the_chunks_of_a_text_file_is_redacted_whole(fmt: str, tmp_path, monkeypatch) -> None:
+    """A text sidecar is redacted in chunks cut at newlines: whichever line a chunk ends on (inside the
+    header, between header and separator, among the rows, a table longer than several chunks), the
+    output is what redacting the whole text at once gives."""
+    from archiver.redact.base import RedactionReport
+    from archiver.redact.walkers import text as text_mod
+
+    red = _red()
+    rows = [[str(i + 1), f"user{i}", pw().replace("|", "x")] for i in range(RNG.randint(3, 8))]
+    table = CHUNKED_FORMATS[fmt](rows)
+    body = ("2025-10-26 12:00:01 INFO started worker pid=4242\n" * 3 + "$ run query\n" + table
+            + "\n2025-10-26 12:00:02 INFO done\n")
+    whole = red.engine.redact_bytes(body.encode(), None)
+    for _, _, p in rows:
+        assert p.encode() not in whole, (fmt, whole)
+    src = tmp_path / "terminal.log"
+    src.write_bytes(body.encode())
+    start = body.index(table)
+    sizes = sorted(set(RNG.sample(range(20, len(table) + 40), min(40, len(table)))) | {23, 41, 64})
+    if fmt == "psql-one-column":  # a table only with its footer: one longer than a chunk is not followed
+        sizes = [s + len(table) for s in sizes]
+    for size in sizes:
+        monkeypatch.setattr(text_mod, "CHUNK", size)
+        red.redact_file(src, tmp_path / "out.log", "text", RedactionReport())
+        assert (tmp_path / "out.log").read_bytes() == whole, (fmt, size, start)
+
+
+def test_a_secret_table_across_the_1_mib_chunk_boundary_of_a_sidecar(tmp_path) -> None:
+    """Real chunk size: a psql result straddles the first 1 MiB boundary of a terminal log, and a
+    mysql result longer than a chunk (its head is read again with each chunk it goes on into)."""
+    from archiver.redact.base import RedactionReport
+    from archiver.redact.walkers.text import CHUNK
+
+    red = _red()
+    log = "2025-10-26 12:00:01 INFO request served in 12 ms (path=/api/v1/items, status=200)\n"
+    small = [[str(i), f"user{i}", pw().replace("|", "x")] for i in range(40)]
+    t1 = psql(["id", "username", "password"], small)
+    lead = log * ((CHUNK - len(t1) // 2) // len(log))
+    big = [[str(i), f"user{i}", pw().replace("|", "x"), "note " * 50] for i in range(4500)]
+    t2 = mysql(["id", "username", "password", "notes"], big)
+    assert len(t2) > 1.2 * CHUNK
+    body = lead + "app=> SELECT id, username, password FROM users;\n" + t1 + log * 100 + "mysql> SELECT * FROM users;\n" + t2 + log
+    src = tmp_path / "session.log"
+    src.write_bytes(body.encode())
+    assert len(lead) < CHUNK < len(lead) + len(t1)
+    red.redact_file(src, tmp_path / "out.log", "text", RedactionReport())
+    out = (tmp_path / "out.log").read_bytes()
+    assert out == red.engine.redact_bytes(body.encode(), None)
+    for _, _, p, *_ in small + big:
+        assert p.encode() not in out
+    assert out.count(b"<PASSWORD:") == len(small) + len(big)

@@ -241,7 +241,11 @@ def _wrapped_values(pieces: list[_Piece | None], kind: int, out: list[tuple[int,
             continue
         if len(group) == 1:
             g = group[0]
-            v = _value(g.line, g.a, g.b, kind)
+            if g.cont:  # the rest of a value from before (a chunk of text that starts inside it)
+                a, b = _stripped(g.line, g.a, g.b)
+                v = (a, b) if b > a else None
+            else:
+                v = _value(g.line, g.a, g.b, kind)
             if v is not None:
                 out.append((g.at + v[0], g.at + v[1], kind))
         elif group:
@@ -285,7 +289,8 @@ def separator_lines(buf: bytes) -> Iterator[tuple[int, int]]:
         yield m.span()
 
 
-def _list_mode(buf: bytes, ha: int, hb: int, out: list[tuple[int, int, int]]) -> int:
+def _list_mode(buf: bytes, ha: int, hb: int, out: list[tuple[int, int, int]],
+               heads: list[tuple[int, int, bool]] | None = None) -> int:
     """A header of names joined by `|` (psql -A, sqlite3 -header) and the rows under it, up to a
     blank line, a footer or a line without `|`. Appends the secret cells to out; returns where
     the table ends (ha when it is no table of ours)."""
@@ -320,6 +325,8 @@ def _list_mode(buf: bytes, ha: int, hb: int, out: list[tuple[int, int, int]]) ->
         rows += 1
         end = pos
         pos = nxt
+    if heads is not None:
+        heads.append((ha, hb + 1, pos >= n))
     return end
 
 
@@ -328,7 +335,8 @@ def _kinds(header: bytes, cells: list[tuple[int, int]]) -> dict[int, int]:
             if (kd := column_kind(header[a:b].decode("utf-8", "replace"))) is not None}
 
 
-def _column_mode(buf: bytes, sa: int, sep: bytes, out: list[tuple[int, int, int]]) -> int:
+def _column_mode(buf: bytes, sa: int, sep: bytes, out: list[tuple[int, int, int]],
+                 heads: list[tuple[int, int, bool]] | None = None) -> int:
     """A table whose separator is dash runs and spaces (sqlite `.mode column`, sqlcmd, sqlplus):
     columns start where the runs start. Appends the secret cells to out; returns where the
     table ends (sa when it is no table of ours)."""
@@ -368,6 +376,8 @@ def _column_mode(buf: bytes, sa: int, sep: bytes, out: list[tuple[int, int, int]
         pos = nxt
     for j, kd in kinds.items():
         _wrapped_values(pieces[j], kd, out)
+    if heads is not None:
+        heads.append((hs, sa + len(sep) + 1, pos >= n))
     return end
 
 
@@ -391,9 +401,12 @@ def _line_at(buf: bytes, start: int) -> tuple[bytes, int]:
     return buf[start:e], e + 1
 
 
-def secret_cells(buf: bytes, gated: bool = False) -> list[tuple[int, int, int]]:
+def secret_cells(buf: bytes, gated: bool = False,
+                 heads: list[tuple[int, int, bool]] | None = None) -> list[tuple[int, int, int]]:
     """(start, end, kind) of the values in secret-named columns of the text tables in buf
-    (`gated`: the caller knows that may_hold_table(buf) holds)."""
+    (`gated`: the caller knows that may_hold_table(buf) holds). `heads` gets, for each table with a
+    secret column, (start, end) of its head (the lines down to its separator) and whether its rows
+    run to the end of buf (a table that may go on after it)."""
     if not gated and not may_hold_table(buf):
         return []
     buf = ascii_boxes(buf)
@@ -405,12 +418,12 @@ def secret_cells(buf: bytes, gated: bool = False) -> list[tuple[int, int, int]]:
             continue
         sep = buf[sa:sb].rstrip(b"\r")
         if b"-" not in sep:  # a list-mode header
-            done = max(done, _list_mode(buf, sa, sb, out))
+            done = max(done, _list_mode(buf, sa, sb, out, heads))
             continue
         if sa == 0:
             continue
         if _COLSEP.fullmatch(sep):
-            end = _column_mode(buf, sa, sep, out)
+            end = _column_mode(buf, sa, sep, out, heads)
             done = max(done, end)
             continue
         body = sep.strip(b" \t")
@@ -431,6 +444,7 @@ def secret_cells(buf: bytes, gated: bool = False) -> list[tuple[int, int, int]]:
             h2cells = _cells(buf[h2s:hs - 1], lead, trail)
             if h2cells is not None and len(h2cells) == ncols:
                 kinds = _kinds(buf[h2s:hs - 1], h2cells)
+                hs = h2s
         if not kinds:
             continue
         rows: list[tuple[int, bytes]] = []
@@ -455,6 +469,8 @@ def secret_cells(buf: bytes, gated: bool = False) -> list[tuple[int, int, int]]:
                     break
             rows.append((pos, line))
             pos = nxt
+        if heads is not None:
+            heads.append((hs, sb + 1, pos >= n))
         if ncols == 1 and not footer:
             continue
         pieces: dict[int, list[_Piece | None]] = {j: [] for j in kinds}
@@ -501,3 +517,48 @@ def _cut_at(line: bytes, bounds: list[int], ncols: int, lead: bool) -> list[tupl
     cuts = [-1, *bounds] if not lead else bounds
     return [(min(cuts[j] + 1, len(line)), min(cuts[j + 1] if j + 1 < len(cuts) else len(line), len(line)))
             for j in range(ncols)]
+
+
+def open_table(buf: bytes, head: bytes = b"") -> tuple[int, int] | None:
+    """(start, end) in head + buf of the head (the lines down to its separator) of a table with a
+    secret column whose rows run to the end of buf: text cut after buf (a chunk of a long file) may
+    hold more of its rows, which only its head tells. `head`: such a head from before buf (the
+    table buf goes on with). None when buf ends with no such table."""
+    body = buf[:-1] if buf.endswith(b"\n") else buf
+    last = body[body.rfind(b"\n") + 1:]
+    if not last.strip():
+        return None
+    if not head and not may_hold_table(buf):
+        return _open_one_column(buf) if b"|" not in last and has_secret_word(buf) else None
+    heads: list[tuple[int, int, bool]] = []
+    secret_cells(head + buf if head else buf, bool(head) and may_hold_table(head + buf), heads)
+    if heads and heads[-1][2]:
+        return heads[-1][0], heads[-1][1]
+    return None
+
+
+def _open_one_column(buf: bytes) -> tuple[int, int] | None:
+    """The head of a psql one-column result with no footer yet (a table only once its `(N rows)`
+    comes): a secret name over a run of dashes, and rows without blank lines to the end of buf."""
+    found = None
+    for m in _SEP_RX.finditer(buf):
+        found = m
+    if found is None or found.start() == 0 or b"|" in found.group() or b"+" in found.group():
+        return None
+    sa, sb = found.span()
+    hs = buf.rfind(b"\n", 0, sa - 1) + 1
+    if column_kind(buf[hs:sa - 1].decode("utf-8", "replace")) is None:
+        return None
+    rest = buf[sb + 1:].rstrip(b"\n")
+    if any(not ln.strip() for ln in rest.split(b"\n")) if rest else False:
+        return None
+    return hs, sb + 1
+
+
+def names_secret_column(line: bytes) -> bool:
+    """Might this line be the header of a table with a secret column (its names, split at `|`,
+    box-drawing bars or blanks)?"""
+    if len(line) > 4096 or not has_secret_word(line):
+        return False
+    return any(column_kind(w.decode("utf-8", "replace")) is not None
+               for w in re.split(rb"[|\s]+", ascii_boxes(line)) if w)
