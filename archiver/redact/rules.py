@@ -394,8 +394,8 @@ COMMON_WORD_NAMES = frozenset({
 
 
 # Account names that are everyday words or words of code (`max`, `will`, `mark`, `case`, `data`):
-# replaced where an account shows (home paths, `max@host`, `uid=1000(max)`, `~max/`, `sudo -u max`,
-# a passwd line), never as a word (`max-width`, a `"max"` key, "I will do it").
+# replaced where an account shows (home paths, `max@host`, `uid=1000(max)`, `sudo -u max`, a passwd
+# line), never as a word (`max-width`, a `"max"` key, "I will do it").
 COMMON_WORD_USERNAMES = frozenset({
     # names that are frequent words of prose or code (not every name that is also a word: `carol`,
     # `destiny` are rare as words and stay matched everywhere)
