@@ -171,6 +171,11 @@ def test_doctor_bad_setup(env: Env) -> None:  # noqa: F811
     assert [c["status"] for c in terms] == ["warn", "warn"]
     assert "['admin']" in terms[0]["detail"] and "['al']" in terms[1]["detail"]
     env.config.write_text(env.config.read_text().replace('usernames = ["admin", "al"]', f'usernames = ["{USER}"]'))
+    # a username that is an everyday word is matched where an account shows, not as a word
+    env.config.write_text(env.config.read_text().replace(f'usernames = ["{USER}"]', 'usernames = ["max"]'))
+    terms = [c for c in env.cli_json("doctor", expect=2)["checks"] if c["check"] == "redaction terms"]
+    assert [c["status"] for c in terms] == ["warn"] and "['max']" in terms[0]["detail"], terms
+    env.config.write_text(env.config.read_text().replace('usernames = ["max"]', f'usernames = ["{USER}"]'))
     # so is a short real name (matched as written) and a first name that is a word (never alone)
     env.config.write_text(env.config.read_text().replace(f'usernames = ["{USER}"]',
                                                          f'usernames = ["{USER}"]\nnames = ["Al", "Will Sorensen"]'))

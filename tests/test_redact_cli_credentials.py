@@ -77,6 +77,10 @@ CASES: list[tuple[str, str, Callable[[], str]]] = [
     ("wpa-passphrase-output", '$ wpa_passphrase HomeNet\nnetwork={{\n\tssid="HomeNet"\n\t#psk="{s}"\n\tpsk=' + "{h}" + '\n}}\n',
      password),
     ("hostapd", "interface=wlan0\nssid=HomeNet\nwpa=2\nwpa_passphrase={s}\nwpa_key_mgmt=WPA-PSK\n", passphrase),
+    ("wpa-passphrase-cli", "wpa_passphrase HomeNet {s} | sudo tee -a /etc/wpa_supplicant/wpa_supplicant.conf", password),
+    ("wpa-passphrase-cli-ssid-quoted", "sudo sh -c 'wpa_passphrase \"Home Net 5G\" {s} >> /etc/wpa_supplicant.conf'", password),
+    ("wpa-passphrase-cli-quoted", "wpa_passphrase 'Cafe WiFi' '{s}' > /tmp/wpa.conf", passphrase),
+    ("wpa-passphrase-cli-double-quoted", 'wpa_passphrase HomeNet "{s}"', passphrase),
     ("twilio-client-literal-sid", 'from twilio.rest import Client\nclient = Client("AC' + "{a}" + '", "{s}")\n', lambda: hexkey(32)),
     ("twilio-rest-client", "client = TwilioRestClient(account_sid, '{s}')", lambda: hexkey(32)),
     ("twilio-node", "const client = require('twilio')(process.env.TWILIO_SID, '{s}');", lambda: hexkey(32)),
@@ -84,6 +88,11 @@ CASES: list[tuple[str, str, Callable[[], str]]] = [
                              "+machine api.example.com\n+  login bob\n+  password {s}\n", password),
     ("netrc-diff-removed", "@@ -1,3 +0,0 @@\n-machine git.example.com\n-\tlogin ci\n-\tpassword {s}\n", password),
     ("netrc-diff-password-first", "+machine ftp.example.com\n+  password {s}\n+  login bob\n", password),
+    # a hunk without its `machine` line: the password line alone, as git shows a change to it
+    ("netrc-diff-no-machine-added", "diff --git a/.netrc b/.netrc\n--- a/.netrc\n+++ b/.netrc\n@@ -2,3 +2,3 @@\n"
+                                    "   login bob\n-  password {h}\n+  password {s}\n", password),
+    ("netrc-diff-no-machine-removed", "@@ -7 +7 @@ machine api.example.com\n-\tpassword {s}\n+\tpassword {a}\n", password),
+    ("netrc-diff-no-machine-flush", "@@ -3 +3 @@\n-password {s}\n+password {a}\n", password),
     ("redis-conf", "# redis.conf\nbind 127.0.0.1\nrequirepass {s}\nappendonly yes\n", password),
     ("redis-config-set", 'redis-cli -h cache CONFIG SET masterauth "{s}"', password),
     ("redis-auth-prompt", "127.0.0.1:6379> AUTH default {s}\nOK\n127.0.0.1:6379> ping\nPONG", password),
@@ -124,9 +133,19 @@ CLEAN = [
     "key_mgmt=WPA-PSK\nproto=RSN\npairwise=CCMP",
     "The psk is derived from the passphrase and the SSID with PBKDF2.",
     "wpa_passphrase=${WIFI_PASSPHRASE}",
+    "wpa_passphrase HomeNet",
+    "wpa_passphrase HomeNet < /tmp/psk.txt",
+    'wpa_passphrase "$SSID" "$PSK" >> /etc/wpa_supplicant.conf',
+    "usage: wpa_passphrase <ssid> [passphrase]",
     "Client(account_sid, auth_token)",
     "client = Client(os.environ['TWILIO_ACCOUNT_SID'], os.environ['TWILIO_AUTH_TOKEN'])",
     "Topics: machine learning\n- login page\n- password reset flow",
+    "Changes:\n- login page\n- password manager\n+ password strength\n",
+    "@@ -1,3 +1,3 @@ type User struct {\n \tname     string\n-\tpassword string\n+\tpassword []byte\n",
+    "@@ -4 +4 @@ model User {\n-  password  String\n+  password  String?\n",
+    "@@ -2 +2 @@\n-  password VARCHAR(64)\n+  password TEXT\n",
+    "+  password $NETRC_PASSWORD\n-  password <NETRC_PASSWORD:1a2b3c4d>\n",
+    "  -password string\n    \tthe password to use\n",
     "# requirepass foobared",
     "127.0.0.1:6379> AUTH\n(error) ERR wrong number of arguments for 'auth' command",
     "ldapsearch -x -W -D cn=admin,dc=corp -b dc=corp",
@@ -141,3 +160,47 @@ CLEAN = [
 @pytest.mark.parametrize("text", CLEAN)
 def test_ordinary_text_is_left_alone(engine: Engine, text: str) -> None:
     assert engine.scan(text) == [], [(m.rule_id, text[m.start:m.end]) for m in engine.scan(text)]
+
+
+def test_a_wifi_passphrase_in_a_codex_shell_call_is_redacted() -> None:
+    """Codex's shell tool: the command line is a JSON string inside the call's `arguments` string."""
+    import json
+
+    from archiver.redact.base import RedactionReport
+    from archiver.redact.redactor import build_redactor
+
+    red = build_redactor(["builtin:secrets", "builtin:pii", "builtin:paths"], b"cli-credentials-test-key-0123456789",
+                         RuntimeTerms())
+    pw, phrase = password(), passphrase()
+    for cmd, secret in ((f"wpa_passphrase HomeNet {pw} | sudo tee -a /etc/wpa_supplicant.conf", pw),
+                        (f"wpa_passphrase \"Home Net\" '{phrase}'", phrase)):
+        args = json.dumps({"command": ["bash", "-lc", cmd], "workdir": "/tmp"})
+        line = json.dumps({"timestamp": "2025-10-26T12:00:00.000Z", "type": "response_item", "payload": {
+            "type": "function_call", "name": "shell", "call_id": "call_Xq3mY8bK2pL9vN4wR7tZ1sD6", "arguments": args}})
+        report = RedactionReport()
+        out = red.redact_jsonl_line(line.encode(), report)
+        assert secret.encode() not in out and b"wpa_passphrase" in out and b"Home" in out
+        assert "<WIFI_PASSWORD:" in json.loads(json.loads(out)["payload"]["arguments"])["command"][2]
+
+
+def test_a_netrc_password_change_in_a_git_diff_tool_result_is_redacted() -> None:
+    """`git diff ~/.netrc` in a Claude Code tool result, the hunk too short to show the machine line:
+    the old and the new password are both replaced, the diff's other lines stay."""
+    import json
+
+    from archiver.redact.base import RedactionReport
+    from archiver.redact.redactor import build_redactor
+
+    red = build_redactor(["builtin:secrets", "builtin:pii", "builtin:paths"], b"cli-credentials-test-key-0123456789",
+                         RuntimeTerms())
+    old, new = password(), password()
+    for body in (f"@@ -5,3 +5,3 @@\n   login deploy\n-  password {old}\n+  password {new}\n   account ops\n",
+                 f"@@ -6 +6 @@ machine ci.example.com\n-\tpassword {old}\n+\tpassword {new}",
+                 f"@@ -2 +2 @@\n-password {old}\n+password {new}"):
+        diff = "diff --git a/.netrc b/.netrc\nindex 3b18e51..a9f3c2d 100600\n--- a/.netrc\n+++ b/.netrc\n" + body
+        line = json.dumps({"type": "user", "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_01A09q90qw90lq917835lq9X", "content": diff}]}})
+        out = json.loads(red.redact_jsonl_line(line.encode(), RedactionReport()))["message"]["content"][0]["content"]
+        assert old not in out and new not in out, out
+        # (`-password X` flush left is also a command-line flag: either label will do)
+        assert out.count("PASSWORD:") == 2 and out.splitlines()[:5] == diff.splitlines()[:5], out

@@ -48,21 +48,76 @@ def test_a_username_that_is_a_word_leaves_identifiers_alone(user: str) -> None:
     line = json.dumps(_line(rng, user)).encode()
     assert red.redact_jsonl_line(line, RedactionReport()) == line
     pseudo = P.username(user)
-    # ... and it is still replaced as a word, in home paths, e-mail-like and prompt forms
+    # ... and it is still replaced where an account shows: home paths, prompts, ssh, project keys
     for text, want in (
         (f"cd /home/{user}/src/app", f"cd /home/{pseudo}/src/app"),
         (f'{{"cwd": "/Users/{user}/code"}}', f'{{"cwd": "/Users/{pseudo}/code"}}'),
         (f"ssh {user}@build-box", f"ssh {pseudo}@build-box"),
-        (f"thanks {user}!", f"thanks {pseudo}!"),
+        (f"{user}@build-box:~/src$ make", f"{pseudo}@build-box:~/src$ make"),
         (f"-home-{user}-proj", f"-home-{pseudo}-proj"),
-        (f"www.{user}.dev", f"www.{pseudo}.dev"),
-        (f"{user}2024", f"{pseudo}2024"),
     ):
         assert red.redact_text(text, RedactionReport()) == want, text
     rec = {"type": "user", "cwd": f"/home/{user}/work", "message": {"content": f"{user}_tokens and /home/{user}/"}}
     out = json.loads(red.redact_jsonl_line(json.dumps(rec).encode(), RedactionReport()))
     assert out["cwd"] == f"/home/{pseudo}/work"
     assert out["message"]["content"] == f"{user}_tokens and /home/{pseudo}/"
+
+
+# where an account shows (the name must go) and where the word is only a word (it must stay)
+ACCOUNT_PLACES = [
+    "cd /home/{u}/src/app", '{{"cwd": "/Users/{u}/code"}}', "C:\\\\Users\\\\{u}\\\\src", '{{"c": "\\/home\\/{u}\\/x"}}',
+    "~/.claude/projects/-home-{u}-proj/x.jsonl", "{u}@build-box:~/src$ make", "[{u}@web01 app]$ ls",
+    "ssh -p 2222 {u}@10.0.0.5", "git clone {u}@git.internal:team/app.git", "{u}@build-box's password: ",
+    "uid=1000({u}) gid=1000({u}) groups=1000({u}),27(sudo),998(docker)", "{u}:x:1000:1000::/home/{u}:/bin/bash",
+    "sudo -u {u} psql app", "su - {u}", "sudo chown -R {u}:staff /srv/app", "USER={u} make", "mail {u}@corp-mail.io",
+]
+# ... found by the built-in packs' rules, which show any account there (not by the generated rules alone)
+PACK_ACCOUNT_PLACES = [
+    "cp ~{u}/notes.txt .", "-rw-r--r-- 1 {u} {u} 1234 Jan  1 12:00 notes.txt",
+    "drwxr-xr-x  5 {u}  staff  160 Mar  3 09:12 app", "{u:<8} pts/0        2025-10-26 09:12 (10.0.0.5)",
+    "{u:<8}  4242  0.3  1.2 123456  7890 pts/0    Ss   10:00   0:01 -bash",
+]
+WORD_PLACES = [
+    ".sidebar {{ {u}-width: 40rem; {u}-height: 2em }}", '{{"{u}": 10, "min": 1}}', '{{"key": "{u}"}}',
+    "the {u} value", "thanks {u}!", "{U} this work? {U} it done. I {u} do it.", "www.{u}.dev", "{u}2024",
+    "john.{u}@example.org", "npm i {u}-lib@2.0.0", "see {u}.md and {u}/index.ts", "--{u} 5 -{u}=3",
+    "@{U}(10) private int n;", "@{u}.parametrize", "cc @{u}: ~{u} throughput", "ORDER BY {u} DESC",
+]
+
+
+@pytest.mark.parametrize("user", WORD_USERS)
+def test_a_username_that_is_a_word_is_replaced_where_an_account_shows_and_kept_as_a_word(user: str) -> None:
+    u = P.username(user)
+    for packs in (BUILTIN, []):  # the generated rules alone, or with the built-in packs
+        red = build_redactor(packs, KEY, RuntimeTerms(usernames=[user]))
+        for place in ACCOUNT_PLACES + (PACK_ACCOUNT_PLACES if packs else []):
+            text = place.format(u=user)
+            out = red.redact_text(text, RedactionReport())
+            assert user not in out.lower().replace(u, ""), (packs, text, out)
+            if not packs or "<EMAIL:" not in out:  # `name@host.domain` may be the e-mail rule's
+                assert out == text.replace(user, u), (packs, text, out)
+        for place in WORD_PLACES:
+            text = place.format(u=user, U=user.capitalize())
+            assert red.redact_text(text, RedactionReport()) == text, (packs, text)
+    # a Claude Code record: the cwd and the prompt in a tool result go, the CSS and the JSON key stay
+    red = _redactor(usernames=[user])
+    rec = {"type": "user", "cwd": f"/home/{user}/app", "message": {"content": [{
+        "type": "tool_result", "tool_use_id": "toolu_01A09q90qw90lq917835lq9X",
+        "content": f"{user}@devbox:~/app$ grep -rn {user}-width src\nsrc/a.css:3:  {user}-width: 40rem;\n"
+                   f'src/cfg.json:1:{{"{user}": 3}}'}]}}
+    out = json.loads(red.redact_jsonl_line(json.dumps(rec).encode(), RedactionReport()))
+    assert out["cwd"] == f"/home/{u}/app"
+    assert out["message"]["content"][0]["content"] == rec["message"]["content"][0]["content"].replace(
+        f"{user}@devbox", f"{u}@devbox")
+
+
+def test_a_username_that_is_no_word_is_still_replaced_as_a_word() -> None:
+    red = _redactor(usernames=["zqxcanary", "alice"])
+    for user in ("zqxcanary", "alice"):
+        u = P.username(user)
+        for text, want in ((f"thanks {user}!", f"thanks {u}!"), (f"www.{user}.dev", f"www.{u}.dev"),
+                           (f"{user}2024", f"{u}2024"), (f'{{"{user}": 1}}', f'{{"{u}": 1}}')):
+            assert red.redact_text(text, RedactionReport()) == want, text
 
 
 def test_a_username_in_an_identifier_non_ascii_and_after_a_json_escape() -> None:
@@ -194,7 +249,36 @@ def _listings(user: str, host: str) -> list[tuple[str, str]]:
         (f"{user}:x:1001:1001::/home/{user}:/bin/bash", f"{u}:x:1001:1001::/home/{u}:/bin/bash"),
         (f"USER PID %CPU %MEM VSZ RSS TTY STAT START TIME COMMAND\n{user} 4242 0.3 1.2 123456 7890 pts/0 Ss 10:00 0:01 -bash",
          f"USER PID %CPU %MEM VSZ RSS TTY STAT START TIME COMMAND\n{u} 4242 0.3 1.2 123456 7890 pts/0 Ss 10:00 0:01 -bash"),
+        *_sessions(user, host),
     ]
+
+
+def _sessions(user: str, host: str) -> list[tuple[str, str]]:
+    """(text, what it must become): ssh command lines, who / w / last output, and `ps aux` lines
+    without their header (`ps aux | grep node`)."""
+    u = P.username(user)
+    out = []
+    for t in (
+        "ssh {0}@{1}",
+        "$ ssh -i ~/.ssh/id_ed25519 -p 2222 {0}@{1} 'uptime'",
+        "sftp -P 2222 {0}@{1}:/srv/data",
+        "ssh-copy-id -i ~/.ssh/id_ed25519.pub {0}@{1}",
+        "mosh {0}@{1} -- tmux attach",
+        "ssh -l {0} {1} -t htop",
+        "{0}@{1}'s password: ",
+        "$ who\n{0:<8} pts/0        2025-10-26 09:12 (10.0.0.5)\n{0:<8} tty7         2025-10-26 08:00 (:0)",
+        "{0:<8} console  Oct 26 09:10 \n{0:<8} ttys000  Oct 26 09:15 ",
+        "{0:<8} pts/1        192.168.1.20     Sat Oct 25 14:02 - 18:45  (04:42)\n"
+        "{0:<8} pts/0        10.0.0.5         Sun Oct 26 09:12   still logged in\n\nwtmp begins Sun Oct  1 00:00:01 2025",
+        " 09:30:01 up 3 days,  2:04,  2 users,  load average: 0.00, 0.01, 0.05\n"
+        "USER     TTY      FROM             LOGIN@   IDLE   JCPU   PCPU WHAT\n"
+        "{0:<8} pts/0    10.0.0.5         09:12    0.00s  0.03s  0.00s w",
+        "{0:<8}  4242  0.3  1.2 123456  7890 pts/0    Ss   10:00   0:01 -bash\n"
+        "{0:<8}  4311  0.0  0.1  45848 13928 ?        Sl   Nov29   6:21 node server.js",
+        "{0}  4242  0.0  0.1 408628368  6144 s000  S+  9:12AM  0:00.02 -zsh",
+    ):
+        out.append((t.format(user, host), t.format(user, host).replace(user, u)))
+    return out
 
 
 @pytest.mark.parametrize("user", _logins(20261130))
@@ -225,5 +309,42 @@ def test_system_and_generic_accounts_and_lookalikes_stay() -> None:
     for text in ("git@github.com:org/repo.git", "git clone git@gitlab.com:group/app.git && cd app",
                  "scp build.tgz deploy@host:/tmp/build.tgz", "rsync -av ci@host:~/src/ ./dst",
                  "const f = a@b:c", "npm i lodash@4.17.21 @types/node@20", "uses: actions/checkout@v4",
-                 "-rw-r--r-- 1 1001 1001 1234 Jan  1 12:00 f", "os.setuid(uid)", "see user@example.com"):
+                 "-rw-r--r-- 1 1001 1001 1234 Jan  1 12:00 f", "os.setuid(uid)", "see user@example.com",
+                 "ssh -T git@github.com", "ssh $USER@host", "ssh ${REMOTE_USER}@${HOST} ls", "ssh <user>@<host>",
+                 "ssh -l $USER host", "ssh host -L 8080:localhost:80",
+                 "reboot   system boot  6.1.0-13-amd64   Sun Oct 26 08:59   still running",
+                 "USER       PID %CPU %MEM    VSZ   RSS TTY      STAT START   TIME COMMAND\n"
+                 "root         1  0.5  0.0  45848 13928 ?        SLl  Nov29   6:21 /sbin/init",
+                 "Run the tty 12 times in the console 3 times a day", "see ssh(1) and the ssh_config man page"):
         assert red.redact_text(text, RedactionReport()) == text, text
+
+
+# ---------------------------------------------------------------- non-ASCII accounts in JSON-escaped paths
+
+
+@pytest.mark.parametrize("user", ["jörg", "Zoë", "søren.k", "łukasz", "ŝelo"])
+def test_an_unconfigured_non_ascii_user_in_a_json_escaped_path_is_hidden(user: str) -> None:
+    """JSON printed by a tool (PHP's `\\/`, Python's `ensure_ascii`): the account in a home path
+    written with `\\u00f6` escapes gets the pseudonym `/home/jörg/src` gets, escapes or not."""
+    red = _redactor(usernames=["zqxcanary"])
+    u = P.username(user.lower())
+    esc = _escaped(user)
+    assert esc != user
+    assert red.redact_text(f"cd /home/{user}/src", RedactionReport()) == f"cd /home/{u}/src"
+    for text, want in (
+        (f'{{"cwd": "\\/home\\/{esc}\\/src"}}', f'{{"cwd": "\\/home\\/{u}\\/src"}}'),
+        (f'{{"cwd": "/home/{esc}/src"}}', f'{{"cwd": "/home/{u}/src"}}'),
+        (f'{{"cwd": "\\/Users\\/{esc}\\/code"}}', f'{{"cwd": "\\/Users\\/{u}\\/code"}}'),
+        (f'{{"cwd": "C:\\\\Users\\\\{esc}\\\\src"}}', f'{{"cwd": "C:\\\\Users\\\\{u}\\\\src"}}'),
+        (f'{{"cwd": "/var/home/{esc}/src"}}', f'{{"cwd": "/var/home/{u}/src"}}'),
+    ):
+        assert red.redact_text(text, RedactionReport()) == want, text
+    # a Claude Code tool result holding that JSON after a command line (text, not a JSON document)
+    stdout = "$ php bin/info.php\n" + json.dumps({"cwd": f"/home/{user}/src", "files": ["a.py"]}).replace("/", "\\/")
+    assert esc in stdout
+    line = json.dumps({"type": "user", "message": {"content": [
+        {"type": "tool_result", "tool_use_id": "toolu_01A09q90qw90lq917835lq9X", "content": stdout}]}})
+    out = json.loads(red.redact_jsonl_line(line.encode(), RedactionReport()))["message"]["content"][0]["content"]
+    assert out == stdout.replace(esc, u), out
+    # an escape of an ASCII character is no part of a name: `\u002f` is `/`
+    assert red.redact_text('"\\/home\\/bob\\u002fx"', RedactionReport()) == f'"\\/home\\/{P.username("bob")}\\u002fx"'

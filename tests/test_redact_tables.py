@@ -5,6 +5,7 @@ nothing else; the table pass gives the same answer string by string and in one j
 from __future__ import annotations
 
 import random
+import re
 import secrets
 import string
 
@@ -273,3 +274,262 @@ def test_list_mode_needs_names_alone_on_a_line(engine: Engine) -> None:
                  "grep -E 'password|passwd' /etc/x | head\nroot|x1\n"]:
         ms = [m for m in engine.scan(text) if m.rule_id.startswith("table-")]
         assert ms == [], [(m.rule_id, text[m.start:m.end]) for m in ms]
+
+
+# psql 15, `\pset format wrapped`, `\pset columns 50`, captured verbatim (`SELECT * FROM u2`): the default
+# ascii linestyle, unicode, old-ascii, `\pset border 2` and `\pset border 0`
+PSQL_WRAPPED = {
+    'ascii': (
+        ' id | username |      password      |    note     \n'
+        '----+----------+--------------------+-------------\n'
+        '  1 | alice    | Xk9mQ2vLp7sRt4WzAb.| hello\n'
+        '    |          |.CdEfGhIjK1234567   | \n'
+        '  2 | bob      | short1             | \n'
+        '  3 | carol    | multi             +| x\n'
+        '    |          | line!!             | \n'
+        ' 14 | dave     | abcdefghijklmnopqr.| two        +\n'
+        '    |          |.stuvw              | lines here .\n'
+        '    |          |                    |.and long en.\n'
+        '    |          |                    |.ough to wra.\n'
+        '    |          |                    |.p\n'
+        '(4 rows)\n'
+    ),
+    'unicode': (
+        ' id │ username │      password      │    note     \n'
+        '────┼──────────┼────────────────────┼─────────────\n'
+        '  1 │ alice    │ Xk9mQ2vLp7sRt4WzAb…│ hello\n'
+        '    │          │…CdEfGhIjK1234567   │ \n'
+        '  2 │ bob      │ short1             │ \n'
+        '  3 │ carol    │ multi             ↵│ x\n'
+        '    │          │ line!!             │ \n'
+        ' 14 │ dave     │ abcdefghijklmnopqr…│ two        ↵\n'
+        '    │          │…stuvw              │ lines here …\n'
+        '    │          │                    │…and long en…\n'
+        '    │          │                    │…ough to wra…\n'
+        '    │          │                    │…p\n'
+        '(4 rows)\n'
+    ),
+    'old-ascii': (
+        ' id | username |      password      |    note     \n'
+        '----+----------+--------------------+-------------\n'
+        '  1 | alice    | Xk9mQ2vLp7sRt4WzAb | hello\n'
+        '               ; CdEfGhIjK1234567     \n'
+        '  2 | bob      | short1             | \n'
+        '  3 | carol    | multi              | x\n'
+        '               : line!!               \n'
+        ' 14 | dave     | abcdefghijklmnopqr | two         \n'
+        '               ; stuvw              : lines here  \n'
+        '                                    ; and long en \n'
+        '                                    ; ough to wra \n'
+        '                                    ; p\n'
+        '(4 rows)\n'
+    ),
+    'border-2': (
+        '+----+----------+-------------------+------------+\n'
+        '| id | username |     password      |    note    |\n'
+        '+----+----------+-------------------+------------+\n'
+        '|  1 | alice    | Xk9mQ2vLp7sRt4WzA.| hello      |\n'
+        '|    |          |.bCdEfGhIjK1234567 |            |\n'
+        '|  2 | bob      | short1            |            |\n'
+        '|  3 | carol    | multi            +| x          |\n'
+        '|    |          | line!!            |            |\n'
+        '| 14 | dave     | abcdefghijklmnopq.| two       +|\n'
+        '|    |          |.rstuvw            | lines here.|\n'
+        '|    |          |                   |. and long .|\n'
+        '|    |          |                   |.enough to .|\n'
+        '|    |          |                   |.wrap       |\n'
+        '+----+----------+-------------------+------------+\n'
+        '(4 rows)\n'
+    ),
+    'border-0': (
+        'id username        password             note      \n'
+        '-- -------- ----------------------- -------------\n'
+        ' 1 alice    Xk9mQ2vLp7sRt4WzAbCdEfG.hello\n'
+        '            hIjK1234567             \n'
+        ' 2 bob      short1                  \n'
+        ' 3 carol    multi                  +x\n'
+        '            line!!                  \n'
+        '14 dave     abcdefghijklmnopqrstuvw two          +\n'
+        '                                    lines here an.\n'
+        '                                    d long enough.\n'
+        '                                     to wrap\n'
+        '(4 rows)\n'
+    ),
+}
+
+# the pieces each value was wrapped into, per sample; all must go
+WRAPPED_PIECES = {
+    "ascii": ["Xk9mQ2vLp7sRt4WzAb", "CdEfGhIjK1234567", "short1", "multi", "line!!", "abcdefghijklmnopqr", "stuvw"],
+    "unicode": ["Xk9mQ2vLp7sRt4WzAb", "CdEfGhIjK1234567", "short1", "multi", "line!!", "abcdefghijklmnopqr", "stuvw"],
+    "old-ascii": ["Xk9mQ2vLp7sRt4WzAb", "CdEfGhIjK1234567", "short1", "multi", "line!!", "abcdefghijklmnopqr",
+                  "stuvw"],
+    "border-2": ["Xk9mQ2vLp7sRt4WzA", "bCdEfGhIjK1234567", "short1", "multi", "line!!", "abcdefghijklmnopq", "rstuvw"],
+    "border-0": ["Xk9mQ2vLp7sRt4WzAbCdEfG", "hIjK1234567", "short1", "multi", "line!!", "abcdefghijklmnopqrstuvw"],
+}
+
+
+@pytest.mark.parametrize("style", list(PSQL_WRAPPED))
+def test_psql_wrapped_format_hides_every_piece_of_a_wrapped_value(engine: Engine, style: str) -> None:
+    text = "app=> \\pset format wrapped\nOutput format is wrapped.\napp=> SELECT * FROM u2;\n" + PSQL_WRAPPED[style]
+    out = engine.redact(text, None)
+    for piece in WRAPPED_PIECES[style]:
+        assert piece not in out, (piece, out)
+    for kept in ("alice", "bob", "carol", "dave", "hello", "(4 rows)", "username", "password", "note"):
+        assert kept in out, (kept, out)
+    assert out.count("\n") == text.count("\n")
+    # the note column (no secret) is as it was
+    notes = [ln.split("|")[-1] for ln in PSQL_WRAPPED[style].splitlines()[2:] if "|" in ln]
+    assert all(n in out for n in notes)
+
+
+def _center(h: str, w: int) -> str:
+    left = (w - len(h)) // 2
+    return " " * left + h + " " * (w - len(h) - left)
+
+
+def psql_wrapped(header: list[str], rows: list[list[str]], widths: list[int], unicode: bool = False) -> str:
+    """psql's `\\pset format wrapped` (border 1, ascii or unicode linestyle; the same bytes as psql 15
+    for PSQL_WRAPPED's table): a value longer than its column wraps with `.` (`…`) in its right margin
+    and again in the left margin of the next line; a newline in a value shows `+` (`↵`)."""
+    V, H, X, W, N = ("│", "─", "┼", "…", "↵") if unicode else ("|", "-", "+", ".", "+")
+    last = len(header) - 1
+    out = [V.join(f" {_center(h, w)} " for h, w in zip(header, widths)), X.join(H * (w + 2) for w in widths)]
+    for row in rows:
+        cols = []
+        for value, w in zip(row, widths):
+            pieces = []
+            logical = value.split("\n")
+            for k, line in enumerate(logical):
+                chunks = [line[i:i + w] for i in range(0, len(line), w)] or [""]
+                for i, c in enumerate(chunks):
+                    right = W if i + 1 < len(chunks) else N if k + 1 < len(logical) else " "
+                    pieces.append((W if i else " ", c, right))
+            cols.append(pieces)
+        for n in range(max(len(c) for c in cols)):
+            cells = []
+            for j, (pieces, w) in enumerate(zip(cols, widths)):
+                left, c, right = pieces[n] if n < len(pieces) else (" ", "", " ")
+                body = c.rjust(w) if c.isdigit() and j == 0 else c.ljust(w)
+                cells.append(left + body + right if j < last else left + (body + right if right != " " else c))
+            out.append(V.join(cells))
+    out.append(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
+    return "\n".join(out) + "\n"
+
+
+def test_the_psql_wrapped_generator_writes_what_psql_writes() -> None:
+    rows = [["1", "alice", "Xk9mQ2vLp7sRt4WzAbCdEfGhIjK1234567", "hello"], ["2", "bob", "short1", ""],
+            ["3", "carol", "multi\nline!!", "x"], ["14", "dave", "abcdefghijklmnopqrstuvw", "two\nlines here and long enough to wrap"]]
+    for style, uni in (("ascii", False), ("unicode", True)):
+        assert psql_wrapped(["id", "username", "password", "note"], rows, [2, 8, 18, 11], uni) == PSQL_WRAPPED[style]
+
+
+@pytest.mark.parametrize("uni", [False, True], ids=["ascii", "unicode"])
+def test_psql_wrapped_short_and_digitless_pieces_of_passwords_and_tokens(engine: Engine, uni: bool) -> None:
+    """Wrapped so that the last piece of a password is 1 or 2 characters and the pieces of a token
+    hold no digit or are under 8 characters: every piece goes, each cell's pieces under its column."""
+    wp, wt = RNG.randint(8, 14), RNG.randint(10, 16)
+    users, rows = [], []
+    for i in range(RNG.randint(2, 4)):
+        p = "".join(RNG.choice(string.ascii_letters + string.digits) for _ in range(wp * RNG.randint(1, 3) + RNG.randint(1, 2)))
+        t = "".join(RNG.choice(string.ascii_letters) for _ in range(wt)) + "".join(RNG.choice(string.digits) for _ in range(RNG.randint(2, 9)))
+        users.append(f"user{i}")
+        rows.append([str(i + 1), f"user{i}", p, t])
+    text = psql_wrapped(["id", "username", "password", "api_token"], rows, [2, 8, wp, wt], uni)
+    out = engine.redact(text, None)
+    V, W, N = ("│", "…", "↵") if uni else ("|", ".", "+")
+    token = re.compile(r"<(?:PASSWORD|SECRET):[0-9a-f]{8}>")
+    for line in out.splitlines()[2:-1]:
+        cells = line.split(V)
+        assert cells[1].strip() in users or not cells[1].strip(), line
+        for cell in cells[2:]:
+            left = cell.strip(" ").lstrip(W)
+            value = left[:-1] if left[-1:] in (W, N) else left
+            assert value == "" or token.fullmatch(value.strip()), (line, out)
+    for u in users:
+        assert u in out
+    assert out.count("\n") == text.count("\n")
+
+
+# ---------------------------------------------------------------- tables cut by the chunks of a text file
+
+
+def _red():  # noqa: ANN202
+    from archiver.redact.redactor import build_redactor
+
+    return build_redactor(["builtin:secrets", "builtin:pii", "builtin:paths"], b"tables-test-key-0123456789abcdef",
+                          RuntimeTerms())
+
+
+def _one_column(rows: list[list[str]]) -> str:
+    return psql(["password"], [[r[-1]] for r in rows])
+
+
+def _list(rows: list[list[str]]) -> str:
+    return "id|username|password\n" + "".join(f"{r[0]}|{r[1]}|{r[2]}\n" for r in rows)
+
+
+CHUNKED_FORMATS = {
+    "psql": lambda rows: psql(["id", "username", "password"], rows),
+    "mysql": lambda rows: mysql(["id", "username", "password"], rows),
+    "markdown": lambda rows: markdown(["id", "username", "password"], rows),
+    "box": lambda rows: box(["id", "username", "password"], rows),
+    "duckdb": lambda rows: box(["id", "username", "password"], rows, ["int", "varchar", "varchar"]),
+    "column": lambda rows: column_mode(["id", "username", "password"], rows),
+    "list": _list,
+    "psql-one-column": _one_column,
+    "psql-wrapped": lambda rows: psql_wrapped(["id", "username", "password"], rows, [3, 8, 9]),
+}
+
+
+@pytest.mark.parametrize("fmt", list(CHUNKED_FORMATS))
+def test_a_table_cut_by_the_chunks_of_a_text_file_is_redacted_whole(fmt: str, tmp_path, monkeypatch) -> None:
+    """A text sidecar is redacted in chunks cut at newlines: whichever line a chunk ends on (inside the
+    header, between header and separator, among the rows, a table longer than several chunks), the
+    output is what redacting the whole text at once gives."""
+    from archiver.redact.base import RedactionReport
+    from archiver.redact.walkers import text as text_mod
+
+    red = _red()
+    rows = [[str(i + 1), f"user{i}", pw().replace("|", "x")] for i in range(RNG.randint(3, 8))]
+    table = CHUNKED_FORMATS[fmt](rows)
+    body = ("2025-10-26 12:00:01 INFO started worker pid=4242\n" * 3 + "$ run query\n" + table
+            + "\n2025-10-26 12:00:02 INFO done\n")
+    whole = red.engine.redact_bytes(body.encode(), None)
+    for _, _, p in rows:
+        assert p.encode() not in whole, (fmt, whole)
+    src = tmp_path / "terminal.log"
+    src.write_bytes(body.encode())
+    start = body.index(table)
+    sizes = sorted(set(RNG.sample(range(20, len(table) + 40), min(40, len(table)))) | {23, 41, 64})
+    if fmt == "psql-one-column":  # a table only with its footer: one longer than a chunk is not followed
+        sizes = [s + len(table) for s in sizes]
+    for size in sizes:
+        monkeypatch.setattr(text_mod, "CHUNK", size)
+        red.redact_file(src, tmp_path / "out.log", "text", RedactionReport())
+        assert (tmp_path / "out.log").read_bytes() == whole, (fmt, size, start)
+
+
+def test_a_secret_table_across_the_1_mib_chunk_boundary_of_a_sidecar(tmp_path) -> None:
+    """Real chunk size: a psql result straddles the first 1 MiB boundary of a terminal log, and a
+    mysql result longer than a chunk (its head is read again with each chunk it goes on into)."""
+    from archiver.redact.base import RedactionReport
+    from archiver.redact.walkers.text import CHUNK
+
+    red = _red()
+    log = "2025-10-26 12:00:01 INFO request served in 12 ms (path=/api/v1/items, status=200)\n"
+    small = [[str(i), f"user{i}", pw().replace("|", "x")] for i in range(40)]
+    t1 = psql(["id", "username", "password"], small)
+    lead = log * ((CHUNK - len(t1) // 2) // len(log))
+    big = [[str(i), f"user{i}", pw().replace("|", "x"), "note " * 50] for i in range(4500)]
+    t2 = mysql(["id", "username", "password", "notes"], big)
+    assert len(t2) > 1.2 * CHUNK
+    body = lead + "app=> SELECT id, username, password FROM users;\n" + t1 + log * 100 + "mysql> SELECT * FROM users;\n" + t2 + log
+    src = tmp_path / "session.log"
+    src.write_bytes(body.encode())
+    assert len(lead) < CHUNK < len(lead) + len(t1)
+    red.redact_file(src, tmp_path / "out.log", "text", RedactionReport())
+    out = (tmp_path / "out.log").read_bytes()
+    assert out == red.engine.redact_bytes(body.encode(), None)
+    for _, _, p, *_ in small + big:
+        assert p.encode() not in out
+    assert out.count(b"<PASSWORD:") == len(small) + len(big)

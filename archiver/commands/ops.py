@@ -231,12 +231,15 @@ class Doctor:
     def redaction_terms(self) -> None:
         """Configured usernames and names the generated rules will not match as words (the values
         are the operator's own config, printed back on the operator's terminal only)."""
-        from archiver.redact.rules import GENERIC_ACCOUNTS, SHORT_NAME, first_name_is_a_word, short_name
+        from archiver.redact.rules import (GENERIC_ACCOUNTS, SHORT_NAME, first_name_is_a_word, short_name,
+                                           word_username)
 
         red = self.settings.redaction
         generic = [u for u in red.usernames if u.strip().lower() in GENERIC_ACCOUNTS]
         short = [u for u in red.usernames if 0 < len(u.strip()) < 3]
         short_names = [n for n in red.names if len(n.strip()) >= 2 and short_name(n)]
+        words = [u for u in red.usernames if len(u.strip()) >= 3 and u.strip().lower() not in GENERIC_ACCOUNTS
+                 and word_username(u)]
         word_firsts = [n for n in red.names if first_name_is_a_word(n)]
         if generic:
             self.add("redaction terms", "warn", f"usernames {generic} are generic account names: replaced in home "
@@ -244,13 +247,17 @@ class Doctor:
         if short:
             self.add("redaction terms", "warn", f"usernames {short} are shorter than 3 characters: replaced in home "
                                                 "paths only")
+        if words:
+            self.add("redaction terms", "warn", f"usernames {words} are everyday words: replaced where an account "
+                                                "shows (home paths, user@host, uid=N(user), passwd, ls -l, ps, who, "
+                                                "sudo -u), not as words in text")
         if short_names:
             self.add("redaction terms", "warn", f"names {short_names} have {SHORT_NAME} letters or fewer: replaced "
                                                 "only as written (case-sensitive) and as a whole word")
         if word_firsts:
             self.add("redaction terms", "warn", f"names {word_firsts} start with an everyday word: that first name "
                                                 "is replaced only with the last name, never alone")
-        if not generic and not short and not short_names and not word_firsts:
+        if not generic and not short and not words and not short_names and not word_firsts:
             self.add("redaction terms", "ok", f"{len(red.usernames)} username(s), {len(red.names)} name(s), "
                                               f"{len(red.extra_terms)} extra term(s)")
 

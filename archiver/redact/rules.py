@@ -6,11 +6,15 @@ are `builtin:<name>` (shipped packs) or a filesystem path. Every problem raises
 a rule.
 
 Runtime terms (usernames, real names, home directories, extra terms) become
-generated rules with ids `user-username`, `user-name`, `user-home-N`,
-`extra-term-N`. Generic account names (`root`, `ubuntu`, ...) are never turned
-into rules: replacing `root` everywhere would wreck ordinary text and hides
-nothing private. Usernames shorter than 3 characters are only replaced in path
-context (`/home/ab/`, `-home-ab-`), never as free-standing words.
+generated rules with ids `user-username`, `user-username-account`,
+`user-username-login`, `user-name`, `user-home-N`, `extra-term-N`. Generic account
+names (`root`, `ubuntu`, ...) are never turned into rules: replacing `root`
+everywhere would wreck ordinary text and hides nothing private. Usernames shorter
+than 3 characters are only replaced in path context (`/home/ab/`, `-home-ab-`), never
+as free-standing words. Usernames that are everyday words (`max`, `will`: see
+COMMON_WORD_USERNAMES) are replaced only where an account shows (a home folder,
+`max@host`, `uid=1000(max)`, a passwd line, `sudo -u max`), not in `max-width`, a
+`"max"` key or prose.
 """
 
 from __future__ import annotations
@@ -389,6 +393,40 @@ COMMON_WORD_NAMES = frozenset({
 })
 
 
+# Account names that are everyday words or words of code (`max`, `will`, `mark`, `case`, `data`):
+# replaced where an account shows (home paths, `max@host`, `uid=1000(max)`, `sudo -u max`, a passwd
+# line), never as a word (`max-width`, a `"max"` key, "I will do it").
+COMMON_WORD_USERNAMES = frozenset({
+    # names that are frequent words of prose or code (not every name that is also a word: `carol`,
+    # `destiny` are rare as words and stay matched everywhere)
+    "max", "min", "will", "mark", "bill", "grant", "case", "page", "chase", "hope", "grace", "rose", "june",
+    "april", "august", "summer", "winter", "autumn", "miles", "drew", "gene", "nick", "norm", "rich", "ruby",
+    "major", "king", "river", "rain", "storm", "stone", "star", "art", "pat", "guy", "may", "ray", "cash", "clay",
+    "gray", "grey", "hall", "hill", "long", "price", "ward", "young", "bond", "brook", "forest", "sage", "amber",
+    "crystal", "frank", "jack", "dean", "reed", "cliff", "sunny", "angel",
+    # handles that are words of code
+    "data", "code", "main", "work", "deploy", "backup", "web", "mail", "bot", "ops", "sys", "demo", "team",
+    "office", "cloud", "info", "help", "new", "temp", "tmp", "sample", "master", "key", "log", "net",
+})
+
+
+def word_username(name: str) -> bool:
+    """Is a configured username an everyday word, matched only where an account shows?"""
+    return _nfc(name).strip().lower() in COMMON_WORD_USERNAMES
+
+
+# Where an account shows, for a username that is a word. Before the name: a home folder (`/home/`,
+# `/Users/`, `C:\\Users\\`, a JSON `\/home\/`, a Claude project key's `-home-`), `id` output
+# (`uid=1000(`, `,1001(`), `USER=`, `sudo -u`, `su -`, `chown`. After it: `@` and a host or domain
+# (prompts, ssh, e-mail local parts), a passwd line's `:x:1000:`, `'s password`. Not an @-mention
+# (`@Max(10)`, `@mark.parametrize` are annotations) nor `~max` ("~max throughput"): the path rules
+# take `~max/`, and the pii rules the `ls -l`, `ps` and `who` columns, where they show any account.
+_ACCOUNT_BEFORE = (r"(?:[/\\-](?:home|users)(?:[/-]|\\+/?)|[=,][0-9]+\(|\b(?:user|logname|username)=[\"']?"
+                   r"|\bsudo[ \t]+-u[ \t]*|\bsu[ \t]+-[ \t]+|\bchown[ \t]+(?:-[A-Za-z]+[ \t]+)*)")
+_ACCOUNT_AFTER = (r"(?:@(?:[a-z0-9-]+\.)*[a-z]|@[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}|@\[|:[x*!]:[0-9]+:"
+                  r"|'s password)")
+
+
 def _nfc(text: str) -> str:
     return unicodedata.normalize("NFC", text)
 
@@ -489,12 +527,12 @@ def _name_forms(name: str) -> list[tuple[str, str, str]]:
 
 def term_rules(terms: RuntimeTerms) -> list[Rule]:
     out: list[Rule] = []
-    free, short = [], []
+    free, short, words = [], [], []
     for u in _dedupe([*terms.usernames, *[Path(h).name for h in terms.home_dirs if Path(h).name]]):
         low = _nfc(u).lower()
         if low in GENERIC_ACCOUNTS:
             continue
-        (short if len(u) < 3 else free).append(low)
+        (short if len(u) < 3 else words if word_username(low) else free).append(low)
     if free:
         free.sort(key=len, reverse=True)
         out.append(Rule(
@@ -506,6 +544,21 @@ def term_rules(terms: RuntimeTerms) -> list[Rule]:
             pack="runtime", source="runtime terms", generated=True, bounded=True, fold_case=True,
             terms=tuple(free), digits_after=True, word_only=True,
         ))
+    if words:
+        words.sort(key=len, reverse=True)
+        alts = "|".join(_lit(u) for u in words)
+        kws = tuple(dict.fromkeys(_keyword(u) for u in words))
+        common = dict(label="USERNAME", secret_group=2, keywords=kws, replace="username", confidence="high",
+                      pack="runtime", source="runtime terms", generated=True, bounded=True, fold_case=True)
+        # groups 1 and 3 must be empty (bounded): nothing of a longer word before or after the name
+        out.append(Rule(
+            id="user-username-account", regex=f"(?i){_ACCOUNT_BEFORE}()({alts})({_RUN})",
+            description="the user's account names that are everyday words, where an account shows: after a home "
+                        "folder, uid=N(, USER=, sudo -u, su -, chown", **common))
+        out.append(Rule(
+            id="user-username-login", regex=f"(?i)(?:\\\\[nrt]|([\\pL\\pN\\pM._+-]*))({alts})(){_ACCOUNT_AFTER}",
+            description="the user's account names that are everyday words, where an account shows: before @host "
+                        "(prompts, ssh, e-mail), :x:N: (passwd), 's password", **common))
     for i, u in enumerate(short):
         # /home/ab/, /Users/ab, -home-ab-proj (Claude project keys), C:\\Users\\ab
         out.append(Rule(

@@ -14,6 +14,9 @@ to its rules (`Engine` enables it when the built-in `secrets` pack is loaded). I
 * list mode (psql -A, sqlite3 -header): `username|password` alone on a line, rows likewise;
 * markdown tables: `| user | password |` over `|---|---|` (a cell that is one code span is its
   value; a cell of prose with code spans is none).
+* psql's values over several lines (`\\pset format wrapped`, and a newline in a value): the pieces
+  of one value, told by psql's markers (`.`/`…` wrap, `+`/`↵` newline, old-ascii's `;`/`:`; border 0
+  too), are one cell: when the whole value is one, every piece goes, a piece of one character too.
 
 Only a header cell that names a secret counts (`password`, `user_password`, `passwd`, `pwd`,
 `secret`, `client_secret`, `api_key`, `apiKey`, `access_token`, `password_hash`, ...: the name
@@ -27,7 +30,7 @@ lines are sought only in text holding both, and parsed only where found.
 from __future__ import annotations
 
 import re
-from typing import Iterator
+from typing import Iterator, NamedTuple
 
 import re2
 
@@ -175,6 +178,88 @@ def _value(line: bytes, a: int, b: int, kind: int = PASSWORD) -> tuple[int, int]
     return a, b
 
 
+# psql's markers (`\\pset format wrapped`, and a newline in a value in any aligned format): a value
+# wider than its column goes on in the next line with `.` (unicode `…`) in the right margin of the
+# first piece and the left margin of the next; a newline in a value shows `+` (`↵`) in the right
+# margin. old-ascii writes `;` (wrapped) or `:` (newline) in place of the `|` before a piece that
+# goes on. The pieces of one value are one cell: all of them go when the whole value would.
+_WRAP_LEFT = "\u2026".encode()
+_MARKS_RIGHT = (b".", b"+", "\u2026".encode(), "\u21b5".encode())
+
+
+class _Piece(NamedTuple):
+    at: int  # where the line starts in buf
+    line: bytes
+    a: int  # the cell's value span in line, margins and markers left out
+    b: int
+    cont: bool  # goes on from the piece above it (a wrap marker on its left, or `;`/`:` before it)
+    more: bool  # goes on in the piece below it (a marker in its right margin)
+
+
+def _piece(at: int, line: bytes, a: int, b: int, last: bool, sep_before: int = -1) -> _Piece:
+    """A cell of a psql-like table row as a piece of a value that may wrap over several lines (`last`:
+    the table's last column with no border after it, whose right margin is the end of the line)."""
+    cont = more = False
+    if sep_before >= 0 and sep_before < len(line) and line[sep_before] in b";:":
+        cont = True  # old-ascii
+    if a < b and line[a] == 0x2E:  # `.` right after the `|`, where a value's margin is a space
+        cont, a = True, a + 1
+    else:
+        k = a
+        while k < b and line[k] == 0x20:
+            k += 1
+        if line.startswith(_WRAP_LEFT, k) and k + 3 <= b:
+            cont, a = True, k + 3
+    end = b
+    while last and end > a and line[end - 1] in b"\r":
+        end -= 1
+    for m in _MARKS_RIGHT:
+        if end - len(m) >= a and line.endswith(m, 0, end):
+            more = True
+            if not last or len(m) == 3:  # (a last column's `.`/`+` may be the value's own: it stays in the span)
+                b = end - len(m)
+            break
+    return _Piece(at, line, a, b, cont, more)
+
+
+def _stripped(line: bytes, a: int, b: int) -> tuple[int, int]:
+    while a < b and line[a] in b" \t":
+        a += 1
+    while b > a and line[b - 1] in b" \t\r":
+        b -= 1
+    return a, b
+
+
+def _wrapped_values(pieces: list[_Piece | None], kind: int, out: list[tuple[int, int, int]]) -> None:
+    """The values of one column, given its piece in each row line (None: a line that is no row):
+    a value alone is taken as _value takes it; a value of several pieces when all of them joined
+    would be one, and then every non-empty piece (a piece of one or two characters too)."""
+    group: list[_Piece] = []
+    for p in [*pieces, None]:
+        if p is not None and group and (p.cont or group[-1].more):
+            group.append(p)
+            continue
+        if len(group) == 1:
+            g = group[0]
+            if g.cont:  # the rest of a value from before (a chunk of text that starts inside it)
+                a, b = _stripped(g.line, g.a, g.b)
+                v = (a, b) if b > a else None
+            else:
+                v = _value(g.line, g.a, g.b, kind)
+            if v is not None:
+                out.append((g.at + v[0], g.at + v[1], kind))
+        elif group:
+            spans = [(g.at, *_stripped(g.line, g.a, g.b), g.line) for g in group]
+            joined = b"".join(line[a:b] for _, a, b, line in spans)
+            v = joined.decode("utf-8", "replace")
+            ok = len(v) >= 3 and v.lower() not in _NOT_A_SECRET and not _PLACEHOLDER.match(v)
+            if kind == SECRET and (len(v) < 8 or " " in v or not any(c.isdigit() for c in v)):
+                ok = False
+            if ok:
+                out.extend((at + a, at + b, kind) for at, a, b, _ in spans if b > a)
+        group = [p] if p is not None else []
+
+
 def _box(m: re.Match[bytes]) -> bytes:
     ch = m.group()
     if ch in _BOX_VERTICAL:
@@ -204,7 +289,8 @@ def separator_lines(buf: bytes) -> Iterator[tuple[int, int]]:
         yield m.span()
 
 
-def _list_mode(buf: bytes, ha: int, hb: int, out: list[tuple[int, int, int]]) -> int:
+def _list_mode(buf: bytes, ha: int, hb: int, out: list[tuple[int, int, int]],
+               heads: list[tuple[int, int, bool]] | None = None) -> int:
     """A header of names joined by `|` (psql -A, sqlite3 -header) and the rows under it, up to a
     blank line, a footer or a line without `|`. Appends the secret cells to out; returns where
     the table ends (ha when it is no table of ours)."""
@@ -239,6 +325,8 @@ def _list_mode(buf: bytes, ha: int, hb: int, out: list[tuple[int, int, int]]) ->
         rows += 1
         end = pos
         pos = nxt
+    if heads is not None:
+        heads.append((ha, hb + 1, pos >= n))
     return end
 
 
@@ -247,11 +335,13 @@ def _kinds(header: bytes, cells: list[tuple[int, int]]) -> dict[int, int]:
             if (kd := column_kind(header[a:b].decode("utf-8", "replace"))) is not None}
 
 
-def _column_mode(buf: bytes, sa: int, sep: bytes, out: list[tuple[int, int, int]]) -> int:
+def _column_mode(buf: bytes, sa: int, sep: bytes, out: list[tuple[int, int, int]],
+                 heads: list[tuple[int, int, bool]] | None = None) -> int:
     """A table whose separator is dash runs and spaces (sqlite `.mode column`, sqlcmd, sqlplus):
     columns start where the runs start. Appends the secret cells to out; returns where the
     table ends (sa when it is no table of ours)."""
-    starts = [m.start() for m in re.finditer(rb"-+", sep)]
+    runs = [m.span() for m in re.finditer(rb"-+", sep)]
+    starts = [a for a, _ in runs]
     hs = buf.rfind(b"\n", 0, sa - 1) + 1
     header = buf[hs:sa - 1].rstrip(b"\r")
     if not header.isascii() or not _aligned_at(header, starts):
@@ -263,26 +353,39 @@ def _column_mode(buf: bytes, sa: int, sep: bytes, out: list[tuple[int, int, int]
     pos, end = sa + len(sep) + 1, sa
     n = len(buf)
     rows = 0
+    pieces: dict[int, list[_Piece | None]] = {j: [] for j in kinds}
     while pos <= n and rows < MAX_ROWS:
         line, nxt = _line_at(buf, pos)
         line = line.rstrip(b"\r")
         if not line.strip() or _FOOTERS.fullmatch(line.strip()) or _COLSEP.fullmatch(line):
             break
         rows += 1
-        if line.isascii() and _aligned_at(line, starts):
+        if line.isascii() and _aligned_at(line, starts, True):
             cells = _spaced(line, starts)
-            for j, kd in kinds.items():
-                v = _value(line, *cells[j], kd)
-                if v is not None:
-                    out.append((pos + v[0], pos + v[1], kd))
+            for j in kinds:
+                a, b = cells[j]
+                # psql's `\pset border 0`: a wrap (`.`) or newline (`+`) marker right after the column,
+                # where the space before the next one is
+                mark = runs[j][1] if runs[j][1] < len(line) else -1
+                more = mark >= 0 and line[mark] in b".+" and (j + 1 == len(runs) or mark + 1 == starts[j + 1])
+                pieces[j].append(_Piece(pos, line, a, mark if more else b, False, more))
+        else:
+            for lst in pieces.values():
+                lst.append(None)
         end = pos
         pos = nxt
+    for j, kd in kinds.items():
+        _wrapped_values(pieces[j], kd, out)
+    if heads is not None:
+        heads.append((hs, sa + len(sep) + 1, pos >= n))
     return end
 
 
-def _aligned_at(line: bytes, starts: list[int]) -> bool:
-    """Does each column after the first begin after a space (or past the end of the line)?"""
-    return all(p >= len(line) or line[p - 1] in b" \t" for p in starts[1:])
+def _aligned_at(line: bytes, starts: list[int], marks: bool = False) -> bool:
+    """Does each column after the first begin after a space (or past the end of the line; with
+    `marks`, after psql's wrap or newline marker)?"""
+    after = b" \t.+" if marks else b" \t"
+    return all(p >= len(line) or line[p - 1] in after for p in starts[1:])
 
 
 def _spaced(line: bytes, starts: list[int]) -> list[tuple[int, int]]:
@@ -298,9 +401,12 @@ def _line_at(buf: bytes, start: int) -> tuple[bytes, int]:
     return buf[start:e], e + 1
 
 
-def secret_cells(buf: bytes, gated: bool = False) -> list[tuple[int, int, int]]:
+def secret_cells(buf: bytes, gated: bool = False,
+                 heads: list[tuple[int, int, bool]] | None = None) -> list[tuple[int, int, int]]:
     """(start, end, kind) of the values in secret-named columns of the text tables in buf
-    (`gated`: the caller knows that may_hold_table(buf) holds)."""
+    (`gated`: the caller knows that may_hold_table(buf) holds). `heads` gets, for each table with a
+    secret column, (start, end) of its head (the lines down to its separator) and whether its rows
+    run to the end of buf (a table that may go on after it)."""
     if not gated and not may_hold_table(buf):
         return []
     buf = ascii_boxes(buf)
@@ -312,12 +418,12 @@ def secret_cells(buf: bytes, gated: bool = False) -> list[tuple[int, int, int]]:
             continue
         sep = buf[sa:sb].rstrip(b"\r")
         if b"-" not in sep:  # a list-mode header
-            done = max(done, _list_mode(buf, sa, sb, out))
+            done = max(done, _list_mode(buf, sa, sb, out, heads))
             continue
         if sa == 0:
             continue
         if _COLSEP.fullmatch(sep):
-            end = _column_mode(buf, sa, sep, out)
+            end = _column_mode(buf, sa, sep, out, heads)
             done = max(done, end)
             continue
         body = sep.strip(b" \t")
@@ -338,11 +444,13 @@ def secret_cells(buf: bytes, gated: bool = False) -> list[tuple[int, int, int]]:
             h2cells = _cells(buf[h2s:hs - 1], lead, trail)
             if h2cells is not None and len(h2cells) == ncols:
                 kinds = _kinds(buf[h2s:hs - 1], h2cells)
+                hs = h2s
         if not kinds:
             continue
         rows: list[tuple[int, bytes]] = []
         pos = sb + 1
         footer = False
+        wrap = b"+" in sep or ncols == 1  # psql (and mysql) draw `+`; psql's values may wrap (markdown's not)
         while pos <= n and len(rows) < MAX_ROWS:
             line, nxt = _line_at(buf, pos)
             if ncols == 1:
@@ -353,7 +461,7 @@ def secret_cells(buf: bytes, gated: bool = False) -> list[tuple[int, int, int]]:
                 if not line.strip() or _SEP.fullmatch(line.rstrip(b"\r")):
                     break
             else:
-                if not line.strip() or b"|" not in line:
+                if not line.strip() or (b"|" not in line and not (wrap and _old_ascii(line, bounds))):
                     break
                 if _SEP.fullmatch(line.rstrip(b"\r")):
                     if lead:  # mysql: the closing border
@@ -361,22 +469,96 @@ def secret_cells(buf: bytes, gated: bool = False) -> list[tuple[int, int, int]]:
                     break
             rows.append((pos, line))
             pos = nxt
+        if heads is not None:
+            heads.append((hs, sb + 1, pos >= n))
         if ncols == 1 and not footer:
             continue
+        pieces: dict[int, list[_Piece | None]] = {j: [] for j in kinds}
         for at, line in rows:
             if ncols > 1:
-                cells = _cells(line, lead, trail)
+                cells = None if b"|" in line else _cut_at(line, bounds, ncols, lead)  # old-ascii: no `|`
+                cells = cells or _cells(line, lead, trail)
                 if cells is None:
                     break
                 if len(cells) > ncols:  # a value holds a `|`
                     cells = _aligned(line, bounds, ncols, lead) or _edges(cells, ncols)
                 elif len(cells) < ncols:
+                    for lst in pieces.values():
+                        lst.append(None)
                     continue
             else:
                 cells = [(0, len(line))]
-            for j, kd in kinds.items():
-                v = _value(line, *cells[j], kd)
-                if v is not None:
-                    out.append((at + v[0], at + v[1], kd))
+            for j in kinds:
+                a, b = cells[j]
+                if wrap:
+                    last = j == ncols - 1 and not trail
+                    before = bounds[j - 1 + lead] if j - 1 + lead >= 0 and j - 1 + lead < len(bounds) else -1
+                    pieces[j].append(_piece(at, line, a, b, last, before))
+                else:
+                    pieces[j].append(_Piece(at, line, a, b, False, False))
             done = at
+        for j, kd in kinds.items():
+            _wrapped_values(pieces[j], kd, out)
     return out
+
+
+def _old_ascii(line: bytes, bounds: list[int]) -> bool:
+    """A continuation line of psql's old-ascii linestyle: no `|`, and `;` (wrapped) or `:`
+    (newline) where the separator has its `+`, spaces at the others."""
+    marks = [line[p] for p in bounds if p < len(line)]
+    return (bool(marks) and all(c in b" ;:" for c in marks) and any(c in b";:" for c in marks)
+            and line.isascii())
+
+
+def _cut_at(line: bytes, bounds: list[int], ncols: int, lead: bool) -> list[tuple[int, int]] | None:
+    """Cells of an old-ascii continuation line, cut at the separator's `+` columns."""
+    if not _old_ascii(line, bounds):
+        return None
+    cuts = [-1, *bounds] if not lead else bounds
+    return [(min(cuts[j] + 1, len(line)), min(cuts[j + 1] if j + 1 < len(cuts) else len(line), len(line)))
+            for j in range(ncols)]
+
+
+def open_table(buf: bytes, head: bytes = b"") -> tuple[int, int] | None:
+    """(start, end) in head + buf of the head (the lines down to its separator) of a table with a
+    secret column whose rows run to the end of buf: text cut after buf (a chunk of a long file) may
+    hold more of its rows, which only its head tells. `head`: such a head from before buf (the
+    table buf goes on with). None when buf ends with no such table."""
+    body = buf[:-1] if buf.endswith(b"\n") else buf
+    last = body[body.rfind(b"\n") + 1:]
+    if not last.strip():
+        return None
+    if not head and not may_hold_table(buf):
+        return _open_one_column(buf) if b"|" not in last and has_secret_word(buf) else None
+    heads: list[tuple[int, int, bool]] = []
+    secret_cells(head + buf if head else buf, bool(head) and may_hold_table(head + buf), heads)
+    if heads and heads[-1][2]:
+        return heads[-1][0], heads[-1][1]
+    return None
+
+
+def _open_one_column(buf: bytes) -> tuple[int, int] | None:
+    """The head of a psql one-column result with no footer yet (a table only once its `(N rows)`
+    comes): a secret name over a run of dashes, and rows without blank lines to the end of buf."""
+    found = None
+    for m in _SEP_RX.finditer(buf):
+        found = m
+    if found is None or found.start() == 0 or b"|" in found.group() or b"+" in found.group():
+        return None
+    sa, sb = found.span()
+    hs = buf.rfind(b"\n", 0, sa - 1) + 1
+    if column_kind(buf[hs:sa - 1].decode("utf-8", "replace")) is None:
+        return None
+    rest = buf[sb + 1:].rstrip(b"\n")
+    if any(not ln.strip() for ln in rest.split(b"\n")) if rest else False:
+        return None
+    return hs, sb + 1
+
+
+def names_secret_column(line: bytes) -> bool:
+    """Might this line be the header of a table with a secret column (its names, split at `|`,
+    box-drawing bars or blanks)?"""
+    if len(line) > 4096 or not has_secret_word(line):
+        return False
+    return any(column_kind(w.decode("utf-8", "replace")) is not None
+               for w in re.split(rb"[|\s]+", ascii_boxes(line)) if w)

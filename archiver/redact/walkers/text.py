@@ -1,8 +1,11 @@
-"""Text files, streamed in chunks cut at newlines; PEM blocks are never split.
+"""Text files, streamed in chunks cut at newlines; PEM blocks and secret tables are never split.
 
 A chunk ends at its last newline. If an unterminated `-----BEGIN` remains in it,
 the chunk is cut before that line and the rest waits for more data (up to
-`pem_cap` bytes), so a multi-line private key is always matched whole. A chunk that is not
+`pem_cap` bytes), so a multi-line private key is always matched whole. A chunk that
+would end inside a text table with a secret column (or right after its header) ends
+before the table; a table longer than a chunk has its head read again with the next
+chunk (`_table_cut`, `_redact_part`), so its rows are cells under their columns. A chunk that is not
 UTF-8 (Latin-1, CP1252 text) is matched as it is and again read as Latin-1
 (`redact_any_encoding`); its non-ASCII bytes come back untouched.
 """
@@ -11,10 +14,15 @@ from __future__ import annotations
 
 from typing import BinaryIO, Callable
 
+from archiver.redact import tables
+
 CHUNK = 1 << 20
 PEM_CAP = 1 << 16
 # A line longer than this is cut at the last separator byte instead of waiting for a newline.
 MAX_CARRY = 16 << 20
+# The head of a table (its header and separator lines) carried over to the next chunk is at most this
+# long; a chunk that ends inside a table starting in it is cut before the table instead
+TABLE_HEAD_CAP = 64 << 10
 # a cut inside a line is checked against this much text on each side of it (_settle_cut)
 _SETTLE_WINDOW = 4096
 _SEPARATORS = (b" ", b"\t", b",", b";", b'"', b"'", b">", b")", b"}", b"]")
@@ -93,10 +101,52 @@ def redact_any_encoding(buf: bytes, redact: Callable[[bytes], bytes]) -> bytes:
         return out
 
 
+def _table_cut(buf: bytes, cut: int, head: bytes) -> tuple[int, bytes]:
+    """A chunk ending at `cut` (a newline) must not part a table with a secret column from its
+    head (the engine's table pass finds a column by its header): the chunk is cut before the
+    table's head when the table starts in it, or (a table longer than a chunk) that head is
+    returned, to be read with the next chunk. (cut, head for the next chunk)."""
+    part = buf[:cut]
+    # a header among the chunk's last three lines (under it: duckdb's row of types, a separator; a
+    # psql one-column result is a table only with its footer): the table waits for the next chunk
+    start = ls = cut
+    for _ in range(3):
+        if ls <= 0:
+            break
+        prev = part.rfind(b"\n", 0, ls - 1) + 1
+        if tables.names_secret_column(part[prev:ls]):
+            start = prev
+        ls = prev
+    if start < cut:  # (0: the chunk is nothing but that header: it waits for the rest)
+        return start, b""
+    found = tables.open_table(part, head)
+    if found is None:
+        return cut, b""
+    hs, he = found
+    if hs - len(head) > 0:  # the table starts in this chunk: all of it goes to the next one
+        return hs - len(head), b""
+    if he - hs > TABLE_HEAD_CAP:
+        return cut, b""
+    return cut, (head + part)[hs:he]
+
+
+def _redact_part(part: bytes, head: bytes, redact: Callable[[bytes], bytes]) -> bytes:
+    """redact(part), read after the head of the table it goes on with (when it has one): the rows
+    at its start are cells under that head's columns. The head itself was redacted with the chunk
+    it came in: when redacting it again would change it, part is redacted alone."""
+    if not head:
+        return redact_any_encoding(part, redact)
+    out = redact_any_encoding(head + part, redact)
+    if out.startswith(head):
+        return out[len(head):]
+    return redact_any_encoding(part, redact)
+
+
 def redact_stream(src: BinaryIO, dst: BinaryIO, redact: Callable[[bytes], bytes], chunk: int | None = None,
                   max_carry: int = MAX_CARRY) -> None:
     chunk = chunk or CHUNK
     carry = b""
+    head = b""  # the head of the table with a secret column that the last chunk ended in
     while True:
         data = src.read(chunk)
         final = not data
@@ -104,12 +154,16 @@ def redact_stream(src: BinaryIO, dst: BinaryIO, redact: Callable[[bytes], bytes]
         if not buf:
             return
         cut = _cut(buf, final, max_carry)
+        next_head = b""
         if cut and not final and buf[cut - 1 : cut] != b"\n":
             cut = _settle_cut(buf, cut, redact)
+        elif cut and not final:
+            cut, next_head = _table_cut(buf, cut, head)
         if cut:
-            dst.write(redact_any_encoding(buf[:cut], redact))
+            dst.write(_redact_part(buf[:cut], head, redact))
+            head = next_head
         carry = buf[cut:]
         if final:
             if carry:
-                dst.write(redact_any_encoding(carry, redact))
+                dst.write(_redact_part(carry, head, redact))
             return
