@@ -33,6 +33,6 @@ def test_wheel_contains_rule_packs(tmp_path: Path) -> None:
                     "-w", str(out), str(src)], check=True, capture_output=True)
     (wheel,) = out.glob("archiver-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
-    for pack in ("secrets", "pii", "paths"):
+    for pack in ("secrets", "pii", "paths", "words"):
         assert f"archiver/rules/{pack}.toml" in names
     assert "archiver/cli.py" in names and "archiver/demo/claude_sample.py" in names

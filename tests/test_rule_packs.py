@@ -541,3 +541,34 @@ def test_a_rule_without_keywords_rarely_matches_ordinary_text(rule_id: str) -> N
     raw = next(r for _, r in RAW_RULES if r["id"] == rule_id)
     matches = sum(1 for _ in re2.finditer(raw["regex"], ORDINARY_TEXT))
     assert matches * 10_000 <= len(ORDINARY_TEXT), f"{rule_id}: {matches} matches in {len(ORDINARY_TEXT)} bytes"
+
+
+# ---------------------------------------------------------------- word lists (rules/words.toml)
+def test_the_shipped_word_lists_load_and_feed_the_generated_rules() -> None:
+    from archiver.redact.rules import (COMMON_WORD_USERNAMES, GENERIC_ACCOUNTS, WORD_LISTS, builtin_pack_path,
+                                       load_word_lists)
+
+    lists = load_word_lists(builtin_pack_path("words"))
+    assert set(lists) == set(WORD_LISTS)
+    assert {"root", "ubuntu", "runner"} <= lists["generic_accounts"] == GENERIC_ACCOUNTS
+    assert {"max", "will", "data"} <= lists["common_word_usernames"] == COMMON_WORD_USERNAMES
+    assert "will" in lists["common_word_first_names"] and "localhost" in lists["generic_hosts"]
+    assert not lists["generic_accounts"] & lists["common_word_usernames"]  # a generic account is never a rule
+
+
+@pytest.mark.parametrize(("text", "problem"), [
+    ("generic_hosts = [", "cannot read word lists"),
+    ('generic_hosts = ["Localhost"]\ngeneric_accounts = []\ncommon_word_first_names = []\n'
+     "common_word_usernames = []", "generic_hosts must be a list of non-empty lower-case strings"),
+    ("generic_hosts = []\ngeneric_accounts = []\ncommon_word_first_names = []", "common_word_usernames must be"),
+    ('generic_hosts = []\ngeneric_accounts = []\ncommon_word_first_names = []\ncommon_word_usernames = []\n'
+     "extra = []", "unknown word list(s): extra"),
+])
+def test_a_bad_word_list_file_is_refused_naming_the_file(tmp_path: Path, text: str, problem: str) -> None:
+    from archiver.redact.rules import RuleError, load_word_lists
+
+    f = tmp_path / "words.toml"
+    f.write_text(text)
+    with pytest.raises(RuleError) as e:
+        load_word_lists(f)
+    assert str(e.value).startswith(f"{f}: ") and problem in str(e.value)

@@ -11,8 +11,8 @@ generated rules with ids `user-username`, `user-username-account`,
 names (`root`, `ubuntu`, ...) are never turned into rules: replacing `root`
 everywhere would wreck ordinary text and hides nothing private. Usernames shorter
 than 3 characters are only replaced in path context (`/home/ab/`, `-home-ab-`), never
-as free-standing words. Usernames that are everyday words (`max`, `will`: see
-COMMON_WORD_USERNAMES) are replaced only where an account shows (a home folder,
+as free-standing words. Usernames that are everyday words (`max`, `will`: the
+lists are data, in rules/words.toml) are replaced only where an account shows (a home folder,
 `max@host`, `uid=1000(max)`, a passwd line, `sudo -u max`), not in `max-width`, a
 `"max"` key or prose.
 """
@@ -39,16 +39,6 @@ BUILTIN_PACKS = ("secrets", "pii", "paths")
 KEY_PACKS = frozenset({"paths", "pii"})
 PATH_PACKS = frozenset({"paths"})
 
-# Account names so common that replacing them everywhere would wreck ordinary text.
-# Host names every machine could have: replacing them would hide nothing and wreck ordinary text.
-GENERIC_HOSTS = frozenset({"localhost", "localhost.localdomain", "ubuntu", "debian", "raspberrypi", "host",
-                           "server", "machine", "computer", "desktop", "laptop", "runner", "buildkitd"})
-GENERIC_ACCOUNTS = frozenset({
-    "root", "user", "users", "admin", "administrator", "ubuntu", "runner", "debian", "ec2-user",
-    "nobody", "vagrant", "guest", "test", "dev", "developer", "node", "app", "docker", "git", "www",
-    "www-data", "build", "ci", "jenkins", "centos", "fedora", "pi", "home", "default", "local",
-    "service", "server", "codespace", "vscode", "coder", "gitpod", "ec2", "azureuser", "opc",
-})
 
 _PACK_KEYS = frozenset({"name", "version", "description"})
 _RULE_KEYS = frozenset({
@@ -187,6 +177,41 @@ def builtin_pack_path(name: str) -> Path:
     if repo.is_file():
         return repo
     raise RuleError(f"builtin:{name}: rule pack not found (looked in archiver.rules and {repo.parent})")
+
+
+# ---------------------------------------------------------------- word lists (rules/words.toml)
+
+WORD_LISTS = ("generic_hosts", "generic_accounts", "common_word_first_names", "common_word_usernames")
+
+
+def load_word_lists(path: Path) -> dict[str, frozenset[str]]:
+    """The word lists the generated rules consult, from `path` (rules/words.toml): each a list of
+    lower-case strings. Raise RuleError naming the file on anything else."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
+        raise RuleError(f"{path}: cannot read word lists: {e}") from None
+    out: dict[str, frozenset[str]] = {}
+    for name in WORD_LISTS:
+        words = data.get(name)
+        if not isinstance(words, list) or not all(isinstance(w, str) and w and w == w.strip().lower() for w in words):
+            raise RuleError(f"{path}: {name} must be a list of non-empty lower-case strings")
+        out[name] = frozenset(words)
+    unknown = set(data) - set(WORD_LISTS) - {"version"}
+    if unknown:
+        raise RuleError(f"{path}: unknown word list(s): {', '.join(sorted(unknown))}")
+    return out
+
+
+_WORDS = load_word_lists(builtin_pack_path("words"))
+# Host names every machine could have: replacing them would hide nothing and wreck ordinary text.
+GENERIC_HOSTS = _WORDS["generic_hosts"]
+# Account names so common that replacing them everywhere would wreck ordinary text.
+GENERIC_ACCOUNTS = _WORDS["generic_accounts"]
+# First names that are everyday words ("Will this work?"): matched only with the last name.
+COMMON_WORD_NAMES = _WORDS["common_word_first_names"]
+# Account names that are everyday words or words of code: replaced only where an account shows.
+COMMON_WORD_USERNAMES = _WORDS["common_word_usernames"]
 
 
 def _validators() -> dict[str, Callable[[str], bool]]:
@@ -377,37 +402,8 @@ _NAME_SEP = r"[\s\pZ._-]*"  # \s is ASCII in RE2; \pZ adds no-break and other Un
 # a word: case-insensitively it is `et al.`, the state code AL, a syllable of every text.
 SHORT_NAME = 3
 # The first name of a configured full name is matched alone (`Thanks, Zelda!`), as written and as a
-# word, when it has at least this many letters and is no everyday word (below).
+# word, when it has at least this many letters and is no everyday word (COMMON_WORD_NAMES).
 FIRST_NAME_MIN = 4
-# First names that are everyday English words: alone, as written, they still start sentences
-# ("Will this work?", "Mark it done", "Grant access"), so they are matched only with the last name.
-COMMON_WORD_NAMES = frozenset({
-    "will", "mark", "bill", "grant", "chase", "hope", "grace", "faith", "frank", "jack", "rose", "dawn",
-    "june", "april", "august", "summer", "hunter", "lance", "miles", "drew", "gene", "page", "reed", "wade",
-    "dale", "dean", "glen", "herb", "nick", "norm", "rich", "rusty", "sandy", "penny", "holly", "lily",
-    "daisy", "ruby", "pearl", "amber", "crystal", "angel", "honor", "sunny", "major", "king", "earl",
-    "river", "rain", "storm", "stone", "cliff", "forest", "heather", "violet", "olive", "sage", "star",
-    "skye", "bishop", "carol", "max", "art", "pat", "sue", "guy", "joy", "may", "ivy", "ray", "rob",
-    "case", "cash", "clay", "cole", "gray", "grey", "hall", "hill", "long", "mason", "price",
-    "ward", "young", "bond", "brook", "brooke", "destiny", "harmony", "melody", "misty", "autumn", "winter",
-})
-
-
-# Account names that are everyday words or words of code (`max`, `will`, `mark`, `case`, `data`):
-# replaced where an account shows (home paths, `max@host`, `uid=1000(max)`, `sudo -u max`, a passwd
-# line), never as a word (`max-width`, a `"max"` key, "I will do it").
-COMMON_WORD_USERNAMES = frozenset({
-    # names that are frequent words of prose or code (not every name that is also a word: `carol`,
-    # `destiny` are rare as words and stay matched everywhere)
-    "max", "min", "will", "mark", "bill", "grant", "case", "page", "chase", "hope", "grace", "rose", "june",
-    "april", "august", "summer", "winter", "autumn", "miles", "drew", "gene", "nick", "norm", "rich", "ruby",
-    "major", "king", "river", "rain", "storm", "stone", "star", "art", "pat", "guy", "may", "ray", "cash", "clay",
-    "gray", "grey", "hall", "hill", "long", "price", "ward", "young", "bond", "brook", "forest", "sage", "amber",
-    "crystal", "frank", "jack", "dean", "reed", "cliff", "sunny", "angel",
-    # handles that are words of code
-    "data", "code", "main", "work", "deploy", "backup", "web", "mail", "bot", "ops", "sys", "demo", "team",
-    "office", "cloud", "info", "help", "new", "temp", "tmp", "sample", "master", "key", "log", "net",
-})
 
 
 def word_username(name: str) -> bool:
