@@ -204,3 +204,36 @@ def test_a_netrc_password_change_in_a_git_diff_tool_result_is_redacted() -> None
         assert old not in out and new not in out, out
         # (`-password X` flush left is also a command-line flag: either label will do)
         assert out.count("PASSWORD:") == 2 and out.splitlines()[:5] == diff.splitlines()[:5], out
+
+
+def test_a_netrc_edit_by_claude_code_hides_the_password_in_every_field() -> None:
+    """An Edit of ~/.netrc with flush lines: the tool_use input holds only `password X` lines, the
+    result's structuredPatch one diff line per string (`-password OLD`, `+password NEW`): each
+    string's own start and end are the line's, and both passwords go everywhere."""
+    import json
+
+    from archiver.redact.base import RedactionReport
+    from archiver.redact.redactor import build_redactor
+
+    red = build_redactor(["builtin:secrets", "builtin:pii", "builtin:paths"], b"cli-credentials-test-key-0123456789",
+                         RuntimeTerms())
+    old, new = password(), password()
+    before = f"machine api.example.com\nlogin deploy@example.com\npassword {old}\n"
+    after = before.replace(old, new)
+    use = {"type": "assistant", "message": {"role": "assistant", "content": [
+        {"type": "tool_use", "id": "toolu_01A09q90qw90lq917835lq9X", "name": "Edit",
+         "input": {"file_path": "/srv/ci/.netrc", "old_string": f"password {old}", "new_string": f"password {new}"}}]}}
+    result = {"type": "user", "toolUseResult": {
+        "filePath": "/srv/ci/.netrc", "oldString": before, "newString": after,
+        "structuredPatch": [{"oldStart": 1, "oldLines": 3, "newStart": 1, "newLines": 3,
+                             "lines": [" machine api.example.com", " login deploy@example.com",
+                                       f"-password {old}", f"+password {new}"]}]}}
+    for rec in (use, result):
+        line = json.dumps(rec).encode()
+        out = red.redact_jsonl_line(line, RedactionReport()).decode()
+        assert old not in out and new not in out, out
+        assert "NETRC_PASSWORD" in out or "PASSWORD:" in out
+    patch = json.loads(red.redact_jsonl_line(json.dumps(result).encode(), RedactionReport()))
+    lines = patch["toolUseResult"]["structuredPatch"][0]["lines"]
+    assert lines[:2] == [" machine api.example.com", " login deploy@example.com"]
+    assert lines[2].startswith("-password <") and lines[3].startswith("+password <"), lines
