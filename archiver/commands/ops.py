@@ -241,23 +241,21 @@ class Doctor:
         words = [u for u in red.usernames if len(u.strip()) >= 3 and u.strip().lower() not in GENERIC_ACCOUNTS
                  and word_username(u)]
         word_firsts = [n for n in red.names if first_name_is_a_word(n)]
-        if generic:
-            self.add("redaction terms", "warn", f"usernames {generic} are generic account names: replaced in home "
-                                                "paths only, not as words (add a distinctive term to extra_terms)")
-        if short:
-            self.add("redaction terms", "warn", f"usernames {short} are shorter than 3 characters: replaced in home "
-                                                "paths only")
-        if words:
-            self.add("redaction terms", "warn", f"usernames {words} are everyday words: replaced where an account "
-                                                "shows (home paths, user@host, uid=N(user), passwd, ls -l, ps, who, "
-                                                "sudo -u), not as words in text")
-        if short_names:
-            self.add("redaction terms", "warn", f"names {short_names} have {SHORT_NAME} letters or fewer: replaced "
-                                                "only as written (case-sensitive) and as a whole word")
-        if word_firsts:
-            self.add("redaction terms", "warn", f"names {word_firsts} start with an everyday word: that first name "
-                                                "is replaced only with the last name, never alone")
-        if not generic and not short and not words and not short_names and not word_firsts:
+        notes = [
+            (generic, f"usernames {generic} are generic account names: replaced in home paths only, not as words "
+                      "(add a distinctive term to extra_terms)"),
+            (short, f"usernames {short} are shorter than 3 characters: replaced in home paths only"),
+            (words, f"usernames {words} are everyday words: replaced where an account shows (home paths, user@host, "
+                    "uid=N(user), passwd, ls -l, ps, who, sudo -u), not as words in text"),
+            (short_names, f"names {short_names} have {SHORT_NAME} letters or fewer: replaced only as written "
+                          "(case-sensitive) and as a whole word"),
+            (word_firsts, f"names {word_firsts} start with an everyday word: that first name is replaced only with "
+                          "the last name, never alone"),
+        ]
+        for found, message in notes:
+            if found:
+                self.add("redaction terms", "warn", message)
+        if not any(found for found, _ in notes):
             self.add("redaction terms", "ok", f"{len(red.usernames)} username(s), {len(red.names)} name(s), "
                                               f"{len(red.extra_terms)} extra term(s)")
 

@@ -776,9 +776,13 @@ def _in_flight(conn: sqlite3.Connection, sid: str) -> list[str]:
             (sid,),
         ).fetchall()
         if rows:
-            ids = ", ".join(f"{r['id']} (seq {r['seq']})" for r in rows[:5]) + (" ..." if len(rows) > 5 else "")
-            out.append(f"in-flight: {len(rows)} {what} archived as-is: {ids}")
+            out.append(_in_flight_note(what, [f"{r['id']} (seq {r['seq']})" for r in rows]))
     return out
+
+
+def _in_flight_note(what: str, rows: list[str]) -> str:
+    """The warning for rows archived while still being written (the first five named)."""
+    return f"in-flight: {len(rows)} {what} archived as-is: " + ", ".join(rows[:5]) + (" ..." if len(rows) > 5 else "")
 
 
 def _sidecar_names(conn: sqlite3.Connection, sid: str) -> dict[str, Any]:
@@ -839,8 +843,7 @@ def _legacy_in_flight(conn: sqlite3.Connection, sid: str) -> list[str]:
     ).fetchall()
     if not rows:
         return []
-    ids = ", ".join(str(r[0]) for r in rows[:5]) + (" ..." if len(rows) > 5 else "")
-    return [f"in-flight: {len(rows)} 1.x assistant message(s) without time.completed archived as-is: {ids}"]
+    return [_in_flight_note("1.x assistant message(s) without time.completed", [str(r[0]) for r in rows])]
 
 
 def _legacy_sidecar_names(conn: sqlite3.Connection, sid: str) -> dict[str, Any]:
