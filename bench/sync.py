@@ -11,6 +11,8 @@
 Runs, in this order and on the same bytes:
   zstd -3 (tar | zstd -3, one thread and all threads): the floor
   archiver sync cold, archiver sync again (nothing changed)
+  archiver sync cold with redaction replaced by a copy (bench/sync_without_redaction.py, its own
+  store and state; `--skip-floor` skips it): what the rest of the pipeline costs on its own
   restic backup cold and warm (Debian `restic`, a local repository, compression auto)
   append 1% to the transcripts, then archiver sync and restic backup again
   unchanged re-sync of many tiny sessions at N/4 and N (`--sessions N`): time must grow no
@@ -229,9 +231,10 @@ def write_config(path: Path, home: Path, users: list[str], keys: Path, url: str,
     )
 
 
-def archiver_sync(name: str, config: Path, input_bytes: int, env: dict[str, str]) -> Run:
-    run, out, err = measure(name, [sys.executable, "-m", "archiver", "sync", "--config", str(config), "--json"],
-                            input_bytes, env, cwd=ROOT)
+def archiver_sync(name: str, config: Path, input_bytes: int, env: dict[str, str], redaction: bool = True) -> Run:
+    cmd = ([sys.executable, "-m", "archiver", "sync", "--config", str(config), "--json"] if redaction
+           else [sys.executable, str(ROOT / "bench" / "sync_without_redaction.py"), str(config)])
+    run, out, err = measure(name, cmd, input_bytes, env, cwd=ROOT)
     try:
         doc = json.loads(out)
     except ValueError:
@@ -293,6 +296,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--store", choices=("s3", "file"), default="s3", help="s3 = moto on 127.0.0.1 (default), file = file://")
     p.add_argument("--sessions", type=int, default=10_000, help="tiny sessions for the unchanged re-sync test (0: skip)")
     p.add_argument("--skip-restic", action="store_true")
+    p.add_argument("--skip-floor", action="store_true",
+                   help="skip the cold sync with redaction replaced by a copy (the pipeline's own floor)")
     p.add_argument("--append", type=float, default=0.01, help="fraction appended to transcripts (default 0.01)")
     p.add_argument("--big-transcript-mb", type=float, default=0)
     p.add_argument("--huge-line-mb", type=float, default=0)
@@ -342,6 +347,11 @@ def main(argv: list[str] | None = None) -> int:
             write_config(cfg, home, info["users"], keys, f"{url_base}/size", endpoint, work / "state")
             cold = show(archiver_sync("archiver sync cold", cfg, total, env))
             warm = show(archiver_sync("archiver sync unchanged", cfg, total, env))
+            floor = None
+            if not args.skip_floor:
+                fcfg = work / "config-floor.toml"
+                write_config(fcfg, home, info["users"], keys, f"{url_base}/floor", endpoint, work / "state-floor")
+                floor = show(archiver_sync("archiver sync cold, no redaction", fcfg, total, env, redaction=False))
 
             restic_cold = None
             renv = child_env({"RESTIC_PASSWORD": "bench", "RESTIC_CACHE_DIR": str(work / "restic-cache")})
@@ -403,6 +413,13 @@ def main(argv: list[str] | None = None) -> int:
                     f"archiver used {cold.cpu_seconds / cold.seconds:.2f} cores on average")
             if restic_warm:
                 log(f"unchanged: archiver {warm.seconds:.2f} s, restic {restic_warm.seconds:.2f} s")
+        if floor is not None:
+            share = 1 - floor.seconds / cold.seconds if cold.seconds else 0.0
+            results["checks"]["pipeline_floor"] = {"seconds": round(floor.seconds, 2), "cpu_seconds": floor.cpu_seconds,
+                                                   "redaction_share_of_cold_wall": round(share, 3)}
+            log(f"pipeline floor (cold sync, redaction replaced by a copy; bench only): {floor.seconds:.2f} s, "
+                f"{floor.mbps:.1f} MB/s" + (f", {floor.mbps / restic_cold.mbps:.2f}x restic" if restic_cold else "")
+                + f"; redaction and its re-scan are {share:.0%} of the cold sync's wall time")
         if z1:
             log(f"cold sync vs zstd -3 (one thread): {cold.mbps / z1.mbps:.2f}x")
         chk = results["checks"]["append_upload_vs_compressed_appended"]
