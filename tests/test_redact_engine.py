@@ -262,6 +262,38 @@ def test_decoys_stay_byte_identical(builtin: Engine) -> None:
         assert builtin.redact(text, None) == text, text
 
 
+def _minified_svg_path(rnd: random.Random) -> str:
+    """Path data as SVGO writes it: leading zeros dropped, so `43.6.59.52` is 43.6, .59, .52."""
+    def num() -> str:
+        v = rnd.choice([rnd.uniform(-300, 300), rnd.uniform(0, 1), float(rnd.randint(0, 255))])
+        t = f"{v:.{rnd.randint(0, 3)}f}"
+        return t.replace("0.", ".", 1) if t.startswith(("0.", "-0.")) else t
+    out = ["M" + num()]
+    for _ in range(rnd.randint(3, 30)):
+        out.append(rnd.choice("MLHVCSQTAZmlhvcsqtaz"))
+        sep = ""
+        for _ in range(rnd.randint(1, 7)):
+            n = num()
+            if not sep and out[-1][-1].isdigit() and not n.startswith((".", "-")):
+                sep = " "
+            out.append(sep + n)
+            sep = rnd.choice(["", " ", ","])
+    return "".join(out)
+
+
+def test_minified_svg_path_data_is_not_taken_for_ip_addresses(builtin: Engine) -> None:
+    rnd = random.Random(5)
+    paths = [_minified_svg_path(rnd) for _ in range(3000)]
+    # the generator does make dotted runs that read as public IPv4 addresses (the point of the test)
+    assert sum(1 for d in paths if builtin.scan(f"ip {d}")) > 5
+    for d in paths:
+        for text in (f'<path fill="none" d="{d}"/>', f"<path d='{d}'/>"):
+            assert builtin.redact(text, None) == text, text
+    assert builtin.redact('<polygon points="0,0 12.34.56.78 5,5"/>', None) == '<polygon points="0,0 12.34.56.78 5,5"/>'
+    # an address in an attribute that is no path data is still one
+    assert "93.184.216.34" not in builtin.redact('<a href="http://93.184.216.34/" d="x">', None)
+
+
 def test_planted_secrets_replaced_and_tokens_inert(builtin: Engine) -> None:
     text = (f"AWS_ACCESS_KEY_ID={AWS}\nexport GITHUB_TOKEN={GHP}\nmail bob.stone@northwind-traders.com\n"
             f"cd /home/alice/app && ls ~alice\nBob Stone wrote it\n"
