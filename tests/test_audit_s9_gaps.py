@@ -1,5 +1,5 @@
-"""Audit s9: leaks that no new secrets rule can close, pinned as strict xfails (SECURITY.md convention:
-each starts failing the day it is fixed, and must then be un-marked)."""
+"""Audit s9: the leaks a new provider rule alone could not close (a kaggle.json inside a JSON record,
+other users' folders on network home shares)."""
 
 from __future__ import annotations
 
@@ -24,7 +24,6 @@ def test_kaggle_json_printed_in_text_is_redacted(red) -> None:
     assert KAGGLE_KEY not in red.redact_text(text, RedactionReport())
 
 
-@pytest.mark.xfail(strict=True, reason="gap: the JSON walker scans a 'key' value alone, without its 'username' sibling")
 @pytest.mark.parametrize("record", [
     {"type": "user", "toolUseResult": {"file": {"filePath": "/home/zelda/.kaggle/kaggle.json",
                                                 "content": json.dumps({"username": "kagglefan", "key": KAGGLE_KEY})}}},
@@ -33,9 +32,14 @@ def test_kaggle_json_printed_in_text_is_redacted(red) -> None:
 def test_kaggle_json_inside_a_jsonl_record_is_redacted(red, record: dict) -> None:
     out = red.redact_jsonl_line(json.dumps(record).encode(), RedactionReport())
     assert KAGGLE_KEY.encode() not in out
+    assert b"kagglefan" in out
 
 
-@pytest.mark.xfail(strict=True, reason="gap: rules/paths.toml knows no UNC/SMB home share (\\\\server\\home$\\user)")
+def test_a_username_beside_an_ordinary_key_is_left_alone(red) -> None:
+    line = json.dumps({"type": "cache", "entry": {"username": "kagglefan", "key": "profile:settings"}}).encode()
+    assert red.redact_jsonl_line(line, RedactionReport()) == line
+
+
 @pytest.mark.parametrize("text", [
     r"copy \\fileserver01\home$\frankl\budget.xlsx",
     r"dir \\nas\Users\frankl\Documents",

@@ -227,6 +227,9 @@ _PAIR_KEYS = (("name", "value"), ("Name", "Value"), ("key", "value"), ("Key", "V
               ("ParameterKey", "ParameterValue"))
 
 
+# {"username": ..., "key": ...} is the shape of ~/.kaggle/kaggle.json: its key is scanned under
+# that name (the kaggle rule wants 32 hex digits), as "key" alone is too common a name to judge
+_USER_KEY_PAIR = ("key", "kaggle_key")
 _VALUE_KEYS = frozenset({"value", "Value", "secret", "data"})
 # a list of field names (`"required": ["username", "password", "email"]`, `["USER", "PASSWORD",
 # "DRIVER_ID"]`): the item after a secret-like one is another name, not its value
@@ -417,7 +420,8 @@ class JsonRedactor:
             if type(node) is dict:
                 nkeys += len(node)
                 opaque = "data" in node and _opaque_data(node)
-                pair = _secret_pair(node) if ("value" in node or "Value" in node or "ParameterValue" in node) else None
+                pair = (_secret_pair(node) if ("value" in node or "Value" in node or "ParameterValue" in node)
+                        else _USER_KEY_PAIR if "key" in node and type(node.get("username")) is str else None)
                 if not node.keys() <= clean:  # some key may carry a path or a name
                     for k in node:
                         km = kcache.get(k)
