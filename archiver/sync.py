@@ -478,6 +478,7 @@ class Syncer:
             artifacts.append(art_state.artifact)
             states.append(art_state)
             changed = changed or art_changed
+        lost_primary = False  # the transcript / database the session's facts were read from is gone
         if previous is not None:
             # files the harness deleted since (Claude prunes transcripts): keep what we archived
             now = {_logical(a.path) for a in artifacts}
@@ -487,6 +488,7 @@ class Syncer:
                 if old.path in moved:  # the same file under a new name (Codex archived_sessions/, a renamed project)
                     continue
                 artifacts.append(old)
+                lost_primary = lost_primary or old.role in ("transcript", "database")
                 note = f"{old.path}: gone from the machine; the archived copy is kept"
                 if note not in warnings:
                     warnings.append(note)
@@ -499,9 +501,16 @@ class Syncer:
         for rule, n in counts.items():
             total_counts[rule] = total_counts.get(rule, 0) + n
         title = self.redactor.redact_text(ds.title, report, "title") if ds.title else None
+        kind, created_at, parents = ds.kind, ds.created_at, ds.parents
+        if previous is not None and lost_primary:
+            # what the gone (kept) transcript said stays with it: a session of leftovers (file
+            # backups of a pruned transcript) has no title or lineage of its own to replace it
+            title, created_at = title or previous.title, created_at or previous.created_at
+            if not parents:
+                kind, parents = previous.kind, previous.parents
         session = compact(Session(
-            key=ds.key, harness=ds.harness, session_id=ds.session_id, kind=ds.kind, title=title,
-            created_at=ds.created_at, updated_at=ds.updated_at, artifacts=artifacts, parents=ds.parents,
+            key=ds.key, harness=ds.harness, session_id=ds.session_id, kind=kind, title=title,
+            created_at=created_at, updated_at=ds.updated_at, artifacts=artifacts, parents=parents,
             redactions=total_counts, warnings=warnings, host_id=self.host_id,
             archived_at=previous.archived_at if previous and not changed else _now(),
         ))

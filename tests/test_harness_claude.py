@@ -181,3 +181,62 @@ def test_sibling_files_without_a_transcript_are_a_session(tmp_path: Path) -> Non
         (f".claude/projects/{KEY}/{FORK}.ccr-tip.json", "sidecar", "json"),
         (f".claude/projects/{KEY}/{FORK}.dir-sync.json", "sidecar", "json")]
     assert fork.warnings == [f"{KEY}/{FORK}.*: session files without its transcript {FORK}.jsonl"]
+
+
+def test_file_history_of_a_session_never_seen_is_a_session_of_its_own(tmp_path: Path) -> None:
+    """file-history/<sid>/ and session-env/<sid>/ are that session's (seed layout); with no
+    transcript anywhere (pruned before the first run) they still form its session, with a warning."""
+    gone = "0b0e5f4e-1111-4222-8333-000000000009"
+    write_main(tmp_path / ".claude" / "projects" / KEY)
+    fh = tmp_path / ".claude" / "file-history" / gone
+    fh.mkdir(parents=True)
+    (fh / "0123456789abcdef@v1").write_text(f"print('backup of {CWD}/app.py')\n")
+    (fh / "0123456789abcdef@v2").write_text("print('v2')\n")
+    env = tmp_path / ".claude" / "session-env" / gone
+    env.mkdir(parents=True)
+    (env / "hook-1.sh").write_text("export TOKEN=abc\n")
+    main_fh = tmp_path / ".claude" / "file-history" / MAIN
+    main_fh.mkdir()
+    (main_fh / "fedcba9876543210@v1").write_text("x\n")
+    found = discover(tmp_path)
+    s = found[f"claude-code:{gone}"]
+    assert [(a.path, a.role, a.format) for a in s.sources] == [
+        (f".claude/file-history/{gone}/0123456789abcdef@v1", "blob", "text"),
+        (f".claude/file-history/{gone}/0123456789abcdef@v2", "blob", "text"),
+        (f".claude/session-env/{gone}/hook-1.sh", "sidecar", "text")]
+    assert s.warnings == [f"file-history/{gone}/, session-env/{gone}/: session files without its transcript {gone}.jsonl"]
+    assert (s.kind, s.parents) == ("main", [])
+    # a session whose transcript is there keeps its folder, and no second session is made of it
+    assert f".claude/file-history/{MAIN}/fedcba9876543210@v1" in [a.path for a in found[f"claude-code:{MAIN}"].sources]
+    assert sorted(found) == sorted([f"claude-code:{MAIN}", f"claude-code:{gone}"])
+
+
+def test_file_history_outliving_its_pruned_transcript_stays_with_the_archived_session(box: Box) -> None:  # noqa: F811
+    """Claude Code prunes the transcript; a backup written after the last run is still archived,
+    attached to the session archived before, whose transcript, title and lineage are kept."""
+    box.only("claude-code")
+    project = box.home / ".claude" / "projects" / KEY
+    recs = write_main(project)
+    write_branch(project, recs[:8])
+    with (project / f"{FORK}.jsonl").open("a") as f:
+        f.write(_line({"type": "custom-title", "customTitle": "the other approach", "sessionId": FORK}))
+    fh = box.home / ".claude" / "file-history" / FORK
+    fh.mkdir(parents=True)
+    (fh / "0123456789abcdef@v1").write_text("first backup\n")
+    box.sync()
+    before = box.ls()[f"claude-code:{FORK}"]
+    (project / f"{FORK}.jsonl").unlink()  # pruned
+    (fh / "0123456789abcdef@v2").write_text("second backup\n")
+    box.sync()
+    after = box.ls()[f"claude-code:{FORK}"]
+    paths = [a["path"] for a in after["artifacts"]]
+    transcript = next(a for a in before["artifacts"] if a["role"] == "transcript")
+    assert transcript in after["artifacts"]  # the archived copy, as it was
+    assert f".claude/file-history/{FORK}/0123456789abcdef@v1" in paths
+    assert f".claude/file-history/{FORK}/0123456789abcdef@v2" in paths
+    assert (after["title"], after["kind"], after["parents"]) == (before["title"], before["kind"], before["parents"])
+    assert before["title"] == "the other approach" and before["parents"][0]["parent"] == f"claude-code:{MAIN}"
+    assert after["created_at"] == before["created_at"]
+    target = box.base / "restored"
+    assert box.cli("restore", f"claude-code:{FORK}", "--to", str(target))["integrity_errors"] == []
+    assert (target / ".claude" / "file-history" / FORK / "0123456789abcdef@v2").read_text() == "second backup\n"

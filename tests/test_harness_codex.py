@@ -360,3 +360,36 @@ def test_session_index_extracts_come_from_one_pass_over_the_index(tmp_path: Path
         assert out.read_bytes() == expected(tids[i])
     assert b"torn" in (tmp_path / "y0.jsonl").read_bytes() and b"late" in (tmp_path / "y5.jsonl").read_bytes()
     assert len(scans) == 2
+
+
+def test_shell_snapshots_of_a_thread_whose_rollout_is_gone_are_still_archived(codex: tuple[Path, dict]) -> None:
+    """shell_snapshots/<id>.<nonce>.sh and generated_images/<id>/ outlive a deleted rollout: they
+    form the thread's session (its other sidecars with them), with a warning; an id never seen
+    with a rollout gets one too; a temp file alone makes none."""
+    home, info = codex
+    t, f = info["threads"], info["files"]
+    main = t["main"]
+    f["main"].unlink()
+    snaps = home / ".codex" / "shell_snapshots"
+    never = "019b0000-0000-7000-8000-00000000abcd"
+    (snaps / f"{never}.1767323099000000000.sh").write_text("export AWS_SECRET_ACCESS_KEY=abc\n")
+    (snaps / "019b0000-0000-7000-8000-00000000ffff.tmp-1767323099000000000").write_text("# partial\n")
+    found = discover(home)
+    ex = ".codex/archiver-extracts"
+    s = found[k(main)]
+    assert srcs(s) == {
+        (f"{ex}/state_5/{main}.sqlite", "database", "sqlite", "produced"),
+        (f"{ex}/thread_history_1/{main}.sqlite", "database", "sqlite", "produced"),
+        (f"{ex}/session_index/{main}.jsonl", "index", "jsonl", "produced"),
+        (f".codex/shell_snapshots/{main}.1767323045000000000.sh", "sidecar", "text", "whole"),
+        (f".codex/generated_images/{main}/ig_1.png", "blob", "binary", "whole"),
+    }
+    assert s.warnings == [f"thread {main}: no rollout on disk; its shell_snapshots/ and generated_images/ files "
+                          "are archived without it"]
+    assert s.title == "Fix login test (v2)" and s.updated_at is not None
+    lone = found[k(never)]
+    assert srcs(lone) == {(f".codex/shell_snapshots/{never}.1767323099000000000.sh", "sidecar", "text", "whole")}
+    assert (lone.kind, lone.parents) == ("main", [])
+    assert k("019b0000-0000-7000-8000-00000000ffff") not in found
+    every = [a.path for x in found.values() for a in x.sources]
+    assert every.count(f".codex/shell_snapshots/{main}.1767323045000000000.sh") == 1

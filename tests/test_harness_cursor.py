@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import shutil
 import sqlite3
 from pathlib import Path
@@ -26,7 +27,16 @@ from archiver.demo.cursor_sample import (
     TC_EXPLORE,
     TC_TASK,
     TC_TASK2,
+    T0,
+    Store,
+    _meta,
     close_cursor_home,
+    fb,
+    fid,
+    fmap,
+    fs,
+    fv,
+    jb,
     make_cursor_home,
 )
 
@@ -359,5 +369,137 @@ def test_chats_left_in_home_by_older_builds_are_read_when_xdg_moves_the_config_d
         assert found[K + CHAT1].sources[0].source == info["chat1_store"]  # still in ~/.cursor/chats
         assert found[K + CHAT1].sources[0].path == f".cursor/chats/{info['md5_a']}/{CHAT1}/store.db"
         assert found[K + "@host"].sources[0].source == info["root"] / "prompt_history.json"
+    finally:
+        close_cursor_home(info)
+
+
+def _set_created_at(store: Path, created: int) -> None:
+    """Rewrite meta['0'].createdAt of a store (hex of UTF-8 JSON, as Cursor stores it)."""
+    conn = sqlite3.connect(str(store), isolation_level=None)
+    try:
+        meta = decode_meta(conn.execute("SELECT value FROM meta WHERE key = '0'").fetchone()[0])
+        meta["createdAt"] = created
+        conn.execute("UPDATE meta SET value = ? WHERE key = '0'", (json.dumps(meta).encode("utf-8").hex(),))
+    finally:
+        conn.close()
+
+
+@pytest.mark.parametrize("which", ["fork-in-seconds", "source-in-microseconds", "source-in-nanoseconds"])
+def test_creation_times_in_other_units_are_compared_as_milliseconds(tmp_path: Path, which: str) -> None:
+    """createdAt is ms, but readers normalise seconds / micro- / nanoseconds (seed): a fork
+    stamped in seconds is still younger than its source stamped in ms, and keeps the edge."""
+    info = make_cursor_home(tmp_path)
+    try:
+        if which == "fork-in-seconds":
+            _set_created_at(info["fork_store"], (T0 + 600_000) // 1000)
+        else:
+            _set_created_at(info["chat1_store"], T0 * (1000 if which == "source-in-microseconds" else 1_000_000))
+        found = {s.key: s for s in CursorAgent(HarnessContext(home=tmp_path, env={})).discover()}
+        edges = {k: [(e.relation, e.parent, e.at, e.inferred) for e in s.parents] for k, s in found.items()}
+        assert edges[K + FORK] == [("fork", K + CHAT1, info["root1"], True)]
+        assert edges[K + CHAT1] == []
+        assert (found[K + FORK].kind, found[K + CHAT1].kind) == ("fork", "main")
+        # the fork copied chat1's subagents: they stay with the earliest-created chat
+        assert edges[K + SUB1] == [("subagent", K + CHAT1, TC_TASK, False)]
+        assert edges[K + SUB2] == [("subagent", K + CHAT1, TC_TASK2, False)]
+        assert found[K + CHAT1].created_at == "2025-10-09T08:53:20Z"
+        assert found[K + FORK].created_at == "2025-10-09T09:03:20Z"
+    finally:
+        close_cursor_home(info)
+
+
+CLOUD_CHAT = "88888888-8888-4888-8888-888888888888"
+CLOUD_SUB = "cccccccc-cccc-4ccc-8ccc-cccccccccccc"
+TC_CLOUD = "tool_00000000-0000-4000-8000-000000000020"
+TC_BG = "tool_00000000-0000-4000-8000-000000000021"
+TC_FAR = "tool_00000000-0000-4000-8000-000000000022"
+
+
+def _cloud_chat(home: Path, info: dict[str, Any]) -> dict[str, Path]:
+    """A chat whose root names a cloud subagent (subagent_states entry with a
+    CloudSubagentReference {bc_id, transcript_path}), a background run with no subagent id
+    whose SubagentRunState carries transcript_path (field 7, the seed's order), and a run
+    whose transcript_path lies outside every Cursor folder."""
+    root = info["root"]
+    cwd = info["cwd_a"]
+    sub_file = root / "projects" / info["slug_a"] / "agent-transcripts" / "cloud" / "bc-1.jsonl"
+    bg_file = root / "cloud-agents" / "bc-2" / "transcript.jsonl"
+    far_file = home / "elsewhere" / "bc-3.jsonl"
+    for f, text in ((sub_file, "cloud sub"), (bg_file, "background run"), (far_file, "far away")):
+        f.parent.mkdir(parents=True, exist_ok=True)
+        f.write_text(json.dumps({"role": "user", "message": {"content": [{"type": "text", "text": text}]}}) + "\n")
+    st = Store(root / "chats" / info["md5_a"] / CLOUD_CHAT / "store.db")
+    jq = st.put(jb({"role": "user", "content": [{"type": "text", "text": "<user_query>\ndelegate to the cloud\n</user_query>"}]}))
+    sub_state = (fb(1, fs(22, "subagent")) + fv(2, T0 + 1_000) + fv(3, T0 + 2_000) + fb(4, fb(1, b""))
+                 + fb(7, fs(1, "bc-00000000-0000-4000-8000-000000000001") + fs(2, str(sub_file))))
+    root_blob = st.put(
+        fid(1, jq) + fs(22, "agent")
+        + fmap(16, CLOUD_SUB, sub_state)
+        + fmap(30, TC_CLOUD, fs(1, TC_CLOUD) + fs(2, CLOUD_SUB) + fv(4, 3))
+        + fmap(30, TC_BG, fs(1, TC_BG) + fv(4, 2) + fs(5, "background build") + fs(7, str(bg_file)))
+        + fmap(30, TC_FAR, fs(1, TC_FAR) + fv(4, 3) + fs(7, str(far_file)))
+    )
+    st.set_meta(_meta(CLOUD_CHAT, root_blob, "cloud run", T0 + 900_000))
+    st.close()
+    (st.path.parent / "meta.json").write_text(json.dumps({"schemaVersion": 1, "createdAtMs": T0 + 900_000,
+                                                          "hasConversation": True, "cwd": cwd}))
+    return {"sub": sub_file, "bg": bg_file, "far": far_file}
+
+
+def test_cloud_subagent_transcript_path_is_collected_and_linked(tmp_path: Path) -> None:
+    info = make_cursor_home(tmp_path)
+    try:
+        files = _cloud_chat(tmp_path, info)
+        found = {s.key: s for s in CursorAgent(HarnessContext(home=tmp_path, env={})).discover()}
+        sub = found[K + CLOUD_SUB]
+        assert sub.kind == "subagent"
+        assert [(e.relation, e.parent, e.at) for e in sub.parents] == [("subagent", K + CLOUD_CHAT, TC_CLOUD)]
+        chat = f".cursor/chats/{info['md5_a']}/{CLOUD_CHAT}"
+        assert _paths(sub) == [
+            (f"{chat}/store.db", "database", "sqlite", "sqlite", True, False),
+            (f".cursor/projects/{info['slug_a']}/agent-transcripts/cloud/bc-1.jsonl", "transcript", "jsonl", "whole", False, True),
+        ]
+        assert sub.sources[1].source == files["sub"]
+        parent = found[K + CLOUD_CHAT]
+        # the background run names no subagent: its transcript goes with the chat that ran it
+        assert (".cursor/cloud-agents/bc-2/transcript.jsonl", "transcript", "jsonl", "whole", False, True) in _paths(parent)
+        assert not any("elsewhere" in a.path for s in found.values() for a in s.sources)
+        assert any(w == f"transcript_path {files['far']}: not under a Cursor folder; not archived" for w in parent.warnings)
+        # the file under agent-transcripts/cloud/ is the subagent's, not an orphan mirror session
+        assert K + "cloud" not in found
+        every = [a.source for s in found.values() for a in s.sources]
+        assert every.count(files["sub"]) == 1
+    finally:
+        close_cursor_home(info)
+
+
+def test_cloud_transcript_path_gone_from_the_machine_is_reported(tmp_path: Path) -> None:
+    info = make_cursor_home(tmp_path)
+    try:
+        files = _cloud_chat(tmp_path, info)
+        files["sub"].unlink()
+        found = {s.key: s for s in CursorAgent(HarnessContext(home=tmp_path, env={})).discover()}
+        sub = found[K + CLOUD_SUB]
+        assert [a.path for a in sub.sources] == [f".cursor/chats/{info['md5_a']}/{CLOUD_CHAT}/store.db"]
+        assert sub.warnings == [f"transcript_path {files['sub']}: no such file on this machine"]
+    finally:
+        close_cursor_home(info)
+
+
+def test_a_graph_cached_before_run_transcripts_existed_is_read_again(tmp_path: Path) -> None:
+    info = make_cursor_home(tmp_path)
+    try:
+        _cloud_chat(tmp_path, info)
+        cache: dict[str, str] = {}
+        list(CursorAgent(HarnessContext(home=tmp_path, env={}, cache=cache)).discover())
+        key = next(k for k in cache if CLOUD_CHAT in k)
+        old = json.loads(cache[key])
+        assert old["run_transcripts"] == {CLOUD_CHAT: [str(tmp_path / ".cursor" / "cloud-agents" / "bc-2" / "transcript.jsonl"),
+                                                       str(tmp_path / "elsewhere" / "bc-3.jsonl")]}
+        del old["run_transcripts"]  # as an earlier version wrote it
+        cache[key] = json.dumps(old)
+        found = {s.key: s for s in CursorAgent(HarnessContext(home=tmp_path, env={}, cache=cache)).discover()}
+        assert ".cursor/cloud-agents/bc-2/transcript.jsonl" in [a.path for a in found[K + CLOUD_CHAT].sources]
+        assert "run_transcripts" in json.loads(cache[key])
     finally:
         close_cursor_home(info)

@@ -12,6 +12,7 @@ import pytest
 from archiver.harnesses.base import HarnessContext, load_harness
 from archiver.harnesses.opencode import OpenCode, merge_extract
 from archiver.model import Artifact, DiscoveredSession
+from tests.fx_home import Box, box  # noqa: F401
 from archiver.demo.opencode_sample import (
     AWS_KEY,
     CRED_SECRET,
@@ -476,3 +477,119 @@ def test_shell_and_compaction_rows_still_running_are_flagged(tmp_path: Path) -> 
         ]
     finally:
         close_opencode_home(info)
+
+
+def test_a_1x_session_restored_into_an_imported_database_goes_beside_it(tmp_path: Path) -> None:
+    """OpenCode 2.x imports 1.x rows once (kv migration.v1-v2 records it, seed): a 1.x session
+    restored into a database that already holds the marker would never show. It goes into a
+    database of its own beside it (no marker: imported on first start), the imported database
+    and its sessions are left exactly as they were, and the restore says where and why."""
+    info = make_opencode_home(tmp_path / "v2")
+    h2 = OpenCode(HarnessContext(home=tmp_path / "v2", env={}))
+    legacy = tmp_path / "v1"
+    _legacy_db(legacy)
+    h1 = OpenCode(HarnessContext(home=legacy, env={}))
+    try:
+        v2 = {s.key: s for s in h2.discover()}
+        v1 = {s.key: s for s in h1.discover()}
+        target_home = tmp_path / "restore"
+        art = Artifact(path=DB, role="database", format="sqlite")
+        main = h2.restore_artifact(art, _produce(v2[K + SES_A], tmp_path / "a.db"), target_home)
+        assert main == target_home / DB and _rows(main, "SELECT key FROM kv") == [("migration.v1-v2",)]
+        before = {t: _rows(main, f"SELECT * FROM {t} ORDER BY 1") for t in ("session_v2", "session_message", "session",
+                                                                             "message", "part", "kv")}
+        restorer = OpenCode(HarnessContext(home=tmp_path / "nohome", env={}))
+        placed = restorer.restore_artifact(art, _produce(v1[K + L_MAIN], tmp_path / "l.db"), target_home)
+        beside = target_home / ".local/share/opencode/opencode.v1-sessions.db"
+        assert placed == beside
+        assert {t: _rows(main, f"SELECT * FROM {t} ORDER BY 1") for t in before} == before
+        assert _rows(beside, "SELECT id, title FROM session") == [(L_MAIN, "Legacy main")]
+        assert _rows(beside, "SELECT count(*) FROM part") == [(3,)]
+        tables = {r[0] for r in _rows(beside, "SELECT name FROM sqlite_master WHERE type = 'table'")}
+        assert "session_v2" not in tables and "session_message" not in tables  # a 1.x database, to be imported
+        assert "kv" not in tables or _rows(beside, "SELECT count(*) FROM kv") == [(0,)]
+        # the child follows it there
+        restorer.restore_artifact(art, _produce(v1[K + L_CHILD], tmp_path / "c.db"), target_home)
+        assert _rows(beside, "SELECT id FROM session ORDER BY time_created") == [(L_MAIN,), (L_CHILD,)]
+        warnings = restorer.after_restore(target_home, [])
+        assert warnings == [
+            f"opencode: 1.x session(s) {L_MAIN} restored into .local/share/opencode/opencode.v1-sessions.db, not {DB}: "
+            "that database was already imported by OpenCode 2.x (kv migration.v1-v2), which imports 1.x rows once; "
+            f"OpenCode imports these on its first start with OPENCODE_DB={beside}",
+            f"opencode: 1.x session(s) {L_CHILD} restored into .local/share/opencode/opencode.v1-sessions.db, not {DB}: "
+            "that database was already imported by OpenCode 2.x (kv migration.v1-v2), which imports 1.x rows once; "
+            f"OpenCode imports these on its first start with OPENCODE_DB={beside}",
+        ]
+        assert restorer.after_restore(target_home, []) == []  # said once
+        # into a database with no import marker (a fresh target), 1.x rows merge as before
+        fresh = tmp_path / "fresh"
+        assert restorer.restore_artifact(art, tmp_path / "l.db", fresh) == fresh / DB
+        assert _rows(fresh / DB, "SELECT id FROM session") == [(L_MAIN,)]
+        assert restorer.after_restore(fresh, []) == []
+        # ... but when a 2.x session restored after them brings the marker, they move beside it
+        other = tmp_path / "other"
+        restorer.restore_artifact(art, tmp_path / "l.db", other)
+        restorer.restore_artifact(art, tmp_path / "a.db", other)
+        assert _rows(other / DB, "SELECT key FROM kv") == [("migration.v1-v2",)]
+        moved = restorer.after_restore(other, [])
+        assert moved == [
+            f"opencode: 1.x session(s) {L_MAIN} restored into .local/share/opencode/opencode.v1-sessions.db, not {DB}: "
+            "that database was already imported by OpenCode 2.x (kv migration.v1-v2), which imports 1.x rows once; "
+            f"OpenCode imports these on its first start with OPENCODE_DB={other / '.local/share/opencode/opencode.v1-sessions.db'}"]
+        o_beside = other / ".local/share/opencode/opencode.v1-sessions.db"
+        assert _rows(o_beside, "SELECT id FROM session") == [(L_MAIN,)]
+        assert _rows(o_beside, "SELECT count(*) FROM part") == [(3,)] and _rows(o_beside, "SELECT count(*) FROM kv") == [(0,)]
+        assert _rows(other / DB, "SELECT id FROM session") == [(SES_A,)]  # A's own stale 1.x row stays
+        assert _rows(other / DB, "SELECT count(*) FROM part WHERE session_id = ?", L_MAIN) == [(0,)]
+        assert _rows(other / DB, "SELECT count(*) FROM session_message WHERE session_id = ?", SES_A) == [(8,)]
+    finally:
+        h1.close()
+        h2.close()
+        close_opencode_home(info)
+
+
+def test_opencode_db_outside_the_data_dir_is_restored_and_said_where(box: Box, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    """OPENCODE_DB names a database outside the data dir (seed: an absolute path overrides it):
+    restore cannot write that path outside the target, so the database goes into the target's
+    data dir under its own name, and the restore says that OpenCode opens it only through
+    OPENCODE_DB, with the path to give it."""
+    box.only("opencode")
+    info = make_opencode_home(box.base / "gen")
+    try:
+        outside = box.base / "elsewhere" / "work.db"
+        outside.parent.mkdir()
+        dst = sqlite3.connect(str(outside))
+        src = sqlite3.connect(str(info["db"]))
+        src.backup(dst)
+        src.close()
+        dst.close()
+        monkeypatch.setenv("OPENCODE_DB", str(outside))
+        box.sync()
+        ls = box.ls()
+        assert {a["path"] for a in ls[K + SES_A]["artifacts"] if a["role"] == "database"} == {
+            ".local/share/opencode/work.db"}
+        target = box.base / "restored"
+        out = box.cli("restore", K + SES_A, K + SES_B, "--to", str(target))
+        assert out["integrity_errors"] == [] and out["refused"] == []
+        restored = target / ".local/share/opencode/work.db"
+        assert _rows(restored, "SELECT id FROM session_v2 ORDER BY id") == sorted([(SES_A,), (SES_B,)])
+        assert not (target / "elsewhere").exists() and not (target / DB).exists()
+        assert out["warnings"] == [
+            f"opencode: .local/share/opencode/work.db (sessions {', '.join(sorted([K + SES_A, K + SES_B]))}) was the database "
+            "OPENCODE_DB named on the archived host, restored into the data dir under its own name; OpenCode opens "
+            f"it only with OPENCODE_DB={target.resolve() / '.local/share/opencode/work.db'}"]
+    finally:
+        close_opencode_home(info)
+
+
+def test_restore_still_refuses_a_database_path_that_escapes(harness: OpenCode, tmp_path: Path) -> None:
+    extract = tmp_path / "x.db"
+    sqlite3.connect(str(extract)).close()
+    art = Artifact(path=".local/share/opencode/../../../x.db", role="database", format="sqlite")
+    with pytest.raises(ValueError, match="unsafe artifact path"):
+        harness.restore_artifact(art, extract, tmp_path / "t")
+    (tmp_path / "t" / ".local" / "share").mkdir(parents=True)
+    (tmp_path / "t" / ".local" / "share" / "opencode").symlink_to(tmp_path / "out")
+    with pytest.raises(ValueError, match="resolves outside the restore target"):
+        harness.restore_artifact(Artifact(path=DB, role="database", format="sqlite"), extract, tmp_path / "t")
+    assert not (tmp_path / "out").exists()

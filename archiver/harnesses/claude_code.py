@@ -3,7 +3,8 @@
 One session per projects/<key>/<sid>.jsonl, with every sidecar: subagent transcripts
 (each its own session) and their .meta.json / .forked-skill*.json, tool-results/,
 remote-agents/, the sibling .ccr-tip/.precompact/.dir-sync files, file-history/<sid>/
-and session-env/<sid>/. A file under subagents/ that no subagent transcript claims (a
+and session-env/<sid>/. Those two folders of a session whose transcript is gone (pruned)
+are still archived under its key, with a warning. A file under subagents/ that no subagent transcript claims (a
 .meta.json written before its transcript) stays with the session whose folder holds it.
 history.jsonl, paste-cache/ and the per-project files that belong to no one session
 (projects/<key>/sessions-index.json, projects/<key>/memory/) form the host session.
@@ -97,6 +98,7 @@ class ClaudeCode:
                                     f"({(e.strerror or str(e)).lower()})")
         self._attach_continuations(found)
         yield from found
+        yield from self._leftover_sessions({s.session_id for s in found})
         host = self._host_session()
         if problems:
             host = host or DiscoveredSession(harness=NAME, session_id="@host", kind="host",
@@ -196,6 +198,29 @@ class ClaudeCode:
             session.updated_at = iso(max(s.source.stat().st_mtime for s in session.sources))
         yield session
         yield from subagents
+
+    def _leftover_sessions(self, seen: set[str]) -> Iterator[DiscoveredSession]:
+        """file-history/<sid>/ and session-env/<sid>/ of a session no project holds any more
+        (Claude Code pruned its transcript, or it was never on this machine): still that
+        session's files, archived under its key, as sibling files without a transcript are.
+        A session archived before keeps its archived transcript (sync keeps what is gone)."""
+        names = self._per_session_dirs
+        for sid in sorted((names.get("file-history", set()) | names.get("session-env", set())) - seen):
+            session = DiscoveredSession(harness=NAME, session_id=sid)
+            folders = []
+            for top, role in (("file-history", "blob"), ("session-env", "sidecar")):
+                d = self.root / top / sid
+                if sid not in names.get(top, set()) or d.is_symlink():
+                    continue
+                folders.append(f"{top}/{sid}/")
+                for f in sorted(regular_files(d, session.warnings)):
+                    session.sources.append(self._src(f, role))
+            if not folders:
+                continue
+            session.warnings.insert(0, f"{', '.join(folders)}: session files without its transcript {sid}.jsonl")
+            if session.sources:
+                session.updated_at = iso(max(s.source.stat().st_mtime for s in session.sources))
+            yield session
 
     def _read_transcript_facts(self, transcript: Path, session: DiscoveredSession) -> None:
         st = self._stats[str(transcript)] = transcript.stat()

@@ -9,6 +9,9 @@ Sessions
 - `codex:<thread-id>_<rollout-id>`: a rollout written by thread/revert, kind `revert`, edge
   `revert` to its thread. Which rollout is current lives in state_5 threads.rollout_path; it
   travels in the thread's state extract and `after_restore` re-points it at the restored file.
+- `codex:<thread-id>` with no rollout: shell_snapshots/ and generated_images/ files of a thread
+  whose rollouts are gone (the rest of its sidecars with them), with a warning; a thread
+  archived before keeps its archived rollout.
 - `codex:@host`: history.jsonl, logs_*.sqlite, goals_*.sqlite, memories_*.sqlite and
   queue_*.sqlite (cross-session files), plus discovery problems that belong to no thread.
 
@@ -289,11 +292,31 @@ class Codex:
             s.warnings.append(f"thread {tid}: no first rollout on disk, only revert rollouts")
             self._add_sidecars(s, tid, state, names)
             sessions.append(s)
+        # files named by a thread whose rollouts are all gone (deleted, or never on this machine)
+        for tid in self._leftover_threads(thread_ids):
+            s = DiscoveredSession(harness=NAME, session_id=tid, kind="main")
+            s.title = self._title(tid, state, names)
+            s.warnings.append(f"thread {tid}: no rollout on disk; its shell_snapshots/ and generated_images/ files "
+                              "are archived without it")
+            self._add_sidecars(s, tid, state, names)
+            files = [src.source for src in s.sources if src.mode != "produced"]
+            if files:
+                s.updated_at = iso(max(f.stat().st_mtime for f in files))
+                sessions.append(s)
 
         self._add_host_files(root, host)
         if host.sources or host.warnings:
             yield host
         yield from sessions
+
+    def _leftover_threads(self, thread_ids: set[str]) -> list[str]:
+        """Ids that name shell_snapshots/<id>.<nonce>.sh|.ps1 or generated_images/<id>/ but no
+        rollout: the harness deleted the thread's rollout and left these behind."""
+        run = self._run or self._listings(self.root)
+        ids = {tid for tid, files in run["shell_snapshots"].items()
+               if any(_is_shell_snapshot(f, tid) for f in files)}
+        ids |= set(run["generated_images"])
+        return sorted(ids - thread_ids)
 
     def _root(self) -> Path:
         return self._run["root"] if self._run is not None else self.root
@@ -683,7 +706,7 @@ class Codex:
         listed = run["shell_snapshots"].get(tid, []) if run is not None else (
             snaps.glob(f"{tid}.*") if snaps.is_dir() else [])
         for f in sorted(listed):
-            if f.is_file() and not f.name.startswith(f"{tid}.tmp-") and f.suffix in (".sh", ".ps1"):
+            if _is_shell_snapshot(f, tid):
                 s.sources.append(self._src(f, "sidecar", "text", "whole"))
         if (tid in run["generated_images"]) if run is not None else (root / "generated_images" / tid).is_dir():
             images = root / "generated_images" / tid
@@ -884,6 +907,11 @@ def _index_producer(lines: _IndexLines, index: Path, tid: str) -> Callable[[Path
                     out.write(data + b"\n")
 
     return produce
+
+
+def _is_shell_snapshot(f: Path, tid: str) -> bool:
+    """shell_snapshots/<id>.<nonce>.sh|.ps1, not a temp file being written."""
+    return f.suffix in (".sh", ".ps1") and not f.name.startswith(f"{tid}.tmp-") and f.is_file() and not f.is_symlink()
 
 
 def _base_at(hb: dict[str, Any] | None, meta: dict[str, Any]) -> str | None:

@@ -9,6 +9,10 @@ prompt_history.json and any other file in that folder; the JSONL mirrors under
 `projects/<slug>/terminals/*.txt` files that the chat's blobs name (optional: they may be
 gone). A global `prompt_history.json` of older builds forms the `cursor-agent:@host`
 session. JSONL mirrors whose chat folder was deleted are archived as their own sessions.
+A cloud / background subagent's transcript, named by a `transcript_path` string (its
+CloudSubagentReference, or field 7 of its SubagentRunState in the seed's field order), goes
+with that subagent's session, or with the calling chat when the run names no subagent; only
+a file under a Cursor folder is archived (optional), any other path is reported.
 
 The blob graph (read through one consistent read of the live store, see `open_store`) is
 walked from `meta.latestRootBlobId`, typed by graph position (never by first byte).
@@ -26,7 +30,8 @@ Lineage:
 - fork (inferred=True): forks copy every blob and record no parent. A chat C is a fork of
   P when P holds one of C's roots that already has a turn (a root without turns is the same
   bytes in unrelated chats), P was created before C; the latest such root in C's history is
-  the fork point (`at`). Ties prefer P whose name + " (forked)" is C's name.
+  the fork point (`at`). Ties prefer P whose name + " (forked)" is C's name. Creation times
+  are compared in milliseconds: a createdAt in seconds, micro- or nanoseconds is scaled first.
 
 Environment: CURSOR_CONFIG_DIR moves the root, else XDG_CONFIG_HOME does
 (`$XDG_CONFIG_HOME/cursor`; chats older builds left in ~/.cursor are read too);
@@ -144,6 +149,26 @@ def _strings(fields: list[tuple[int, int, Any]]) -> list[str]:
     return out
 
 
+# SubagentRunState's fields in the seed's order: 1 parent_tool_call_id, 2 subagent_id,
+# 3 environment, 4 status, 5 title, 6 detail, 7 transcript_path, 8 output_path, ...
+_RUN_TRANSCRIPT_PATH = 7
+
+
+def _path_like(s: str) -> bool:
+    return s.startswith(("/", "~/", "file:///")) and "\n" not in s and "\x00" not in s
+
+
+def _run_transcript_path(run: list[tuple[int, int, Any]]) -> str | None:
+    for f, wt, val in run:
+        if f == _RUN_TRANSCRIPT_PATH and wt == 2:
+            try:
+                text = val.decode("utf-8")
+            except UnicodeDecodeError:
+                return None
+            return text if _path_like(text) else None
+    return None
+
+
 # ---------------------------------------------------------------- consistent store reads
 
 
@@ -177,6 +202,7 @@ class SubagentRef:
     created_ms: int | None = None
     last_used_ms: int | None = None
     tool_call_id: str | None = None
+    transcript_path: str | None = None  # a cloud subagent's transcript (CloudSubagentReference / run state)
 
 
 @dataclass
@@ -190,6 +216,8 @@ class StoreGraph:
     root_order: list[str] = field(default_factory=list)  # rewind anchors of the latest root's turns, then it
     subagents: dict[str, SubagentRef] = field(default_factory=dict)
     terminal_refs: dict[str, set[tuple[str, str]]] = field(default_factory=dict)  # owner -> {(slug, file)}
+    # owner -> transcript_path of subagent runs that name no subagent of this store (cloud runs)
+    run_transcripts: dict[str, set[str]] = field(default_factory=dict)
     workspace_uris: list[str] = field(default_factory=list)
     total_blobs: int = 0
     unreachable: int = 0
@@ -216,6 +244,7 @@ class _Walker:
         self.user_anchor: dict[str, str] = {}
         self.subagents: dict[str, SubagentRef] = {}
         self.runs: dict[str, str] = {}  # string found in a SubagentRunState -> parent tool call id
+        self.run_paths: dict[str, tuple[str, str]] = {}  # parent tool call id -> (owner, transcript_path)
         self.terminals: dict[str, set[tuple[str, str]]] = {}
         self.workspace_uris: list[str] = []
 
@@ -317,10 +346,14 @@ class _Walker:
                         pass
         for tool_call_id, value in _map_entries(fields, 30):  # subagent_runs_by_parent_tool_call_id
             try:
-                for s in _strings(pb_fields(value)):
-                    self.runs.setdefault(s, tool_call_id)
+                run = pb_fields(value)
             except ValueError:
                 continue
+            for s in _strings(run):
+                self.runs.setdefault(s, tool_call_id)
+            path = _run_transcript_path(run)
+            if path is not None:
+                self.run_paths.setdefault(tool_call_id, (owner, path))
         for sub_id, value in _map_entries(fields, 16):  # subagent_states (inline)
             ref = self._add_subagent(sub_id, owner, "subagent_states")
             try:
@@ -340,12 +373,19 @@ class _Walker:
         return ref
 
     def _subagent_state(self, fields: list[tuple[int, int, Any]], sub_id: str, ref: SubagentRef | None = None) -> None:
-        """agent.v1.SubagentPersistedState: 1 conversation_state, 2 created ms, 3 last used ms."""
+        """agent.v1.SubagentPersistedState: 1 conversation_state, 2 created ms, 3 last used ms,
+        7 cloud_subagent (CloudSubagentReference {bc_id, transcript_path?})."""
         ref = ref or self.subagents.get(sub_id)
         for f, wt, val in fields:
             if f == 1 and wt == 2:
                 try:
                     self._state(pb_fields(val), sub_id, None)
+                except ValueError:
+                    pass
+            elif ref is not None and f == 7 and wt == 2 and ref.transcript_path is None:
+                try:
+                    # its only other field is bc_id, an id: the one path-like string is transcript_path
+                    ref.transcript_path = next((x for x in _strings(pb_fields(val)) if _path_like(x)), None)
                 except ValueError:
                     pass
             elif ref is not None and f == 2 and wt == 0 and ref.created_ms is None:
@@ -412,6 +452,12 @@ def walk_store(conn: sqlite3.Connection, owner: str) -> StoreGraph:
         w.run(root)
     for ref in w.subagents.values():
         ref.tool_call_id = w.runs.get(ref.subagent_id)
+    for tool_call_id, (run_owner, path) in w.run_paths.items():
+        sub = next((r for r in w.subagents.values() if r.tool_call_id == tool_call_id), None)
+        if sub is not None:
+            sub.transcript_path = sub.transcript_path or path
+        else:  # a cloud / background run that names no subagent of this store: its caller's
+            graph.run_transcripts.setdefault(run_owner, set()).add(path)
     graph.reachable = w.reachable
     graph.turned_roots = w.turned_roots
     graph.subagents = w.subagents
@@ -443,7 +489,7 @@ def read_store(db: Path, owner: str | None = None) -> StoreGraph:
 
 # ---------------------------------------------------------------- the graph between runs
 
-_GRAPH_CACHE = "cursor-agent:graph:v1"
+_GRAPH_CACHE = "cursor-agent:graph:v1"  # entries without run_transcripts are misses
 
 
 def _store_identity(db: Path) -> str | None:
@@ -468,6 +514,7 @@ def _graph_to_json(g: StoreGraph) -> str | None:
                 "root_order": g.root_order,
                 "subagents": {k: asdict(v) for k, v in g.subagents.items()},
                 "terminal_refs": {k: sorted(v) for k, v in g.terminal_refs.items()},
+                "run_transcripts": {k: sorted(v) for k, v in g.run_transcripts.items()},
                 "workspace_uris": g.workspace_uris,
                 "total_blobs": g.total_blobs,
                 "unreachable": g.unreachable,
@@ -493,8 +540,9 @@ def _count(v: Any) -> int:
 def _ref_from_json(v: Any) -> SubagentRef:
     ref = SubagentRef(**v)  # TypeError on a non-dict or on missing / unknown keys
     _strs([ref.subagent_id, ref.parent_owner, ref.via])
-    if ref.tool_call_id is not None:
-        _strs([ref.tool_call_id])
+    for opt in (ref.tool_call_id, ref.transcript_path):
+        if opt is not None:
+            _strs([opt])
     for n in (ref.created_ms, ref.last_used_ms):
         if n is not None:
             _count(n)
@@ -514,9 +562,9 @@ def _graph_from_json(value: str) -> StoreGraph | None:
         meta, latest_root = d["meta"], d["latest_root"]
         if not isinstance(meta, dict) or not isinstance(latest_root, str):
             raise TypeError("meta / latest_root")
-        subagents, terminals = d["subagents"], d["terminal_refs"]
-        if not isinstance(subagents, dict) or not isinstance(terminals, dict):
-            raise TypeError("subagents / terminal_refs")
+        subagents, terminals, runs = d["subagents"], d["terminal_refs"], d["run_transcripts"]
+        if not isinstance(subagents, dict) or not isinstance(terminals, dict) or not isinstance(runs, dict):
+            raise TypeError("subagents / terminal_refs / run_transcripts")
         return StoreGraph(
             meta=meta,
             latest_root=latest_root,
@@ -525,6 +573,7 @@ def _graph_from_json(value: str) -> StoreGraph | None:
             root_order=_strs(d["root_order"]),
             subagents={k: _ref_from_json(v) for k, v in subagents.items()},
             terminal_refs={k: _terminals_from_json(v) for k, v in terminals.items()},
+            run_transcripts={k: set(_strs(v)) for k, v in runs.items()},
             workspace_uris=_strs(d["workspace_uris"]),
             total_blobs=_count(d["total_blobs"]),
             unreachable=_count(d["unreachable"]),
@@ -552,7 +601,18 @@ def encode_chat_id(chat_id: str) -> str:
 
 
 def _ms(v: Any) -> float | None:
-    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+    """A time as epoch milliseconds. meta.createdAt is ms, but its readers normalise seconds,
+    micro- and nanoseconds too (seed), so a value is scaled by its magnitude (as iso_ms's
+    guess_unit): lineage compares creation times of different chats and sources."""
+    if not isinstance(v, (int, float)) or isinstance(v, bool) or v != v or v <= 0:
+        return None
+    if v > 1e17:
+        return v / 1e6  # ns
+    if v > 1e14:
+        return v / 1e3  # us
+    if v < 1e11:
+        return v * 1e3  # s
+    return float(v)
 
 
 def _read_json(path: Path) -> Any:
@@ -720,10 +780,11 @@ class CursorAgent:
         chat_ids = {c.chat_id for c in chats}
         claimed_chats: set[str] = set()
         claimed_subs: set[str] = set(chat_ids)  # a subagent with its own store is its chat's session
+        claimed_files: set[Path] = set()  # files a transcript_path names: no orphan mirror sessions
         for chat in chats:
             claimed_chats.add(encode_chat_id(chat.chat_id))
             try:
-                yield self._chat_session(chat, mirrors)
+                yield self._chat_session(chat, mirrors, claimed_files)
             except Exception as e:
                 yield DiscoveredSession(
                     harness=NAME,
@@ -737,8 +798,8 @@ class CursorAgent:
                 if owner_of.get(sub_id) is not chat or sub_id in chat_ids:
                     continue
                 claimed_subs.add(sub_id)
-                yield self._subagent_session(chat, ref, mirrors)
-        yield from self._orphan_mirrors(mirrors, claimed_chats, claimed_subs)
+                yield self._subagent_session(chat, ref, mirrors, claimed_files)
+        yield from self._orphan_mirrors(mirrors, claimed_chats, claimed_subs, claimed_files)
         host = self._host_session()
         if host is not None:
             yield host
@@ -900,7 +961,36 @@ class CursorAgent:
                 owner.setdefault(sub_id, c)
         return owner
 
-    def _chat_session(self, chat: _Chat, mirrors: _Mirrors) -> DiscoveredSession:
+    def _cloud_transcripts(
+        self, paths: list[str], s: DiscoveredSession, claimed: set[Path]
+    ) -> list[SourceArtifact]:
+        """Files that transcript_path strings name (a cloud / background subagent's transcript,
+        seed 'sidecar references'): archived when they lie under a Cursor folder (config root,
+        projects/, ~/.cursor), in that layout; a path elsewhere (any file of HOME could be named)
+        or not on this machine is reported, never followed."""
+        out: list[SourceArtifact] = []
+        have = {src.source for src in s.sources}
+        for raw in sorted(set(paths)):
+            text = raw[len("file://") :] if raw.startswith("file://") else raw
+            text = posixpath.normpath(text)
+            file = self.ctx.home / text[2:] if text.startswith("~/") else Path(text)
+            try:
+                self._native(file)
+            except ValueError:
+                s.warnings.append(f"transcript_path {raw}: not under a Cursor folder; not archived")
+                continue
+            if file.is_symlink() or not file.is_file():
+                s.warnings.append(f"transcript_path {raw}: no such file on this machine")
+                continue
+            if file in have:
+                continue
+            have.add(file)
+            claimed.add(file)
+            fmt: Format = {".jsonl": "jsonl", ".json": "json"}.get(file.suffix, "")  # type: ignore[assignment]
+            out.append(self._src(file, "transcript", fmt or sniff_content(file), "whole", optional=True))
+        return out
+
+    def _chat_session(self, chat: _Chat, mirrors: _Mirrors, claimed: set[Path] | None = None) -> DiscoveredSession:
         s = DiscoveredSession(harness=NAME, session_id=chat.chat_id, cwd=chat.cwd, warnings=list(chat.warnings))
         s.title = chat.name
         s.created_at = iso_ms(chat.created_ms, guess_unit=True)
@@ -941,10 +1031,14 @@ class CursorAgent:
             s.sources.extend(self._mirror_sources([f for _p, f in mirrors.subs.get(chat.chat_id, [])]))
         if chat.graph is not None:
             s.sources.extend(self._terminal_sources(chat.graph.terminal_refs.get(chat.chat_id, set())))
+            runs = sorted(chat.graph.run_transcripts.get(chat.chat_id, set()))
+            s.sources.extend(self._cloud_transcripts(runs, s, claimed if claimed is not None else set()))
         s.updated_at = iso_ms(chat.updated_ms, guess_unit=True) or self._mtime_iso(s.sources)
         return s
 
-    def _subagent_session(self, chat: _Chat, ref: SubagentRef, mirrors: _Mirrors) -> DiscoveredSession:
+    def _subagent_session(
+        self, chat: _Chat, ref: SubagentRef, mirrors: _Mirrors, claimed: set[Path] | None = None
+    ) -> DiscoveredSession:
         s = DiscoveredSession(harness=NAME, session_id=ref.subagent_id, kind="subagent", cwd=chat.cwd)
         s.parents.append(LineageEdge(relation="subagent", parent=session_key(NAME, ref.parent_owner), at=ref.tool_call_id))
         s.created_at = iso_ms(ref.created_ms, guess_unit=True)
@@ -954,15 +1048,20 @@ class CursorAgent:
         s.sources.extend(self._mirror_sources([f for _p, f in mirrors.subs.get(ref.subagent_id, [])]))
         if chat.graph is not None:
             s.sources.extend(self._terminal_sources(chat.graph.terminal_refs.get(ref.subagent_id, set())))
+            paths = sorted(chat.graph.run_transcripts.get(ref.subagent_id, set()))
+            if ref.transcript_path:
+                paths.insert(0, ref.transcript_path)
+            s.sources.extend(self._cloud_transcripts(paths, s, claimed if claimed is not None else set()))
         return s
 
     def _orphan_mirrors(
-        self, mirrors: _Mirrors, claimed_chats: set[str], claimed_subs: set[str]
+        self, mirrors: _Mirrors, claimed_chats: set[str], claimed_subs: set[str], claimed_files: set[Path] | None = None
     ) -> Iterator[DiscoveredSession]:
+        taken = claimed_files or set()
         for enc in sorted(set(mirrors.nested) | set(mirrors.flat)):
             if enc in claimed_chats:
                 continue
-            files = mirrors.nested.get(enc, []) + mirrors.flat.get(enc, [])
+            files = [f for f in mirrors.nested.get(enc, []) + mirrors.flat.get(enc, []) if f not in taken]
             if not files:
                 continue
             s = DiscoveredSession(harness=NAME, session_id=enc)
@@ -971,9 +1070,9 @@ class CursorAgent:
             s.updated_at = self._mtime_iso(s.sources)
             yield s
         for sub_id in sorted(mirrors.subs):
-            if sub_id in claimed_subs:
+            entries = [(p, f) for p, f in mirrors.subs[sub_id] if f not in taken]
+            if sub_id in claimed_subs or not entries:
                 continue
-            entries = mirrors.subs[sub_id]
             s = DiscoveredSession(harness=NAME, session_id=sub_id, kind="subagent")
             s.parents.append(LineageEdge(relation="subagent", parent=session_key(NAME, entries[0][0])))
             s.sources = self._mirror_sources([f for _p, f in entries])

@@ -18,6 +18,8 @@ Lineage
   before N (so siblings that merely inherited the same prefix are not taken for the parent).
 - parentSession may be a session id or a file path; both are resolved to a header id.
 Title: the last `session/title` event's data.title.
+Attachments: events name them by `attachmentId` (ImageAttachmentRef / FileAttachmentRef); the
+catalog gives no on-disk location for their bytes, so none is guessed or collected.
 """
 
 from __future__ import annotations

@@ -30,7 +30,12 @@ worktree, event rows of other aggregates) are never archived.
 
 Restore: every extract's artifact path is the database's own native path
 (`.local/share/opencode/opencode.db`, role database); `restore_artifact` merges it into
-that file under the target HOME instead of overwriting it (see `merge_extract`).
+that file under the target HOME instead of overwriting it (see `merge_extract`). A database
+OPENCODE_DB named outside the data dir is archived (and restored) in the data dir under its
+own name, and `after_restore` says OpenCode opens it only with OPENCODE_DB. 1.x sessions are
+never merged into a database that holds kv migration.v1-v2 (OpenCode imports 1.x rows once,
+so they would not show): they go to `opencode.v1-sessions.db` beside it, which OpenCode 2.x
+imports when opened through OPENCODE_DB, and `after_restore` says so.
 """
 
 from __future__ import annotations
@@ -54,7 +59,7 @@ from archiver.harnesses.base import HarnessContext, native_path
 from archiver.harnesses.common import (
     cache_get, cache_put, configured_root, iso_ms, sniff_content, sql_ident, sqlite_identity, xdg_dir,
 )
-from archiver.model import Artifact, DiscoveredSession, Format, LineageEdge, SourceArtifact, session_key
+from archiver.model import Artifact, DiscoveredSession, Format, LineageEdge, Session, SourceArtifact, session_key
 from archiver.snapshot import SnapshotError, backup_into, read_live_sqlite
 
 log = logging.getLogger(__name__)
@@ -398,6 +403,86 @@ def merge_extract(extract: Path, target: Path) -> list[str]:
         conn.close()
 
 
+# ---------------------------------------------------------------- restore helpers
+
+V1_BESIDE_SUFFIX = ".v1-sessions.db"  # opencode.db -> opencode.v1-sessions.db (no channel name)
+_CHANNEL_DB = re.compile(r"opencode-[^/]+\.db")
+
+
+def _default_db_name(name: str) -> bool:
+    """A database OpenCode opens without OPENCODE_DB: opencode.db, opencode-next.db (imported on
+    first start) and opencode-<channel>.db of a channel build."""
+    return name == "opencode.db" or _CHANNEL_DB.fullmatch(name) is not None
+
+
+def _tables(conn: sqlite3.Connection) -> set[str]:
+    return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+
+def _is_v1_extract(extract: Path) -> bool:
+    """A session extract of a 1.x database (session / message / part, no session_message)."""
+    conn = sqlite3.connect(_uri(extract, mode="ro"), uri=True)
+    try:
+        tables = _tables(conn)
+    finally:
+        conn.close()
+    return session_table(tables) == "session" and "session_message" not in tables and {"message", "part"} <= tables
+
+
+def _merge_unimported(extract: Path, db: Path) -> list[str]:
+    """merge_extract into a database that must stay un-imported (no kv migration.v1-v2)."""
+    sids = merge_extract(extract, db)
+    conn = sqlite3.connect(str(db), isolation_level=None)
+    try:
+        if "kv" in _tables(conn):
+            conn.execute("DELETE FROM kv WHERE key = ?", (V1_IMPORT_KEY,))
+    finally:
+        conn.close()
+    return sids
+
+
+def _move_unimported(db: Path, sids: list[str], beside: Path) -> None:
+    """Move 1.x sessions this restore merged into `db` (rows in `session` with no session_v2
+    row, which OpenCode would skip once `db` holds the import marker) into `beside`."""
+    conn = sqlite3.connect(str(db), isolation_level=None)
+    try:
+        tables = _tables(conn)
+        known = {r[0] for r in conn.execute("SELECT id FROM session_v2")} if "session_v2" in tables else set()
+    finally:
+        conn.close()
+    with tempfile.TemporaryDirectory(prefix="archiver-opencode-") as tmp:
+        for sid in [x for x in sids if x not in known]:
+            extract = Path(tmp) / "v1.db"
+            extract_session(db, sid, extract)
+            _merge_unimported(extract, beside)
+            conn = sqlite3.connect(str(db), isolation_level=None)
+            try:
+                conn.execute("ATTACH DATABASE ? AS src", (_uri(db, mode="ro"),))
+                rows = _schema(conn, "src")
+                owned = [(name, key) for name, _c, policy, key in _archived_tables(conn, rows) if policy == "owned"]
+                conn.execute("DETACH DATABASE src")
+                conn.execute("BEGIN IMMEDIATE")
+                for name, key in owned:
+                    if name != "session_v2":
+                        conn.execute(f"DELETE FROM {sql_ident(name)} WHERE {sql_ident(key)} = ?", (sid,))
+                conn.execute("COMMIT")
+            finally:
+                conn.close()
+
+
+def _imported(db: Path) -> bool:
+    """Whether an existing database holds kv migration.v1-v2, the record of its 1.x import."""
+    if not db.is_file():
+        return False
+    conn = sqlite3.connect(str(db))  # read-write, as the merge: a WAL file without -shm opens
+    try:
+        if "kv" not in _tables(conn):
+            return False
+        return conn.execute("SELECT 1 FROM kv WHERE key = ?", (V1_IMPORT_KEY,)).fetchone() is not None
+    finally:
+        conn.close()
+
+
 # ---------------------------------------------------------------- helpers
 
 
@@ -430,6 +515,10 @@ class OpenCode:
     def __init__(self, ctx: HarnessContext) -> None:
         self.ctx = ctx
         self._snapshots: list[DbSnapshot] = []
+        # restore: 1.x extracts placed beside an imported database, (archived path, written path, sids)
+        self._v1_beside: list[tuple[str, Path, list[str]]] = []
+        # restore: 1.x sessions merged into a database with no import marker yet, (archived path, db, sids)
+        self._v1_merged: list[tuple[str, Path, list[str]]] = []
 
     @property
     def root(self) -> Path:
@@ -489,8 +578,57 @@ class OpenCode:
         target = target_home / artifact.path
         if not target.resolve().is_relative_to(target_home.resolve()):
             raise ValueError(f"{artifact.path}: resolves outside the restore target")
-        merge_extract(plaintext_path, target)
+        v1 = _is_v1_extract(plaintext_path)
+        if v1 and _imported(target):
+            # OpenCode 2.x imports 1.x rows once (kv migration.v1-v2 records it): merged into an
+            # imported database they would never show. A database of their own, without the
+            # marker, is imported on its first start; the imported one is left as it is.
+            beside = target.with_name(target.stem + V1_BESIDE_SUFFIX)
+            if not beside.resolve().is_relative_to(target_home.resolve()):
+                raise ValueError(f"{artifact.path}: resolves outside the restore target")
+            self._v1_beside.append((artifact.path, beside, _merge_unimported(plaintext_path, beside)))
+            return beside
+        sids = merge_extract(plaintext_path, target)
+        if v1:
+            self._v1_merged.append((artifact.path, target, sids))
         return target
+
+    def after_restore(self, target_home: Path, sessions: list[Session]) -> list[str]:
+        """Where restored databases went when OpenCode would not open them by itself: 1.x
+        sessions put beside an already-imported database (restore_artifact), and databases
+        that OPENCODE_DB named on the archived host (any name but opencode.db, opencode-next.db
+        and channel databases opencode-<channel>.db), which OpenCode opens only through it."""
+        out: list[str] = []
+        beside_of: dict[str, Path] = {}
+        # a 2.x extract restored after them brought the marker: move this run's 1.x sessions out
+        for archived, db, sids in self._v1_merged:
+            if _imported(db):
+                beside = db.with_name(db.stem + V1_BESIDE_SUFFIX)
+                _move_unimported(db, sids, beside)
+                self._v1_beside.append((archived, beside, sids))
+        self._v1_merged = []
+        for archived, beside, sids in self._v1_beside:
+            beside_of[archived] = beside
+            out.append(
+                f"opencode: 1.x session(s) {', '.join(sids)} restored into {beside.relative_to(target_home)}, not "
+                f"{archived}: that database was already imported by OpenCode 2.x (kv {V1_IMPORT_KEY}), which "
+                f"imports 1.x rows once; OpenCode imports these on its first start with OPENCODE_DB={beside}"
+            )
+        self._v1_beside = []
+        named: dict[str, list[str]] = {}
+        for session in sessions:
+            for art in session.artifacts:
+                name = art.path.rsplit("/", 1)[-1]
+                if (art.role == "database" and art.path.startswith(self.native_root + "/") and name.endswith(".db")
+                        and not _default_db_name(name) and art.path not in beside_of):
+                    named.setdefault(art.path, []).append(session.key)
+        for path, keys in sorted(named.items()):
+            out.append(
+                f"opencode: {path} (sessions {', '.join(sorted(keys))}) was the database OPENCODE_DB named on the archived "
+                f"host, restored into the data dir under its own name; OpenCode opens it only with "
+                f"OPENCODE_DB={target_home / path}"
+            )
+        return out
 
     # ---- discovery ----
     def discover(self) -> Iterator[DiscoveredSession]:
