@@ -4,6 +4,7 @@ and must be gone while the text around it stays."""
 
 from __future__ import annotations
 
+import json
 import math
 import random
 import secrets
@@ -237,3 +238,110 @@ def test_a_netrc_edit_by_claude_code_hides_the_password_in_every_field() -> None
     lines = patch["toolUseResult"]["structuredPatch"][0]["lines"]
     assert lines[:2] == [" machine api.example.com", " login deploy@example.com"]
     assert lines[2].startswith("-password <") and lines[3].startswith("+password <"), lines
+
+
+# Command lines recorded as argv lists (Codex `"command": [...]`, MCP server configs, subprocess
+# calls): each item is its own JSON string; the list is also read as the shell line it stands for.
+ARGV_CASES: list[tuple[str, list[str], Callable[[], str]]] = [
+    ("wpa-passphrase", ["wpa_passphrase", "HomeNet", "{s}"], password),
+    ("wpa-passphrase-path", ["/usr/sbin/wpa_passphrase", "Home Net 5G", "{s}"], password),
+    ("wpa-passphrase-spaces", ["wpa_passphrase", "Cafe WiFi", "{s}"], passphrase),
+    ("mysql-glued", ["mysql", "-h", "db", "-uroot", "-p{s}", "app"], password),
+    ("mysqldump-glued", ["mysqldump", "-u", "admin", "-p{s}", "--all-databases"], password),
+    ("sshpass", ["sshpass", "-p", "{s}", "ssh", "admin@10.0.0.7"], password),
+    ("htpasswd-b", ["htpasswd", "-b", ".htpasswd", "admin", "{s}"], password),
+    ("htpasswd-bc", ["htpasswd", "-bc", "/etc/nginx/.htpasswd", "admin", "{s}"], password),
+    ("plink-pw", ["plink", "-ssh", "host", "-pw", "{s}"], password),
+    ("cli-password-flag", ["mysqladmin", "--user=root", "--password", "{s}", "status"], password),
+    ("keytool-storepass", ["keytool", "-list", "-keystore", "ks.jks", "-storepass", "{s}"], password),
+    ("redis-cli-a", ["redis-cli", "-h", "cache", "-a", "{s}", "ping"], password),
+    ("docker-login-p", ["docker", "login", "-u", "ci", "-p", "{s}", "registry.example.com"], password),
+    ("curl-u", ["curl", "-u", "admin:{s}", "https://api.example.com"], password),
+    ("ssh-keygen-N", ["ssh-keygen", "-t", "ed25519", "-N", "{s}", "-f", "/tmp/k"], password),
+    ("sqlcmd-P", ["sqlcmd", "-S", "db", "-U", "sa", "-P", "{s}", "-Q", "select 1"], password),
+    ("openssl-passout", ["openssl", "pkcs12", "-export", "-in", "c.pem", "-passout", "pass:{s}"], password),
+    ("rabbitmqctl", ["rabbitmqctl", "add_user", "app", "{s}"], password),
+    ("az-login", ["az", "login", "--service-principal", "-u", "http://app", "-p", "{s}"], password),
+    ("poetry-http-basic", ["poetry", "config", "http-basic.private", "alice", "{s}"], password),
+    ("ldapsearch-w", ["ldapsearch", "-x", "-D", "cn=admin,dc=corp", "-w", "{s}", "-b", "dc=corp"], password),
+    ("smbclient-U", ["smbclient", "//fs.corp/share", "-U", "bob%{s}", "-c", "ls"], password),
+    ("mongosh-p", ["mongosh", "mongodb://db:27017/app", "-u", "admin", "-p", "{s}"], password),
+    ("sudo-wrapped", ["sudo", "-u", "svc", "sshpass", "-p", "{s}", "scp", "f", "host:"], password),
+]
+
+
+def _codex_call(argv: list[str]) -> bytes:
+    args = json.dumps({"command": argv, "workdir": "/tmp", "timeout_ms": 10000})
+    return json.dumps({"timestamp": "2025-10-26T12:00:00.000Z", "type": "response_item", "payload": {
+        "type": "function_call", "name": "shell", "call_id": "call_Xq3mY8bK2pL9vN4wR7tZ1sD6",
+        "arguments": args}}).encode()
+
+
+@pytest.fixture(scope="module")
+def red():  # noqa: ANN201
+    from archiver.redact.redactor import build_redactor
+
+    return build_redactor(["builtin:secrets", "builtin:pii", "builtin:paths"], b"cli-credentials-test-key-0123456789",
+                          RuntimeTerms())
+
+
+@pytest.mark.parametrize("argv,make", [(a, m) for _, a, m in ARGV_CASES], ids=[c[0] for c in ARGV_CASES])
+def test_a_credential_in_an_argv_list_is_redacted_and_the_other_items_stay(red, argv: list[str],
+                                                                          make: Callable[[], str]) -> None:
+    """The secret is an item (or part of one) of its own: only that item changes, the program, its
+    flags and the SSID stay; as a list in a JSON document, inside Codex's `arguments` string, and in
+    a batch of lines (the memo of short strings must not carry an item's result to another line)."""
+    from archiver.redact.base import RedactionReport
+
+    secret = make()
+    items = [a.format(s=secret) for a in argv]
+    at = next(k for k, a in enumerate(argv) if "{s}" in a)
+    plain = json.dumps({"type": "tool_use", "input": {"command": items}}).encode()
+    outs = [json.loads(red.redact_jsonl_line(plain, RedactionReport()))["input"]["command"],
+            json.loads(json.loads(red.redact_jsonl_line(_codex_call(items), RedactionReport()))
+                       ["payload"]["arguments"])["command"]]
+    batch = red.redact_jsonl_lines([plain, json.dumps({"command": items[:at]}).encode(), plain], RedactionReport())
+    outs += [json.loads(batch[0])["input"]["command"], json.loads(batch[2])["input"]["command"]]
+    assert json.loads(batch[1]) == {"command": items[:at]}
+    for out in outs:
+        assert secret not in json.dumps(out), out
+        assert len(out) == len(items) and out[:at] == items[:at] and out[at + 1:] == items[at + 1:], out
+        prefix = argv[at].split("{s}")[0]
+        assert out[at].startswith(prefix) and "PASSWORD:" in out[at], out
+
+
+# argv lists the new reading must leave as they are (byte for byte)
+ARGV_CLEAN = [
+    ["wpa_passphrase", "HomeNet"],
+    ["mysql", "-u", "root", "-p"],
+    ["mysql", "-u", "root", "-p", "app"],
+    ["docker", "run", "-p", "8080:80", "--name", "mysql", "mysql:8"],
+    ["docker", "login", "--password-stdin", "ghcr.io"],
+    ["psql", "--password", "-h", "db"],
+    ["htpasswd", "-c", ".htpasswd", "admin"],
+    ["ssh-keygen", "-t", "ed25519", "-N", "", "-f", "key"],
+    ["sshpass", "-e", "ssh", "host"],
+    ["sshpass", "-f", "/run/secrets/pw", "ssh", "host"],
+    ["openssl", "enc", "-d", "-pass", "env:ENC_PW", "-in", "x.enc"],
+    ["pass", "show", "github/token"],
+    ["keytool", "-list", "-keystore", "ks.jks"],
+    ["curl", "-u", "admin", "https://x"],
+    ["git", "commit", "-m", "fix password reset for the login page"],
+    ["git", "log", "--oneline", "-5", "3f786850e387550fdab836ed7e6dc881de23001b"],
+    ["python", "-c", "print('password')"],
+    ["node", "server.js", "--port", "3000", "--token-file", "/run/secrets/t"],
+    ["ssh", "-J", "bastion", "host"],
+    ["Task", "Bash", "Glob", "Grep", "Read", "Edit", "Write"],
+    ["username", "password", "email"],
+    ["0d4f5b8e-9c3a-4e7b-8f21-6a5d3c2b1e0f", "3f786850e387550fdab836ed7e6dc881de23001b", "toolu_01A09q90qw90lq917835lq9X"],
+    ["convert", "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==", "out.png"],
+    ["man", "openssl-passphrase-options"],
+]
+
+
+@pytest.mark.parametrize("argv", ARGV_CLEAN, ids=[" ".join(a)[:40] for a in ARGV_CLEAN])
+def test_argv_lists_without_a_credential_stay(red, argv: list[str]) -> None:
+    from archiver.redact.base import RedactionReport
+
+    line = json.dumps({"type": "tool_use", "input": {"command": argv}}).encode()
+    assert red.redact_jsonl_line(line, RedactionReport()) == line

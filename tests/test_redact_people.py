@@ -348,3 +348,35 @@ def test_an_unconfigured_non_ascii_user_in_a_json_escaped_path_is_hidden(user: s
     assert out == stdout.replace(esc, u), out
     # an escape of an ASCII character is no part of a name: `\u002f` is `/`
     assert red.redact_text('"\\/home\\/bob\\u002fx"', RedactionReport()) == f'"\\/home\\/{P.username("bob")}\\u002fx"'
+
+
+@pytest.mark.parametrize("user", _logins(20261201, 4))
+def test_every_login_of_an_ssh_jump_line_is_replaced(user: str) -> None:
+    """`ssh -J jump@bastion bob@host`: the jump hosts' logins (up to three hops, -J, -o ProxyJump=,
+    ssh_config's ProxyJump) and the target's are all replaced, in text and in an argv list."""
+    red = _redactor(usernames=["zqxcanary"])
+    other = _logins(20261202, 8)
+    jump, hop2, hop3, target = [o for o in other if o != user][:4]
+    p = P.username
+    for text, want in (
+        (f"ssh -J {jump}@bastion.example.com {user}@db01 uptime",
+         f"ssh -J {p(jump)}@bastion.example.com {p(user)}@db01 uptime"),
+        (f"ssh -J {jump}@gw1,{hop2}@gw2:2222,{hop3}@gw3 -p 2222 {user}@10.0.0.9",
+         f"ssh -J {p(jump)}@gw1,{p(hop2)}@gw2:2222,{p(hop3)}@gw3 -p 2222 {p(user)}@10.0.0.9"),
+        (f"ssh -o ProxyJump={jump}@bastion {user}@host", f"ssh -o ProxyJump={p(jump)}@bastion {p(user)}@host"),
+        (f"scp -J {jump}@bastion build.tgz host:/tmp/", f"scp -J {p(jump)}@bastion build.tgz host:/tmp/"),
+        (f"Host db\n  HostName db.internal\n  User app\n  ProxyJump {user}@bastion.example.com,{target}@gw2\n",
+         f"Host db\n  HostName db.internal\n  User app\n  ProxyJump {p(user)}@bastion.example.com,{p(target)}@gw2\n"),
+    ):
+        assert red.redact_text(text, RedactionReport()) == want, text
+    argv = ["ssh", "-J", f"{jump}@bastion", f"{user}@db01", "uptime"]
+    out = json.loads(red.redact_jsonl_line(json.dumps({"command": argv}).encode(), RedactionReport()))
+    assert out == {"command": ["ssh", "-J", f"{p(jump)}@bastion", f"{p(user)}@db01", "uptime"]}
+
+
+def test_ssh_jump_lines_without_another_login_stay() -> None:
+    red = _redactor(usernames=["zqxcanary"])
+    for text in ("ssh -J bastion host", "ssh -J root@bastion deploy@host", "ssh -J $JUMP@bastion ${USER}@host",
+                 "ProxyJump none", "ProxyJump bastion.example.com:2222", "ssh -J <user>@<bastion> <user>@<host>",
+                 "Use -J to jump through a bastion, then mail the admins.", "ssh -J git@gw -T git@github.com"):
+        assert red.redact_text(text, RedactionReport()) == text, text

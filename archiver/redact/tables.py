@@ -77,7 +77,7 @@ _NOT_A_SECRET = frozenset({
 _PLACEHOLDER = re.compile(r"^(?:\*+|x{3,}|\.{3,}|-+|_+|#+|•+|<[^>]*>)$")
 
 PASSWORD, SECRET = 0, 1  # kinds of column: the engine maps them to its two table rules
-MAX_ROWS = 5000  # per table: a longer result is still read, up to this many rows
+MAX_ROWS = 1 << 18  # per table: more than a 2 MiB chunk (text.ONE_COLUMN_CAP) holds of rows of 8+ bytes
 
 
 def has_secret_word(buf: bytes) -> bool:
@@ -553,6 +553,13 @@ def _open_one_column(buf: bytes) -> tuple[int, int] | None:
     if any(not ln.strip() for ln in rest.split(b"\n")) if rest else False:
         return None
     return hs, sb + 1
+
+
+def one_column_head(head: bytes) -> bool:
+    """Is head (as open_table gives it) that of a psql one-column result: a name over a separator
+    of dashes with no `|` or `+` (a table only once its footer comes)?"""
+    lines = head.rstrip(b"\n").split(b"\n")
+    return len(lines) == 2 and b"|" not in lines[1] and b"+" not in lines[1] and b"|" not in lines[0]
 
 
 def names_secret_column(line: bytes) -> bool:

@@ -208,9 +208,13 @@ def _parse(raw: bytes) -> tuple[Any, bool] | None:
 class _Doc:
     """The strings of one parsed document, with where each lives."""
 
-    __slots__ = ("strs", "modes", "locs", "nested", "prose", "nkeys", "numbers", "keyed", "encoded")
+    __slots__ = ("strs", "modes", "locs", "nested", "prose", "nkeys", "numbers", "keyed", "encoded", "argv",
+                 "argv_members")
 
     def __init__(self) -> None:
+        # command lines given as argv lists: (the list as one shell line, [(index into strs, byte offset in it)])
+        self.argv: list[tuple[bytes, list[tuple[int, int]]]] = []
+        self.argv_members: set[int] = set()
         self.encoded: list[tuple[Any, Any, str, str]] = []  # (container, key, value, encoding)
         self.nkeys = 0  # keys of all objects walked
         self.keyed: dict[int, str] = {}  # indexes into strs scanned with their key (_SECRET_KEY)
@@ -234,6 +238,51 @@ _VALUE_KEYS = frozenset({"value", "Value", "secret", "data"})
 # a list of field names (`"required": ["username", "password", "email"]`, `["USER", "PASSWORD",
 # "DRIVER_ID"]`): the item after a secret-like one is another name, not its value
 _FIELD_NAME = re.compile(r"[a-z_]+|[A-Z_]+|[a-z]+(?:[A-Z][a-z]+)+")
+
+
+# argv lists (`"command": ["mysql", "-uroot", "-pSECRET"]`: Codex, MCP servers, subprocess calls): a
+# list of strings whose first item is a program name or path is also scanned as the one shell line it
+# stands for, so the command-line rules see the program, its flags and the value together; a match that
+# lies inside one item is applied to that item (each item is still scanned alone too).
+_ARGV_PROGRAM = re.compile(r"(?:[\w.+~-]*/)*[A-Za-z_][\w.+-]*")
+_SHELL_SAFE = re.compile(r"[\w@%+=:,./~^-]+")
+ARGV_MAX_ITEMS = 256
+ARGV_MAX_BYTES = 16 << 10
+# programs whose name holds a secret-like word (pass, key, ...): as an argv's first item no secret's name,
+# so the item after it (wpa_passphrase's SSID, htpasswd's flags) is not scanned as that secret's value
+_PROGRAMS = frozenset({
+    "wpa_passphrase", "htpasswd", "sshpass", "passwd", "chpasswd", "gpasswd", "kpasswd", "smbpasswd", "mkpasswd",
+    "keytool", "ssh-keygen", "ssh-keyscan", "ssh-add", "apt-key", "pass", "gopass", "keepassxc-cli", "secret-tool",
+    "keyctl", "xauth", "authbind", "pwgen", "ldappasswd", "rabbitmqctl", "htdigest",
+})
+
+
+def _argv_like(node: list[Any]) -> bool:
+    """Is this list a command's argv: 2+ strings only, the first a program name or path?"""
+    if not 2 <= len(node) <= ARGV_MAX_ITEMS:
+        return False
+    first = node[0]
+    if type(first) is not str or len(first) > 200 or _ARGV_PROGRAM.fullmatch(first) is None:
+        return False
+    total = 0
+    for v in node:
+        if type(v) is not str:
+            return False
+        total += len(v) + 3
+    return total <= ARGV_MAX_BYTES
+
+
+def _program(v: str) -> bool:
+    return v.rsplit("/", 1)[-1] in _PROGRAMS
+
+
+def _shell_word(v: str) -> tuple[bytes, int]:
+    """An argv item as a word of a shell line (quoted when it must be) and where its text starts in it."""
+    b = v.encode("utf-8", "surrogatepass")
+    if v and _SHELL_SAFE.fullmatch(v) is not None:
+        return b, 0
+    q = b"'" if "'" not in v else b'"'
+    return q + b + q, 1
 
 
 def _singular(key: str) -> str:
@@ -296,6 +345,18 @@ def _clip(ms: list[Any], lo: int, hi: int) -> list[Any]:
         s, e = max(m.start, lo), min(m.end, hi)
         if s < e:
             out.append(m if s == m.start and e == m.end else m._replace(start=s, end=e))
+    return out
+
+
+def _merge(ms: list[Any], more: list[Any], shift: int) -> list[Any]:
+    """A string's own matches and those of the argv line it is an item of (item offsets, moved by
+    `shift`: a keyed string's prefix), the latter only where they overlap none of the former."""
+    out = list(ms)
+    for m in more:
+        s, e = m.start + shift, m.end + shift
+        if all(e <= o.start or o.end <= s for o in out):
+            out.append(m._replace(start=s, end=e))
+    out.sort(key=lambda m: m.start)
     return out
 
 
@@ -499,11 +560,16 @@ class JsonRedactor:
                 # ["Authorization", "Basic ..."], argv ["aws", ..., "aws_secret_access_key", "<secret>"],
                 # ["--token", "<token>"]: a string right after a secret-like name is scanned with it
                 name_before = None
+                argv = _argv_like(node)
+                members: list[int | None] = []
                 for i, v in enumerate(node):
                     tv = type(v)
                     if tv is str:
+                        if argv:
+                            members.append(len(strs))
                         pair_name, name_before = name_before, (
-                            v if 2 < len(v) <= 100 and " " not in v and _SECRET_KEY.search(v) is not None else None)
+                            v if 2 < len(v) <= 100 and " " not in v and _SECRET_KEY.search(v) is not None
+                            and not (i == 0 and argv and _program(v)) else None)
                         if not v:
                             continue
                         c0 = v[0]
@@ -528,8 +594,47 @@ class JsonRedactor:
                         add_str(str(v))
                         add_mode(MODE_ALL)
                         add_loc((node, i, False))
+                if argv:
+                    self._add_argv(doc, node, members)
         doc.nkeys = nkeys
         return doc
+
+    @staticmethod
+    def _add_argv(doc: _Doc, node: list[str], members: list[int | None]) -> None:
+        """The argv list `node` as one shell line to scan; `members[k]`: the index into doc.strs of
+        item k when it was added there as an ordinary string (set aside ones are context only)."""
+        words: list[bytes] = []
+        where: list[tuple[int, int]] = []
+        pos = 0
+        strs = doc.strs
+        for k, v in enumerate(node):
+            w, off = _shell_word(v)
+            i = members[k]
+            if i is not None and i < len(strs) and strs[i] is v and doc.modes[i] == MODE_ALL:
+                where.append((i, pos + off))
+            words.append(w)
+            pos += len(w) + 1
+        if where:
+            doc.argv.append((b" ".join(words), where))
+            doc.argv_members.update(i for i, _ in where)
+
+    @staticmethod
+    def _argv_matches(doc: _Doc, found: dict[int, list[Any]], first: int) -> dict[int, list[Any]]:
+        """Matches of the argv lines (parts first, first + 1, ... of the scan) that lie inside one
+        item, in that item's own byte offsets: {index into doc.strs: matches}."""
+        out: dict[int, list[Any]] = {}
+        strs = doc.strs
+        for k, (_line, where) in enumerate(doc.argv):
+            ms = found.get(first + k)
+            if not ms:
+                continue
+            for m in ms:
+                for i, off in where:
+                    end = off + len(strs[i].encode("utf-8", "surrogatepass"))
+                    if off <= m.start and m.end <= end:
+                        out.setdefault(i, []).append(m._replace(start=m.start - off, end=m.end - off))
+                        break
+        return out
 
     def _walk_doc(self, raw: bytes, root: Any, std: int) -> tuple[Any, int, _Doc]:
         """The document walked, every value of a repeated key included: (root, std flag, doc)."""
@@ -590,8 +695,14 @@ class JsonRedactor:
         res = _Result()
         todo = self._prepare(doc, res, report, carrier, depth)
         parts = [_scan_text(doc, i).encode("utf-8", "surrogatepass") for i in todo]
-        found = self.engine.scan_segments(parts, [doc.modes[i] for i in todo]) if parts else {}
-        self._finish(doc, res, report, carrier, todo, parts, found)
+        modes = [doc.modes[i] for i in todo]
+        n = len(parts)
+        if doc.argv:
+            parts += [line for line, _ in doc.argv]
+            modes += [MODE_ALL] * len(doc.argv)
+        found = self.engine.scan_segments(parts, modes) if parts else {}
+        extra = self._argv_matches(doc, found, n) if doc.argv else None
+        self._finish(doc, res, report, carrier, todo, parts[:n], found, extra)
         if not res.news and not res.nested:
             return None
         strs, numbers = doc.strs, doc.numbers
@@ -637,8 +748,9 @@ class JsonRedactor:
         memo = self._memo
         key_carrier = carrier + ":key"
         todo: list[int] = []
+        members = doc.argv_members
         for i, s in enumerate(strs):
-            if len(s) <= MEMO_MAX_LEN:  # short strings repeat across lines: cwd, file paths, names
+            if len(s) <= MEMO_MAX_LEN and i not in members:  # short strings repeat across lines: cwd, paths, names
                 hit = memo[modes[i]].get(s) if i not in keyed else memo[_KEYED_MEMO].get(_scan_text(doc, i))
                 if hit is not None:
                     new, rule_ids = hit
@@ -652,7 +764,7 @@ class JsonRedactor:
         return todo
 
     def _finish(self, doc: _Doc, res: _Result, report: RedactionReport, carrier: str, todo: list[int],
-                parts: list[bytes], found: dict[int, list[Any]]) -> None:
+                parts: list[bytes], found: dict[int, list[Any]], extra: dict[int, list[Any]] | None = None) -> None:
         eng = self.engine
         strs, modes, keyed = doc.strs, doc.modes, doc.keyed
         key_carrier = carrier + ":key"
@@ -660,19 +772,23 @@ class JsonRedactor:
             s = strs[i]
             ms = found.get(j)
             key = keyed.get(i) if keyed else None
-            lo = 0
+            lo = 0 if key is None else len(_keyed_prefix(key))
             if key is not None and ms:
-                lo = len(_keyed_prefix(key))
                 ms = _clip(ms, lo, len(parts[j]) - 1)  # the key and quotes stay as they are
+            more = extra.get(i) if extra else None
+            if more:  # found in the argv line this string is an item of
+                ms = _merge(ms or [], more, lo)
             memo_mode, memo_key = (modes[i], s) if key is None else (_KEYED_MEMO, _scan_text(doc, i))
+            if more:
+                memo_mode = -1  # depends on the item's neighbours: not remembered
             if ms:
                 new_b = eng.apply(parts[j], ms, report, key_carrier if modes[i] == MODE_KEYS else carrier)
                 if key is not None:
                     new_b = new_b[lo:-1]
                 new = res.news[i] = new_b.decode("utf-8", "surrogatepass")
-                if len(s) <= MEMO_MAX_LEN:
+                if len(s) <= MEMO_MAX_LEN and memo_mode >= 0:
                     self._remember(memo_mode, memo_key, (new, tuple(m.rule_id for m in ms)))
-            elif len(s) <= MEMO_MAX_LEN:
+            elif len(s) <= MEMO_MAX_LEN and memo_mode >= 0:
                 self._remember(memo_mode, memo_key, (s, ()))
         if self.prose is not None:
             for i in doc.prose:
@@ -685,7 +801,7 @@ class JsonRedactor:
     def redact_lines(self, lines: list[bytes], report: RedactionReport, carrier: str = "jsonl") -> list[bytes]:
         """Many JSONL lines at once (same result as one by one; one engine pass per batch)."""
         out = list(lines)
-        batch: list[tuple[int, Any, bool, _Doc, _Result, list[int], list[int]]] = []
+        batch: list[tuple[int, Any, bool, _Doc, _Result, list[int], list[int], int]] = []
         parts: list[bytes] = []
         modes: list[int] = []
         short: dict[tuple[int, str], int] = {}  # repeated short strings (cwd, paths) are scanned once
@@ -714,11 +830,16 @@ class JsonRedactor:
                     parts.append(s.encode("utf-8", "surrogatepass"))
                     modes.append(m)
                 where.append(j)
-            batch.append((k, root, std, doc, res, todo, where))
+            argv_at = len(parts)
+            for line, _ in doc.argv:
+                parts.append(line)
+                modes.append(MODE_ALL)
+            batch.append((k, root, std, doc, res, todo, where, argv_at))
         found = self.engine.scan_segments(parts, modes) if parts else {}
-        for k, root, std, doc, res, todo, where in batch:
+        for k, root, std, doc, res, todo, where, argv_at in batch:
             local = {n: found[j] for n, j in enumerate(where) if j in found}
-            self._finish(doc, res, report, carrier, todo, [parts[j] for j in where], local)
+            extra = self._argv_matches(doc, found, argv_at) if doc.argv else None
+            self._finish(doc, res, report, carrier, todo, [parts[j] for j in where], local, extra)
             if res.news or res.nested:
                 self._apply_tree(doc, res)
                 out[k] = self._dumps(root, std, lines[k])

@@ -12,6 +12,7 @@ UTF-8 (Latin-1, CP1252 text) is matched as it is and again read as Latin-1
 
 from __future__ import annotations
 
+import re
 from typing import BinaryIO, Callable
 
 from archiver.redact import tables
@@ -23,9 +24,16 @@ MAX_CARRY = 16 << 20
 # The head of a table (its header and separator lines) carried over to the next chunk is at most this
 # long; a chunk that ends inside a table starting in it is cut before the table instead
 TABLE_HEAD_CAP = 64 << 10
+# A psql one-column result with a secret name is a table only once its `(N rows)` footer comes: text
+# from its head on is held (not redacted) until then, up to this many bytes
+ONE_COLUMN_CAP = 2 << 20
 # a cut inside a line is checked against this much text on each side of it (_settle_cut)
 _SETTLE_WINDOW = 4096
 _SEPARATORS = (b" ", b"\t", b",", b";", b'"', b"'", b">", b")", b"}", b"]")
+# A .netrc entry still open at the end of a chunk (`machine HOST` / `login USER` lines, its password
+# line still to come): the rules need them and the password line in one piece of text
+_NETRC_OPEN = re.compile(rb"[+-]?[ \t]*(?:(?:machine[ \t]+\S+|default)(?:[ \t]+(?:login|account|port)[ \t]+\S+)*"
+                         rb"|(?:login|account|port)[ \t]+\S+)[ \t]*\r?", re.I)
 
 
 def _cut(buf: bytes, final: bool, max_carry: int = MAX_CARRY) -> int:
@@ -105,7 +113,9 @@ def _table_cut(buf: bytes, cut: int, head: bytes) -> tuple[int, bytes]:
     """A chunk ending at `cut` (a newline) must not part a table with a secret column from its
     head (the engine's table pass finds a column by its header): the chunk is cut before the
     table's head when the table starts in it, or (a table longer than a chunk) that head is
-    returned, to be read with the next chunk. (cut, head for the next chunk)."""
+    returned, to be read with the next chunk. A psql one-column result is a table only once its
+    `(N rows)` footer comes: all of it waits (up to ONE_COLUMN_CAP bytes) until the footer or the end
+    of the text does. (cut, head for the next chunk)."""
     part = buf[:cut]
     # a header among the chunk's last three lines (under it: duckdb's row of types, a separator; a
     # psql one-column result is a table only with its footer): the table waits for the next chunk
@@ -125,9 +135,27 @@ def _table_cut(buf: bytes, cut: int, head: bytes) -> tuple[int, bytes]:
     hs, he = found
     if hs - len(head) > 0:  # the table starts in this chunk: all of it goes to the next one
         return hs - len(head), b""
+    if not head and hs == 0 and tables.one_column_head(part[:he]) and len(buf) < ONE_COLUMN_CAP:
+        return 0, b""  # a one-column result still without its footer: read on
     if he - hs > TABLE_HEAD_CAP:
         return cut, b""
     return cut, (head + part)[hs:he]
+
+
+def _netrc_cut(buf: bytes, cut: int) -> int:
+    """A chunk ending at `cut` (a newline) ends before a .netrc entry that its last three lines
+    open (`machine h` / `login u`, the `password` line not yet there): the entry goes whole to the
+    next chunk (0: the chunk is nothing but that, it waits for more)."""
+    start = ls = cut
+    for _ in range(3):
+        if ls <= 0:
+            break
+        prev = buf.rfind(b"\n", 0, ls - 1) + 1
+        if _NETRC_OPEN.fullmatch(buf, prev, ls - 1) is None:
+            break
+        start = prev
+        ls = prev
+    return start
 
 
 def _redact_part(part: bytes, head: bytes, redact: Callable[[bytes], bytes]) -> bytes:
@@ -147,9 +175,14 @@ def redact_stream(src: BinaryIO, dst: BinaryIO, redact: Callable[[bytes], bytes]
     chunk = chunk or CHUNK
     carry = b""
     head = b""  # the head of the table with a secret column that the last chunk ended in
+    # One read ahead: the last piece of data is known as the last when it comes, so a text whose
+    # last line has no newline is redacted whole (its last line was once redacted alone: a
+    # .netrc's `password hunter` parted from its `machine` and `login` lines).
+    ahead = src.read(chunk)
     while True:
-        data = src.read(chunk)
-        final = not data
+        data = ahead
+        ahead = src.read(chunk) if data else b""
+        final = not ahead
         buf = carry + data if carry else data
         if not buf:
             return
@@ -158,7 +191,7 @@ def redact_stream(src: BinaryIO, dst: BinaryIO, redact: Callable[[bytes], bytes]
         if cut and not final and buf[cut - 1 : cut] != b"\n":
             cut = _settle_cut(buf, cut, redact)
         elif cut and not final:
-            cut, next_head = _table_cut(buf, cut, head)
+            cut, next_head = _table_cut(buf, _netrc_cut(buf, cut), head)
         if cut:
             dst.write(_redact_part(buf[:cut], head, redact))
             head = next_head
