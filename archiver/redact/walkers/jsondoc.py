@@ -245,7 +245,8 @@ _FIELD_NAME = re.compile(r"[a-z_]+|[A-Z_]+|[a-z]+(?:[A-Z][a-z]+)+")
 # stands for, so the command-line rules see the program, its flags and the value together; a match that
 # lies inside one item is applied to that item (each item is still scanned alone too).
 _ARGV_PROGRAM = re.compile(r"(?:[\w.+~-]*/)*[A-Za-z_][\w.+-]*")
-_SHELL_SAFE = re.compile(r"[\w@%+=:,./~^-]+")
+# an item is quoted only where the command-line rules' values stop (blanks, quotes, ;&|<>$\\ and `)
+_SHELL_SAFE = re.compile(r"[^\s\"'`;&|<>$\\]+")
 ARGV_MAX_ITEMS = 256
 ARGV_MAX_BYTES = 16 << 10
 # programs whose name holds a secret-like word (pass, key, ...): as an argv's first item no secret's name,
