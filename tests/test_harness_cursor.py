@@ -503,3 +503,68 @@ def test_a_graph_cached_before_run_transcripts_existed_is_read_again(tmp_path: P
         assert "run_transcripts" in json.loads(cache[key])
     finally:
         close_cursor_home(info)
+
+
+# ---- audit s9-seedB: fixtures written from seeds/by-harness/cursor-agent.json alone
+
+
+def _seed_store(db: Path, meta: dict[str, Any], blobs: dict[str, bytes] | None = None) -> None:
+    """store.db as the seed lays it out: WAL, user_version=1, meta(key, value = hex of the
+    JSON of row '0'), blobs(id = sha256 hex of data, data)."""
+    db.parent.mkdir(parents=True, exist_ok=True)
+    c = sqlite3.connect(db, isolation_level=None)
+    c.execute("PRAGMA journal_mode=WAL")
+    c.execute("PRAGMA user_version=1")
+    c.execute("CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT)")
+    c.execute("CREATE TABLE blobs(id TEXT PRIMARY KEY, data BLOB)")
+    c.execute("INSERT INTO meta VALUES ('0', ?)", (json.dumps(meta).encode().hex(),))
+    for k, v in (blobs or {}).items():
+        c.execute("INSERT INTO blobs VALUES (?, ?)", (k, v))
+    c.close()
+
+
+def test_chats_without_a_recorded_cwd_take_their_workspace_folders_cwd(tmp_path: Path) -> None:
+    """Seed layout: chats/<md5(path.resolve(cwd))>/<chatId>/ -- every chat of one md5 folder has
+    the same cwd. A chat that records none itself (no checkpoint and no meta.json yet; a
+    subagent's own store, whose meta.json has no cwd) must still be archived under the md5 of
+    the *redacted* cwd like its siblings, not under the md5 of the real one."""
+    cwd = "/home/alice/src/app"
+    ws = tmp_path / ".cursor" / "chats" / md5_dir(cwd)
+    main, empty, sub = (f"{n}0000000-0000-4000-8000-000000000001" for n in "abc")
+    _seed_store(ws / main / "store.db", {"agentId": main, "latestRootBlobId": "", "name": "Login bug",
+                                         "createdAt": 1760000000000, "mode": "default", "isRunEverything": False})
+    (ws / main / "meta.json").write_text(json.dumps({"schemaVersion": 1, "createdAtMs": 1760000000000,
+                                                     "hasConversation": False, "title": "Login bug", "cwd": cwd}))
+    _seed_store(ws / empty / "store.db", {"agentId": empty, "latestRootBlobId": "", "name": "New Agent",
+                                          "createdAt": 1760000100000, "mode": "default", "isRunEverything": False})
+    _seed_store(ws / sub / "store.db", {"agentId": sub, "latestRootBlobId": "", "name": "Sub", "createdAt": 1760000200000,
+                                        "mode": "default", "isRunEverything": False,
+                                        "subagentInfo": {"parentAgentId": main, "rootParentAgentId": main,
+                                                         "toolCallId": "tool_1", "typeName": "explore"}})
+    (ws / sub / "meta.json").write_text(json.dumps({"schemaVersion": 1, "createdAtMs": 1760000200000,
+                                                    "hasConversation": False, "isSubagent": True}))
+    harness = CursorAgent(HarnessContext(home=tmp_path, env={}))
+    found = {s.key: s for s in harness.discover()}
+    assert {found[K + i].cwd for i in (main, empty, sub)} == {cwd}
+    assert not [w for i in (empty, sub) for w in found[K + i].warnings if "cwd not recorded" in w]
+
+    def redact_text(t: str) -> str:
+        return t.replace("alice", "user-5f2a")
+
+    def redact_relpath(p: str) -> str:
+        return "/".join(c.replace("alice", "user-5f2a") for c in p.split("/"))
+
+    red = md5_dir("/home/user-5f2a/src/app")
+    for i in (main, empty, sub):
+        s = found[K + i]
+        assert harness.redacted_relpath(s.sources[0], s, redact_relpath, redact_text) == f".cursor/chats/{red}/{i}/store.db"
+
+
+def test_a_lone_chat_without_cwd_is_still_reported(tmp_path: Path) -> None:
+    chat = "d0000000-0000-4000-8000-000000000001"
+    _seed_store(tmp_path / ".cursor" / "chats" / md5_dir("/home/alice/x") / chat / "store.db",
+                {"agentId": chat, "latestRootBlobId": "", "name": "New Agent", "createdAt": 1760000000000,
+                 "mode": "default", "isRunEverything": False})
+    s = {s.key: s for s in CursorAgent(HarnessContext(home=tmp_path, env={})).discover()}[K + chat]
+    assert s.cwd is None
+    assert s.warnings == [f".cursor/chats/<workspace>/{chat}: cwd not recorded; the md5 folder name is archived unchanged"]

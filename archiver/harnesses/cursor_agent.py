@@ -774,6 +774,7 @@ class CursorAgent:
                 self._load_chat(chat)
             except Exception as e:  # one bad chat never stops discovery
                 chat.warnings.append(f"{self._native(chat.folder)}: unreadable ({type(e).__name__}: {e})")
+        self._workspace_cwds(chats)
         mirrors = self._index_mirrors()
         self._infer_forks(chats)
         owner_of = self._assign_subagents(chats)
@@ -852,11 +853,8 @@ class CursorAgent:
                     cwd = path
                     break
         chat.cwd = cwd
-        if chat.md5:
-            if cwd is None:
-                chat.warnings.append(f"{folder_rel}: cwd not recorded; the md5 folder name is archived unchanged")
-            elif md5_dir(cwd) != chat.md5:
-                chat.warnings.append(f"{folder_rel}: md5 of the recorded cwd does not match the folder name")
+        if chat.md5 and cwd is not None and md5_dir(cwd) != chat.md5:
+            chat.warnings.append(f"{folder_rel}: md5 of the recorded cwd does not match the folder name")
         g = chat.graph
         if g is not None:
             if g.latest_root and not g.has_root:
@@ -868,6 +866,24 @@ class CursorAgent:
                 )
             if g.missing:
                 chat.warnings.append(f"{store_rel}: {g.missing} referenced blobs missing from the store")
+
+    def _workspace_cwds(self, chats: list[_Chat]) -> None:
+        """The chats/<md5>/ folder is md5(cwd) of every chat in it (seed layout): a chat that
+        records no cwd (no meta.json yet, a subagent's store, a chat without a checkpoint) takes
+        the cwd a sibling recorded whose md5 is the folder name. Without it, its archived path
+        would keep the md5 of the unredacted cwd and a restore would put it in another folder
+        than its siblings (md5 of the redacted cwd), where Cursor does not list it."""
+        known: dict[str, str] = {}
+        for c in chats:
+            if c.md5 and c.cwd is not None and md5_dir(c.cwd) == c.md5:
+                known.setdefault(c.md5, c.cwd)
+        for c in chats:
+            if not c.md5 or c.cwd is not None:
+                continue
+            c.cwd = known.get(c.md5)
+            if c.cwd is None:
+                folder_rel = self._native(c.folder).replace(f"/{c.md5}/", "/<workspace>/")
+                c.warnings.append(f"{folder_rel}: cwd not recorded; the md5 folder name is archived unchanged")
 
     def _read_graph(self, store: Path, owner: str) -> StoreGraph:
         """read_store, through ctx.cache when store.db and its -wal are unchanged."""
