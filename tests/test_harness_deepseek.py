@@ -115,3 +115,68 @@ def test_bad_lines_gone_parent_and_ambiguous_prefix(ds: tuple[Path, dict]) -> No
     # ds-dup also starts with the same 4 events: the older one is taken, the ambiguity reported
     assert fork.parents == [LineageEdge(relation="fork", parent=k("ds-dup"), at="seq=5", inferred=True)]
     assert fork.warnings == [f"fork parent ambiguous between ds-dup, {ids['main']}; the oldest is used"]
+
+
+# ---- audit s9-seedB: fixtures written from the persistence catalog (seeds/003_...) alone
+
+
+def _jsonl(path: Path, rows: list[dict]) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def _hdr(sid: str, created: int, **kw: object) -> dict:
+    """HeaderLine: {type: "session", version, id, createdAt, cwd?, isSeeded, origin?,
+    parentSession?, delegationDepth, agentPreset?} -- optional keys only when given."""
+    return {"type": "session", "version": 3, "id": sid, "createdAt": created, "isSeeded": False,
+            "delegationDepth": 0, **kw}
+
+
+def _ev(typ: str, seq: int, data: dict, **kw: object) -> dict:
+    return {"type": typ, "seq": seq, "time": 1767261600000 + seq, "data": data, **kw}
+
+
+def test_child_named_by_its_parents_catalog_records_is_linked_without_parent_session(tmp_path: Path) -> None:
+    """parentSession is optional in the header; the parent's own `subagent/catalog` ("a direct
+    child's complete discovery fact") and `tool-workflow/agent-start` (member's child Session)
+    records name the child by childId. A fork inherits those records in its prefix: they do not
+    make the fork the parent."""
+    root = tmp_path / ".deepseek" / "sessions"
+    user = {"id": "u1", "role": "user", "content": [{"type": "text", "text": "go"}], "source": {"kind": "human"}}
+    parent_events = [
+        _ev("turn/start", 1, {"turn": 1}),
+        _ev("user/message", 2, user, surfaceOp="append"),
+        _ev("subagent/catalog", 3, {"version": 0, "mode": "one-shot", "childId": "child-a", "childCreatedAt": 1767261601000}),
+        _ev("tool-workflow/run-start", 4, {"runId": "r1", "name": "review"}),
+        _ev("tool-workflow/agent-start", 5, {"runId": "r1", "seq": 1, "label": "w1", "childId": "child-b"}),
+        _ev("turn/end", 6, {"turn": 1, "reason": "completed"}),
+    ]
+    _jsonl(root / "parent.jsonl", [_hdr("parent", 1767261600000)] + parent_events)
+    # the fork inherits all six events (catalog records included), then its cut
+    _jsonl(root / "fork.jsonl", [_hdr("fork", 1767261700000, isSeeded=True)] + parent_events
+           + [_ev("session/end-seed", 7, {"inherited": True})])
+    _jsonl(root / "child-a.jsonl", [_hdr("child-a", 1767261601000, origin="subagent", delegationDepth=1),
+                                    _ev("subagent/descriptor", 1, {"mode": "one-shot", "provider": "p", "version": 1})])
+    _jsonl(root / "child-b.jsonl", [_hdr("child-b", 1767261602000, delegationDepth=1)])
+    found = discover(tmp_path)
+    assert found[k("child-a")].kind == "subagent"
+    assert found[k("child-a")].parents == [LineageEdge(relation="subagent", parent=k("parent"), at="depth=1")]
+    assert found[k("child-a")].warnings == []
+    assert found[k("child-b")].kind == "subagent"
+    assert found[k("child-b")].parents == [LineageEdge(relation="subagent", parent=k("parent"), at="depth=1")]
+    assert found[k("fork")].parents == [LineageEdge(relation="fork", parent=k("parent"), at="seq=7", inferred=True)]
+    assert found[k("parent")].parents == [] and found[k("parent")].kind == "main"
+
+
+def test_discovery_cache_keeps_the_children_a_session_names(tmp_path: Path) -> None:
+    root = tmp_path / ".deepseek" / "sessions"
+    _jsonl(root / "p.jsonl", [_hdr("p", 1767261600000),
+                              _ev("subagent/catalog", 1, {"version": 0, "mode": "one-shot", "childId": "c", "childCreatedAt": 1})])
+    _jsonl(root / "c.jsonl", [_hdr("c", 1767261601000, origin="subagent")])
+    cache: dict[str, str] = {}
+    for _ in range(2):  # the second run reads the scans from the cache
+        h = load_harness(H, HarnessContext(home=tmp_path, env={}, cache=cache))
+        found = {s.key: s for s in h.discover()}
+        assert found[k("c")].parents == [LineageEdge(relation="subagent", parent=k("p"), at="depth=0")]
+    assert cache

@@ -10,7 +10,10 @@ is archived untouched: an event type not in the catalog is kept (and reported), 
 
 Lineage
 - subagent: header `origin: "subagent"` + `parentSession` -> edge `subagent`,
-  `at` = "depth=<delegationDepth>".
+  `at` = "depth=<delegationDepth>". When the header names no parentSession (it is optional),
+  the parent is the session whose own events name this one as `data.childId` of a
+  `subagent/catalog` or `tool-workflow/agent-start` record (a fork's inherited copies of such
+  records do not count); such a named session is a subagent even without `origin`.
 - fork: a `session/end-seed` event with `data.inherited: true`; the last such marker is the
   session's cut and `at` = "seq=<marker seq>". The parent is header.parentSession when present
   (not a subagent); otherwise it is inferred (inferred=True) from the inherited prefix: the
@@ -62,6 +65,11 @@ KNOWN_EVENTS = frozenset(
 )
 
 
+# parent-side records naming a child session (data.childId): subagent/catalog ("a direct
+# child's complete discovery fact") and tool-workflow/agent-start (a workflow member's child Session)
+_CHILD_EVENTS = frozenset({"subagent/catalog", "tool-workflow/agent-start"})
+
+
 def _event_digest(line: Line, rec: Any) -> bytes:
     """Identity of one event for prefix comparison: canonical JSON when parsed, else raw bytes."""
     if isinstance(rec, dict):
@@ -79,6 +87,7 @@ class _Scanned:
     cut: int | None = None  # index (0-based, among events) of the last inherited end-seed marker
     cut_seq: Any = None
     unknown: dict[str, list[int]] = field(default_factory=dict)  # type -> [count, required count]
+    children: list[str] = field(default_factory=list)  # child session ids its own (not inherited) events name
     st: os.stat_result | None = None  # as stat'ed before it was read
 
     @property
@@ -123,8 +132,12 @@ class DeepSeekHarness:
                 sc.header = dict(sc.header or {}, id=f"{sc.session_id}~{sc.file.name.removesuffix('.jsonl')}")
             by_id[sc.session_id] = sc
             by_stem.setdefault(sc.file.name.removesuffix(".jsonl"), sc)
+        child_of: dict[str, str] = {}
         for sc in scanned:
-            yield self._session(sc, scanned, by_id, by_path, by_stem)
+            for c in sc.children:
+                child_of.setdefault(c, sc.session_id)
+        for sc in scanned:
+            yield self._session(sc, scanned, by_id, by_path, by_stem, child_of)
 
     def _rel(self, f: Path) -> str:
         return relative_or_absolute(f, self.root)
@@ -142,7 +155,7 @@ class DeepSeekHarness:
             try:
                 return _Scanned(file=f, header=d["header"], warnings=d["warnings"], title=d["title"],
                                 chain=[bytes.fromhex(c) for c in d["chain"]], cut=d["cut"], cut_seq=d["cut_seq"],
-                                unknown=d["unknown"], st=st)
+                                unknown=d["unknown"], children=list(d["children"]), st=st)
             except (KeyError, TypeError, ValueError):
                 pass
         sc = self.scan_file(f)
@@ -151,12 +164,13 @@ class DeepSeekHarness:
             cache_put(self.ctx.cache, key, {
                 "header": sc.header, "warnings": sc.warnings, "title": sc.title,
                 "chain": [c.hex() for c in sc.chain], "cut": sc.cut, "cut_seq": sc.cut_seq,
-                "unknown": sc.unknown})
+                "unknown": sc.unknown, "children": sc.children})
         return sc
 
     def scan_file(self, f: Path) -> _Scanned:
         sc = _Scanned(file=f, header=None)
         bad: list[int] = []
+        named: list[tuple[int, str]] = []  # (event index, child session id)
         running = hashlib.blake2b(digest_size=16)
         try:
             with f.open("rb") as stream:
@@ -183,12 +197,16 @@ class DeepSeekHarness:
                         sc.title = data["title"]
                     elif typ == "session/end-seed" and data.get("inherited") is True:
                         sc.cut, sc.cut_seq = len(sc.chain) - 1, rec.get("seq")
+                    elif typ in _CHILD_EVENTS and isinstance(data.get("childId"), str) and data["childId"]:
+                        named.append((len(sc.chain) - 1, data["childId"]))
                     elif isinstance(typ, str) and typ not in KNOWN_EVENTS:
                         counts = sc.unknown.setdefault(typ, [0, 0])
                         counts[0] += 1
                         counts[1] += rec.get("ignorable") is not True
         except OSError as e:
             sc.warnings.append(f"{self._rel(f)}: unreadable ({e.strerror or e})")
+        # a fork's inherited prefix repeats its parent's records: only its own events name its children
+        sc.children = [c for i, c in named if sc.cut is None or i > sc.cut]
         if bad:
             sc.warnings.append(unparseable_warning(self._rel(f), bad))
         if sc.unknown:
@@ -205,8 +223,12 @@ class DeepSeekHarness:
         by_id: dict[str, _Scanned],
         by_path: LazyByPath[_Scanned],
         by_stem: dict[str, _Scanned],
+        child_of: dict[str, str] | None = None,
     ) -> DiscoveredSession:
         header = sc.header or {}
+        named_by = (child_of or {}).get(sc.session_id)
+        if named_by == sc.session_id:
+            named_by = None
         s = DiscoveredSession(harness=NAME, session_id=sc.session_id, warnings=list(sc.warnings), title=sc.title)
         created = header.get("createdAt")
         if isinstance(created, (int, float)) and not isinstance(created, bool):
@@ -224,9 +246,10 @@ class DeepSeekHarness:
             pass
         parent_ref = header.get("parentSession")
         parent = self._resolve(str(parent_ref), by_id, by_path, by_stem, s) if parent_ref else None
-        if header.get("origin") == "subagent":
+        if header.get("origin") == "subagent" or (not parent and sc.cut is None and named_by):
             s.kind = "subagent"
             depth = header.get("delegationDepth")
+            parent = parent or named_by
             if parent:
                 s.parents.append(LineageEdge(relation="subagent", parent=session_key(NAME, parent),
                                              at=f"depth={depth}" if isinstance(depth, int) else None))
