@@ -180,3 +180,17 @@ def test_discovery_cache_keeps_the_children_a_session_names(tmp_path: Path) -> N
         found = {s.key: s for s in h.discover()}
         assert found[k("c")].parents == [LineageEdge(relation="subagent", parent=k("p"), at="depth=0")]
     assert cache
+
+
+def test_a_created_at_no_date_can_hold_does_not_stop_discovery(tmp_path: Path) -> None:
+    """createdAt is a `number` in HeaderLine: 1e30 (or -1, NaN-free but out of range) must not
+    raise out of discover() and lose every other session of the root."""
+    root = tmp_path / ".deepseek" / "sessions"
+    _jsonl(root / "huge.jsonl", [_hdr("huge", 1e30)])
+    _jsonl(root / "neg.jsonl", [_hdr("neg", -5)])
+    _jsonl(root / "ok.jsonl", [_hdr("ok", 1767261600000)])
+    found = discover(tmp_path)
+    assert set(found) == {k("huge"), k("neg"), k("ok")}
+    assert found[k("huge")].created_at is None and found[k("neg")].created_at is None
+    assert found[k("ok")].created_at == "2026-01-01T10:00:00Z"
+    assert [a.path for a in found[k("huge")].sources] == [".deepseek/sessions/huge.jsonl"]

@@ -37,7 +37,7 @@ import orjson
 
 from archiver.harnesses.base import HarnessContext, native_path
 from archiver.harnesses.common import (
-    LazyByPath, cache_get, cache_put, file_state_key, iso, regular_files, relative_or_absolute, sorted_paths,
+    LazyByPath, cache_get, cache_put, file_state_key, iso, iso_ms, regular_files, relative_or_absolute, sorted_paths,
 )
 from archiver.harnesses.jsonl_probe import Line, parse_line, scan_lines, unparseable_warning
 from archiver.model import DiscoveredSession, LineageEdge, SourceArtifact, session_key
@@ -137,7 +137,16 @@ class DeepSeekHarness:
             for c in sc.children:
                 child_of.setdefault(c, sc.session_id)
         for sc in scanned:
-            yield self._session(sc, scanned, by_id, by_path, by_stem, child_of)
+            try:
+                yield self._session(sc, scanned, by_id, by_path, by_stem, child_of)
+            except Exception as e:  # one odd header never stops the other sessions
+                yield DiscoveredSession(
+                    harness=NAME, session_id=sc.session_id, sources=[self._transcript(sc.file)],
+                    warnings=[*sc.warnings, f"{self._rel(sc.file)}: lineage not read ({type(e).__name__}: {e})"])
+
+    def _transcript(self, f: Path) -> SourceArtifact:
+        return SourceArtifact(source=f, path=native_path(self.native_root, self.root, f), role="transcript",
+                              format="jsonl", mode="append")
 
     def _rel(self, f: Path) -> str:
         return relative_or_absolute(f, self.root)
@@ -230,16 +239,9 @@ class DeepSeekHarness:
         if named_by == sc.session_id:
             named_by = None
         s = DiscoveredSession(harness=NAME, session_id=sc.session_id, warnings=list(sc.warnings), title=sc.title)
-        created = header.get("createdAt")
-        if isinstance(created, (int, float)) and not isinstance(created, bool):
-            s.created_at = iso(created / 1000)
+        s.created_at = iso_ms(header.get("createdAt"))  # None for a value no date can hold
         s.cwd = header.get("cwd") if isinstance(header.get("cwd"), str) else None
-        s.sources.append(
-            SourceArtifact(
-                source=sc.file, path=native_path(self.native_root, self.root, sc.file), role="transcript",
-                format="jsonl", mode="append",
-            )
-        )
+        s.sources.append(self._transcript(sc.file))
         try:
             s.updated_at = iso((sc.st or sc.file.stat()).st_mtime)
         except OSError:
