@@ -194,3 +194,12 @@ def test_a_created_at_no_date_can_hold_does_not_stop_discovery(tmp_path: Path) -
     assert found[k("huge")].created_at is None and found[k("neg")].created_at is None
     assert found[k("ok")].created_at == "2026-01-01T10:00:00Z"
     assert [a.path for a in found[k("huge")].sources] == [".deepseek/sessions/huge.jsonl"]
+
+
+def test_a_seeded_copy_without_marker_does_not_take_its_sources_children(tmp_path: Path) -> None:
+    root = tmp_path / ".deepseek" / "sessions"
+    cat = _ev("subagent/catalog", 1, {"version": 0, "mode": "one-shot", "childId": "kid", "childCreatedAt": 1})
+    _jsonl(root / "zz-parent.jsonl", [_hdr("parent", 1767261600000), cat])
+    _jsonl(root / "aa-copy.jsonl", [_hdr("copy", 1767261900000, isSeeded=True), cat])  # listed first by path
+    _jsonl(root / "kid.jsonl", [_hdr("kid", 1767261601000, origin="subagent", delegationDepth=1)])
+    assert discover(tmp_path)[k("kid")].parents == [LineageEdge(relation="subagent", parent=k("parent"), at="depth=1")]

@@ -133,7 +133,13 @@ class DeepSeekHarness:
             by_id[sc.session_id] = sc
             by_stem.setdefault(sc.file.name.removesuffix(".jsonl"), sc)
         child_of: dict[str, str] = {}
-        for sc in scanned:
+
+        def created(sc: _Scanned) -> float:
+            v = (sc.header or {}).get("createdAt")
+            return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else float("inf")
+
+        # a seeded copy without an inherited marker repeats its source's records: the oldest wins
+        for sc in sorted(scanned, key=lambda sc: (created(sc), sc.session_id)):
             for c in sc.children:
                 child_of.setdefault(c, sc.session_id)
         for sc in scanned:
