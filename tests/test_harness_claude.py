@@ -288,3 +288,29 @@ def test_every_file_of_a_project_is_archived_under_one_rebuilt_key(tmp_path: Pat
         ".claude/projects/-export-home-user-1-app/memory/MEMORY.md",
         ".claude/projects/-export-home-user-1-app/sessions-index.json",
     ])
+
+
+def test_fork_found_past_a_long_run_of_carried_forward_metadata(tmp_path: Path) -> None:
+    """/branch carries content-replacement, relocated, memory-mode, atis-latch and
+    history-suppression forward (linking: forks): however many of them open the new file before
+    the copied path, it is still a fork of the source, at the last copied message."""
+    project = tmp_path / ".claude" / "projects" / KEY
+    recs = write_main(project)
+    lines: list[dict[str, Any]] = [{"type": "history-suppression", "sessionId": FORK, "cause": "fork_inherit",
+                                    "ts": "2026-10-20T11:00:00.000Z"}]
+    lines += [{"type": "content-replacement", "sessionId": FORK, "replacements": [{"n": i}]} for i in range(30)]
+    lines += [{"type": "relocated", "relocatedCwd": CWD, "sessionId": FORK},
+              {"type": "memory-mode", "mode": "off", "afterUuid": None, "sessionId": FORK},
+              {"type": "atis-latch", "atis": "x1", "sessionId": FORK}]
+    prev = None
+    for rec in recs[:4]:
+        lines.append({**rec, "sessionId": FORK, "parentUuid": prev,
+                      "forkedFrom": {"sessionId": MAIN, "messageUuid": rec["uuid"]}})
+        prev = rec["uuid"]
+    lines.append(conv(FORK, 100, prev, message={"role": "user", "content": "another approach"}))
+    (project / f"{FORK}.jsonl").write_text("".join(map(_line, lines)))
+
+    fork = discover(tmp_path)[f"claude-code:{FORK}"]
+    assert fork.kind == "fork"
+    assert fork.parents == [LineageEdge(relation="fork", parent=f"claude-code:{MAIN}", at=recs[3]["uuid"])]
+    assert (fork.created_at, fork.cwd) == (recs[0]["timestamp"], CWD)

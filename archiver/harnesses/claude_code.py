@@ -234,7 +234,7 @@ class ClaudeCode:
 
     def _read_transcript_facts(self, transcript: Path, session: DiscoveredSession) -> None:
         st = self._stats[str(transcript)] = transcript.stat()
-        key = file_state_key("claude-code:facts:v2", transcript, st)
+        key = file_state_key("claude-code:facts:v3", transcript, st)
         facts = cache_get(self.ctx.cache, key)
         if not isinstance(facts, dict):  # read once per file state, not on every run
             facts = self.transcript_facts(transcript)
@@ -250,7 +250,13 @@ class ClaudeCode:
     def transcript_facts(transcript: Path) -> dict[str, Any]:
         """created_at, cwd and fork origin from the first records, title from the last ones."""
         facts: dict[str, Any] = {"created_at": None, "cwd": None, "fork": None, "title": None}
-        for rec in head_records(transcript):
+        head = head_records(transcript)
+        if not any(rec.get("type") in _CONVERSATION for rec in head):
+            # a /branch copy may open with more carried-forward metadata (content-replacement,
+            # relocated, memory-mode, atis-latch, history-suppression) than the head window holds
+            first = _first_conversation(transcript)
+            head = head + ([first] if first is not None else [])
+        for rec in head:
             if facts["created_at"] is None and isinstance(rec.get("timestamp"), str):
                 facts["created_at"] = rec["timestamp"]
             if facts["cwd"] is None and isinstance(rec.get("cwd"), str):
@@ -518,6 +524,21 @@ def fork_point(transcript: Path, source: str) -> str | None:
             elif point is not None and rec.get("type") in _CONVERSATION:
                 break
     return point
+
+
+def _first_conversation(transcript: Path) -> dict[str, Any] | None:
+    """The first conversation record (user/assistant/system/attachment/progress) of a
+    transcript, past any number of metadata records (lines too long to parse are passed)."""
+    with transcript.open("rb") as f:
+        for line in scan_lines(f, MAX_PROBE_LINE - 1):
+            if not line.terminated:
+                return None
+            if line.data is None:
+                continue
+            rec = parse_line(line)[1]
+            if isinstance(rec, dict) and rec.get("type") in _CONVERSATION:
+                return rec
+    return None
 
 
 def _dir_names(d: Path) -> set[str]:
