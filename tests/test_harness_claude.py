@@ -240,3 +240,77 @@ def test_file_history_outliving_its_pruned_transcript_stays_with_the_archived_se
     target = box.base / "restored"
     assert box.cli("restore", f"claude-code:{FORK}", "--to", str(target))["integrity_errors"] == []
     assert (target / ".claude" / "file-history" / FORK / "0123456789abcdef@v2").read_text() == "second backup\n"
+
+
+def test_every_file_of_a_project_is_archived_under_one_rebuilt_key(tmp_path: Path) -> None:
+    """The key encodes the project's cwd (layout: <project-key> = absolute cwd, non-alphanumerics
+    as '-'). A subagent whose lines carry a cwd below it (started after a cd, or in a worktree:
+    meta.json worktreePath), the project's memory/ and sessions-index.json, and a session folder
+    without its transcript all land in the folder rebuilt for the main session, not in one the
+    path rules make of the raw key (which cannot see `zq.canary` as `zq-canary`)."""
+    cwd = "/export/home/zq.canary/app"
+    key = "".join(c if c.isalnum() else "-" for c in cwd)
+    project = tmp_path / ".claude" / "projects" / key
+    project.mkdir(parents=True)
+    main = [{**conv(MAIN, 0, None, "attachment"), "cwd": cwd},
+            {**conv(MAIN, 1, uid(0), "assistant"), "cwd": cwd, "message": {"id": "msg_1", "role": "assistant", "content": [
+                {"type": "tool_use", "id": "toolu_w", "name": "Agent", "input": {}}]}}]
+    (project / f"{MAIN}.jsonl").write_text("".join(map(_line, main)))
+    agent = "a0123456789abcdef"
+    worktree = f"{cwd}/.claude/worktrees/feat"
+    subdir = project / MAIN / "subagents"
+    subdir.mkdir(parents=True)
+    (subdir / f"agent-{agent}.jsonl").write_text(_line(
+        {**conv(MAIN, 2, None), "cwd": worktree, "isSidechain": True, "agentId": agent}))
+    (subdir / f"agent-{agent}.meta.json").write_text(json.dumps(
+        {"agentType": "general", "toolUseId": "toolu_w", "spawnDepth": 1, "spawnedWithWorktree": True,
+         "worktreePath": worktree}))
+    (project / "memory").mkdir()
+    (project / "memory" / "MEMORY.md").write_text("notes\n")
+    (project / "sessions-index.json").write_text(json.dumps({"version": 1, "originalPath": cwd, "entries": []}))
+    (project / FORK / "tool-results").mkdir(parents=True)
+    (project / FORK / "tool-results" / "b7x9k2m4q.txt").write_text("out\n")
+
+    harness = load_harness("claude-code", HarnessContext(home=tmp_path, env={}))
+    sessions = {s.key: s for s in harness.discover()}
+    assert sessions[f"claude-code:{agent}"].cwd == worktree
+
+    def redact(text: str) -> str:
+        return text.replace("zq.canary", "user-1")
+
+    archived = sorted(harness.redacted_relpath(src, s, redact, redact)  # type: ignore[attr-defined]
+                      for s in sessions.values() for src in s.sources)
+    assert archived == sorted([
+        f".claude/projects/-export-home-user-1-app/{FORK}/tool-results/b7x9k2m4q.txt",
+        f".claude/projects/-export-home-user-1-app/{MAIN}.jsonl",
+        f".claude/projects/-export-home-user-1-app/{MAIN}/subagents/agent-{agent}.jsonl",
+        f".claude/projects/-export-home-user-1-app/{MAIN}/subagents/agent-{agent}.meta.json",
+        ".claude/projects/-export-home-user-1-app/memory/MEMORY.md",
+        ".claude/projects/-export-home-user-1-app/sessions-index.json",
+    ])
+
+
+def test_fork_found_past_a_long_run_of_carried_forward_metadata(tmp_path: Path) -> None:
+    """/branch carries content-replacement, relocated, memory-mode, atis-latch and
+    history-suppression forward (linking: forks): however many of them open the new file before
+    the copied path, it is still a fork of the source, at the last copied message."""
+    project = tmp_path / ".claude" / "projects" / KEY
+    recs = write_main(project)
+    lines: list[dict[str, Any]] = [{"type": "history-suppression", "sessionId": FORK, "cause": "fork_inherit",
+                                    "ts": "2026-10-20T11:00:00.000Z"}]
+    lines += [{"type": "content-replacement", "sessionId": FORK, "replacements": [{"n": i}]} for i in range(30)]
+    lines += [{"type": "relocated", "relocatedCwd": CWD, "sessionId": FORK},
+              {"type": "memory-mode", "mode": "off", "afterUuid": None, "sessionId": FORK},
+              {"type": "atis-latch", "atis": "x1", "sessionId": FORK}]
+    prev = None
+    for rec in recs[:4]:
+        lines.append({**rec, "sessionId": FORK, "parentUuid": prev,
+                      "forkedFrom": {"sessionId": MAIN, "messageUuid": rec["uuid"]}})
+        prev = rec["uuid"]
+    lines.append(conv(FORK, 100, prev, message={"role": "user", "content": "another approach"}))
+    (project / f"{FORK}.jsonl").write_text("".join(map(_line, lines)))
+
+    fork = discover(tmp_path)[f"claude-code:{FORK}"]
+    assert fork.kind == "fork"
+    assert fork.parents == [LineageEdge(relation="fork", parent=f"claude-code:{MAIN}", at=recs[3]["uuid"])]
+    assert (fork.created_at, fork.cwd) == (recs[0]["timestamp"], CWD)

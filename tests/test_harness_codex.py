@@ -393,3 +393,25 @@ def test_shell_snapshots_of_a_thread_whose_rollout_is_gone_are_still_archived(co
     assert k("019b0000-0000-7000-8000-00000000ffff") not in found
     every = [a.path for x in found.values() for a in x.sources]
     assert every.count(f".codex/shell_snapshots/{main}.1767323045000000000.sh") == 1
+
+
+def test_a_state_row_without_rollout_path_merges_without_a_bogus_warning(tmp_path: Path) -> None:
+    """state_5 threads.rollout_path is the only pointer to the current rollout; a row that names
+    none (NULL, as a sub-agent row written before its rollout) has nothing to re-point: merging
+    its extract warns of nothing (it used to say "its current rollout  was not restored")."""
+    from archiver.harnesses.codex import merge_state_extract
+
+    tid = "0199aaaa-0000-7000-8000-000000000002"
+    extract = tmp_path / "extract.sqlite"
+    con = sqlite3.connect(extract)
+    con.execute("CREATE TABLE threads (id TEXT PRIMARY KEY, rollout_path TEXT, cwd TEXT, title TEXT)")
+    con.execute("INSERT INTO threads VALUES (?, NULL, '/work/app', 'worker')", (tid,))
+    con.commit()
+    con.close()
+    codex_root = tmp_path / "restored" / ".codex"
+    warnings: list[str] = []
+    merge_state_extract(extract, codex_root / "state_5.sqlite", codex_root, warnings)
+    assert warnings == []
+    con = sqlite3.connect(codex_root / "state_5.sqlite")
+    assert con.execute("SELECT id, rollout_path, title FROM threads").fetchall() == [(tid, None, "worker")]
+    con.close()

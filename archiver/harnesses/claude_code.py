@@ -61,6 +61,9 @@ class ClaudeCode:
         self._root: Path | None = None  # fixed for the length of one discover()
         self._stats: dict[str, os.stat_result] = {}  # transcripts stat'ed this discover()
         self._project_files: list[SourceArtifact] = []  # per-project host files found this discover()
+        # project folder -> the cwd it encodes, from the sessions found there (kept after discover():
+        # the archived paths of a run's sessions are computed while and after they are yielded)
+        self._project_cwds: dict[str, str] = {}
 
     @property
     def root(self) -> Path:
@@ -97,6 +100,13 @@ class ClaudeCode:
                     problems.append(f"{native_path(self.native_root, root, project)}: not listable "
                                     f"({(e.strerror or str(e)).lower()})")
         self._attach_continuations(found)
+        self._project_cwds = {}
+        for s in found:
+            if s.cwd and s.sources and s.sources[0].role == "transcript":
+                folder = s.sources[0].path[len(f"{self.native_root}/projects/"):].partition("/")[0]
+                cwd = _folder_cwd(folder, s.cwd)
+                if cwd is not None:
+                    self._project_cwds.setdefault(folder, cwd)
         yield from found
         yield from self._leftover_sessions({s.session_id for s in found})
         host = self._host_session()
@@ -224,7 +234,7 @@ class ClaudeCode:
 
     def _read_transcript_facts(self, transcript: Path, session: DiscoveredSession) -> None:
         st = self._stats[str(transcript)] = transcript.stat()
-        key = file_state_key("claude-code:facts:v2", transcript, st)
+        key = file_state_key("claude-code:facts:v3", transcript, st)
         facts = cache_get(self.ctx.cache, key)
         if not isinstance(facts, dict):  # read once per file state, not on every run
             facts = self.transcript_facts(transcript)
@@ -240,7 +250,13 @@ class ClaudeCode:
     def transcript_facts(transcript: Path) -> dict[str, Any]:
         """created_at, cwd and fork origin from the first records, title from the last ones."""
         facts: dict[str, Any] = {"created_at": None, "cwd": None, "fork": None, "title": None}
-        for rec in head_records(transcript):
+        head = head_records(transcript)
+        if not any(rec.get("type") in _CONVERSATION for rec in head):
+            # a /branch copy may open with more carried-forward metadata (content-replacement,
+            # relocated, memory-mode, atis-latch, history-suppression) than the head window holds
+            first = _first_conversation(transcript)
+            head = head + ([first] if first is not None else [])
+        for rec in head:
             if facts["created_at"] is None and isinstance(rec.get("timestamp"), str):
                 facts["created_at"] = rec["timestamp"]
             if facts["cwd"] is None and isinstance(rec.get("cwd"), str):
@@ -378,9 +394,20 @@ class ClaudeCode:
         """The project key is derived from the cwd: rebuild it from the redacted cwd, so a user
         name the path rules cannot see in a key (`zq.canary` became `zq-canary`, `/export/home`)
         is gone and the key matches the cwd inside. A key that is not the cwd's plain encoding
-        (a truncated long key, a CLAUDE_CODE_PROJECT_DIR_NAME override) goes through the rules."""
-        return cwd_folder_relpath(src.path, f"{self.native_root}/projects/", session.cwd, project_key,
-                                  redact_relpath, redact_text)
+        (a truncated long key, a CLAUDE_CODE_PROJECT_DIR_NAME override) goes through the rules.
+
+        The cwd the key encodes is the project's, not always the session's own first cwd: a
+        subagent started after a `cd` or in a worktree (meta.json worktreePath) has a cwd below
+        the project's, and host files (memory/, sessions-index.json) and a session folder without
+        its transcript have none. Those use the ancestor of their cwd that encodes to the key, else
+        the cwd of a session found in that project folder, so every file of a project is restored
+        into the one folder Claude Code reads, whatever the rules make of the raw key."""
+        prefix = f"{self.native_root}/projects/"
+        cwd = session.cwd
+        if src.path.startswith(prefix):
+            folder = src.path[len(prefix):].partition("/")[0]
+            cwd = _folder_cwd(folder, session.cwd) or self._project_cwds.get(folder) or cwd
+        return cwd_folder_relpath(src.path, prefix, cwd, project_key, redact_relpath, redact_text)
 
     def _host_session(self) -> DiscoveredSession | None:
         host = DiscoveredSession(harness=NAME, session_id="@host", kind="host", title="Claude Code host files")
@@ -401,6 +428,21 @@ _KEY_CHAR = re.compile(r"[^A-Za-z0-9]")
 def project_key(cwd: str) -> str:
     """projects/<key>: the absolute cwd with every non-alphanumeric character replaced by '-'."""
     return _KEY_CHAR.sub("-", cwd)
+
+
+def _folder_cwd(folder: str, cwd: str | None) -> str | None:
+    """`cwd` or the nearest of its ancestors whose project key is `folder` (None: no such)."""
+    if not cwd:
+        return None
+    candidate = cwd
+    while candidate:
+        if project_key(candidate) == folder:
+            return candidate
+        cut = max(candidate.rfind("/"), candidate.rfind("\\"))
+        if cut <= 0:
+            return None
+        candidate = candidate[:cut]
+    return None
 
 
 def _read_json(path: Path, limit: int = 4 * 1024 * 1024) -> dict[str, Any] | None:
@@ -482,6 +524,21 @@ def fork_point(transcript: Path, source: str) -> str | None:
             elif point is not None and rec.get("type") in _CONVERSATION:
                 break
     return point
+
+
+def _first_conversation(transcript: Path) -> dict[str, Any] | None:
+    """The first conversation record (user/assistant/system/attachment/progress) of a
+    transcript, past any number of metadata records (lines too long to parse are passed)."""
+    with transcript.open("rb") as f:
+        for line in scan_lines(f, MAX_PROBE_LINE - 1):
+            if not line.terminated:
+                return None
+            if line.data is None:
+                continue
+            rec = parse_line(line)[1]
+            if isinstance(rec, dict) and rec.get("type") in _CONVERSATION:
+                return rec
+    return None
 
 
 def _dir_names(d: Path) -> set[str]:

@@ -816,7 +816,9 @@ def _repoint_rollouts(extract: Path, target: Path, codex_root: Path, warnings: l
     con = sqlite3.connect(str(target), timeout=10)
     try:
         for tid, rollout_path in rows:
-            name = os.path.basename(str(rollout_path or ""))
+            if not rollout_path:  # a row naming no rollout: nothing to re-point
+                continue
+            name = os.path.basename(str(rollout_path))
             plain = name[: -len(".zst")] if name.endswith(".zst") else name
             found = None
             for top in ("sessions", "archived_sessions"):
