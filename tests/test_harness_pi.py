@@ -37,7 +37,8 @@ def test_sessions_lineage_titles_and_sources(pi: tuple[Path, dict]) -> None:
         k(s_ids["legacy"]): "main", k(s_ids["custom"]): "main",
     }
     assert {key: s.parents for key, s in found.items() if s.parents} == {
-        k(s_ids["fork"]): [LineageEdge(relation="fork", parent=k(s_ids["main"]), at=None, inferred=False)],
+        # the leaf the /fork copied the path to: the last entry of main the fork file holds
+        k(s_ids["fork"]): [LineageEdge(relation="fork", parent=k(s_ids["main"]), at="f6a7b8c9", inferred=False)],
         k(s_ids["orphan_fork"]): [LineageEdge(relation="fork", parent=k(s_ids["gone_parent"]), at=None, inferred=False)],
     }
     assert found[k(s_ids["main"])].title == "Build the webapp (scripted)"  # last session_info wins
@@ -98,7 +99,7 @@ def test_env_overrides(pi: tuple[Path, dict], tmp_path: Path) -> None:
     assert main.sources[0].source == moved["files"]["main"]
     assert main.sources[0].path == f".pi/agent/sessions/{moved['folder']}/{moved['files']['main'].name}"
     # parentSession paths point into the overridden dir and still resolve
-    assert found[k(ids["fork"])].parents == [LineageEdge(relation="fork", parent=k(ids["main"]))]
+    assert found[k(ids["fork"])].parents == [LineageEdge(relation="fork", parent=k(ids["main"]), at="f6a7b8c9")]
     # settings.json sessionDir is honoured too
     (agent / "settings.json").write_text(json.dumps({"sessionDir": str(moved["custom_dir"])}))
     found2 = discover(home, env={"PI_CODING_AGENT_DIR": str(agent)})
@@ -168,7 +169,7 @@ def test_a_byte_order_mark_before_the_header_is_no_content(pi: tuple[Path, dict]
     found = discover(home, session_dir=str(info["custom_dir"]))
     fork = found[k(s_ids["fork"])]
     assert fork.kind == "fork"
-    assert fork.parents == [LineageEdge(relation="fork", parent=k(s_ids["main"]), at=None, inferred=False)]
+    assert fork.parents == [LineageEdge(relation="fork", parent=k(s_ids["main"]), at="f6a7b8c9", inferred=False)]
 
 
 def test_a_session_info_without_a_name_clears_the_title(pi: tuple[Path, dict]) -> None:
@@ -184,3 +185,76 @@ def test_a_session_info_without_a_name_clears_the_title(pi: tuple[Path, dict]) -
         fh.write(b'{"type":"session_info","id":"e1e1e1e1","parentId":"e0e0e0e0","timestamp":"2026-01-01T12:01:00.000Z","name":"Ship it"}\n')
         fh.write(b'{"type":"session_info","id":"e2e2e2e2","parentId":"e1e1e1e1","timestamp":"2026-01-01T12:02:00.000Z","name":""}\n')
     assert discover(home)[k(sid)].title is None
+
+
+def _entry(eid: str, parent: str | None, kind: str = "message", **extra: object) -> dict:
+    rec: dict = {"type": kind, "id": eid, "parentId": parent, "timestamp": "2026-03-01T10:00:00.000Z", **extra}
+    if kind == "message" and "message" not in extra:
+        rec["message"] = {"role": "user", "content": f"entry {eid}", "timestamp": 1772359200000}
+    return rec
+
+
+def _write(path: Path, records: list[dict]) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"".join(json.dumps(r, separators=(",", ":")).encode() + b"\n" for r in records))
+    return path
+
+
+def test_fork_point_is_the_last_entry_copied_from_the_parent(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Seed linking "forks": /fork and /clone write the root->leaf path (labels dropped and
+    re-emitted at the end), forkFrom() copies every entry; ids are kept in both. The fork
+    point is the last copied entry, whatever the parent appended afterwards."""
+    import archiver.harnesses.pi as pimod
+
+    home = tmp_path / "home"
+    cwd = "/home/alice/work/svc"
+    folder = home / ".pi" / "agent" / "sessions" / pimod.cwd_dir_name(cwd)
+    parent_id, clone_id, copy_id, empty_id = (f"01890a5d-0000-7000-8000-00000000000{i}" for i in range(1, 5))
+    head = {"type": "session", "version": 3, "timestamp": "2026-03-01T10:00:00.000Z", "cwd": cwd}
+    path = [_entry("10000001", None), _entry("10000002", "10000001", "model_change", provider="p", modelId="m"),
+            _entry("10000003", "10000002")]
+    side = _entry("10000004", "10000002")  # another branch of the parent, not on the copied path
+    label = _entry("10000005", "10000003", "label", targetId="10000001", label="start")
+    later = _entry("10000006", "10000003")  # the parent went on after the fork
+    parent = _write(folder / f"2026-03-01T10-00-00-000Z_{parent_id}.jsonl",
+                    [{**head, "id": parent_id}, *path, side, label, later])
+    # /clone: the path, the label re-emitted (a new entry), then the clone's own turn
+    _write(folder / f"2026-03-02T10-00-00-000Z_{clone_id}.jsonl",
+           [{**head, "id": clone_id, "parentSession": str(parent)}, *path,
+            _entry("20000001", "10000003", "label", targetId="10000001", label="start"),
+            _entry("20000002", "20000001"), _entry("20000003", "20000002")])
+    # forkFrom(): every entry at the time verbatim (the last one a label), then its own
+    other = home / ".pi" / "agent" / "sessions" / pimod.cwd_dir_name("/home/alice/work/other")
+    _write(other / f"2026-03-03T10-00-00-000Z_{copy_id}.jsonl",
+           [{**head, "id": copy_id, "cwd": "/home/alice/work/other", "parentSession": str(parent)},
+            *path, side, label, _entry("30000001", "10000005")])
+    # newSession({parentSession}): nothing copied, no fork point
+    _write(folder / f"2026-03-04T10-00-00-000Z_{empty_id}.jsonl",
+           [{**head, "id": empty_id, "parentSession": str(parent)}, _entry("40000001", None)])
+    found = discover(home)
+    assert {key: [(e.relation, e.parent, e.at) for e in s.parents] for key, s in found.items() if s.parents} == {
+        k(clone_id): [("fork", k(parent_id), "10000003")],
+        k(copy_id): [("fork", k(parent_id), "10000003")],  # the label copied last hangs under it
+        k(empty_id): [("fork", k(parent_id), None)],
+    }
+    # a copied entry too long to parse is still recognised by its id
+    monkeypatch.setattr(pimod, "MAX_LINE", 4096)
+    big = _entry("10000007", "10000006", message={"role": "user", "content": "x" * 8192, "timestamp": 1})
+    with parent.open("ab") as fh:
+        fh.write(json.dumps(big, separators=(",", ":")).encode() + b"\n")
+    big_fork = "01890a5d-0000-7000-8000-000000000005"
+    _write(folder / f"2026-03-05T10-00-00-000Z_{big_fork}.jsonl",
+           [{**head, "id": big_fork, "parentSession": str(parent)}, *path, later, big, _entry("50000001", "10000007")])
+    assert discover(home)[k(big_fork)].parents == [LineageEdge(relation="fork", parent=k(parent_id), at="10000007")]
+
+
+def test_fork_point_is_cached_per_state_of_both_files(pi: tuple[Path, dict], tmp_path: Path) -> None:
+    from archiver.state import DiscoveryCache, State
+
+    home, info = pi
+    s_ids = info["sessions"]
+    cache = DiscoveryCache(State(tmp_path / "state.db"))
+    h = load_harness("pi", HarnessContext(home=home, env={}, cache=cache))
+    assert {s.key: s for s in h.discover()}[k(s_ids["fork"])].parents[0].at == "f6a7b8c9"
+    keys = [key for key in cache if key.startswith("pi:fork-point:")]
+    assert len(keys) == 1 and json.loads(cache[keys[0]]) == ["f6a7b8c9"]

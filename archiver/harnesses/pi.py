@@ -19,7 +19,13 @@ Missing ones are reported as warnings.
 Lineage: header.parentSession is the absolute path of the source file (/fork, /clone,
 forkFrom, newSession({parentSession})) -> edge `fork` to that file's header id. When the
 file is gone the id is taken from its file name `<ts>_<id>.jsonl`, the edge is kept
-(inferred=False) and a warning says so. No `at`: the fork point is not recorded by pi.
+(inferred=False) and a warning says so. `at` = the fork point: /fork and /clone copy the
+root->leaf path and forkFrom() every entry, ids kept (seed linking "forks"), ahead of the
+fork's own entries, so it is the id of the last entry of the fork file's leading run of
+entries whose ids the parent file also holds; a label there (a bookmark, which /fork
+re-emits after the path and forkFrom copies) gives the entry it hangs under (parentId).
+None when the parent file is not readable, or nothing was copied
+(newSession({parentSession}), a fork before the first message).
 Title: the last session_info `name` (one without a name, or an empty one, clears it).
 """
 
@@ -214,17 +220,52 @@ class Pi:
         p = Path(parent)
         known = by_path.get(str(p.resolve())) if p.is_absolute() else None
         if known is not None:
-            return LineageEdge(relation="fork", parent=session_key(NAME, known.session_id))
+            return self._fork_edge(item, known)
         if p.is_file():
             other = self._found(p, "")
             if other.header is not None:
-                return LineageEdge(relation="fork", parent=session_key(NAME, other.session_id))
+                return self._fork_edge(item, other)
         if p.name in by_name:  # same file under another root (moved agent dir)
             s.warnings.append(f"parentSession {parent} not found there; matched by file name {by_name[p.name].file}")
-            return LineageEdge(relation="fork", parent=session_key(NAME, by_name[p.name].session_id))
+            return self._fork_edge(item, by_name[p.name])
         pid = id_from_filename(p.name)
         s.warnings.append(f"parentSession {parent} is gone; parent id {pid} taken from its file name")
         return LineageEdge(relation="fork", parent=session_key(NAME, pid))
+
+    def _fork_edge(self, item: _Found, parent: _Found) -> LineageEdge:
+        return LineageEdge(relation="fork", parent=session_key(NAME, parent.session_id), at=self._fork_point(item, parent))
+
+    def _fork_point(self, item: _Found, parent: _Found) -> str | None:
+        """The last entry of the fork's leading copied run (see the module doc), read once per
+        state of the two files."""
+        try:
+            st, pst = item.st or item.file.stat(), parent.st or parent.file.stat()
+        except OSError:
+            return None
+        key = file_state_key("pi:fork-point", item.file, st) + "|" + file_state_key("of", parent.file, pst)
+        hit = cache_get(self.ctx.cache, key)
+        if isinstance(hit, list) and len(hit) == 1 and (hit[0] is None or isinstance(hit[0], str)):
+            return hit[0]  # type: ignore[no-any-return]
+        last: str | None = None
+        up: dict[str, str | None] = {}  # label id -> its parentId, in the copied run
+        try:
+            theirs: set[str] | None = None
+            for eid, kind, parent_id in entries(item.file):
+                if theirs is None:  # read only when the fork has an entry at all
+                    theirs = {e[0] for e in entries(parent.file)}
+                if eid not in theirs:
+                    break
+                last = eid
+                if kind == "label":
+                    up[eid] = parent_id
+        except OSError:
+            return None
+        at, seen = last, set()
+        while at in up and at not in seen:  # a bookmark is no point of the conversation
+            seen.add(at)
+            at = up[at]
+        cache_put(self.ctx.cache, key, [at])
+        return at
 
     def _scan(self, f: Path, st: os.stat_result | None = None) -> tuple[str | None, list[str], list[int]]:
         """(last session_info name, fullOutputPath values in order, unparseable complete lines),
@@ -287,6 +328,30 @@ class Pi:
         a user name: `pi-bash-alice-1a2b.log`) goes through redact_relpath like any path."""
         return cwd_folder_relpath(src.path, f"{self.native_root}/sessions/", session.cwd, cwd_dir_name,
                                   redact_relpath, redact_text)
+
+
+# the envelope's first keys of an entry too long to parse (pi writes type, id first)
+_HEAD_ID_RE = re.compile(rb'^\s*\{\s*"type"\s*:\s*"([^"\\]*)"\s*,\s*"id"\s*:\s*"([^"\\]+)"')
+
+
+def entries(f: Path) -> Iterator[tuple[str, str, str | None]]:
+    """(id, type, parentId) of a session file's tree entries in file order; the header,
+    unparseable lines and a torn last line give none (an entry too long to parse gives its id
+    and type from its first bytes, parentId None)."""
+    with f.open("rb") as stream:
+        for line in scan_lines(stream, MAX_LINE):
+            if not line.terminated:
+                break
+            if line.data is None:
+                m = _HEAD_ID_RE.match(line.head)
+                if m and m.group(1) != b"session":
+                    yield m.group(2).decode("utf-8", "replace"), m.group(1).decode("utf-8", "replace"), None
+                continue
+            rec = parse_line(line)[1]
+            if isinstance(rec, dict) and rec.get("type") != "session":
+                eid, kind, parent = rec.get("id"), rec.get("type"), rec.get("parentId")
+                if isinstance(eid, str) and eid:
+                    yield eid, str(kind), parent if isinstance(parent, str) else None
 
 
 _CACHE_LIMIT = 256 * 1024  # a scan's facts longer than this are read again each run
