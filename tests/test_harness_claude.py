@@ -314,3 +314,31 @@ def test_fork_found_past_a_long_run_of_carried_forward_metadata(tmp_path: Path) 
     assert fork.kind == "fork"
     assert fork.parents == [LineageEdge(relation="fork", parent=f"claude-code:{MAIN}", at=recs[3]["uuid"])]
     assert (fork.created_at, fork.cwd) == (recs[0]["timestamp"], CWD)
+
+
+def test_lines_that_are_not_json_are_counted_in_a_warning(tmp_path: Path) -> None:
+    """As for Codex and pi: complete lines that are not JSON are reported (file, count, line
+    numbers, never their content), in main and subagent transcripts; a torn last line without
+    its newline is not (seed gotcha: tolerate an unparsable final line)."""
+    project = tmp_path / ".claude" / "projects" / KEY
+    write_main(project, n=4)
+    secret = "sk-ant-api03-NOTJSON"
+    with (project / f"{MAIN}.jsonl").open("a") as f:
+        f.write(f'{{"type":"user","message":"cut off {secret}\n')  # line 5: torn, then appended after
+        f.write(_line(conv(MAIN, 5, uid(3), message={"role": "user", "content": "resumed"})))
+        f.write("not json at all\n")  # line 7
+        f.write('{"type":"assistant","uuid":"x"')  # being written
+    sub = project / MAIN / "subagents"
+    sub.mkdir(parents=True)
+    (sub / "agent-a0000000000000009.jsonl").write_text(
+        _line(conv(MAIN, 60, None, agentId="a0000000000000009")) + "{broken\n" + _line(conv(MAIN, 61, uid(60))))
+    found = discover(tmp_path)
+    main = found[f"claude-code:{MAIN}"]
+    assert main.warnings == [f"{MAIN}.jsonl: 2 unparseable line(s) kept as they are (lines 5, 7)"]
+    assert not any(secret in w or "not json" in w for w in main.warnings)
+    sub_s = found["claude-code:a0000000000000009"]
+    assert [w for w in sub_s.warnings if "unparseable" in w] == [
+        "agent-a0000000000000009.jsonl: 1 unparseable line(s) kept as they are (line 2)"]
+    # a clean transcript has no such warning
+    write_main(project, n=4)
+    assert not [w for w in discover(tmp_path)[f"claude-code:{MAIN}"].warnings if "unparseable" in w]

@@ -9,6 +9,10 @@ are still archived under its key, with a warning. A file under subagents/ that n
 history.jsonl, paste-cache/ and the per-project files that belong to no one session
 (projects/<key>/sessions-index.json, projects/<key>/memory/) form the host session.
 
+Complete transcript lines (main and subagent) that are not JSON are kept as they are and
+counted in a session warning naming the file and the line numbers, never their content, as
+Codex and pi do; a final line without its newline (torn by a crash, or being written) is not.
+
 Lineage:
 - subagent: agent-<id>.meta.json toolUseId names the Agent tool_use in the parent;
   forked subagents start with a fork-context-ref (parentSessionId, parentLastUuid).
@@ -32,7 +36,7 @@ from archiver.harnesses.common import (
     cache_get, cache_put, configured_root, cwd_folder_relpath, file_state_key, iso, regular_files, sniff_content,
 )
 from archiver.harnesses.jsonl_probe import (
-    MAX_PROBE_LINE, head_records, parse_line, records_containing, scan_lines, tail_records,
+    MAX_PROBE_LINE, head_records, parse_line, records_containing, scan_lines, tail_records, unparseable_warning,
 )
 from archiver.model import DiscoveredSession, Format, LineageEdge, SourceArtifact, session_key
 
@@ -299,11 +303,14 @@ class ClaudeCode:
                     s.sources.append(self._src(side, "sidecar", "json" if side.suffix == ".json" else None))
             meta = metas[agent_id]
             st = f.stat()
-            key = file_state_key("claude-code:subagent-head", f, st)
+            key = file_state_key("claude-code:subagent-head:v2", f, st)
             head_facts = cache_get(self.ctx.cache, key)
-            if not isinstance(head_facts, dict):  # read once per file state
-                head_facts = _subagent_head(f)
+            if not isinstance(head_facts, dict) or not isinstance(head_facts.get("bad"), list):
+                head_facts = _subagent_head(f)  # read once per file state
+                head_facts["bad"] = unparseable_lines(f)
                 cache_put(self.ctx.cache, key, head_facts)
+            if head_facts["bad"]:
+                s.warnings.append(unparseable_warning(f.name, [int(n) for n in head_facts["bad"]]))
             s.created_at, s.cwd = head_facts["created_at"], head_facts["cwd"]
             s.title = meta.get("description") if isinstance(meta.get("description"), str) else None
             s.updated_at = iso(st.st_mtime)
@@ -351,10 +358,12 @@ class ClaudeCode:
             if s.kind == "subagent" or not s.sources or s.sources[0].role != "transcript":
                 continue
             try:
-                edges = self._cached_continuations(s.sources[0].source)
+                edges, bad = self._cached_continuations(s.sources[0].source)
             except OSError as e:
                 s.warnings.append(f"{s.sources[0].source.name}: unreadable while looking for continued-in ({e.strerror})")
                 continue
+            if bad:
+                s.warnings.append(unparseable_warning(s.sources[0].source.name, bad))
             for successor, ts in edges:
                 target = by_id.get(successor)
                 if target is None:
@@ -364,17 +373,20 @@ class ClaudeCode:
                 if edge not in target.parents:
                     target.parents.append(edge)
 
-    def _cached_continuations(self, transcript: Path) -> list[tuple[str, str | None]]:
-        """continued-in records can sit anywhere in a transcript, so finding them reads the
-        whole file: do it once per file state, not on every run."""
+    def _cached_continuations(self, transcript: Path) -> tuple[list[tuple[str, str | None]], list[int]]:
+        """(continued-in edges, unparseable lines): continued-in records can sit anywhere in a
+        transcript and so can lines that are not JSON, so finding them reads the whole file:
+        do it once per file state, not on every run."""
         st = self._stats.get(str(transcript)) or transcript.stat()
-        key = file_state_key("claude-code:continued-in", transcript, st)
+        key = file_state_key("claude-code:continued-in:v2", transcript, st)
         hit = cache_get(self.ctx.cache, key)
-        if isinstance(hit, list) and all(isinstance(e, list) and len(e) == 2 for e in hit):
-            return [(str(a), b) for a, b in hit]
+        if (isinstance(hit, dict) and isinstance(hit.get("edges"), list) and isinstance(hit.get("bad"), list)
+                and all(isinstance(e, list) and len(e) == 2 for e in hit["edges"])):
+            return [(str(a), b) for a, b in hit["edges"]], [int(n) for n in hit["bad"]]
         edges = self.continuation_edges(transcript)
-        cache_put(self.ctx.cache, key, edges)
-        return edges
+        bad = unparseable_lines(transcript)
+        cache_put(self.ctx.cache, key, {"edges": edges, "bad": bad})
+        return edges, bad
 
     def continuation_edges(self, transcript: Path) -> list[tuple[str, str | None]]:
         """(successor session id, timestamp) for each continued-in record of a transcript."""
@@ -473,6 +485,21 @@ def _names_by_agent(folder: Path, agents: set[str]) -> dict[str, list[str]]:
         if owner is not None:
             out.setdefault(owner, []).append(name)
     return out
+
+
+def unparseable_lines(transcript: Path) -> list[int]:
+    """Numbers of the complete lines that are not JSON (kept as they are, reported as Codex's
+    and pi's are); a final line without its newline is a torn or still-written tail (seed
+    gotcha: tolerate an unparsable final line), not counted. A line too long to parse is
+    only shape-checked."""
+    bad: list[int] = []
+    with transcript.open("rb") as f:
+        for line in scan_lines(f, MAX_PROBE_LINE - 1):
+            if not line.terminated:
+                break
+            if not parse_line(line)[0]:
+                bad.append(line.no)
+    return bad
 
 
 def _subagent_head(f: Path) -> dict[str, Any]:
