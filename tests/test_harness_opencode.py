@@ -417,9 +417,13 @@ def test_a_1x_database_lists_its_sessions_with_lineage_and_sidecars(tmp_path: Pa
         h.close()
 
 
-def test_a_pre_split_2x_database_lists_the_sessions_of_its_session_table(tmp_path: Path) -> None:
-    """Before migration loose_psylocke renamed it, a 2.x build kept session_v2's rows in `session`."""
-    root = tmp_path / ".local" / "share" / "opencode"
+PRE_SRC, PRE_FORK = "ses_7e1a2b3c4d5fPreSplitSrcAAA", "ses_7e1a2b3c4d5ePreSplitForkBB"
+
+
+def _pre_split_db(home: Path) -> tuple[str, str]:
+    """A pre-split 2.x opencode.db (seed versioning: marker 20260730195856_optional_session_title,
+    sessions in `session` until migration 20260804233008_loose_psylocke renames it session_v2)."""
+    root = home / ".local" / "share" / "opencode"
     root.mkdir(parents=True)
     conn = sqlite3.connect(str(root / "opencode.db"), isolation_level=None)
     conn.execute("PRAGMA journal_mode=WAL")
@@ -427,18 +431,25 @@ def test_a_pre_split_2x_database_lists_the_sessions_of_its_session_table(tmp_pat
         "CREATE TABLE session (id TEXT PRIMARY KEY, project_id TEXT NOT NULL, parent_id TEXT, fork_session_id TEXT, "
         "fork_boundary TEXT, slug TEXT NOT NULL, directory TEXT NOT NULL, title TEXT, version TEXT NOT NULL, "
         "time_created INTEGER NOT NULL, time_updated INTEGER NOT NULL);"
+        "CREATE INDEX session_project_idx ON session (project_id);"
         "CREATE TABLE session_message (id TEXT PRIMARY KEY, session_id TEXT NOT NULL, type TEXT NOT NULL, "
         "seq INTEGER NOT NULL, time_created INTEGER NOT NULL, time_updated INTEGER NOT NULL, data TEXT NOT NULL);"
         "CREATE TABLE migration (id TEXT PRIMARY KEY, time_applied INTEGER NOT NULL);"
     )
     conn.execute("INSERT INTO migration VALUES ('20260730195856_optional_session_title', 1)")
-    src, fork = "ses_7e1a2b3c4d5fPreSplitSrcAAA", "ses_7e1a2b3c4d5ePreSplitForkBB"
+    src, fork = PRE_SRC, PRE_FORK
     conn.execute("INSERT INTO session VALUES (?, 'prj', NULL, NULL, NULL, 's', '/w', NULL, '2.0.3', 1, 2)", (src,))
     conn.execute("INSERT INTO session VALUES (?, 'prj', NULL, ?, ?, 's', '/w', 'f', '2.0.3', 3, 4)",
                  (fork, src, json.dumps({"type": "before", "messageID": "msg_p2"})))
-    for sid, mid in ((src, "msg_p1"), (src, "msg_p2"), (fork, "msg_p1_1")):
-        conn.execute("INSERT INTO session_message VALUES (?, ?, 'user', 1, 1, 1, ?)", (mid, sid, '{"text":"hi"}'))
+    for sid, mid, seq in ((src, "msg_p1", 1), (src, "msg_p2", 2), (fork, "msg_p1_1", 1)):  # a fork reuses seq
+        conn.execute("INSERT INTO session_message VALUES (?, ?, 'user', ?, 1, 1, ?)", (mid, sid, seq, '{"text":"hi"}'))
     conn.close()
+    return src, fork
+
+
+def test_a_pre_split_2x_database_lists_the_sessions_of_its_session_table(tmp_path: Path) -> None:
+    """Before migration loose_psylocke renamed it, a 2.x build kept session_v2's rows in `session`."""
+    src, fork = _pre_split_db(tmp_path)
     h = OpenCode(HarnessContext(home=tmp_path, env={}))
     try:
         found = {s.key: s for s in h.discover()}
@@ -593,3 +604,64 @@ def test_restore_still_refuses_a_database_path_that_escapes(harness: OpenCode, t
     with pytest.raises(ValueError, match="resolves outside the restore target"):
         harness.restore_artifact(Artifact(path=DB, role="database", format="sqlite"), extract, tmp_path / "t")
     assert not (tmp_path / "out").exists()
+
+
+def test_a_pre_split_2x_session_restored_into_a_split_database_lands_in_session_v2(tmp_path: Path) -> None:
+    """Seed versioning: migration loose_psylocke renamed a pre-split 2.x `session` table to
+    session_v2, the table OpenCode 2.x lists. A pre-split extract merged into a database that
+    has session_v2 puts its session rows there (not into `session`, which there holds only
+    stale 1.x copies); into a fresh database it keeps its own schema (OpenCode's migration
+    renames it), and a post-split extract restored after it moves its rows to session_v2."""
+    _pre_split_db(tmp_path / "old")
+    old = OpenCode(HarnessContext(home=tmp_path / "old", env={}))
+    info = make_opencode_home(tmp_path / "v2")
+    new = OpenCode(HarnessContext(home=tmp_path / "v2", env={}))
+    try:
+        pre = {s.key: s for s in old.discover()}
+        post = {s.key: s for s in new.discover()}
+        x_src, x_fork = _produce(pre[K + PRE_SRC], tmp_path / "ps.db"), _produce(pre[K + PRE_FORK], tmp_path / "pf.db")
+        x_a = _produce(post[K + SES_A], tmp_path / "a.db")
+        art = Artifact(path=DB, role="database", format="sqlite")
+        restorer = OpenCode(HarnessContext(home=tmp_path / "nohome", env={}))
+
+        split = tmp_path / "split"
+        target = restorer.restore_artifact(art, x_a, split)
+        assert target == split / DB
+        stale = _rows(target, "SELECT * FROM session ORDER BY 1")  # A's stale 1.x copy
+        assert restorer.restore_artifact(art, x_src, split) == target
+        assert restorer.restore_artifact(art, x_fork, split) == target
+        assert _rows(target, "SELECT id, project_id, fork_session_id, fork_boundary, slug, directory, title, version, "
+                             "time_created, time_updated, cost FROM session_v2 WHERE id LIKE '%PreSplit%' ORDER BY id") == [
+            (PRE_FORK, "prj", PRE_SRC, json.dumps({"type": "before", "messageID": "msg_p2"}), "s", "/w", "f", "2.0.3",
+             3, 4, 0),
+            (PRE_SRC, "prj", None, None, "s", "/w", None, "2.0.3", 1, 2, 0),
+        ]
+        assert _rows(target, "SELECT * FROM session ORDER BY 1") == stale  # nothing went into `session`
+        assert _rows(target, "SELECT session_id, id FROM session_message WHERE session_id LIKE '%PreSplit%' ORDER BY 2") == [
+            (PRE_SRC, "msg_p1"), (PRE_FORK, "msg_p1_1"), (PRE_SRC, "msg_p2")]
+        assert _rows(target, "SELECT id FROM session_v2 ORDER BY id") == sorted([(SES_A,), (PRE_SRC,), (PRE_FORK,)])
+        assert _rows(target, "PRAGMA integrity_check") == [("ok",)]
+        # merging it again replaces its row, as for any session
+        restorer.restore_artifact(art, x_src, split)
+        assert _rows(target, "SELECT count(*) FROM session_v2 WHERE id = ?", PRE_SRC) == [(1,)]
+        assert restorer.after_restore(split, []) == []
+
+        # fresh target: the pre-split schema as it is, until a post-split extract brings session_v2
+        fresh = tmp_path / "fresh"
+        restorer.restore_artifact(art, x_src, fresh)
+        assert _rows(fresh / DB, "SELECT id FROM session") == [(PRE_SRC,)]
+        restorer.restore_artifact(art, x_a, fresh)
+        assert restorer.after_restore(fresh, []) == []
+        assert _rows(fresh / DB, "SELECT id FROM session_v2 ORDER BY id") == sorted([(SES_A,), (PRE_SRC,)])
+        assert _rows(fresh / DB, "SELECT id, version FROM session_v2 WHERE id = ?", PRE_SRC) == [(PRE_SRC, "2.0.3")]
+        assert _rows(fresh / DB, "SELECT id FROM session") == [(SES_A,)]  # A's own stale 1.x row stays
+        # a fresh target that stays pre-split keeps `session` (OpenCode's migration renames it)
+        alone = tmp_path / "alone"
+        restorer.restore_artifact(art, x_src, alone)
+        restorer.after_restore(alone, [])
+        assert _rows(alone / DB, "SELECT id FROM session") == [(PRE_SRC,)]
+        assert "session_v2" not in {r[0] for r in _rows(alone / DB, "SELECT name FROM sqlite_master WHERE type = 'table'")}
+    finally:
+        old.close()
+        new.close()
+        close_opencode_home(info)

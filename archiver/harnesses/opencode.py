@@ -32,7 +32,12 @@ Restore: every extract's artifact path is the database's own native path
 (`.local/share/opencode/opencode.db`, role database); `restore_artifact` merges it into
 that file under the target HOME instead of overwriting it (see `merge_extract`). A database
 OPENCODE_DB named outside the data dir is archived (and restored) in the data dir under its
-own name, and `after_restore` says OpenCode opens it only with OPENCODE_DB. 1.x sessions are
+own name, and `after_restore` says OpenCode opens it only with OPENCODE_DB. A pre-split 2.x
+extract (sessions in `session`) merged into a database that has session_v2 puts its session
+rows in session_v2, where migration loose_psylocke moved them (seed versioning) and where
+OpenCode lists them; merged into one without, they stay in `session` (OpenCode's migration
+renames it), unless a post-split extract restored later brings session_v2, when
+`after_restore` moves them there. 1.x sessions are
 never merged into a database that holds kv migration.v1-v2 (OpenCode imports 1.x rows once,
 so they would not show): they go to `opencode.v1-sessions.db` beside it, which OpenCode 2.x
 imports when opened through OPENCODE_DB, and `after_restore` says so.
@@ -362,18 +367,22 @@ def merge_extract(extract: Path, target: Path) -> list[str]:
         conn.execute("BEGIN IMMEDIATE")
         fresh = conn.execute("SELECT count(*) FROM main.sqlite_master").fetchone()[0] == 0
         rows = _schema(conn, "src")
-        for typ, _name, _tbl, sql in rows:
-            if typ == "table":
+        src_tables = {name for typ, name, _t, _s in rows if typ == "table"}
+        sessions = session_table(src_tables)
+        # a pre-split 2.x extract into a database migration loose_psylocke already split: its
+        # `session` rows go where that migration moved them (seed versioning), session_v2
+        renamed = _is_pre_split(src_tables) and "session_v2" in _tables(conn)
+        for typ, _name, tbl, sql in rows:
+            if typ == "table" and not (renamed and tbl == "session"):
                 _create(conn, sql)
         if fresh:
             _copy_header_pragmas(conn)
         sids: list[str] = []
-        src_tables = {name for typ, name, _t, _s in rows if typ == "table"}
-        sessions = session_table(src_tables)
         if sessions is not None:
             sids = [r[0] for r in conn.execute(f"SELECT id FROM src.{sql_ident(sessions)}")]
         for name, src_cols, policy, key in _archived_tables(conn, rows):
-            main_cols = set(_columns(conn, "main", name))
+            dest = "session_v2" if renamed and name == "session" else name
+            main_cols = set(_columns(conn, "main", dest))
             cols = [c for c in src_cols if c in main_cols]
             if not cols:
                 continue
@@ -381,14 +390,14 @@ def merge_extract(extract: Path, target: Path) -> list[str]:
             if policy == "owned":
                 if sids and key in main_cols:
                     conn.execute(
-                        f"DELETE FROM main.{sql_ident(name)} WHERE {sql_ident(key)} IN ({','.join('?' * len(sids))})", sids
+                        f"DELETE FROM main.{sql_ident(dest)} WHERE {sql_ident(key)} IN ({','.join('?' * len(sids))})", sids
                     )
                 verb = "INSERT OR REPLACE"
             else:
                 verb = "INSERT OR IGNORE"
-            conn.execute(f"{verb} INTO main.{sql_ident(name)} ({collist}) SELECT {collist} FROM src.{sql_ident(name)}")
-        for typ, _name, _tbl, sql in rows:
-            if typ in ("index", "trigger", "view"):
+            conn.execute(f"{verb} INTO main.{sql_ident(dest)} ({collist}) SELECT {collist} FROM src.{sql_ident(name)}")
+        for typ, _name, tbl, sql in rows:
+            if typ in ("index", "trigger", "view") and not (renamed and tbl == "session"):
                 _create(conn, sql)
         conn.execute("COMMIT")
         conn.execute("DETACH DATABASE src")
@@ -417,6 +426,57 @@ def _default_db_name(name: str) -> bool:
 
 def _tables(conn: sqlite3.Connection) -> set[str]:
     return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+
+def _is_pre_split(tables: set[str]) -> bool:
+    """Tables of a pre-split 2.x database: 2.x rows (session_message) with the sessions still
+    in `session`, before migration 20260804233008_loose_psylocke renamed it session_v2."""
+    return session_table(tables) == "session" and "session_message" in tables
+
+
+def _move_pre_split(db: Path, sids: list[str]) -> list[str]:
+    """Move pre-split 2.x session rows this restore merged into `db`'s `session` table (it had
+    no session_v2 then) into session_v2, which `db` now has: OpenCode lists only that table,
+    and the migration that renames `session` is recorded as applied. Returns the moved ids."""
+    conn = sqlite3.connect(str(db), isolation_level=None)
+    try:
+        tables = _tables(conn)
+        if "session_v2" not in tables or "session" not in tables or not sids:
+            return []
+        v2_cols = set(_columns(conn, "main", "session_v2"))
+        cols = [c for c in _columns(conn, "main", "session") if c in v2_cols]
+        collist = ", ".join(sql_ident(c) for c in cols)
+        marks = ",".join("?" * len(sids))
+        moved = [r[0] for r in conn.execute(f"SELECT id FROM session WHERE id IN ({marks}) ORDER BY id", sids)]
+        if not moved:
+            return []
+        conn.execute("BEGIN IMMEDIATE")
+        # a session_v2 row of the same session (restored from a post-split extract) is kept
+        conn.execute(f"INSERT OR IGNORE INTO session_v2 ({collist}) SELECT {collist} FROM session WHERE id IN ({marks})",
+                     sids)
+        conn.execute(f"DELETE FROM session WHERE id IN ({marks})", sids)
+        conn.execute("COMMIT")
+        return moved
+    finally:
+        conn.close()
+
+
+def _extract_tables(extract: Path) -> set[str]:
+    conn = sqlite3.connect(_uri(extract, mode="ro"), uri=True)
+    try:
+        return _tables(conn)
+    finally:
+        conn.close()
+
+
+def _has_session_v2(db: Path) -> bool:
+    if not db.is_file():
+        return False
+    conn = sqlite3.connect(str(db))  # read-write, as the merge: a WAL file without -shm opens
+    try:
+        return "session_v2" in _tables(conn)
+    finally:
+        conn.close()
 
 
 def _is_v1_extract(extract: Path) -> bool:
@@ -519,6 +579,8 @@ class OpenCode:
         self._v1_beside: list[tuple[str, Path, list[str]]] = []
         # restore: 1.x sessions merged into a database with no import marker yet, (archived path, db, sids)
         self._v1_merged: list[tuple[str, Path, list[str]]] = []
+        # pre-split 2.x sessions merged into a database without session_v2 (restore_artifact)
+        self._pre_split_merged: list[tuple[Path, list[str]]] = []
 
     @property
     def root(self) -> Path:
@@ -588,9 +650,12 @@ class OpenCode:
                 raise ValueError(f"{artifact.path}: resolves outside the restore target")
             self._v1_beside.append((artifact.path, beside, _merge_unimported(plaintext_path, beside)))
             return beside
+        pre_split = not v1 and _is_pre_split(_extract_tables(plaintext_path)) and not _has_session_v2(target)
         sids = merge_extract(plaintext_path, target)
         if v1:
             self._v1_merged.append((artifact.path, target, sids))
+        elif pre_split:  # in `session`, where a later post-split extract would strand them
+            self._pre_split_merged.append((target, sids))
         return target
 
     def after_restore(self, target_home: Path, sessions: list[Session]) -> list[str]:
@@ -607,6 +672,11 @@ class OpenCode:
                 _move_unimported(db, sids, beside)
                 self._v1_beside.append((archived, beside, sids))
         self._v1_merged = []
+        # ... and a post-split extract restored after pre-split ones brought session_v2 (and the
+        # record of the renaming migration): their rows move there, where OpenCode lists them
+        for db, sids in self._pre_split_merged:
+            _move_pre_split(db, sids)
+        self._pre_split_merged = []
         for archived, beside, sids in self._v1_beside:
             beside_of[archived] = beside
             out.append(
