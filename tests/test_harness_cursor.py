@@ -568,3 +568,27 @@ def test_a_lone_chat_without_cwd_is_still_reported(tmp_path: Path) -> None:
     s = {s.key: s for s in CursorAgent(HarnessContext(home=tmp_path, env={})).discover()}[K + chat]
     assert s.cwd is None
     assert s.warnings == [f".cursor/chats/<workspace>/{chat}: cwd not recorded; the md5 folder name is archived unchanged"]
+
+
+def test_terminal_named_only_by_a_rewound_away_result_goes_with_the_chat(tmp_path: Path) -> None:
+    """Seed: terminals/<n>.txt are shell output files referenced from shell tool results;
+    rewound-away blobs stay in the table as unreachable rows (archived in store.db). A file
+    only such a row names is the chat's; a file no row names is not archived."""
+    info = make_cursor_home(tmp_path)
+    try:
+        slug = info["slug_a"]
+        s = Store(info["chat1_store"])
+        s.put(jb({"role": "tool", "id": "toolu_rewound", "content": [{"type": "tool-result", "toolCallId": "toolu_rewound",
+              "toolName": "Shell", "result": "ok"}], "providerOptions": {"cursor": {"highLevelToolCallResult": {"output": {
+              "success": {"exitCode": 0, "outputLocation": {"filePath": f"/home/alice/.cursor/projects/{slug}/terminals/2.txt"}}},
+              "isError": False}}}}))
+        s.close()
+        (tmp_path / ".cursor" / "projects" / slug / "terminals" / "3.txt").write_text("$ make\n")
+        found = {x.key: x for x in CursorAgent(HarnessContext(home=tmp_path, env={})).discover()}
+        terms = [(a.path, a.role, a.format, a.optional) for a in found[K + CHAT1].sources if "/terminals/" in a.path]
+        assert terms == [(f".cursor/projects/{slug}/terminals/1.txt", "sidecar", "text", True),
+                         (f".cursor/projects/{slug}/terminals/2.txt", "sidecar", "text", True)]
+        every = {a.path for x in found.values() for a in x.sources}
+        assert f".cursor/projects/{slug}/terminals/3.txt" not in every
+    finally:
+        close_cursor_home(info)

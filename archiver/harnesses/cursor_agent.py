@@ -7,7 +7,11 @@ prompt_history.json and any other file in that folder; the JSONL mirrors under
 `projects/<slug>/agent-transcripts/` (nested `<chatId>/<chatId>.jsonl`, legacy flat
 `<chatId>.jsonl|.txt`; mode "whole": the writer rewrites them) and the
 `projects/<slug>/terminals/*.txt` files that the chat's blobs name (optional: they may be
-gone). A global `prompt_history.json` of older builds forms the `cursor-agent:@host`
+gone), reachable or not: a rewound-away turn's shell result is still in the archived store.
+A terminals/ file no blob of any store names is not archived: the seed lists terminals/
+among the project dir's editor/CLI data "unrelated to transcripts" (shared with the Cursor
+editor), linked to a chat only by a shell tool result naming it; one archived while named
+keeps its archived copy when the name goes (sync keeps what a session no longer lists). A global `prompt_history.json` of older builds forms the `cursor-agent:@host`
 session. JSONL mirrors whose chat folder was deleted are archived as their own sessions.
 A cloud / background subagent's transcript, named by a `transcript_path` string (its
 CloudSubagentReference, or field 7 of its SubagentRunState in the seed's field order), goes
@@ -442,6 +446,26 @@ class _Walker:
                 self._nested_refs(inner, owner, depth + 1)
 
 
+def _unreachable_terminals(conn: sqlite3.Connection, w: _Walker, owner: str) -> None:
+    """terminals/ files named only by rows the walk did not reach (a rewound-away turn's shell
+    result, a superseded checkpoint): those rows are archived inside store.db, so the output
+    files their tool results name (seed: sidecars referenced from shell tool results) go with
+    the store's chat. Blob types are unknown there: the path pattern is the only test."""
+    named = {ref for refs in w.terminals.values() for ref in refs}
+    for blob_id, data in conn.execute("SELECT id, data FROM blobs WHERE instr(data, ?) > 0", (b"/terminals/",)):
+        if blob_id in w.reachable or not isinstance(data, (bytes, str)):
+            continue
+        raw = data.encode("utf-8", "surrogateescape") if isinstance(data, str) else data
+        for m in _TERMINAL_RE.finditer(raw):
+            try:
+                ref = (m.group(1).decode(), m.group(2).decode())
+            except UnicodeDecodeError:
+                continue
+            if ref not in named:
+                named.add(ref)
+                w.terminals.setdefault(owner, set()).add(ref)
+
+
 def walk_store(conn: sqlite3.Connection, owner: str) -> StoreGraph:
     """Walk the blob graph of an open store (inside one read transaction)."""
     meta = read_store_meta(conn)
@@ -462,6 +486,7 @@ def walk_store(conn: sqlite3.Connection, owner: str) -> StoreGraph:
     graph.turned_roots = w.turned_roots
     graph.subagents = w.subagents
     graph.terminal_refs = w.terminals
+    _unreachable_terminals(conn, w, owner)
     graph.workspace_uris = w.workspace_uris
     graph.missing = w.missing
     order = []
