@@ -39,7 +39,7 @@ from archiver.harnesses.cursor_agent import (
 from archiver.model import DiscoveredSession
 
 K = "cursor-agent:"
-PREFIX = "cursor-agent:graph:v1:"
+PREFIX = "cursor-agent:graph:v2:"
 SUB3 = "cccccccc-cccc-4ccc-8ccc-cccccccccccc"
 BAD = "77777777-7777-4777-8777-777777777777"
 

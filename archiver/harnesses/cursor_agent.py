@@ -514,7 +514,7 @@ def read_store(db: Path, owner: str | None = None) -> StoreGraph:
 
 # ---------------------------------------------------------------- the graph between runs
 
-_GRAPH_CACHE = "cursor-agent:graph:v1"  # entries without run_transcripts are misses
+_GRAPH_CACHE = "cursor-agent:graph:v2"  # v2: terminals named by unreachable rows
 
 
 def _store_identity(db: Path) -> str | None:
