@@ -106,6 +106,26 @@ def test_env_overrides(pi: tuple[Path, dict], tmp_path: Path) -> None:
     assert k(ids["custom"]) in found2
 
 
+def test_a_relative_session_dir_given_to_pi_is_not_guessed_from_the_archivers_cwd(
+        pi: tuple[Path, dict], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    """pi resolves a relative sessionDir against the folder it was started in, which nothing
+    records: the archiver's own cwd must not stand in for it (it would collect whatever lies there)."""
+    home, info = pi
+    ids = info["sessions"]
+    monkeypatch.chdir(home)  # "pi-sessions" relative to this folder holds the custom session
+    (home / ".pi" / "agent" / "settings.json").write_text(json.dumps({"sessionDir": "pi-sessions"}))
+    with caplog.at_level("WARNING", logger="archiver.harnesses.pi"):
+        found = discover(home, env={"PI_CODING_AGENT_SESSION_DIR": "pi-sessions"})
+    assert k(ids["custom"]) not in found
+    assert k(ids["main"]) in found
+    said = [r.getMessage() for r in caplog.records]
+    assert sum("is a relative path (pi-sessions)" in m for m in said) == 2, said
+    # the archiver's own setting is its to define: relative to HOME (config.py makes a config
+    # file's relative path absolute against the config's folder before it gets here)
+    monkeypatch.chdir(tmp_path)
+    assert k(ids["custom"]) in discover(home, session_dir="pi-sessions")
+
+
 def test_bad_header_and_bad_lines_are_reported(pi: tuple[Path, dict]) -> None:
     home, info = pi
     folder = info["files"]["main"].parent

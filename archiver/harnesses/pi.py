@@ -4,7 +4,9 @@ Sessions: every `sessions/--<cwd>--/<ts>_<id>.jsonl` (header line `type: "sessio
 an append-only tree of entries; branches stay inside the one file), plus the flat custom
 session dirs (config `session_dir`, env PI_CODING_AGENT_SESSION_DIR, settings.json
 `sessionDir`). Files found in a custom dir are archived at their default-layout path
-`.pi/agent/sessions/--<cwd>--/<file>` computed from the header cwd.
+`.pi/agent/sessions/--<cwd>--/<file>` computed from the header cwd. A relative dir given to pi
+(env or settings.json) is reported and skipped: pi resolves it against the folder it was started
+in, which nothing records.
 
 Snapshot modes: a version-3 file (the current format) is append-only -> `append`. An older
 version (or none) is rewritten in place by pi's migration the next time it is opened, and
@@ -31,6 +33,7 @@ Title: the last session_info `name` (one without a name, or an empty one, clears
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 from dataclasses import dataclass, field
@@ -45,6 +48,8 @@ from archiver.harnesses.common import (
 )
 from archiver.harnesses.jsonl_probe import parse_line, scan_lines, unparseable_warning
 from archiver.model import DiscoveredSession, LineageEdge, SourceArtifact, session_key
+
+log = logging.getLogger(__name__)
 
 NAME = "pi"
 CURRENT_VERSION = 3
@@ -95,16 +100,17 @@ class Pi:
         out: list[Path] = []
         opt = self.ctx.options.get("session_dir")
         if isinstance(opt, (str, Path)) and str(opt):
-            out.append(expand_home(str(opt), self.ctx.home))
+            d = expand_home(str(opt), self.ctx.home)
+            out.append(d if d.is_absolute() else self.ctx.home / d)  # config.py made it absolute (config's folder)
         env = self.ctx.env.get("PI_CODING_AGENT_SESSION_DIR")
         if env:
-            out.append(expand_home(env, self.ctx.home))
+            out.extend(self._pi_session_dir(env, "PI_CODING_AGENT_SESSION_DIR"))
         settings = self.root / "settings.json"
         try:
             if settings.is_file() and settings.stat().st_size < 1024 * 1024:
                 data = orjson.loads(settings.read_bytes())
                 if isinstance(data, dict) and isinstance(data.get("sessionDir"), str) and data["sessionDir"]:
-                    out.append(expand_home(data["sessionDir"], self.ctx.home))
+                    out.extend(self._pi_session_dir(data["sessionDir"], f"{settings} sessionDir"))
         except (OSError, orjson.JSONDecodeError):
             pass
         default = (self.root / "sessions").resolve()
@@ -113,6 +119,17 @@ class Pi:
             if d.resolve() != default and d.resolve() not in {u.resolve() for u in uniq}:
                 uniq.append(d)
         return uniq
+
+    def _pi_session_dir(self, value: str, source: str) -> list[Path]:
+        """A session dir pi itself was given: pi resolves a relative one against the folder it
+        was started in, which nothing on disk records; the archiver's own cwd would be a guess."""
+        d = expand_home(value, self.ctx.home)
+        if d.is_absolute():
+            return [d]
+        log.warning("pi: %s is a relative path (%s): pi resolves it against the folder it was started in, "
+                    "which the archiver cannot know; its sessions are not collected (set the archiver's "
+                    "[harnesses.pi] session_dir to where they are)", source, value)
+        return []
 
     # ---- discovery ----
 
