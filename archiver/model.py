@@ -148,3 +148,14 @@ class DiscoveredSession:
     @property
     def key(self) -> str:
         return session_key(self.harness, self.session_id)
+
+
+def is_utf8(text: str) -> bool:
+    """False for a str holding surrogates: a Linux file name of bytes that are not UTF-8, as
+    os.fsdecode gives it. Keys, paths and titles of the model are UTF-8 (FORMAT.md), and so is
+    SQLite TEXT."""
+    try:
+        text.encode("utf-8")
+        return True
+    except UnicodeEncodeError:
+        return False

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, MutableMapping
 
-from archiver.model import Artifact, Session
+from archiver.model import Artifact, Session, is_utf8
 
 SCHEMA_VERSION = 1
 
@@ -365,7 +365,7 @@ class DiscoveryCache(MutableMapping[str, str]):
         return len(self._data)
 
     def flush(self) -> None:
-        keep = {k: v for k, v in self._data.items() if k in self._used}
+        keep = {k: v for k, v in self._data.items() if k in self._used and is_utf8(k) and is_utf8(v)}
         if not self._dirty and len(keep) == len(self._data):
             return
         with self.state.transaction():

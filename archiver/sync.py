@@ -33,7 +33,7 @@ import orjson
 from archiver import __version__, allocator
 from archiver.archive import Archive, chain_digest, iso_utc, tombstone_id
 from archiver.harnesses.base import Harness
-from archiver.model import Artifact, DiscoveredSession, Manifest, Session, SourceArtifact, compact
+from archiver.model import Artifact, DiscoveredSession, Manifest, Session, SourceArtifact, compact, is_utf8
 from archiver.redact.base import RedactionReport, Redactor
 from archiver.session_ids import SessionIds
 from archiver.snapshot import (
@@ -335,10 +335,29 @@ class Syncer:
     def _discover(self) -> Iterable[DiscoveredSession]:
         for h in self.harnesses.values():
             try:
-                yield from h.discover()
+                for ds in h.discover():
+                    if self._utf8_only(ds):
+                        yield ds
             except Exception as e:  # a broken collector must not stop the others
                 self.result.errors.append(self._safe(f"{h.name}: discovery failed: {type(e).__name__}: {e}"))
                 self.result.failed += 1
+
+    def _utf8_only(self, ds: DiscoveredSession) -> bool:
+        """Manifests and the state are UTF-8, Linux file names are bytes: a session whose id is no
+        UTF-8 fails (named with escapes), an edge to such an id is dropped with a warning, and a
+        title keeps its escapes. (A sidecar so named is left out in _session.)"""
+        if not is_utf8(ds.key):
+            self.result.errors.append(self._safe(
+                f"{ds.key}: session id is not valid UTF-8 (FORMAT.md: keys and paths are UTF-8); not archived"))
+            self.result.failed += 1
+            return False
+        bad = [e for e in ds.parents if not is_utf8(e.parent) or not is_utf8(e.at or "")]
+        if bad:
+            ds.parents = [e for e in ds.parents if e not in bad]
+            ds.warnings += [f"{e.relation} edge to {e.parent} dropped: not valid UTF-8" for e in bad]
+        if ds.title is not None and not is_utf8(ds.title):
+            ds.title = _printable(ds.title)
+        return True
 
     # ---- unchanged sessions: the fast path ----
     def _take_unchanged(self, discovered: list[DiscoveredSession]) -> list[DiscoveredSession]:
@@ -441,8 +460,9 @@ class Syncer:
                 self._sigs[ds.key] = sig
 
     def _safe(self, message: str) -> str:
-        """Errors end up in manifests and logs: redact them like content."""
-        return self.redactor.redact_text(message, RedactionReport(), "error")
+        """Errors end up in manifests and logs: redact them like content (a file name that is not
+        UTF-8 is shown with escapes: manifests are UTF-8)."""
+        return self.redactor.redact_text(_printable(message), RedactionReport(), "error")
 
     # ---- one session ----
     def _session(self, ds: DiscoveredSession, work: Workdir) -> tuple[Session, list[ArtifactState], bool]:
@@ -454,6 +474,12 @@ class Syncer:
         warnings = [self._safe(w) for w in ds.warnings]
         changed = previous is None
         for src in ds.sources:
+            if not is_utf8(src.path):
+                note = f"{src.path}: file name is not valid UTF-8 (FORMAT.md: paths are UTF-8); not archived"
+                if src.role in ("transcript", "database"):
+                    raise SessionFailed(self._safe(note))
+                warnings.append(self._safe(note))
+                continue
             try:
                 art_state, art_changed = self._artifact(ds, src, work, report)
             except FileNotFoundError:
@@ -841,6 +867,10 @@ def _identity(src: SourceArtifact) -> FileIdentity:
 def _drain(items: deque[DiscoveredSession]) -> Iterator[DiscoveredSession]:
     while items:
         yield items.popleft()
+
+
+def _printable(text: str) -> str:
+    return text if is_utf8(text) else text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def _logical(path: str) -> str:

@@ -46,6 +46,26 @@ def test_session_folder_without_transcript(env: Env) -> None:  # noqa: F811
     assert any(a["path"].endswith("tool-results/b1c2d3e4f.txt") for a in main["artifacts"])
 
 
+def test_a_file_name_that_is_not_utf8_is_named_and_the_rest_archives(env: Env) -> None:  # noqa: F811
+    """Linux file names are bytes; manifests and the state are UTF-8. A sidecar with such a name is
+    left out with a warning (the session archives); a transcript with one fails only its session."""
+    s = make_claude_home(env.home, USER)
+    folder = s.root / "projects" / s.project_key
+    results = folder / s.main / "tool-results"
+    results.mkdir(parents=True, exist_ok=True)
+    (results / os.fsdecode(b"caf\xe9.txt")).write_bytes(b"output\n")
+    bad_id = os.fsdecode(b"0badf11e-\xff\xfe-4000-8000-000000000000")
+    (folder / f"{bad_id}.jsonl").write_bytes((folder / f"{s.fork}.jsonl").read_bytes())
+    out = env.cli_json("sync", expect=1)
+    assert out["sessions"]["failed"] == 1
+    [err] = out["errors"]
+    assert "0badf11e-\\udcff\\udcfe" in err and "not valid UTF-8" in err and "internal error" not in err
+    main = next(x for x in env.cli_json("ls", identity=True)["sessions"] if x["key"] == f"claude-code:{s.main}")
+    assert any("caf\\udce9.txt: file name is not valid UTF-8" in w for w in main["warnings"]), main["warnings"]
+    assert not any("caf" in a["path"] for a in main["artifacts"])
+    assert any(a["role"] == "transcript" for a in main["artifacts"])
+
+
 def test_vanished_transcript_fails_only_that_session(env: Env) -> None:  # noqa: F811
     from archiver import runtime
     from archiver.archive import Archive

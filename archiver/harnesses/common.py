@@ -14,7 +14,7 @@ from typing import Any, Callable, Generic, Iterable, Iterator, MutableMapping, T
 import orjson
 
 from archiver.harnesses.base import HarnessContext
-from archiver.model import Format
+from archiver.model import Format, is_utf8
 from archiver.snapshot import SNIFF_BYTES, looks_binary
 
 T = TypeVar("T")
@@ -169,11 +169,13 @@ def cache_get(cache: MutableMapping[str, str], key: str) -> Any:
 
 
 def cache_put(cache: MutableMapping[str, str], key: str, value: Any, limit: int | None = None) -> None:
-    """Cache `value` as JSON, unless JSON cannot hold it (an integer over 64 bits) or it is
-    longer than `limit` bytes: then it is read again next run."""
+    """Cache `value` as JSON, unless JSON cannot hold it (an integer over 64 bits), the key is
+    not UTF-8 or the value is longer than `limit` bytes: then it is read again next run."""
     try:
         data = orjson.dumps(value)
     except TypeError:  # orjson.JSONEncodeError included
+        return
+    if not is_utf8(key):  # a path of bytes that are not UTF-8 (a Linux file name)
         return
     if limit is None or len(data) <= limit:
         cache[key] = data.decode()
