@@ -667,7 +667,7 @@ def cmd_rules(args: argparse.Namespace) -> int:
 def cmd_demo(args: argparse.Namespace) -> int:
     from archiver.demo.run import run_demo
 
-    out = run_demo(Path(args.dir) if args.dir else None, log=lambda m: console().print(m))
+    out = run_demo(Path(args.dir).absolute() if args.dir else None, log=lambda m: console().print(m))
     if args.json:
         emit_json(out)
     return EXIT_OK if out.get("ok") else EXIT_PARTIAL

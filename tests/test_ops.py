@@ -315,3 +315,21 @@ def test_progress_callback() -> None:
     assert (task.total, task.completed) == (4, 3)
     assert p.bytes_uploaded == 2_500_000 and "uploaded 2.5 MB" in task.fields["extra"]
     assert "3/4" in sink.getvalue()
+
+
+def test_demo_with_a_relative_dir_writes_a_config_that_loads(tmp_path: Path) -> None:
+    """`archiver demo --dir demo`: the config it writes names absolute paths (a relative one was
+    resolved again from the config's own folder: demo/demo/keys/team.key)."""
+    import subprocess
+    import sys
+
+    from archiver.config import load_settings
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ARCHIVER_", "AWS_"))}
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parent.parent)
+    proc = subprocess.run([sys.executable, "-m", "archiver", "demo", "--dir", "demo", "--json"], cwd=tmp_path,
+                          env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    settings = load_settings(tmp_path / "demo" / "config.toml")
+    assert settings.redaction.team_key_file == tmp_path / "demo" / "keys" / "team.key"
+    assert settings.redaction.team_key_file.is_file()
