@@ -247,6 +247,10 @@ _FIELD_NAME = re.compile(r"[a-z_]+|[A-Z_]+|[a-z]+(?:[A-Z][a-z]+)+")
 _ARGV_PROGRAM = re.compile(r"(?:[\w.+~-]*/)*[A-Za-z_][\w.+-]*")
 # an item is quoted only where the command-line rules' values stop (blanks, quotes, ;&|<>$\\ and `)
 _SHELL_SAFE = re.compile(r"[^\s\"'`;&|<>$\\]+")
+# a match of the argv line that is only a reference to a value set elsewhere ($NAME, ${NAME},
+# ${{ secrets.NAME }}: an MCP or CI config expands it, `git config user.name "$GIT_USER_NAME"`) names
+# the value, it is none: the item stays as it is (a default, ${NAME:-x}, may be a value: it is kept)
+_VALUE_REFERENCE = re.compile(rb"\$(?:[A-Za-z_][A-Za-z0-9_]*|\{[A-Za-z_][A-Za-z0-9_]*\}|\{\{[^{}]*\}\})")
 ARGV_MAX_ITEMS = 256
 ARGV_MAX_BYTES = 16 << 10
 # programs whose name holds a secret-like word (pass, key, ...): as an argv's first item no secret's name,
@@ -625,11 +629,13 @@ class JsonRedactor:
         item, in that item's own byte offsets: {index into doc.strs: matches}."""
         out: dict[int, list[Any]] = {}
         strs = doc.strs
-        for k, (_line, where) in enumerate(doc.argv):
+        for k, (line, where) in enumerate(doc.argv):
             ms = found.get(first + k)
             if not ms:
                 continue
             for m in ms:
+                if _VALUE_REFERENCE.fullmatch(line, m.start, m.end) is not None:
+                    continue
                 for i, off in where:
                     end = off + len(strs[i].encode("utf-8", "surrogatepass"))
                     if off <= m.start and m.end <= end:
