@@ -38,6 +38,9 @@ def test_kaggle_json_inside_a_jsonl_record_is_redacted(red, record: dict) -> Non
 def test_a_username_beside_an_ordinary_key_is_left_alone(red) -> None:
     line = json.dumps({"type": "cache", "entry": {"username": "kagglefan", "key": "profile:settings"}}).encode()
     assert red.redact_jsonl_line(line, RedactionReport()) == line
+    # only the kaggle.json shape (those two keys alone): a row with a content hash keeps it
+    row = json.dumps({"entry": {"username": "kagglefan", "key": KAGGLE_KEY, "kind": "blob"}}).encode()
+    assert red.redact_jsonl_line(row, RedactionReport()) == row
 
 
 @pytest.mark.parametrize("text", [

@@ -231,7 +231,7 @@ _PAIR_KEYS = (("name", "value"), ("Name", "Value"), ("key", "value"), ("Key", "V
               ("ParameterKey", "ParameterValue"))
 
 
-# {"username": ..., "key": ...} is the shape of ~/.kaggle/kaggle.json: its key is scanned under
+# {"username": ..., "key": ...} and nothing else is ~/.kaggle/kaggle.json: its key is scanned under
 # that name (the kaggle rule wants 32 hex digits), as "key" alone is too common a name to judge
 _USER_KEY_PAIR = ("key", "kaggle_key")
 _VALUE_KEYS = frozenset({"value", "Value", "secret", "data"})
@@ -487,7 +487,8 @@ class JsonRedactor:
                 nkeys += len(node)
                 opaque = "data" in node and _opaque_data(node)
                 pair = (_secret_pair(node) if ("value" in node or "Value" in node or "ParameterValue" in node)
-                        else _USER_KEY_PAIR if "key" in node and type(node.get("username")) is str else None)
+                        else _USER_KEY_PAIR if len(node) == 2 and "key" in node and type(node.get("username")) is str
+                        else None)
                 if not node.keys() <= clean:  # some key may carry a path or a name
                     for k in node:
                         km = kcache.get(k)
