@@ -36,7 +36,8 @@ from archiver.harnesses.common import (
     cache_get, cache_put, configured_root, cwd_folder_relpath, file_state_key, iso, regular_files, sniff_content,
 )
 from archiver.harnesses.jsonl_probe import (
-    MAX_PROBE_LINE, head_records, parse_line, records_containing, scan_lines, tail_records, unparseable_warning,
+    MAX_PROBE_LINE, head_records, looks_like_json, parse_line, records_containing, scan_lines, tail_records,
+    unparseable_warning,
 )
 from archiver.model import DiscoveredSession, Format, LineageEdge, SourceArtifact, session_key
 
@@ -488,16 +489,18 @@ def _names_by_agent(folder: Path, agents: set[str]) -> dict[str, list[str]]:
 
 
 def unparseable_lines(transcript: Path) -> list[int]:
-    """Numbers of the complete lines that are not JSON (kept as they are, reported as Codex's
-    and pi's are); a final line without its newline is a torn or still-written tail (seed
-    gotcha: tolerate an unparsable final line), not counted. A line too long to parse is
-    only shape-checked."""
+    """Numbers of the complete lines that are not JSON objects by their shape (a torn write, text
+    that is no record), kept as they are and reported as Codex's and pi's are; a final line
+    without its newline is a torn or still-written tail (seed gotcha: tolerate an unparsable
+    final line), not counted. Shape only: parsing a 1 GB transcript at discovery, in the parent
+    and again after every append, cost seconds and the parent's memory; a line of the right shape
+    that still fails to parse is counted by the redaction pass (`jsonl-unparsable-line`)."""
     bad: list[int] = []
     with transcript.open("rb") as f:
         for line in scan_lines(f, MAX_PROBE_LINE - 1):
             if not line.terminated:
                 break
-            if not parse_line(line)[0]:
+            if not looks_like_json(line):
                 bad.append(line.no)
     return bad
 

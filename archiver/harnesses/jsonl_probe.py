@@ -115,6 +115,16 @@ def parse_line(line: Line) -> tuple[bool, Any]:
         return False, None
 
 
+def looks_like_json(line: Line) -> bool:
+    """parse_line's shape check alone, for every line (`{` ... `}`, or blank): no JSON is built,
+    so a whole transcript is checked at the speed of reading it."""
+    if line.data is None:
+        return parse_line(line)[0]
+    data = line.data[3:] if line.no == 1 and line.data.startswith(BOM) else line.data
+    data = data.strip()
+    return not data or (data[:1] == b"{" and data[-1:] == b"}")
+
+
 def unparseable_warning(name: str, bad: list[int]) -> str:
     """The session warning for unparseable lines `bad` (line numbers) of file `name`."""
     return (
