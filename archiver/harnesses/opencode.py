@@ -481,11 +481,7 @@ def _has_session_v2(db: Path) -> bool:
 
 def _is_v1_extract(extract: Path) -> bool:
     """A session extract of a 1.x database (session / message / part, no session_message)."""
-    conn = sqlite3.connect(_uri(extract, mode="ro"), uri=True)
-    try:
-        tables = _tables(conn)
-    finally:
-        conn.close()
+    tables = _extract_tables(extract)
     return session_table(tables) == "session" and "session_message" not in tables and {"message", "part"} <= tables
 
 
