@@ -592,6 +592,12 @@ class Syncer:
             src.produce(snap)
         else:
             ident = copy_whole(src.source, snap)
+            if src.format == "jsonl":
+                # FORMAT §6 invariant 5, as for append mode: a final line still being written (a
+                # legacy Codex rollout, a pi file of an older version) is in no object until complete
+                end = complete_length(snap)
+                if end < snap.stat().st_size:
+                    os.truncate(snap, end)
         self._add_read(snap.stat().st_size)
         out = work.file("red")
         assert self.jobs is not None

@@ -15,6 +15,8 @@ Codex and pi do; a final line without its newline (torn by a crash, or being wri
 
 Lineage:
 - subagent: agent-<id>.meta.json toolUseId names the Agent tool_use in the parent;
+  the older layout's projects/<key>/agent-<id>.jsonl (sidechain lines whose sessionId names the
+  parent) is that parent's subagent, `at` the tool_use whose toolUseResult.agentId is <id>;
   forked subagents start with a fork-context-ref (parentSessionId, parentLastUuid).
   With spawnDepth > 1 the parent is the subagent whose file holds that tool_use.
 - fork: the new transcript's copied lines carry forkedFrom {sessionId, messageUuid}, each
@@ -155,6 +157,11 @@ class ClaudeCode:
         session_dirs = {n: project / n for n in dirs if _looks_like_session_id(n)}
         # a cloud session can leave only its sibling files (.ccr-tip.json, ...) here
         siblings = {n[: -len(x)] for n in files for x in SIBLING_SUFFIXES if n.endswith(x)}
+        for stem in sorted(s for s in transcripts if s.startswith("agent-") and s not in session_dirs):
+            legacy = self._legacy_subagent(transcripts[stem], transcripts)
+            if legacy is not None:
+                del transcripts[stem]
+                yield legacy
         for sid in sorted(set(transcripts) | set(session_dirs) | siblings):
             try:
                 yield from self._session(project, sid, transcripts.get(sid), session_dirs.get(sid), files)
@@ -213,6 +220,70 @@ class ClaudeCode:
             session.updated_at = iso(max(s.source.stat().st_mtime for s in session.sources))
         yield session
         yield from subagents
+
+    def _legacy_subagent(self, f: Path, transcripts: dict[str, Path]) -> DiscoveredSession | None:
+        """A subagent transcript of the older layout, `projects/<key>/agent-<id>.jsonl` beside its
+        parent's transcript rather than under `<session-id>/subagents/`: recognised by its records
+        (seed envelope: isSidechain true, agentId = the file name's id, sessionId = the PARENT
+        session id; gotcha: "use agentId / filename", not the stem). It is that parent's subagent,
+        `at` the Agent/Task tool_use whose toolUseResult names its agentId. None: a main session
+        whose file merely starts with "agent-"."""
+        agent_id = f.name[len("agent-"): -len(".jsonl")]
+        st = self._stats[str(f)] = f.stat()
+        key = file_state_key("claude-code:legacy-agent:v1", f, st)
+        facts = cache_get(self.ctx.cache, key)
+        if not isinstance(facts, dict) or not isinstance(facts.get("bad"), list):
+            facts = {"created_at": None, "cwd": None, "parent": None, "sidechain": False}
+            for rec in head_records(f, max_records=5):
+                if rec.get("type") not in _CONVERSATION:
+                    continue
+                if facts["created_at"] is None and isinstance(rec.get("timestamp"), str):
+                    facts["created_at"] = rec["timestamp"]
+                if facts["cwd"] is None and isinstance(rec.get("cwd"), str):
+                    facts["cwd"] = rec["cwd"]
+                if rec.get("isSidechain") is True or rec.get("agentId") == agent_id:
+                    facts["sidechain"] = True
+                if facts["parent"] is None and isinstance(rec.get("sessionId"), str) and rec["sessionId"]:
+                    facts["parent"] = rec["sessionId"]
+            facts["bad"] = unparseable_lines(f)
+            cache_put(self.ctx.cache, key, facts)
+        parent = facts["parent"]
+        if not facts["sidechain"] or not parent or parent == f.name[: -len(".jsonl")]:
+            return None
+        s = DiscoveredSession(harness=NAME, session_id=agent_id, kind="subagent")
+        s.sources.append(self._src(f, "transcript", "jsonl", "append"))
+        s.created_at, s.cwd, s.updated_at = facts["created_at"], facts["cwd"], iso(st.st_mtime)
+        if facts["bad"]:
+            s.warnings.append(unparseable_warning(f.name, [int(n) for n in facts["bad"]]))
+        at = None
+        parent_file = transcripts.get(parent)
+        if parent_file is not None:
+            try:
+                at = self._agent_tool_use(parent_file, agent_id)
+            except OSError as e:
+                s.warnings.append(f"{parent_file.name}: unreadable while looking for the tool_use of agent "
+                                  f"{agent_id} ({(e.strerror or str(e)).lower()})")
+        s.parents.append(LineageEdge(relation="subagent", parent=session_key(NAME, parent), at=at))
+        return s
+
+    def _agent_tool_use(self, parent_file: Path, agent_id: str) -> str | None:
+        """The tool_use id whose result (toolUseResult.agentId) names `agent_id` in the parent's
+        transcript, read once per state of that file."""
+        key = file_state_key("claude-code:agent-tool-use:v1", parent_file, parent_file.stat()) + "|" + agent_id
+        hit = cache_get(self.ctx.cache, key)
+        if isinstance(hit, list) and len(hit) == 1 and (hit[0] is None or isinstance(hit[0], str)):
+            return hit[0]  # type: ignore[no-any-return]
+        found = None
+        for rec in records_containing(parent_file, orjson.dumps(agent_id)):
+            result = rec.get("toolUseResult")
+            content = (rec.get("message") or {}).get("content") if isinstance(rec.get("message"), dict) else None
+            if isinstance(result, dict) and result.get("agentId") == agent_id and isinstance(content, list):
+                ids = [b.get("tool_use_id") for b in content if isinstance(b, dict) and b.get("type") == "tool_result"]
+                if ids and isinstance(ids[0], str):
+                    found = ids[0]
+                    break
+        cache_put(self.ctx.cache, key, [found])
+        return found
 
     def _leftover_sessions(self, seen: set[str]) -> Iterator[DiscoveredSession]:
         """file-history/<sid>/ and session-env/<sid>/ of a session no project holds any more

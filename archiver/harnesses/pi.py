@@ -6,7 +6,9 @@ session dirs (config `session_dir`, env PI_CODING_AGENT_SESSION_DIR, settings.js
 `sessionDir`). Files found in a custom dir are archived at their default-layout path
 `.pi/agent/sessions/--<cwd>--/<file>` computed from the header cwd. A relative dir given to pi
 (env or settings.json) is reported and skipped: pi resolves it against the folder it was started
-in, which nothing records.
+in, which nothing records. pi lists such a flat dir by its headers ("filtered by header cwd"), so a
+JSONL file there whose complete first line is no session header belongs to another program and is
+skipped (an empty or torn first line is a pi session being started, archived with a warning).
 
 Snapshot modes: a version-3 file (the current format) is append-only -> `append`. An older
 version (or none) is rewritten in place by pi's migration the next time it is opened, and
@@ -148,6 +150,10 @@ class Pi:
                 if not f.is_file():
                     continue
                 item = self._found(f, "")
+                if item.header is None and _foreign_jsonl(f):
+                    # pi lists a flat dir by its headers: another program's JSONL there is no session
+                    log.info("pi: %s is not a pi session (its first line is no session header); skipped", f)
+                    continue
                 cwd = (item.header or {}).get("cwd")
                 folder = cwd_dir_name(cwd) if isinstance(cwd, str) else "--unknown-cwd--"
                 item.native = f"{self.native_root}/sessions/{folder}/{f.name}"
@@ -369,6 +375,20 @@ def entries(f: Path) -> Iterator[tuple[str, str, str | None]]:
                 eid, kind, parent = rec.get("id"), rec.get("type"), rec.get("parentId")
                 if isinstance(eid, str) and eid:
                     yield eid, str(kind), parent if isinstance(parent, str) else None
+
+
+def _foreign_jsonl(f: Path) -> bool:
+    """True when the file's first line is complete JSON that is not a session header (another
+    program's file); False for an empty or torn first line, which a pi being started writes."""
+    try:
+        with f.open("rb") as stream:
+            first = next(scan_lines(stream, 1024 * 1024), None)
+    except OSError:
+        return False
+    if first is None or not first.terminated:
+        return False
+    ok, rec = parse_line(first)
+    return ok and not (isinstance(rec, dict) and rec.get("type") == "session")
 
 
 _CACHE_LIMIT = 256 * 1024  # a scan's facts longer than this are read again each run
