@@ -22,6 +22,8 @@ from pathlib import Path
 from typing import BinaryIO, Iterator, NamedTuple
 from urllib.parse import quote
 
+import orjson
+
 from archiver.pack import RATIO_FLOOR
 
 COPY_RETRIES = 3
@@ -114,6 +116,31 @@ def complete_length(path: Path, size: int | None = None) -> int:
             if idx >= 0:
                 return pos + idx + 1
         return 0
+
+
+_TAIL_PARSE_MAX = 4 * 1024 * 1024
+
+
+def whole_jsonl_length(path: Path) -> int:
+    """The part of a JSONL file snapshotted whole worth archiving: all of it, unless its final
+    line has no newline and is not JSON (torn, or still being written: archived once complete).
+    A writer that ends its last complete line without a newline (a rewritten mirror) keeps it.
+    A final line longer than _TAIL_PARSE_MAX is judged by its shape (ends with `}` or `]`)."""
+    with path.open("rb") as f:
+        size = os.fstat(f.fileno()).st_size
+    end = complete_length(path, size)
+    if end == size:
+        return size
+    with path.open("rb") as f:
+        if size - end <= _TAIL_PARSE_MAX:
+            f.seek(end)
+            try:
+                orjson.loads(f.read(size - end))
+                return size
+            except orjson.JSONDecodeError:
+                return end
+        f.seek(max(end, size - 64))
+        return size if f.read().rstrip().endswith((b"}", b"]")) else end
 
 
 def fingerprint(f: BinaryIO, offset: int) -> str:

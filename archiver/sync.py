@@ -44,6 +44,7 @@ from archiver.snapshot import (
     copy_whole,
     decompress_zst,
     fingerprint,
+    whole_jsonl_length,
 )
 from archiver.state import ArtifactState, Known, State, StateError
 from archiver.store.base import StoreError
@@ -593,9 +594,9 @@ class Syncer:
         else:
             ident = copy_whole(src.source, snap)
             if src.format == "jsonl":
-                # FORMAT §6 invariant 5, as for append mode: a final line still being written (a
-                # legacy Codex rollout, a pi file of an older version) is in no object until complete
-                end = complete_length(snap)
+                # as in append mode (FORMAT §6 invariant 5): a final line still being written (a
+                # legacy Codex rollout, an older pi file) is in no object until it is complete
+                end = whole_jsonl_length(snap)
                 if end < snap.stat().st_size:
                     os.truncate(snap, end)
         self._add_read(snap.stat().st_size)

@@ -51,3 +51,22 @@ def test_whole_mode_jsonl_leaves_out_a_torn_last_line(box: Box) -> None:  # noqa
     assert codex_art["size"] == rollout.stat().st_size
     lines = [json.loads(x) for x in rollout.read_bytes().splitlines()]
     assert len(lines) == 3 and USER not in rollout.read_text()
+
+
+def test_whole_mode_jsonl_keeps_a_complete_last_line_without_newline(tmp_path: Path) -> None:
+    """A writer that rewrites its JSONL whole may end the last (complete) line without a newline
+    (the seed does not say Cursor's mirror ends in one): that line is archived, not held back."""
+    from archiver.snapshot import whole_jsonl_length
+
+    complete = b'{"role":"user","message":{"content":[]}}\n{"role":"assistant","message":{"content":[]}}'
+    f = tmp_path / "mirror.jsonl"
+    f.write_bytes(complete)
+    assert whole_jsonl_length(f) == len(complete)
+    f.write_bytes(complete + b'\n{"role":"assist')
+    assert whole_jsonl_length(f) == len(complete) + 1
+    f.write_bytes(complete + b"\n")
+    assert whole_jsonl_length(f) == len(complete) + 1
+    f.write_bytes(b'{"torn": tr')
+    assert whole_jsonl_length(f) == 0
+    f.write_bytes(b"")
+    assert whole_jsonl_length(f) == 0
