@@ -41,7 +41,8 @@ Environment: CURSOR_CONFIG_DIR moves the root, else XDG_CONFIG_HOME does
 (`$XDG_CONFIG_HOME/cursor`; chats older builds left in ~/.cursor are read too);
 CURSOR_DATA_DIR moves `projects/` (read as `$CURSOR_DATA_DIR/projects`), which otherwise
 is read under the root and under ~/.cursor, where it stays when the config dir moves.
-Archived paths stay in the default layout (`.cursor/...`); `redacted_relpath` renames the md5 folder to md5 of the redacted cwd.
+Archived paths stay in the default layout (`.cursor/...`); `redacted_relpath` renames the md5 folder
+to md5 of the redacted cwd and the projects/<slug> folder to slug of the redacted cwd.
 """
 
 from __future__ import annotations
