@@ -102,3 +102,22 @@ def test_session_diff_goes_with_the_database_session_it_names(tmp_path: Path) ->
         (f"{OC}/opencode.db", "database", "sqlite"),
         (f"{OC}/storage/session_diff/{DBSES}.json", "sidecar", "json"),
     ]
+
+
+def test_older_storage_layout_under_session_is_grouped_too(tmp_path: Path) -> None:
+    st = tmp_path / OC / "storage"
+    _write(st / "session" / "info" / f"{PARENT}.json", {"id": PARENT, "title": "old layout"})
+    _write(st / "session" / "message" / PARENT / "msg_1.json", {"id": "msg_1", "sessionID": PARENT})
+    _write(st / "session" / "part" / PARENT / "msg_1" / "prt_1.json", {"id": "prt_1", "type": "text"})
+    _write(st / "share" / f"{CHILD}.json", {"url": "https://example.invalid/s/x"})
+    found = _discover(tmp_path)
+    assert sorted(found) == sorted([PARENT, CHILD])
+    assert found[PARENT].title == "old layout"
+    assert sorted(p for p, _r, _f in _paths(found[PARENT])) == sorted([
+        f"{OC}/storage/session/info/{PARENT}.json",
+        f"{OC}/storage/session/message/{PARENT}/msg_1.json",
+        f"{OC}/storage/session/part/{PARENT}/msg_1/prt_1.json",
+    ])
+    # a session only a share file names: archived with a warning that its info is missing
+    assert _paths(found[CHILD]) == [(f"{OC}/storage/share/{CHILD}.json", "sidecar", "json")]
+    assert found[CHILD].warnings == [f"{OC}/storage: files of session {CHILD} but no session info file"]

@@ -887,37 +887,31 @@ class _Storage:
 
 
 _SESSION_ID = re.compile(r"ses_[0-9A-Za-z]{1,64}")
-# storage/<kind>/<sid>(.json | /...): folders keyed by the session id
-_PER_SESSION = ("message", "session_diff", "todo", "share")
 
 
 def _storage_by_session(storage: Path) -> _Storage:
     """The JSON storage of pre-SQLite builds (1.x remnant), file by file, grouped by the session
-    its key names: session/<project>/<sid>.json (the info), message/<sid>/<msg>.json,
-    part/<msg>/<part>.json (its message's session, else the part's sessionID),
-    session_diff/<sid>.json, todo/<sid>.json, share/<sid>.json. Anything else is host data.
-    A session's files go with it, so restoring or forgetting one session takes them too."""
+    its key names: a file with a session id among its folder names or as its name
+    (session/<project>/<sid>.json, the info; message/<sid>/<msg>.json; session_diff/, todo/,
+    share/<sid>.json; the older session/info|message|part/<sid>/... layout), and
+    part/<msg>/<part>.json by its message's session, else by the part's sessionID. Anything
+    else (migration marker, project/) is host data. A session's files go with it, so restoring
+    or forgetting one session takes them too."""
     out = _Storage()
     if not storage.is_dir():
         return out
     files = [f for f in sorted(storage.rglob("*")) if f.is_file() and not f.is_symlink()]
+    keyed: list[tuple[Path, tuple[str, ...], str, str | None]] = []
     msg_session: dict[str, str] = {}
     for f in files:
         rel = f.relative_to(storage).parts
-        if len(rel) == 3 and rel[0] == "message" and _SESSION_ID.fullmatch(rel[1]):
-            msg_session[rel[2].removesuffix(".json")] = rel[1]
-    for f in files:
-        rel = f.relative_to(storage).parts
         stem = rel[-1].removesuffix(".json")
-        sid: str | None = None
-        if rel[0] == "session" and len(rel) == 3 and _SESSION_ID.fullmatch(stem):
-            sid = stem
-            info = _json_file(f)
-            out.sessions.setdefault(sid, ([], {}))[1].update(info if isinstance(info, dict) else {})
-        elif rel[0] in _PER_SESSION and len(rel) >= 2:
-            key = rel[1] if len(rel) > 2 else stem
-            sid = key if _SESSION_ID.fullmatch(key) else None
-        elif rel[0] == "part" and len(rel) == 3:
+        sid = next((p for p in (*rel[1:-1], stem) if _SESSION_ID.fullmatch(p)), None)
+        if sid is not None and sid != stem and "message" in rel[:-1]:
+            msg_session[stem] = sid
+        keyed.append((f, rel, stem, sid))
+    for f, rel, stem, sid in keyed:
+        if sid is None and rel[0] == "part" and len(rel) == 3:
             sid = msg_session.get(rel[1])
             if sid is None:
                 part = _json_file(f)
@@ -925,8 +919,12 @@ def _storage_by_session(storage: Path) -> _Storage:
                 sid = ref if isinstance(ref, str) and _SESSION_ID.fullmatch(ref) else None
         if sid is None:
             out.host.append(f)
-        else:
-            out.add(sid, f)
+            continue
+        out.add(sid, f)
+        if rel[0] == "session" and stem == sid and len(rel) == 3:  # the session's info
+            info = _json_file(f)
+            if isinstance(info, dict) and info.get("id") in (None, sid):
+                out.sessions[sid][1].update(info)
     return out
 
 
