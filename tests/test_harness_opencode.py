@@ -106,6 +106,8 @@ def test_sources_roles_and_modes(sessions: dict[str, DiscoveredSession], home: t
         (DB, "database", "sqlite", "produced", False),
         (f"{oc}/tool-output/{TOOL_A}", "sidecar", "text", "whole", True),
         (f"{oc}/shell/{P1}/{SH_A}.out", "sidecar", "text", "whole", True),
+        # the 1.x storage remnant's file keyed by this session goes with it (restore, forget-session)
+        (f"{oc}/storage/session_diff/{SES_A}.json", "sidecar", "json", "whole", False),
     ]
     assert sessions[K + SES_A].sources[0].source == info["db"]
     assert _paths(sessions[K + SES_S]) == [(DB, "database", "sqlite", "produced", False)]
@@ -127,10 +129,7 @@ def test_sources_roles_and_modes(sessions: dict[str, DiscoveredSession], home: t
         (f"{oc}/{git}/objects/4b/825dc642cb6eb9a060e54bf8d69288fbee4904", "blob", "git-object", "whole"),
         (f"{oc}/{git}/objects/{info['env_blob'][:2]}/{info['env_blob'][2:]}", "blob", "git-object", "whole"),
     ])
-    assert _paths(sessions[K + "@host"]) == [
-        (f"{oc}/storage/migration", "sidecar", "text", "whole", False),
-        (f"{oc}/storage/session_diff/{SES_A}.json", "sidecar", "json", "whole", False),
-    ]
+    assert _paths(sessions[K + "@host"]) == [(f"{oc}/storage/migration", "sidecar", "text", "whole", False)]
     every = {a.path for s in sessions.values() for a in s.sources}
     assert not any("tool_0a1b2c3d4e5fAbCdEfGhIjKlMz" in p for p in every)  # unreferenced tool output
 

@@ -41,7 +41,8 @@ Environment: CURSOR_CONFIG_DIR moves the root, else XDG_CONFIG_HOME does
 (`$XDG_CONFIG_HOME/cursor`; chats older builds left in ~/.cursor are read too);
 CURSOR_DATA_DIR moves `projects/` (read as `$CURSOR_DATA_DIR/projects`), which otherwise
 is read under the root and under ~/.cursor, where it stays when the config dir moves.
-Archived paths stay in the default layout (`.cursor/...`); `redacted_relpath` renames the md5 folder to md5 of the redacted cwd.
+Archived paths stay in the default layout (`.cursor/...`); `redacted_relpath` renames the md5 folder
+to md5 of the redacted cwd and the projects/<slug> folder to slug of the redacted cwd.
 """
 
 from __future__ import annotations
@@ -60,7 +61,7 @@ from urllib.parse import quote
 import orjson
 
 from archiver.harnesses.base import HarnessContext
-from archiver.harnesses.common import configured_root, iso_ms, sniff_content, sqlite_identity, xdg_dir
+from archiver.harnesses.common import configured_root, cwd_folder_relpath, iso_ms, sniff_content, sqlite_identity, xdg_dir
 from archiver.model import DiscoveredSession, Format, LineageEdge, SourceArtifact, session_key
 from archiver.snapshot import read_live_sqlite
 
@@ -702,6 +703,9 @@ class CursorAgent:
 
     def __init__(self, ctx: HarnessContext) -> None:
         self.ctx = ctx
+        # projects/<slug> folder -> the cwd it is slug(cwd) of, from the chats discovered (for
+        # files of sessions that record no cwd: orphan mirrors, chats without meta.json)
+        self._slug_cwds: dict[str, str] = {}
 
     @property
     def root(self) -> Path:
@@ -769,9 +773,17 @@ class CursorAgent:
         redact_relpath: Callable[[str], str],
         redact_text: Callable[[str], str],
     ) -> str:
-        """`.cursor/chats/<md5(cwd)>/...` -> `.cursor/chats/<md5(redact_text(cwd))>/...`, so a
-        restored chat sits where Cursor looks for the redacted cwd; the rest of the path (and
-        project slugs) go through redact_relpath."""
+        """`.cursor/chats/<md5(cwd)>/...` -> `.cursor/chats/<md5(redact_text(cwd))>/...` and
+        `.cursor/projects/<slug(cwd)>/...` -> `.cursor/projects/<slug(redact_text(cwd))>/...`, so
+        a restored chat, its mirrors and terminals sit where Cursor looks for the redacted cwd
+        (the slug turns every non-alphanumeric run into '-': a user name such as `a_b` or
+        `a.b` is `a-b` there, which the path rules cannot see); the rest of the path goes
+        through redact_relpath."""
+        prefix = f"{self.native_root}/projects/"
+        if src.path.startswith(prefix):
+            folder = src.path[len(prefix):].partition("/")[0]
+            cwd = session.cwd if session.cwd and slug(session.cwd) == folder else self._slug_cwds.get(folder)
+            return cwd_folder_relpath(src.path, prefix, cwd, slug, redact_relpath, redact_text)
         red = redact_relpath(src.path)
         parts = src.path.split("/")
         if len(parts) >= 4 and parts[0] == self.native_root and parts[1] == "chats" and session.cwd:
@@ -800,6 +812,10 @@ class CursorAgent:
             except Exception as e:  # one bad chat never stops discovery
                 chat.warnings.append(f"{self._native(chat.folder)}: unreadable ({type(e).__name__}: {e})")
         self._workspace_cwds(chats)
+        self._slug_cwds = {}
+        for c in chats:
+            if c.cwd:
+                self._slug_cwds.setdefault(slug(c.cwd), c.cwd)
         mirrors = self._index_mirrors()
         self._infer_forks(chats)
         owner_of = self._assign_subagents(chats)

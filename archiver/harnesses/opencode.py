@@ -24,7 +24,9 @@ flagged because committing it deletes rows.
 Host-level sessions: `opencode:@project-<project_id>` (kind host) holds the
 `snapshot/<project_id>/` git directories (the trees named by assistant snapshot.start/end
 and revert.snapshot; option `include_snapshots`, default true); `opencode:@host` holds
-the 1.x `storage/` remnant and database-level warnings. Tables that belong to no
+the 1.x `storage/` remnant (but the files its keys give to a session, see
+`_storage_by_session`: those go with that session, which a pre-SQLite install knows only from
+storage/session/<project>/<sid>.json) and database-level warnings. Tables that belong to no
 session (kv but its `migration.v1-v2` import marker, permission, credential, account*,
 worktree, event rows of other aggregates) are never archived.
 
@@ -723,10 +725,20 @@ class OpenCode:
                     continue
                 seen[sid] = s = self._session(db, snap, f)
                 found.append(s)
+        storage = _storage_by_session(root / "storage")
+        for sid, (files, info) in storage.sessions.items():
+            s = seen.get(sid)
+            if s is None:  # a session only the JSON storage of a pre-SQLite build holds
+                seen[sid] = s = self._storage_session(sid, info)
+                found.append(s)
+            for f in files:  # the pre-SQLite transcript is its info, message and part files
+                kind = f.relative_to(root / "storage").parts[0]
+                s.sources.append(self._src(f, "transcript" if kind in ("session", "message", "part") else "sidecar",
+                                           _sniff(f)))
         yield from found
         if self.ctx.options.get("include_snapshots", True):
             yield from self._snapshot_sessions(root)
-        host = self._host_session(root, host_warnings)
+        host = self._host_session(root, host_warnings, storage.host)
         if host is not None:
             yield host
 
@@ -841,17 +853,88 @@ class OpenCode:
                 s.updated_at = iso_ms(max(src.source.stat().st_mtime for src in s.sources) * 1000)
             yield s
 
-    def _host_session(self, root: Path, warnings: list[str]) -> DiscoveredSession | None:
+    def _storage_session(self, sid: str, info: dict[str, Any]) -> DiscoveredSession:
+        """A session known only from storage/session/<project>/<sid>.json (pre-SQLite JSON
+        storage): its info gives title, times, directory and parentID (a subagent's parent)."""
+        t = info.get("time") if isinstance(info.get("time"), dict) else {}
+        title, directory, parent = info.get("title"), info.get("directory"), info.get("parentID")
+        s = DiscoveredSession(harness=NAME, session_id=sid, title=title if isinstance(title, str) and title else None,
+                              created_at=iso_ms(t.get("created")), updated_at=iso_ms(t.get("updated")),
+                              cwd=directory if isinstance(directory, str) and directory else None)
+        if isinstance(parent, str) and parent:
+            s.kind = "subagent"
+            s.parents.append(LineageEdge(relation="subagent", parent=session_key(NAME, parent)))
+        if not info:
+            s.warnings.append(f"{self.native_root}/storage: files of session {sid} but no session info file")
+        return s
+
+    def _host_session(self, root: Path, warnings: list[str], storage: list[Path]) -> DiscoveredSession | None:
         s = DiscoveredSession(harness=NAME, session_id="@host", kind="host", warnings=list(warnings))
-        storage = root / "storage"
-        if storage.is_dir():
-            for f in sorted(storage.rglob("*")):
-                if f.is_file() and not f.is_symlink():
-                    s.sources.append(self._src(f, "sidecar", _sniff(f)))
+        s.sources.extend(self._src(f, "sidecar", _sniff(f)) for f in storage)
         if not s.sources and not s.warnings:
             return None
         return s
 
+
+
+class _Storage:
+    def __init__(self) -> None:
+        self.sessions: dict[str, tuple[list[Path], dict[str, Any]]] = {}  # sid -> (files, session info)
+        self.host: list[Path] = []  # files of no session (migration marker, project/, ...)
+
+    def add(self, sid: str, f: Path) -> None:
+        self.sessions.setdefault(sid, ([], {}))[0].append(f)
+
+
+_SESSION_ID = re.compile(r"ses_[0-9A-Za-z]{1,64}")
+
+
+def _storage_by_session(storage: Path) -> _Storage:
+    """The JSON storage of pre-SQLite builds (1.x remnant), file by file, grouped by the session
+    its key names: a file with a session id among its folder names or as its name
+    (session/<project>/<sid>.json, the info; message/<sid>/<msg>.json; session_diff/, todo/,
+    share/<sid>.json; the older session/info|message|part/<sid>/... layout), and
+    part/<msg>/<part>.json by its message's session, else by the part's sessionID. Anything
+    else (migration marker, project/) is host data. A session's files go with it, so restoring
+    or forgetting one session takes them too."""
+    out = _Storage()
+    if not storage.is_dir():
+        return out
+    files = [f for f in sorted(storage.rglob("*")) if f.is_file() and not f.is_symlink()]
+    keyed: list[tuple[Path, tuple[str, ...], str, str | None]] = []
+    msg_session: dict[str, str] = {}
+    for f in files:
+        rel = f.relative_to(storage).parts
+        stem = rel[-1].removesuffix(".json")
+        sid = next((p for p in (*rel[1:-1], stem) if _SESSION_ID.fullmatch(p)), None)
+        if sid is not None and sid != stem and "message" in rel[:-1]:
+            msg_session[stem] = sid
+        keyed.append((f, rel, stem, sid))
+    for f, rel, stem, sid in keyed:
+        if sid is None and rel[0] == "part" and len(rel) == 3:
+            sid = msg_session.get(rel[1])
+            if sid is None:
+                part = _json_file(f)
+                ref = part.get("sessionID") if isinstance(part, dict) else None
+                sid = ref if isinstance(ref, str) and _SESSION_ID.fullmatch(ref) else None
+        if sid is None:
+            out.host.append(f)
+            continue
+        out.add(sid, f)
+        if rel[0] == "session" and stem == sid and len(rel) == 3:  # the session's info
+            info = _json_file(f)
+            if isinstance(info, dict) and info.get("id") in (None, sid):
+                out.sessions[sid][1].update(info)
+    return out
+
+
+def _json_file(f: Path) -> Any:
+    try:
+        if f.stat().st_size > 1 << 20:  # an info or part file is small; a huge one is read as data only
+            return None
+        return orjson.loads(f.read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return None
 
 
 _LOOSE_OBJECT = re.compile(r"[0-9a-f]{38}(?:[0-9a-f]{24})?")  # SHA-1 or SHA-256 object names, less 2
