@@ -219,12 +219,14 @@ def copy_sqlite(src: Path, dst: Path) -> None:
     (or the folder is read-only) we copy db, -wal and -shm together, check nothing
     moved, and back up from the copy.
     """
-    try:
-        _backup(f"file:{_uri_path(src)}?mode=ro", dst)
-        _check_copy(src, dst)
-        return
-    except sqlite3.Error as first:
-        first_error = str(first)
+    first_error = "not opened live: a WAL database without its -shm (opening it would create -wal and -shm)"
+    if not wal_index_missing(src):
+        try:
+            _backup(f"file:{_uri_path(src)}?mode=ro", dst)
+            _check_copy(src, dst)
+            return
+        except sqlite3.Error as first:
+            first_error = str(first)
     with tempfile.TemporaryDirectory(prefix="archiver-sqlite-") as tmp:
         os.chmod(tmp, 0o700)
         for _ in range(COPY_RETRIES):
@@ -244,6 +246,20 @@ def copy_sqlite(src: Path, dst: Path) -> None:
             except sqlite3.Error as e:
                 raise SnapshotError(f"{src}: not a readable SQLite database ({e}; live open: {first_error})") from None
     raise SnapshotError(f"{src}: kept changing while copied ({COPY_RETRIES} attempts)")
+
+
+def wal_index_missing(db: Path) -> bool:
+    """Is `db` in WAL mode (header bytes 18-19 are 2) with no -shm beside it? Such a file has
+    no connection open (the last one removes -wal and -shm), and a read-only open would create
+    -wal and -shm next to it, files of ours in the harness's folder: we never open it live."""
+    try:
+        with db.open("rb") as f:
+            header = f.read(20)
+    except OSError:
+        return False
+    if len(header) < 20 or not header.startswith(b"SQLite format 3\x00") or header[18:20] != b"\x02\x02":
+        return False
+    return not db.with_name(db.name + "-shm").exists()
 
 
 def _check_copy(src: Path, dst: Path) -> None:
@@ -294,8 +310,9 @@ def read_live_sqlite(db: Path) -> Iterator[sqlite3.Connection]:
     """A connection inside one read transaction on a consistent view of a live database,
     never writing next to it. Closed (and its temp copy removed) on exit.
 
-    mode=ro on the live file sees the committed WAL frames. Opening read-only fails where
-    -shm is missing and cannot be created: then, with a -wal present, db + -wal are copied
+    mode=ro on the live file sees the committed WAL frames. A WAL database without its -shm
+    is not opened live (mode=ro would create -wal and -shm beside it), and opening read-only
+    fails where -shm is missing and cannot be created: then, with a -wal present, db + -wal are copied
     into a 0700 temp dir and the copy is opened (SQLite replays the WAL into it); without a
     -wal there is nothing to miss, so the live file is opened immutable=1. Only an
     OperationalError on the read-only open leads to that fallback: a file that is not a
@@ -306,6 +323,8 @@ def read_live_sqlite(db: Path) -> Iterator[sqlite3.Connection]:
     conn: sqlite3.Connection | None = None
     try:
         try:
+            if wal_index_missing(db):
+                raise sqlite3.OperationalError("WAL database without -shm: not opened live")
             conn = sqlite3.connect(f"file:{quote(str(db))}?mode=ro", uri=True, isolation_level=None)
             conn.execute("BEGIN")
             conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
