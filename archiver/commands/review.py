@@ -9,9 +9,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from archiver.cli import (EXIT_INTEGRITY, EXIT_OK, EXIT_PARTIAL, UsageError, add_at, add_identity, as_of, catalog_of,
-                          console, emit_json, err, identities_of, iso_utc, object_id_key_of, open_archive,
-                          settings_of)
+from archiver.cli import (EXIT_INTEGRITY, EXIT_OK, EXIT_PARTIAL, UsageError, add_at, add_identity, catalog_of,
+                          console, emit_json, err, identities_of, iso_utc, object_id_key_of, open_archive, plain,
+                          resolve_key, settings_of)
 
 
 # ---------------------------------------------------------------- shared
@@ -28,17 +28,6 @@ def _grace(text: str) -> Any:
         raise UsageError(f"--grace: {e}") from None
 
 
-def _resolve_key(sessions: dict[str, Any], key: str, where: str = "") -> str:
-    if key in sessions:
-        return key
-    matches = sorted(k for k, s in sessions.items() if s.key == key)
-    if len(matches) == 1:
-        return matches[0]
-    if matches:
-        raise UsageError(f"{key!r} names {len(matches)} host sessions; use one of: {', '.join(matches)}")
-    raise UsageError(f"no session {key!r} in the archive{where}")
-
-
 # ---------------------------------------------------------------- export
 def cmd_export(args: argparse.Namespace) -> int:
     from archiver.render import export
@@ -46,7 +35,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     settings = settings_of(args)
     archive = open_archive(settings)
     catalog, ids = catalog_of(args, settings, archive=archive)
-    key = _resolve_key(catalog.sessions, args.key, as_of(catalog))
+    key = resolve_key(catalog, args.key)[0]
     result = export(archive, ids, catalog.sessions, key, fmt=args.format, with_family=args.with_family)
     out = Path(args.out) if args.out else None
     if out is not None:
@@ -57,7 +46,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         os.replace(tmp, out)
     doc = {"out": str(out) if out else None, "format": args.format, "sessions": result.sessions,
            "entries": result.entries, "bytes": len(result.document.encode()),
-           "integrity_errors": result.integrity_errors, "warnings": result.warnings + catalog.errors}
+           "integrity_errors": result.integrity_errors, "warnings": result.warnings, "errors": catalog.errors}
     if catalog.at is not None:
         doc["at"] = iso_utc(catalog.at)
     if args.json:
@@ -66,14 +55,16 @@ def cmd_export(args: argparse.Namespace) -> int:
         emit_json(doc)
     elif out is None:
         sys.stdout.write(result.document)
-    else:
-        console().print(f"wrote {out} ({len(result.sessions)} session(s), {result.entries} entries)")
+    elif not args.quiet:
+        console().print(plain(f"wrote {out} ({len(result.sessions)} session(s), {result.entries} entries)"))
     if not args.json:
         for e in result.integrity_errors:
             err(f"integrity: {e}")
-        for w in result.warnings + catalog.errors:
+        for w in result.warnings:
             err(f"warning: {w}")
-    return EXIT_INTEGRITY if result.integrity_errors else EXIT_OK
+        for e in catalog.errors:  # an unreadable manifest: the export may show an older state
+            err(e)
+    return EXIT_INTEGRITY if result.integrity_errors or catalog.errors else EXIT_OK
 
 
 # ---------------------------------------------------------------- bucket init
