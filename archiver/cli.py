@@ -616,6 +616,9 @@ def cmd_restore(args: argparse.Namespace) -> int:
 
     if not args.keys and not args.all:
         raise UsageError("restore needs KEY... or --all")
+    target = Path(args.to)
+    if target.exists() and not target.is_dir():
+        raise UsageError(f"--to {args.to}: exists and is not a directory")
     settings = settings_of(args)
     archive = open_archive(settings)
     # --host reads only that host's manifests (see cmd_ls)
@@ -632,7 +635,11 @@ def cmd_restore(args: argparse.Namespace) -> int:
     if args.host:
         sessions = [s for s in sessions if s.host_id == args.host]
     harnesses = {h.name: h for h in runtime.harnesses(settings)}
-    result = Restorer(archive, ids, harnesses, overwrite=args.overwrite).restore(sessions, Path(args.to))
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+    except OSError as e:  # a file's own errors are in the result; the target itself must exist
+        raise UsageError(f"--to {args.to}: {e.strerror or type(e).__name__}") from None
+    result = Restorer(archive, ids, harnesses, overwrite=args.overwrite).restore(sessions, target)
     if args.json:
         doc = result.to_json()
         if catalog.at is not None:

@@ -129,7 +129,7 @@ class Restorer:
         result = RestoreResult()
         target.mkdir(parents=True, exist_ok=True)
         root = target.resolve()
-        placed: set[str] = set()
+        placed: dict[str, tuple[str, ...]] = {}  # path -> the objects written there
         folded: dict[str, str] = {}  # fold_path(path) -> the path that claimed it
         roots = native_roots()
         with tempfile.TemporaryDirectory(prefix="archiver-restore-") as tmp:
@@ -137,8 +137,8 @@ class Restorer:
             for session in sessions:
                 ok = True
                 for art in session.artifacts:
-                    if art.shared and art.path in placed:  # the same bytes as another session's
-                        continue
+                    if art.path in placed and (art.shared or placed[art.path] == tuple(art.objects)):
+                        continue  # the same bytes as another session's (FORMAT.md §5.1): written once
                     try:
                         dst = safe_target(root, art.path)
                         check_native(roots, session.harness, art.path)
@@ -174,7 +174,7 @@ class Restorer:
                         continue
                     finally:
                         plain.unlink(missing_ok=True)
-                    placed.add(art.path)
+                    placed[art.path] = tuple(art.objects)
                     result.files.append(art.path)
                 if ok:
                     result.sessions.append(session.key)

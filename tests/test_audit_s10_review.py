@@ -326,3 +326,42 @@ def test_export_renders_non_text_values_and_markdown_carries_no_html_from_the_ar
     assert not re.search(r"<(img|script|iframe|b)\b", rendered), rendered
     assert "&lt;img src=x onerror=alert(1)&gt;" in rendered and "<code>T`&lt;b&gt;x&lt;/b&gt;`</code>" in rendered
     assert "### User · \\<img src=x onerror=alert(1)\\>" in md  # one line: the newline is gone too
+
+
+# ---------------------------------------------------------------- one file, several sessions; bad --to / --out
+def test_a_file_two_sessions_name_with_the_same_objects_is_written_and_listed_once(box: Box) -> None:  # noqa: F811
+    """FORMAT.md §5.1: same path, same objects: one file seen from several sessions (a Cursor
+    terminals/N.txt two chats read), whether or not the manifest marks it `shared`."""
+    c = Crafter(box)
+    term = c.artifact(".cursor/projects/p/terminals/1.txt", b"$ make\n", role="sidecar", fmt="text")
+    sess = [Session(key=f"cursor-agent:{sid}", harness="cursor-agent", session_id=sid, artifacts=[
+        c.artifact(f".cursor/projects/p/agent-transcripts/{sid}.jsonl", line(role="user", sid=sid)), term])
+        for sid in ("c-1", "c-2")]
+    c.manifest(HOST_A, NOW, sess)
+    doc = run_json(box, "restore", "--all", "--to", str(box.base / "out"))
+    assert doc["sessions"] == ["cursor-agent:c-1", "cursor-agent:c-2"]
+    assert sorted(doc["files"]) == [".cursor/projects/p/agent-transcripts/c-1.jsonl",
+                                    ".cursor/projects/p/agent-transcripts/c-2.jsonl",
+                                    ".cursor/projects/p/terminals/1.txt"]  # was: terminals/1.txt twice
+    assert (box.base / "out/.cursor/projects/p/terminals/1.txt").read_bytes() == b"$ make\n"
+
+
+def test_restore_to_a_file_and_export_out_to_a_folder_exit_2_leaving_nothing_behind(box: Box) -> None:  # noqa: F811
+    c = Crafter(box)
+    c.manifest(HOST_A, NOW, [claude("s-1", [c.artifact(".claude/projects/-p/s-1.jsonl", user_line("u1", None, "x"))])])
+    (box.base / "afile").write_text("mine\n")
+    code, out, errs = run(box, "restore", "claude-code:s-1", "--to", str(box.base / "afile"))
+    assert code == 2 and f"--to {box.base / 'afile'}: exists and is not a directory" in errs  # was: a traceback
+    outdir = box.base / "pages"
+    outdir.mkdir()
+    before = sorted(p.name for p in box.base.iterdir())
+    code, out, errs = run(box, "export", "claude-code:s-1", "--out", str(outdir))
+    assert code == 2 and f"--out {outdir}: is a directory; name a file" in errs
+    code, out, errs = run(box, "export", "claude-code:s-1", "--out", str(box.base / "nope" / "x.html"))
+    assert code == 2 and "its folder does not exist" in errs
+    # was: a traceback, and a stray `.pages.tmp` holding the export beside the folder
+    assert sorted(p.name for p in box.base.iterdir()) == before and list(outdir.iterdir()) == []
+    assert (box.base / "afile").read_text() == "mine\n"
+    code, out, errs = run(box, "export", "claude-code:s-1", "--out", str(outdir / "x.html"), "-q")
+    assert code == 0 and out == "" and [p.name for p in outdir.iterdir()] == ["x.html"]
+    assert (outdir / "x.html").stat().st_mode & 0o777 == 0o600

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -32,18 +33,18 @@ def _grace(text: str) -> Any:
 def cmd_export(args: argparse.Namespace) -> int:
     from archiver.render import export
 
+    out = Path(args.out) if args.out else None
+    if out is not None and (out.is_dir() or not out.parent.is_dir()):
+        # checked before the archive is read; the temp file goes beside `out`, never elsewhere
+        raise UsageError(f"--out {args.out}: " + ("is a directory; name a file" if out.is_dir()
+                                                  else "its folder does not exist"))
     settings = settings_of(args)
     archive = open_archive(settings)
     catalog, ids = catalog_of(args, settings, archive=archive)
     key = resolve_key(catalog, args.key)[0]
     result = export(archive, ids, catalog.sessions, key, fmt=args.format, with_family=args.with_family)
-    out = Path(args.out) if args.out else None
     if out is not None:
-        tmp = out.with_name(f".{out.name}.tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(result.document)
-        os.replace(tmp, out)
+        _write_private(out, result.document)
     doc = {"out": str(out) if out else None, "format": args.format, "sessions": result.sessions,
            "entries": result.entries, "bytes": len(result.document.encode()),
            "integrity_errors": result.integrity_errors, "warnings": result.warnings, "errors": catalog.errors}
@@ -65,6 +66,18 @@ def cmd_export(args: argparse.Namespace) -> int:
         for e in catalog.errors:  # an unreadable manifest: the export may show an older state
             err(e)
     return EXIT_INTEGRITY if result.integrity_errors or catalog.errors else EXIT_OK
+
+
+def _write_private(out: Path, text: str) -> None:
+    """`text` into `out` (0600) through a temp file beside it; an OSError exits 2 naming the file."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, out)
+    except OSError as e:
+        Path(tmp).unlink(missing_ok=True)
+        raise UsageError(f"--out {out}: cannot write it ({e.strerror or type(e).__name__})") from None
 
 
 # ---------------------------------------------------------------- bucket init
