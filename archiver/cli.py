@@ -7,7 +7,6 @@ Exit codes: 0 ok; 1 finished but some sessions failed; 2 usage or config error;
 from __future__ import annotations
 
 import argparse
-import fnmatch
 import json
 import logging
 import os
@@ -42,6 +41,10 @@ EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, EXIT_INTEGRITY = 0, 1, 2, 3
 
 class UsageError(Exception):
     pass
+
+
+class IntegrityFailure(Exception):
+    """A reader cannot answer because part of the archive cannot be read (exit 3)."""
 
 
 # ---------------------------------------------------------------- output helpers
@@ -106,7 +109,37 @@ def catalog_of(args: argparse.Namespace, settings, host_id: str | None = None, a
     at = at_of(args)
     ids = identities_of(args)
     archive = archive if archive is not None else open_archive(settings)
-    return load_catalog(archive, ids, host_id, at=at, object_id_key=object_id_key_of(settings)), ids
+    catalog = load_catalog(archive, ids, host_id, at=at, object_id_key=object_id_key_of(settings))
+    if not catalog.manifests and not catalog.hosts_later and host_id is None:
+        require_archive(archive, settings)
+    hint = wrong_identity_hint(catalog.errors, len(catalog.manifests), args)
+    if hint:
+        catalog.errors.insert(0, hint)
+    return catalog, ids
+
+
+def require_archive(archive: Any, settings: Any) -> None:
+    """A store with no snapshots is an archive nothing was synced to yet only if it holds the
+    archive marker; without it the url (or its prefix) is wrong, which a reader must not
+    answer with an empty, successful listing ("0 sessions", "verify: ok")."""
+    from archiver.archive import MARKER_KEY
+    from archiver.store.base import NotFound
+
+    try:
+        archive.store.get_bytes(MARKER_KEY, max_size=1 << 20)
+    except NotFound:
+        raise UsageError(f"no archive at {settings.store.url}: it holds neither {MARKER_KEY} nor snapshots/ "
+                         "(is store.url, or its prefix, right?)") from None
+
+
+def wrong_identity_hint(errors: list[str], manifests: int, args: argparse.Namespace) -> str | None:
+    """One line saying what a reader sees when every manifest refuses its identity."""
+    refused = sum("NoIdentityMatched" in e for e in errors)
+    if not refused or refused < manifests:
+        return None
+    ident = getattr(args, "identity", None) or os.environ.get("ARCHIVER_IDENTITY_FILE") or "the identity"
+    return (f"{ident} matches none of the {refused} manifest(s): not an identity this archive is encrypted to "
+            "(the identity.txt written beside the collectors' recipient.txt, or a recovery identity)")
 
 
 def object_id_key_of(settings: Any) -> bytes | None:
@@ -159,6 +192,36 @@ def parse_at(text: str, now: datetime | None = None) -> datetime:
     except (ValueError, OverflowError):
         raise UsageError(f"--at: cannot read {text!r} as a time: use ISO 8601 (2026-11-30T12:00:00Z), "
                          "a date (2026-11-30, its end in UTC) or a duration ago (90m, 12h, 3d)") from None
+
+
+def resolve_key(catalog: Any, key: str, *, many: bool = False) -> list[str]:
+    """The catalog keys a KEY from the command line names: the key itself; a host-level key
+    (`claude-code:@host`) names each host's (`many`: all of them, else it must be one); else a
+    unique prefix of a key, or of a session id given without its harness (`6513270e`). A key
+    that names nothing while manifests could not be read is an integrity failure: the session
+    may be in one of them."""
+    sessions = catalog.sessions
+    if key in sessions:
+        return [key]
+    exact = sorted(k for k, s in sessions.items() if s.key == key)
+    if len(exact) == 1 or (exact and many):
+        return exact
+    if exact:
+        raise UsageError(f"{key!r} names {len(exact)} host-level sessions, one per host; use one of: {', '.join(exact)}")
+    cands = sorted(k for k, s in sessions.items()
+                   if key and (k.startswith(key) or (":" not in key and s.session_id.startswith(key))))
+    if len(cands) == 1:
+        return cands
+    if cands:
+        shown = ", ".join(cands[:8]) + (f", ... ({len(cands) - 8} more)" if len(cands) > 8 else "")
+        raise UsageError(f"{key!r} is ambiguous: it begins {len(cands)} sessions{as_of(catalog)}: {shown}; "
+                         "give more of the id")
+    if catalog.errors:
+        for e in catalog.errors:
+            err(e)
+        raise IntegrityFailure(f"no session {key!r} in the readable manifests{as_of(catalog)}; "
+                               f"{len(catalog.errors)} problem(s) reading the archive (above)")
+    raise UsageError(f"no session {key!r} in the archive{as_of(catalog)}")
 
 
 def as_of(catalog: Any) -> str:
@@ -410,24 +473,69 @@ def _sync_failed(args: argparse.Namespace, reason: str, started: float) -> int:
     return EXIT_PARTIAL
 
 
+def check_harnesses(names: list[str] | None) -> None:
+    from archiver.harnesses.base import MODULES
+
+    for name in names or ():
+        if name not in MODULES:
+            raise UsageError(f"--harness: unknown harness {name!r}; known: {', '.join(MODULES)}")
+
+
+def parse_since(text: str, now: datetime | None = None) -> datetime:
+    """--since: the forms of --at, except that a date alone is the start of that day (UTC)."""
+    try:
+        return datetime.combine(date.fromisoformat(text.strip()), datetime.min.time(), timezone.utc)
+    except ValueError:
+        pass
+    try:
+        return parse_at(text, now)
+    except UsageError:
+        raise UsageError(f"--since: cannot read {text!r} as a time: use ISO 8601 (2026-11-30T12:00:00Z), "
+                         "a date (2026-11-30, its start in UTC) or a duration ago (90m, 12h, 3d)") from None
+
+
+def _session_time(s: Any) -> datetime | None:
+    """When a session last changed: updated_at, else created_at, else when it was archived."""
+    from archiver.archive import parse_utc
+
+    for value in (s.updated_at, s.created_at, s.archived_at):
+        if value:
+            try:
+                return parse_utc(value)
+            except ValueError:
+                continue
+    return None
+
+
 def _filter_sessions(sessions: list, args: argparse.Namespace) -> list:  # type: ignore[type-arg]
+    since = parse_since(args.since) if getattr(args, "since", None) else None
+    title = args.title.casefold() if getattr(args, "title", None) else None
     out = []
     for s in sessions:
         if getattr(args, "harness", None) and s.harness not in args.harness:
             continue
         if getattr(args, "host", None) and s.host_id != args.host:
             continue
-        if getattr(args, "title", None) and not fnmatch.fnmatch((s.title or "").lower(), f"*{args.title.lower()}*"):
+        if title is not None and title not in (s.title or "").casefold():
             continue
-        if getattr(args, "since", None) and (s.updated_at or s.created_at or "") < args.since:
-            continue
+        if since is not None:
+            when = _session_time(s)
+            if when is None or when < since:
+                continue
         out.append(s)
     return out
 
 
 def cmd_ls(args: argparse.Namespace) -> int:
+    check_harnesses(args.harness)
+    if args.since:
+        parse_since(args.since)  # a TIME that does not read exits 2 before the store is read
     settings = settings_of(args)
-    catalog, _ = catalog_of(args, settings)
+    # --host reads only that host's manifests: another host's later copy of a session with the
+    # same key must not hide this host's
+    catalog, _ = catalog_of(args, settings, host_id=args.host)
+    if args.host and not catalog.manifests and not catalog.hosts_later:
+        catalog.notes.append(f"no snapshots of host {args.host!r} (`archiver snapshots` lists the hosts)")
     sessions = _filter_sessions(sorted(catalog.sessions.values(), key=lambda s: s.key), args)
     later = [{"host_id": h, "first_snapshot": first} for h, first in sorted(catalog.hosts_later.items())]
     if args.json:
@@ -461,17 +569,17 @@ def cmd_lineage(args: argparse.Namespace) -> int:
     catalog, _ = catalog_of(args, settings)
     lin = Lineage(catalog.sessions)
     if args.key:
-        if args.key not in catalog.sessions:
-            raise UsageError(f"no session {args.key!r} in the archive{as_of(catalog)}")
-        keys = lin.family(args.key)
+        keys = lin.family(resolve_key(catalog, args.key)[0])
     else:
         keys = set(catalog.sessions)
+    status = EXIT_INTEGRITY if catalog.errors else EXIT_OK
     if args.json:
         doc = lin.to_json(keys)
         if catalog.at is not None:
             doc["at"] = iso_utc(catalog.at)
+        doc["errors"] = catalog.errors
         emit_json(doc)
-        return EXIT_OK
+        return status
     from rich.tree import Tree
 
     c = console()
@@ -496,7 +604,9 @@ def cmd_lineage(args: argparse.Namespace) -> int:
         seen.add(root)
         grow(forest.add(label(root, None, False)), root, seen)
     c.print(forest)
-    return EXIT_OK
+    for e in catalog.errors:
+        err(e)
+    return status
 
 
 def cmd_restore(args: argparse.Namespace) -> int:
@@ -506,29 +616,35 @@ def cmd_restore(args: argparse.Namespace) -> int:
 
     if not args.keys and not args.all:
         raise UsageError("restore needs KEY... or --all")
+    target = Path(args.to)
+    if target.exists() and not target.is_dir():
+        raise UsageError(f"--to {args.to}: exists and is not a directory")
     settings = settings_of(args)
     archive = open_archive(settings)
-    catalog, ids = catalog_of(args, settings, archive=archive)
+    # --host reads only that host's manifests (see cmd_ls)
+    catalog, ids = catalog_of(args, settings, host_id=args.host, archive=archive)
     lin = Lineage(catalog.sessions)
     if args.all:
         wanted = set(catalog.sessions)
     else:
         wanted = set()
         for key in args.keys:
-            matches = [k for k in catalog.sessions if k == key or catalog.sessions[k].key == key]
-            if not matches:
-                raise UsageError(f"no session {key!r} in the archive{as_of(catalog)}")
-            for k in matches:
+            for k in resolve_key(catalog, key, many=True):
                 wanted |= lin.family(k) if args.with_family else {k}
     sessions = [catalog.sessions[k] for k in sorted(wanted) if k in catalog.sessions]
     if args.host:
         sessions = [s for s in sessions if s.host_id == args.host]
     harnesses = {h.name: h for h in runtime.harnesses(settings)}
-    result = Restorer(archive, ids, harnesses, overwrite=args.overwrite).restore(sessions, Path(args.to))
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+    except OSError as e:  # a file's own errors are in the result; the target itself must exist
+        raise UsageError(f"--to {args.to}: {e.strerror or type(e).__name__}") from None
+    result = Restorer(archive, ids, harnesses, overwrite=args.overwrite).restore(sessions, target)
     if args.json:
         doc = result.to_json()
         if catalog.at is not None:
             doc["at"] = iso_utc(catalog.at)
+        doc["errors"] = catalog.errors
         emit_json(doc)
     else:
         c = console()
@@ -540,7 +656,9 @@ def cmd_restore(args: argparse.Namespace) -> int:
             err(f"integrity: {e}")
         for w in result.warnings:
             err(f"warning: {w}")
-    if result.integrity_errors or result.refused:
+        for e in catalog.errors:  # an unreadable manifest: what was restored may be an older state
+            err(e)
+    if result.integrity_errors or result.refused or catalog.errors:
         return EXIT_INTEGRITY
     return EXIT_OK
 
@@ -562,9 +680,15 @@ def cmd_verify(args: argparse.Namespace) -> int:
     object_key = object_id_key_of(settings)  # without it, content is checked by sha256 only
     from archiver.progress import CountProgress
 
+    archive = open_archive(settings)
     with CountProgress("verify", quiet=args.quiet, json_output=args.json) as bar:
-        result = verify(open_archive(settings), ids, read_data=bool(args.read_data or args.read_data_subset),
+        result = verify(archive, ids, read_data=bool(args.read_data or args.read_data_subset),
                         subset=subset, object_id_key=object_key, progress=bar)
+    if not result.manifests and not result.errors:
+        require_archive(archive, settings)  # "ok" about a store that holds no archive would mislead
+    hint = wrong_identity_hint(result.errors, result.manifests + sum(".json.age: " in e for e in result.errors), args)
+    if hint:
+        result.errors.insert(0, hint)
     if args.json:
         emit_json(result.to_json())
     else:
@@ -789,6 +913,9 @@ def main(argv: list[str] | None = None) -> int:
     except (UsageError, ConfigError) as e:
         err(str(e))
         return EXIT_USAGE
+    except IntegrityFailure as e:
+        err(str(e))
+        return EXIT_INTEGRITY
     except StoreError as e:  # the store unreachable or refusing where a command cannot go on
         err(f"store: {e}")
         return EXIT_PARTIAL

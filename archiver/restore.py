@@ -1,8 +1,8 @@
 """Restore: fetch, decrypt, verify, and place files into a HOME-like target folder.
 
 Nothing is written outside the target: every archived path is checked (no absolute
-paths, no `..`, no NUL or backslash, no symlinked parent, no device files), and what
-is refused is reported. Two paths that differ only in case (or Unicode normalisation)
+paths, no `..`, no NUL or backslash, no symlinked parent, no device files, nothing outside
+its harness's own folder such as `.claude/`), and what is refused is reported. Two paths that differ only in case (or Unicode normalisation)
 would overwrite each other on a case-insensitive filesystem (macOS, Windows): the
 second is refused and reported, never written over the first.
 
@@ -84,6 +84,33 @@ def safe_target(root: Path, relpath: str) -> Path:
     return target
 
 
+def native_roots() -> dict[str, str]:
+    """Harness name -> the folder under HOME its archived paths live in (FORMAT.md: every path
+    is in the harness's default layout: `.claude/...`, `.local/share/opencode/...`)."""
+    import importlib
+
+    from archiver.harnesses.base import MODULES
+
+    out = {}
+    for name, module in MODULES.items():
+        try:
+            out[name] = importlib.import_module(f"archiver.harnesses.{module}").HARNESS.native_root
+        except (ModuleNotFoundError, AttributeError):
+            continue
+    return out
+
+
+def check_native(roots: dict[str, str], harness: str, relpath: str) -> None:
+    """A session's file must lie under its own harness's folder. A manifest naming `.bashrc`,
+    `.ssh/authorized_keys` or another harness's files stays inside the target yet, restored
+    into a real HOME, would plant them there: refused."""
+    root = roots.get(harness)
+    if root is None:
+        raise UnsafePath(f"{relpath!r}: unknown harness {harness!r}; not restored")
+    if not relpath.startswith(root.rstrip("/") + "/"):
+        raise UnsafePath(f"{relpath!r}: outside {root}/, the folder of {harness} sessions")
+
+
 def fold_path(relpath: str) -> str:
     """The form under which case-insensitive, normalising filesystems compare names."""
     return unicodedata.normalize("NFD", unicodedata.normalize("NFD", relpath).casefold())
@@ -102,17 +129,19 @@ class Restorer:
         result = RestoreResult()
         target.mkdir(parents=True, exist_ok=True)
         root = target.resolve()
-        placed: set[str] = set()
+        placed: dict[str, tuple[str, ...]] = {}  # path -> the objects written there
         folded: dict[str, str] = {}  # fold_path(path) -> the path that claimed it
+        roots = native_roots()
         with tempfile.TemporaryDirectory(prefix="archiver-restore-") as tmp:
             os.chmod(tmp, 0o700)
             for session in sessions:
                 ok = True
                 for art in session.artifacts:
-                    if art.shared and art.path in placed:  # the same bytes as another session's
-                        continue
+                    if art.path in placed and (art.shared or placed[art.path] == tuple(art.objects)):
+                        continue  # the same bytes as another session's (FORMAT.md §5.1): written once
                     try:
                         dst = safe_target(root, art.path)
+                        check_native(roots, session.harness, art.path)
                         claimed = folded.setdefault(fold_path(art.path), art.path)
                         if claimed != art.path:
                             raise UnsafePath(f"{art.path!r}: collides with {claimed!r} on case-insensitive "
@@ -145,7 +174,7 @@ class Restorer:
                         continue
                     finally:
                         plain.unlink(missing_ok=True)
-                    placed.add(art.path)
+                    placed[art.path] = tuple(art.objects)
                     result.files.append(art.path)
                 if ok:
                     result.sessions.append(session.key)

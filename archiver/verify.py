@@ -41,6 +41,8 @@ def verify(
     result = VerifyResult()
     # object id -> digest of its plaintext as recorded (single-object artifacts only)
     expected: dict[str, str | None] = {}
+    # object id -> where it is named: {session key: (artifact path, newest manifest naming it)}
+    named: dict[str, dict[str, tuple[str, str]]] = {}
     for ref in archive.manifests():
         try:
             manifest = archive.load_manifest(ref.key, identities)
@@ -52,18 +54,20 @@ def verify(
             for a in s.artifacts:
                 for oid in a.objects:
                     expected.setdefault(oid, a.sha256 if len(a.objects) == 1 else None)
+                    named.setdefault(oid, {})[s.key] = (a.path, ref.key)  # refs come oldest first
     result.objects = len(expected)
     ids = sorted(expected)
+    missing: set[str] = set()
     for oid in ids:
         try:
             if not archive.has_object(oid):
-                result.errors.append(f"{object_key(oid)}: missing")
+                missing.add(oid)
+                result.errors.append(f"{object_key(oid)}: missing{_where(named[oid])}")
         except ArchiveFormatError as e:
             result.errors.append(str(e))
     if not read_data:
         return result
-    missing = {e.split(":")[0] for e in result.errors}
-    sample = [oid for oid in ids if object_key(oid) not in missing]
+    sample = [oid for oid in ids if oid not in missing]
     if subset < 1.0:
         rng = random.Random(seed)
         sample = rng.sample(sample, max(1, round(len(sample) * subset))) if sample else []
@@ -76,7 +80,7 @@ def verify(
             try:
                 archive.read_object(oid, plain, identities)
             except Exception as e:
-                result.errors.append(f"{object_key(oid)}: unreadable ({type(e).__name__}: {e})")
+                result.errors.append(f"{object_key(oid)}: unreadable ({type(e).__name__}: {e}){_where(named[oid])}")
                 continue
             finally:
                 if progress:
@@ -90,8 +94,16 @@ def verify(
                     if hasher:
                         hasher.update(block)
             if hasher and hasher.hexdigest() != oid:
-                result.errors.append(f"{object_key(oid)}: content does not match its id")
+                result.errors.append(f"{object_key(oid)}: content does not match its id{_where(named[oid])}")
             elif expected[oid] and sha.hexdigest() != expected[oid]:
-                result.errors.append(f"{object_key(oid)}: content does not match the manifest's sha256")
+                result.errors.append(f"{object_key(oid)}: content does not match the manifest's sha256"
+                                     f"{_where(named[oid])}")
             plain.unlink(missing_ok=True)
     return result
+
+
+def _where(refs: dict[str, tuple[str, str]], limit: int = 3) -> str:
+    """'; named by <session> (<path>, in <manifest>), ...': what a damaged object takes with it."""
+    items = [f"{key} ({path}, in {manifest})" for key, (path, manifest) in sorted(refs.items())]
+    more = f", and {len(items) - limit} more session(s)" if len(items) > limit else ""
+    return "; named by " + ", ".join(items[:limit]) + more if items else ""

@@ -25,13 +25,14 @@ def test_verify_reports_exactly_the_deleted_and_the_corrupted_object(env: Env) -
     # without --read-data only the missing object is visible
     code, _ = env.cli("verify", "--json", identity=True)
     shallow = env.cli_json("verify", identity=True, expect=3)
-    assert code == 3 and shallow["errors"] == [f"{deleted.removeprefix(env.prefix + '/')}: missing"]
+    assert code == 3 and len(shallow["errors"]) == 1
+    assert shallow["errors"][0].startswith(f"{deleted.removeprefix(env.prefix + '/')}: missing; named by claude-code:")
 
     report = env.cli_json("verify", "--read-data", identity=True, expect=3)
     assert report["ok"] is False
     named = sorted(e.split(":", 1)[0] for e in report["errors"])
     assert named == sorted(k.removeprefix(env.prefix + "/") for k in (deleted, flipped))
     by_key = {e.split(":", 1)[0]: e for e in report["errors"]}
-    assert by_key[deleted.removeprefix(env.prefix + "/")].endswith(": missing")
+    assert ": missing; named by " in by_key[deleted.removeprefix(env.prefix + "/")]
     assert "unreadable" in by_key[flipped.removeprefix(env.prefix + "/")]
     assert report["objects_read"] == report["objects"] - 2

@@ -6,12 +6,13 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
-from archiver.cli import (EXIT_INTEGRITY, EXIT_OK, EXIT_PARTIAL, UsageError, add_at, add_identity, as_of, catalog_of,
-                          console, emit_json, err, identities_of, iso_utc, object_id_key_of, open_archive,
-                          settings_of)
+from archiver.cli import (EXIT_INTEGRITY, EXIT_OK, EXIT_PARTIAL, UsageError, add_at, add_identity, catalog_of,
+                          console, emit_json, err, identities_of, iso_utc, object_id_key_of, open_archive, plain,
+                          resolve_key, settings_of)
 
 
 # ---------------------------------------------------------------- shared
@@ -28,36 +29,25 @@ def _grace(text: str) -> Any:
         raise UsageError(f"--grace: {e}") from None
 
 
-def _resolve_key(sessions: dict[str, Any], key: str, where: str = "") -> str:
-    if key in sessions:
-        return key
-    matches = sorted(k for k, s in sessions.items() if s.key == key)
-    if len(matches) == 1:
-        return matches[0]
-    if matches:
-        raise UsageError(f"{key!r} names {len(matches)} host sessions; use one of: {', '.join(matches)}")
-    raise UsageError(f"no session {key!r} in the archive{where}")
-
-
 # ---------------------------------------------------------------- export
 def cmd_export(args: argparse.Namespace) -> int:
     from archiver.render import export
 
+    out = Path(args.out) if args.out else None
+    if out is not None and (out.is_dir() or not out.parent.is_dir()):
+        # checked before the archive is read; the temp file goes beside `out`, never elsewhere
+        raise UsageError(f"--out {args.out}: " + ("is a directory; name a file" if out.is_dir()
+                                                  else "its folder does not exist"))
     settings = settings_of(args)
     archive = open_archive(settings)
     catalog, ids = catalog_of(args, settings, archive=archive)
-    key = _resolve_key(catalog.sessions, args.key, as_of(catalog))
+    key = resolve_key(catalog, args.key)[0]
     result = export(archive, ids, catalog.sessions, key, fmt=args.format, with_family=args.with_family)
-    out = Path(args.out) if args.out else None
     if out is not None:
-        tmp = out.with_name(f".{out.name}.tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(result.document)
-        os.replace(tmp, out)
+        _write_private(out, result.document)
     doc = {"out": str(out) if out else None, "format": args.format, "sessions": result.sessions,
            "entries": result.entries, "bytes": len(result.document.encode()),
-           "integrity_errors": result.integrity_errors, "warnings": result.warnings + catalog.errors}
+           "integrity_errors": result.integrity_errors, "warnings": result.warnings, "errors": catalog.errors}
     if catalog.at is not None:
         doc["at"] = iso_utc(catalog.at)
     if args.json:
@@ -66,14 +56,28 @@ def cmd_export(args: argparse.Namespace) -> int:
         emit_json(doc)
     elif out is None:
         sys.stdout.write(result.document)
-    else:
-        console().print(f"wrote {out} ({len(result.sessions)} session(s), {result.entries} entries)")
+    elif not args.quiet:
+        console().print(plain(f"wrote {out} ({len(result.sessions)} session(s), {result.entries} entries)"))
     if not args.json:
         for e in result.integrity_errors:
             err(f"integrity: {e}")
-        for w in result.warnings + catalog.errors:
+        for w in result.warnings:
             err(f"warning: {w}")
-    return EXIT_INTEGRITY if result.integrity_errors else EXIT_OK
+        for e in catalog.errors:  # an unreadable manifest: the export may show an older state
+            err(e)
+    return EXIT_INTEGRITY if result.integrity_errors or catalog.errors else EXIT_OK
+
+
+def _write_private(out: Path, text: str) -> None:
+    """`text` into `out` (0600) through a temp file beside it; an OSError exits 2 naming the file."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, out)
+    except OSError as e:
+        Path(tmp).unlink(missing_ok=True)
+        raise UsageError(f"--out {out}: cannot write it ({e.strerror or type(e).__name__})") from None
 
 
 # ---------------------------------------------------------------- bucket init

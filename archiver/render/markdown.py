@@ -30,19 +30,21 @@ def render_markdown(doc: ExportDoc) -> str:
 
 def _session(doc: ExportDoc, ds: DocSession) -> list[str]:
     s, t = ds.session, ds.transcript
-    out = [f'<a id="{doc.anchor(s.key)}"></a>', "", f"## {_inline(s.title) if s.title else _esc(s.key)}", "",
-           f"- session: `{s.key}`", f"- harness / kind: {s.harness} / {s.kind}"]
+    # every value below comes from the archive (ids and times are copied from the transcripts):
+    # escaped, or a code span no backtick inside can close, and on one line
+    out = [f'<a id="{doc.anchor(s.key)}"></a>', "", f"## {_inline(s.title) if s.title else _meta(s.key)}", "",
+           f"- session: {_code(s.key)}", f"- harness / kind: {_meta(s.harness)} / {_meta(s.kind)}"]
     if s.created_at or s.updated_at:
-        out.append(f"- created / updated: {s.created_at or '?'} / {s.updated_at or '?'}")
+        out.append(f"- created / updated: {_meta(s.created_at or '?')} / {_meta(s.updated_at or '?')}")
     if s.host_id:
-        out.append(f"- host id: `{s.host_id}`")
+        out.append(f"- host id: {_code(s.host_id)}")
     for p in s.parents:
-        out.append(f"- {p.relation} of: {_link(doc, p.parent)}" + (f" at `{p.at}`" if p.at else "")
+        out.append(f"- {_meta(p.relation)} of: {_link(doc, p.parent)}" + (f" at {_code(p.at)}" if p.at else "")
                    + (" (inferred)" if p.inferred else ""))
     for relation, child, at in ds.children:
-        out.append(f"- {relation}: {_link(doc, child)}" + (f" via `{at}`" if at else ""))
+        out.append(f"- {_meta(relation)}: {_link(doc, child)}" + (f" via {_code(at)}" if at else ""))
     if s.redactions:
-        out.append("- redactions: " + ", ".join(f"{k}: {v}" for k, v in sorted(s.redactions.items())))
+        out.append("- redactions: " + ", ".join(f"{_meta(k)}: {v}" for k, v in sorted(s.redactions.items())))
     out.append(f"- redaction tokens shown: {count_tokens(t)}")
     out.append("")
     for n in list(s.warnings) + t.notes:
@@ -65,7 +67,7 @@ def _entry(doc: ExportDoc, e: Entry) -> list[str]:
     name = e.label if e.role in ("summary", "system") and e.label else ROLE_NAMES.get(e.role, e.role)
     if e.role == "assistant" and e.label:
         name = f"Assistant · {e.label}"
-    out = [f"### {_esc(name)}" + (f" · {e.timestamp}" if e.timestamp else ""), ""]
+    out = [f"### {_meta(name)}" + (f" · {_meta(e.timestamp)}" if e.timestamp else ""), ""]
     for b in e.blocks:
         out.extend(_block(doc, b))
     return out
@@ -79,10 +81,10 @@ def _block(doc: ExportDoc, b: Block) -> list[str]:
     if b.kind == "marker":
         return [f"_{_inline(b.text)}_{_see(doc, b.link)}", ""]
     if b.kind == "image":
-        return [f"_[image: {b.media_type or 'not stored inline'}; see the HTML export]_", ""]
+        return [f"_[image: {_meta(b.media_type or 'not stored inline')}; see the HTML export]_", ""]
     if b.kind == "tool_call":
         sub = f" → subagent {_link(doc, b.link)}" if b.link else ""
-        out = [f"**Tool call: {_esc(b.name or 'tool')}**" + (f" `{b.call_id}`" if b.call_id else "") + sub, ""]
+        out = [f"**Tool call: {_meta(b.name or 'tool')}**" + (f" {_code(b.call_id)}" if b.call_id else "") + sub, ""]
         out += _fence(b.input or "")
         if b.result is None:
             out += ["_No result recorded_", ""]
@@ -93,7 +95,7 @@ def _block(doc: ExportDoc, b: Block) -> list[str]:
         return out
     if b.kind == "tool_result":
         head = "Tool result (error)" if b.is_error else "Tool result"
-        return [f"{head}" + (f" for `{b.call_id}`" if b.call_id else "") + _see(doc, b.link) + ":", ""] + _fence(b.text)
+        return [f"{head}" + (f" for {_code(b.call_id)}" if b.call_id else "") + _see(doc, b.link) + ":", ""] + _fence(b.text)
     return []
 
 
@@ -105,6 +107,27 @@ def _fence(text: str) -> list[str]:
 
 def _esc(text: str) -> str:
     return _SPECIAL.sub(r"\\\1", text)
+
+
+_BREAKS = re.compile(r"[\x00-\x1f\x7f\u0085\u2028\u2029]+")
+
+
+def _one_line(text: object) -> str:
+    """No line break (it could end the list item or heading and start raw HTML) nor control character."""
+    return _BREAKS.sub(" ", str(text))
+
+
+def _meta(text: object) -> str:
+    return _esc(_one_line(text))
+
+
+def _code(text: object) -> str:
+    """An inline code span around any text: its delimiter is longer than every backtick run inside
+    (CommonMark), so the text cannot close it and is shown literally, never as HTML."""
+    t = _one_line(text)
+    fence = "`" * (max((len(m) for m in re.findall(r"`+", t)), default=0) + 1)
+    pad = " " if t.startswith("`") or t.endswith("`") or (t.startswith(" ") and t.endswith(" ")) else ""
+    return f"{fence}{pad}{t}{pad}{fence}"
 
 
 def _inline(text: str | None) -> str:
@@ -129,7 +152,7 @@ def _link(doc: ExportDoc, key: str | None) -> str:
     if not key:
         return ""
     anchor = doc.anchor(key)
-    return f"[{_esc(key)}](#{anchor})" if anchor else f"{_esc(key)} (not in this export)"
+    return f"[{_meta(key)}](#{anchor})" if anchor else f"{_meta(key)} (not in this export)"
 
 
 def _see(doc: ExportDoc, key: str | None) -> str:

@@ -30,6 +30,13 @@ class Block:
     data: str | None = None  # image: base64
     link: str | None = None  # a session key this block refers to (subagent, parent)
 
+    def __post_init__(self) -> None:
+        # readers pass values straight from the transcript: a number or an object where text
+        # belongs must reach the writers as text, not crash an escape() of the whole export
+        self.text = as_text(self.text) or ""
+        for name in ("name", "call_id", "input", "media_type", "data", "link"):
+            setattr(self, name, as_text(getattr(self, name)))
+
 
 @dataclass
 class Entry:
@@ -38,6 +45,20 @@ class Entry:
     timestamp: str | None = None
     label: str | None = None  # e.g. "Compaction summary", "Branch summary", "context"
     id: str | None = None
+
+    def __post_init__(self) -> None:
+        self.timestamp, self.label, self.id = as_text(self.timestamp), as_text(self.label), as_text(self.id)
+
+
+def as_text(value: Any) -> str | None:
+    """A transcript value as text for display: strings as they are, None stays None,
+    anything else (a number, an object) as compact JSON."""
+    if value is None or isinstance(value, str):
+        return value
+    try:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+    except (TypeError, ValueError):
+        return str(value)
 
 
 @dataclass
