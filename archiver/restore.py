@@ -161,7 +161,7 @@ class Restorer:
                     harness = self.harnesses.get(session.harness)
                     hook = getattr(harness, "restore_artifact", None)
                     try:
-                        written = hook(art, plain, root) if hook else None
+                        written = hook(art, plain, root, overwrite=self.overwrite) if hook else None
                         if written is None:
                             _place(plain, dst, art, self.overwrite)
                     except (OSError, UnsafePath) as e:
@@ -184,7 +184,7 @@ class Restorer:
             for name, group in by_harness.items():
                 hook = getattr(self.harnesses.get(name), "after_restore", None)
                 if hook:
-                    result.warnings.extend(hook(root, group))
+                    result.warnings.extend(hook(root, group, overwrite=self.overwrite))
         return result
 
     def _fetch(self, art: Artifact, dst: Path) -> None:

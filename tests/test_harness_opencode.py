@@ -213,13 +213,17 @@ def test_restore_merges_extracts_into_one_database(
     assert _rows(placed, "SELECT key FROM kv") == [("migration.v1-v2",)]
     assert _rows(placed, "PRAGMA user_version") == [(7,)]
     # merging A again is idempotent; a later state of A (a reverted row gone) replaces A's rows
+    # only with overwrite (the target's rows of A differ from it: refused, nothing written)
     harness.restore_artifact(art, a, target_home)
     assert _rows(placed, "SELECT count(*) FROM session_message WHERE session_id = ?", SES_A) == [(8,)]
     conn = sqlite3.connect(str(a))
     conn.execute("DELETE FROM session_message WHERE seq = 12")
     conn.commit()
     conn.close()
-    merge_extract(a, placed)
+    with pytest.raises(FileExistsError, match="--overwrite"):
+        merge_extract(a, placed)
+    assert _rows(placed, "SELECT count(*) FROM session_message WHERE session_id = ?", SES_A) == [(8,)]
+    merge_extract(a, placed, overwrite=True)
     assert _rows(placed, "SELECT count(*) FROM session_message WHERE session_id = ?", SES_A) == [(7,)]
     assert _rows(placed, "SELECT count(*) FROM session_message WHERE session_id = ?", SES_B) == [(4,)]
     # other artifacts keep the default placement
@@ -404,12 +408,12 @@ def test_a_1x_database_lists_its_sessions_with_lineage_and_sidecars(tmp_path: Pa
         assert placed is not None
         assert _rows(placed, "SELECT id, parent_id FROM session ORDER BY time_created") == [(L_MAIN, None), (L_CHILD, L_MAIN)]
         assert _rows(placed, "SELECT count(*) FROM part") == [(4,)]
-        # a later state of the main session replaces its rows (a part gone), the child's stay
+        # a later state of the main session replaces its rows (a part gone) with overwrite, the child's stay
         conn = sqlite3.connect(str(x))
         conn.execute("DELETE FROM part WHERE id = 'prt_l1'")
         conn.commit()
         conn.close()
-        merge_extract(x, placed)
+        merge_extract(x, placed, overwrite=True)
         assert _rows(placed, "SELECT id FROM part ORDER BY id") == [("prt_l2",), ("prt_l3",), ("prt_l4",)]
         assert db.exists()
     finally:

@@ -67,13 +67,17 @@ class Harness(Protocol):
     #     md5 of the *redacted* cwd). Default: redact_relpath(src.path)."""
     #
     # def restore_artifact(self, artifact: Artifact, plaintext_path: Path,
-    #                      target_home: Path) -> Path | None:
+    #                      target_home: Path, overwrite: bool = False) -> Path | None:
     #     """Place one restored artifact specially (OpenCode merges per-session extracts
-    #     into one opencode.db). Return the written path, or None for default placement."""
+    #     into one opencode.db). Return the written path, or None for default placement.
+    #     What is there with other content is replaced only with `overwrite` (else an
+    #     OSError naming it, e.g. FileExistsError)."""
     #
-    # def after_restore(self, target_home: Path, sessions: list[Session]) -> list[str]:
+    # def after_restore(self, target_home: Path, sessions: list[Session],
+    #                   overwrite: bool = False) -> list[str]:
     #     """Fix-ups after files were placed under target_home (e.g. rebuild an index
-    #     so the harness lists the restored sessions). Returns warnings."""
+    #     so the harness lists the restored sessions). Returns warnings. Rows of the
+    #     target's own databases with other content are replaced only with `overwrite`."""
 
 
 def load_harness(name: str, ctx: HarnessContext) -> Harness:

@@ -736,12 +736,13 @@ class Codex:
 
     # ---- restore ----
 
-    def after_restore(self, target_home: Path, sessions: list[Session]) -> list[str]:
+    def after_restore(self, target_home: Path, sessions: list[Session], overwrite: bool = False) -> list[str]:
         """Merge restored per-thread extracts back so Codex lists the threads.
 
         - state_5 extract rows go into <target>/.codex/state_5.sqlite (created from the
           extract's schema and migration table when absent), and threads.rollout_path is
           re-pointed at the restored rollout of the same file name (.jsonl or .jsonl.zst).
+          A row the target holds with other content is kept unless `overwrite` (warned).
         - session_index extract lines are appended to .codex/session_index.jsonl (once).
         - thread_history extracts are left in place: the projection is rebuildable from the
           rollout and its byte offsets no longer match a redacted rollout.
@@ -763,7 +764,7 @@ class Codex:
                 kind = art.path[len(prefix) :].split("/", 1)[0]
                 try:
                     if kind.startswith("state_"):
-                        merge_state_extract(file, codex / f"{kind}.sqlite", codex, warnings)
+                        merge_state_extract(file, codex / f"{kind}.sqlite", codex, warnings, overwrite)
                     elif kind == "session_index":
                         _append_index(file, codex / "session_index.jsonl")
                 except (sqlite3.Error, OSError) as e:
@@ -771,8 +772,12 @@ class Codex:
         return warnings
 
 
-def merge_state_extract(extract: Path, target: Path, codex_root: Path, warnings: list[str]) -> None:
-    """INSERT OR REPLACE an extract's rows into target (creating it from the extract when absent)."""
+def merge_state_extract(extract: Path, target: Path, codex_root: Path, warnings: list[str],
+                        overwrite: bool = True) -> None:
+    """Merge an extract's rows into target (created from the extract when absent). A row whose
+    key the target holds with other content is replaced only with `overwrite`; else it is kept
+    as it is, named in a warning, and its thread's rollout_path is not re-pointed."""
+    kept: set[str] = set()
     if not target.exists():
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(extract, target)
@@ -793,19 +798,43 @@ def merge_state_extract(extract: Path, target: Path, codex_root: Path, warnings:
                 theirs = [r[1] for r in con.execute(f"PRAGMA ext.table_info({sql_ident(name)})")]
                 ours = {r[1] for r in con.execute(f"PRAGMA main.table_info({sql_ident(name)})")}
                 cols = ", ".join(sql_ident(c) for c in theirs if c in ours)
-                verb = "INSERT OR IGNORE" if name.startswith("_sqlx") else "INSERT OR REPLACE"
+                verb = "INSERT OR IGNORE" if name.startswith("_sqlx") or not overwrite else "INSERT OR REPLACE"
                 try:
                     con.execute(f"{verb} INTO main.{sql_ident(name)} ({cols}) SELECT {cols} FROM ext.{sql_ident(name)}")
+                    if not overwrite and not name.startswith("_sqlx"):
+                        kept |= _rows_kept(con, name, [c for c in theirs if c in ours], target, warnings)
                 except sqlite3.Error as e:
                     warnings.append(f"{extract.name}: rows of {name} not merged into {target.name} ({e})")
             con.execute("COMMIT")
             con.execute("DETACH DATABASE ext")
         finally:
             con.close()
-    _repoint_rollouts(extract, target, codex_root, warnings)
+    _repoint_rollouts(extract, target, codex_root, warnings, kept)
 
 
-def _repoint_rollouts(extract: Path, target: Path, codex_root: Path, warnings: list[str]) -> None:
+def _rows_kept(con: sqlite3.Connection, name: str, cols: list[str], target: Path, warnings: list[str]) -> set[str]:
+    """Rows of ext.<name> the target kept with other content (INSERT OR IGNORE left its own):
+    warned; their ids returned. A thread's rollout_path is ours to re-point, so not compared."""
+    same = [c for c in cols if not (name == "threads" and c == "rollout_path")]
+    if not same:
+        return set()
+    collist = ", ".join(sql_ident(c) for c in same)
+    differ = con.execute(
+        f"SELECT count(*) FROM (SELECT {collist} FROM ext.{sql_ident(name)} EXCEPT SELECT {collist} FROM main.{sql_ident(name)})"
+    ).fetchone()[0]
+    if not differ:
+        return set()
+    ids: set[str] = set()
+    if name == "threads" and "id" in same:
+        ids = {str(r[0]) for r in con.execute(
+            f"SELECT id FROM (SELECT {collist} FROM ext.threads EXCEPT SELECT {collist} FROM main.threads)")}
+    warnings.append(f"{target.name}: {differ} row(s) of {name} already there with other content"
+                    + (f" (thread {', '.join(sorted(ids))})" if ids else "") + "; kept as they are (--overwrite replaces them)")
+    return ids
+
+
+def _repoint_rollouts(extract: Path, target: Path, codex_root: Path, warnings: list[str],
+                      kept: set[str] | None = None) -> None:
     ext = sqlite3.connect(str(extract))
     try:
         if ext.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='threads'").fetchone() is None:
@@ -816,7 +845,7 @@ def _repoint_rollouts(extract: Path, target: Path, codex_root: Path, warnings: l
     con = sqlite3.connect(str(target), timeout=10)
     try:
         for tid, rollout_path in rows:
-            if not rollout_path:  # a row naming no rollout: nothing to re-point
+            if not rollout_path or (kept and str(tid) in kept):  # no rollout named, or the target's own row
                 continue
             name = os.path.basename(str(rollout_path))
             plain = name[: -len(".zst")] if name.endswith(".zst") else name

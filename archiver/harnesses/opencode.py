@@ -355,13 +355,17 @@ def extract_session(src_db: Path, session_id: str, dst: Path) -> None:
     conn.close()
 
 
-def merge_extract(extract: Path, target: Path) -> list[str]:
+def merge_extract(extract: Path, target: Path, overwrite: bool = False) -> list[str]:
     """Merge one session extract into `target` (an opencode.db under a restore HOME),
     creating it with the extract's schema when absent. The extract's sessions replace
     their own rows in the target (DELETE then INSERT OR REPLACE: a later state of the same
     session wins and stale rows of it go); context rows (project, workspace, instruction
     bodies, migrations) are INSERT OR IGNORE. Columns are matched by name, so a target
-    with a newer schema keeps its extra columns. Returns the merged session ids."""
+    with a newer schema keeps its extra columns. Returns the merged session ids.
+
+    Without `overwrite`, a session the target already holds with other rows (a live session,
+    one edited since the last restore) is not replaced: FileExistsError, nothing written,
+    as a file with other content is not replaced. The same rows again are merged (no-op)."""
     target.parent.mkdir(parents=True, exist_ok=True)
     conn = sqlite3.connect(str(target), isolation_level=None)
     try:
@@ -382,13 +386,16 @@ def merge_extract(extract: Path, target: Path) -> list[str]:
         sids: list[str] = []
         if sessions is not None:
             sids = [r[0] for r in conn.execute(f"SELECT id FROM src.{sql_ident(sessions)}")]
+        tables = []
         for name, src_cols, policy, key in _archived_tables(conn, rows):
             dest = "session_v2" if renamed and name == "session" else name
             main_cols = set(_columns(conn, "main", dest))
             cols = [c for c in src_cols if c in main_cols]
-            if not cols:
-                continue
-            collist = ", ".join(sql_ident(c) for c in cols)
+            if cols:
+                tables.append((name, dest, main_cols, ", ".join(sql_ident(c) for c in cols), policy, key))
+        if not overwrite and not fresh and sids:
+            _refuse_other_rows(conn, tables, sids, target)
+        for name, dest, main_cols, collist, policy, key in tables:
             if policy == "owned":
                 if sids and key in main_cols:
                     conn.execute(
@@ -412,6 +419,23 @@ def merge_extract(extract: Path, target: Path) -> list[str]:
         raise
     finally:
         conn.close()
+
+
+def _refuse_other_rows(conn: sqlite3.Connection, tables: list[tuple[str, str, set[str], str, str, str | None]],
+                       sids: list[str], target: Path) -> None:
+    """FileExistsError when the target holds rows of these sessions that the extract does not."""
+    marks = ",".join("?" * len(sids))
+    for name, dest, main_cols, collist, policy, key in tables:
+        if policy != "owned" or not key or key not in main_cols:
+            continue
+        other = conn.execute(
+            f"SELECT {sql_ident(key)} FROM (SELECT {collist} FROM main.{sql_ident(dest)} WHERE {sql_ident(key)} IN ({marks}) "
+            f"EXCEPT SELECT {collist} FROM src.{sql_ident(name)}) LIMIT 1", sids,
+        ).fetchone()
+        if other is not None:
+            raise FileExistsError(
+                f"{target.name} already holds session {other[0]} with other content ({dest} rows); not replaced "
+                "(--overwrite replaces it)")
 
 
 # ---------------------------------------------------------------- restore helpers
@@ -622,9 +646,11 @@ class OpenCode:
         )
 
     # ---- restore hook ----
-    def restore_artifact(self, artifact: Artifact, plaintext_path: Path, target_home: Path) -> Path | None:
+    def restore_artifact(self, artifact: Artifact, plaintext_path: Path, target_home: Path,
+                         overwrite: bool = False) -> Path | None:
         """Merge a per-session database extract into the target's database file (several
-        restored sessions share one opencode.db); other artifacts use default placement."""
+        restored sessions share one opencode.db); other artifacts use default placement.
+        A session already there with other rows is replaced only with `overwrite`."""
         if not (
             artifact.role == "database"
             and artifact.format == "sqlite"
@@ -649,14 +675,14 @@ class OpenCode:
             self._v1_beside.append((artifact.path, beside, _merge_unimported(plaintext_path, beside)))
             return beside
         pre_split = not v1 and _is_pre_split(_extract_tables(plaintext_path)) and not _has_session_v2(target)
-        sids = merge_extract(plaintext_path, target)
+        sids = merge_extract(plaintext_path, target, overwrite)
         if v1:
             self._v1_merged.append((artifact.path, target, sids))
         elif pre_split:  # in `session`, where a later post-split extract would strand them
             self._pre_split_merged.append((target, sids))
         return target
 
-    def after_restore(self, target_home: Path, sessions: list[Session]) -> list[str]:
+    def after_restore(self, target_home: Path, sessions: list[Session], overwrite: bool = False) -> list[str]:
         """Where restored databases went when OpenCode would not open them by itself: 1.x
         sessions put beside an already-imported database (restore_artifact), and databases
         that OPENCODE_DB named on the archived host (any name but opencode.db, opencode-next.db
