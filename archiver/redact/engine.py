@@ -975,7 +975,9 @@ class Engine:
         if hit is not None:
             return hit
         if m.replace == "username":
-            out = self.pseudonyms.username(_normal(value).decode("utf-8", "surrogateescape").lower()).encode()
+            v = _normal(value)
+            v = self._canonical(r, v.lower()) or v  # a slug variant (john-doe) as its name (john.doe)
+            out = self.pseudonyms.username(v.decode("utf-8", "surrogateescape").lower()).encode()
         else:
             v = _normal(value) if r.generated else value
             v = v.lower() if r.fold_case else v

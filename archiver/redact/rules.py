@@ -521,14 +521,24 @@ def _name_forms(name: str) -> list[tuple[str, str, str]]:
     return out
 
 
+SLUG_VARIANT_MIN = 5  # `a-b` of `a_b` would take hyphenated words too
+
+
 def term_rules(terms: RuntimeTerms) -> list[Rule]:
     out: list[Rule] = []
     free, short, words = [], [], []
+    slug_of: dict[str, str] = {}  # john-doe -> john.doe
     for u in _dedupe([*terms.usernames, *[Path(h).name for h in terms.home_dirs if Path(h).name]]):
         low = _nfc(u).lower()
         if low in GENERIC_ACCOUNTS:
             continue
         (short if len(u) < 3 else words if word_username(low) else free).append(low)
+        # Cursor's projects/<slug> and Claude Code's project keys write every non-alphanumeric run
+        # of a path as '-': `john.doe` shows as `john-doe` there (the same pseudonym as the name)
+        slug = re2.sub(r"[^\pL\pN]+", "-", low).strip("-")
+        if slug != low and len(slug) >= SLUG_VARIANT_MIN and not word_username(slug) and slug not in GENERIC_ACCOUNTS:
+            slug_of.setdefault(slug, low)
+    free.extend(v for v in slug_of if v not in free)
     if free:
         free.sort(key=len, reverse=True)
         out.append(Rule(
@@ -539,6 +549,7 @@ def term_rules(terms: RuntimeTerms) -> list[Rule]:
             confidence="high",
             pack="runtime", source="runtime terms", generated=True, bounded=True, fold_case=True,
             terms=tuple(free), digits_after=True, word_only=True,
+            canonical=tuple((re2.escape(v), u) for v, u in slug_of.items()),
         ))
     if words:
         words.sort(key=len, reverse=True)
