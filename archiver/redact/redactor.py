@@ -93,7 +93,7 @@ class RuleRedactor:
             with src.open("rb") as fi, dst.open("wb") as fo:
                 redact_stream(fi, fo, lambda b: self.engine.redact_bytes(b, report, "text"))
         elif fmt == "sqlite":
-            redact_sqlite(src, dst, lambda v, c: self._cell(v, c, report), self._warnings)
+            redact_sqlite(src, dst, lambda v, c, k=None: self._cell(v, c, report, k), self._warnings)
         elif fmt == "git-object":
             self._git_object(src, dst, report)
         elif fmt == "binary":
@@ -134,7 +134,7 @@ class RuleRedactor:
             with path.open("rb") as fi:
                 redact_stream(fi, _Discard(), lambda b: self.engine.redact_bytes(b, report, "text"))
         elif fmt == "sqlite":
-            scan_sqlite(path, lambda v, c: self._cell(v, c, report))
+            scan_sqlite(path, lambda v, c, k=None: self._cell(v, c, report, k))
         elif fmt == "git-object":
             self._git_object(path, None, report)
         return report
@@ -164,10 +164,12 @@ class RuleRedactor:
             return data
         return out
 
-    def _cell(self, value: object, carrier: str, report: RedactionReport) -> object:
+    def _cell(self, value: object, carrier: str, report: RedactionReport, key: str | None = None) -> object:
         if type(value) is str:
             if len(value) >= 4 and _HEX_JSON.search(value) is not None:  # Cursor meta: hex-encoded JSON
                 return self._hex_json(value, carrier, report)
+            if key is not None and value and value[:1] not in "{[":
+                return self._keyed_cell(value, key, carrier, report)
             data = value.encode("utf-8", "surrogatepass")
             out = self.redact_bytes(data, report, carrier)
             return value if out is data else out.decode("utf-8", "surrogatepass")
@@ -179,6 +181,19 @@ class RuleRedactor:
             if what == "text":
                 return self._blob_leaf(report, carrier)(value)
         return value
+
+    def _keyed_cell(self, value: str, key: str, carrier: str, report: RedactionReport) -> str:
+        """A text cell whose column (or kv name) is secret-like (`secret`, `api_key`): scanned as
+        the JSON walker scans `{"<key>": "<value>"}`, so a bare value (a share secret, a UUID
+        token) is judged with its name, as it would be in a JSON record."""
+        doc = orjson.dumps({key: value})
+        if not self.json.needs_work(doc):
+            return value
+        out = self.json.redact_doc(doc, report, carrier, keep_layout=True)
+        if out is None or out == doc:
+            return value
+        new = orjson.loads(out).get(key)
+        return new if isinstance(new, str) else value
 
     def _blob_leaf(self, report: RedactionReport, carrier: str) -> Callable[[bytes], bytes]:
         """redact_bytes for bytes that may be single-byte text (Latin-1, CP1252) as well as UTF-8."""

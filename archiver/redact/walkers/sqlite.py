@@ -25,7 +25,12 @@ from typing import Callable, Iterator
 
 log = logging.getLogger(__name__)
 
-CellFn = Callable[[object, str], object]
+# cell(value, carrier, key): key is the name a value is scanned under (as `"key": "value"`)
+# when its column name, or the name of its row's name/value pair, is secret-like; else None
+CellFn = Callable[[object, str, "str | None"], object]
+SECRET_NAME = re.compile(r"pass|pwd|secret|token|key|credential|auth", re.I)  # as the JSON walker's
+_PAIRS = (("name", "value"), ("key", "value"))
+_NAME_MAX = 200
 BATCH = 500
 BATCH_BYTES = 4 << 20  # a batch also ends after about this many bytes of cells
 _SHADOW_SUFFIXES = ("_content", "_data", "_idx", "_docsize", "_config", "_segments", "_segdir", "_stat",
@@ -119,6 +124,9 @@ def _walk_table(conn: sqlite3.Connection, table: str, sql: str, cell: CellFn, wr
     if not cols:
         return 0
     carriers = [f"sqlite:{table}.{c}" for c in cols]
+    keys: list[str | None] = [c if len(c) <= _NAME_MAX and SECRET_NAME.search(c) else None for c in cols]
+    lower = [c.lower() for c in cols]
+    pair = next(((lower.index(n), lower.index(v)) for n, v in _PAIRS if n in lower and v in lower), None)
     where = _key_clause(conn, table, sql, cols)
     changed_rows = 0
     pending: list[tuple[str, tuple]] = []
@@ -130,9 +138,15 @@ def _walk_table(conn: sqlite3.Connection, table: str, sql: str, cell: CellFn, wr
         key, values = item
         sets: list[str] = []
         params: list[object] = []
-        for col, carrier, v in zip(cols, carriers, values):
+        row_keys = keys
+        if pair is not None:  # a kv row: its value is scanned under its name ({"name": "DB_PASSWORD", ...})
+            name = values[pair[0]]
+            if type(name) is str and len(name) <= _NAME_MAX and SECRET_NAME.search(name):
+                row_keys = list(keys)
+                row_keys[pair[1]] = name
+        for col, carrier, v, name_of in zip(cols, carriers, values, row_keys):
             if type(v) is str or type(v) is bytes:
-                new = cell(v, carrier)
+                new = cell(v, carrier, name_of)
                 if new is not v and new != v:
                     sets.append(f"{_q(col)} = ?")
                     params.append(new)
