@@ -174,6 +174,8 @@ def test_killed_sync_leaves_archive_consistent(env: Env) -> None:  # noqa: F811
         proc.send_signal(signal.SIGKILL)
         proc.wait()
         code, out = env.cli("verify", "--json", identity=True)
+        if code == 2 and not _stored_keys(env):
+            continue  # killed before it wrote anything: "no archive at URL" is the right answer then
         assert code == 0, (trial, out)
     final = subprocess.run(cmd, capture_output=True, env=environment, timeout=300)
     assert final.returncode == 0, final.stderr
@@ -181,6 +183,10 @@ def test_killed_sync_leaves_archive_consistent(env: Env) -> None:  # noqa: F811
     assert code == 0, out
     listed = env.cli_json("ls", identity=True)["sessions"]
     assert len(listed) == 12 * 5 + 1
+
+
+def _stored_keys(env: Env) -> list[str]:
+    return [k for k in env.keys_in_bucket() if k.startswith(f"{env.prefix}/")]
 
 
 def _marked_pids(mark: str) -> list[int]:
