@@ -1,0 +1,121 @@
+"""Audit s10: secrets and people that left generated sessions in plaintext (values built here from the
+providers' public formats, placed where sessions hold them), and what the new rules must leave alone."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import random
+import string
+import uuid
+
+import pytest
+
+from archiver.redact.base import RedactionReport
+from archiver.redact.redactor import build_redactor
+from archiver.redact.rules import RuntimeTerms
+
+_R = random.Random(1010)
+_ALNUM = string.ascii_letters + string.digits
+
+
+def _rs(alphabet: str, n: int) -> str:
+    return "".join(_R.choice(alphabet) for _ in range(n))
+
+
+ATLASSIAN_ADMIN = "ATCTT3xFfGN0" + _rs(_ALNUM + "-_", 170) + "=" + _rs("0123456789ABCDEF", 8)
+RETOOL = "retool_01" + _rs("0123456789abcdefghjkmnpqrstvwxyz", 26)
+NGROK = "2" + _rs(_ALNUM, 26) + "_" + _rs(_ALNUM, 21)
+ETSY = _rs(string.ascii_lowercase + string.digits, 24)
+TELEGRAM = "7012345678:AA" + _rs(_ALNUM + "-_", 33)
+MAILGUN = "key-" + _rs("0123456789abcdef", 32)
+DOCKER_PW = _rs(_ALNUM, 20)
+
+
+@pytest.fixture(scope="module")
+def red():
+    return build_redactor(["builtin:secrets", "builtin:pii", "builtin:paths"], b"k" * 32,
+                          RuntimeTerms(usernames=["zelda"], names=["Zelda Quixote"]))
+
+
+def _carriers(text: str) -> list[bytes]:
+    """The text in the places a session holds it: Bash input, tool_result string and blocks, toolUseResult
+    stdout, a Read tool's file content, a Codex function_call (JSON in a string) and its output."""
+    recs = [
+        {"type": "assistant", "message": {"role": "assistant", "content": [
+            {"type": "tool_use", "id": "toolu_01x", "name": "Bash", "input": {"command": text}}]}},
+        {"type": "user", "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_01x", "content": text}]}},
+        {"type": "user", "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_01x", "content": [{"type": "text", "text": text}]}]}},
+        {"type": "user", "toolUseResult": {"stdout": text, "stderr": "", "interrupted": False}},
+        {"type": "user", "toolUseResult": {"type": "text", "file": {"filePath": "/srv/app/notes.txt", "content": text}}},
+        {"timestamp": "t", "type": "response_item", "payload": {"type": "function_call", "name": "shell", "call_id": "c1",
+                                                                "arguments": json.dumps({"command": ["bash", "-lc", text]})}},
+        {"timestamp": "t", "type": "response_item", "payload": {"type": "function_call_output", "call_id": "c1",
+                                                                "output": json.dumps({"output": text})}},
+    ]
+    return [json.dumps(r).encode() for r in recs]
+
+
+def _assert_gone(red, text: str, values: list[str]) -> None:
+    out = red.redact_text(text, RedactionReport())
+    for v in values:
+        assert v not in out, (v, out)
+    for line in _carriers(text):
+        got = red.redact_jsonl_line(line, RedactionReport())
+        flat = json.dumps(json.loads(got))  # JSON in a string decoded once more by the dump's escapes
+        for v in values:
+            assert v.encode() not in got and json.dumps(v)[1:-1] not in flat, (v, got[:300])
+
+
+@pytest.mark.parametrize("text,values", [
+    (f"export ATLASSIAN_ORG_KEY={ATLASSIAN_ADMIN}", [ATLASSIAN_ADMIN]),
+    (f"curl -H 'Authorization: Bearer {ATLASSIAN_ADMIN}' https://api.atlassian.com/admin/v1/orgs", [ATLASSIAN_ADMIN]),
+    (f"npx retool-ccl login --token {RETOOL} --domain acme.retool.com", [RETOOL]),
+    (f"the Retool RPC key is {RETOOL}, keep it out of git", [RETOOL]),
+    (f"the ngrok token is {NGROK} keep it", [NGROK]),
+    (f"ETSY_KEYSTRING={ETSY}\nETSY_SHOP_ID=123", [ETSY]),
+    (json.dumps({"etsy": {"keystring": ETSY, "app": "shop-sync"}}), [ETSY]),
+    (f"curl https://api.telegram.org/bot{TELEGRAM}/getMe", [TELEGRAM]),
+    (f"curl -s --user 'api:{MAILGUN}' https://api.mailgun.net/v3/mg.acme.io/messages", [MAILGUN]),
+    (f"echo {DOCKER_PW} | docker login -u zelda --password-stdin registry.acme.io", [DOCKER_PW]),
+], ids=["atlassian-admin-env", "atlassian-admin-bearer", "retool-cli", "retool-prose", "ngrok-bare", "etsy-env",
+        "etsy-json", "telegram-url", "mailgun-basic", "password-stdin"])
+def test_new_secret_shapes_are_redacted_everywhere(red, text: str, values: list[str]) -> None:
+    _assert_gone(red, text, values)
+
+
+@pytest.mark.parametrize("text,values", [
+    ("Host bastion\n    HostName bastion.acme-internal.net\n    User wojtekz\n    IdentityFile ~/.ssh/id_ed25519\n",
+     ["wojtekz"]),
+    ("scp build.tar.gz rfitzgerald@10.0.0.5:/srv/", ["rfitzgerald"]),
+    ("^3f2a1bc (Ignatius Farquharson 2026-01-05 10:00:00 +0100  1) import os", ["Farquharson"]),
+    ("$ git log --format='%h %an %s' -3\n3f2a1bc Margarethe Vollstedt fix flaky test\n"
+     "9e8d7c6 Bartholomew Okonkwo bump deps\n", ["Vollstedt", "Okonkwo"]),
+    ("ca82a6d - Ignatius Farquharson, 6 years ago : changed the version number", ["Farquharson"]),
+    ("$ git shortlog -sne\n   120\tIgnatius Farquharson <ifarq@acme.io>\n", ["Farquharson", "ifarq@acme.io"]),
+    ("$ git shortlog -sn\n   120\tIgnatius Farquharson\n    40\tZelda Quixote\n", ["Farquharson", "Quixote"]),
+    ("$ whoami\nlmoreau\n$ pwd\n/srv/app\n", ["lmoreau"]),
+], ids=["ssh-config", "scp", "git-blame", "git-log-format", "git-log-ago", "shortlog-email", "shortlog", "whoami"])
+def test_new_people_and_accounts_are_pseudonymised(red, text: str, values: list[str]) -> None:
+    _assert_gone(red, text, values)
+
+
+# ------------------------------------------------------------------ what the new rules leave alone
+
+@pytest.mark.parametrize("text", [
+    "3f2a1bc Fix Flaky Test in the parser\n9e8d7c6 (HEAD -> main) Add README\n31a9cf64 Speedup WebP lossless compression",
+    "b7b0017 JNI Remove commented out code",
+    "Host github.com\n  HostName github.com\n  User git\n",
+    "    host = None\n    user = None\n",
+    "1.0\tGeneral Concepts\n1.1\tLsof -- what is it?\n",
+    "import retool_01 from '@site/static/images/retool/retool_01.png';",
+    "echo \"$CR_PAT\" | docker login ghcr.io -u x --password-stdin",
+    "lockfile: sha512-" + base64.b64encode(hashlib.sha512(b"lock").digest()).decode(),
+    "uuid " + str(uuid.UUID(int=42, version=4)) + " commit " + hashlib.sha1(b"c").hexdigest(),
+], ids=["git-subjects", "acronym-subject", "ssh-git-user", "python-host-user", "toc", "retool-image", "cr-pat-ref",
+        "lockfile-hash", "uuid-sha"])
+def test_new_rules_leave_ordinary_text_alone(red, text: str) -> None:
+    assert red.redact_text(text, RedactionReport()) == text
