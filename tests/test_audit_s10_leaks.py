@@ -24,6 +24,11 @@ def _rs(alphabet: str, n: int) -> str:
     return "".join(_R.choice(alphabet) for _ in range(n))
 
 
+def _pem(kind: str) -> str:
+    body = base64.b64encode(bytes(_R.getrandbits(8) for _ in range(600))).decode()
+    return f"-----BEGIN {kind}-----\n" + "\n".join(body[i:i + 64] for i in range(0, len(body), 64)) + f"\n-----END {kind}-----"
+
+
 ATLASSIAN_ADMIN = "ATCTT3xFfGN0" + _rs(_ALNUM + "-_", 170) + "=" + _rs("0123456789ABCDEF", 8)
 RETOOL = "retool_01" + _rs("0123456789abcdefghjkmnpqrstvwxyz", 26)
 NGROK = "2" + _rs(_ALNUM, 26) + "_" + _rs(_ALNUM, 21)
@@ -101,6 +106,59 @@ def test_new_secret_shapes_are_redacted_everywhere(red, text: str, values: list[
 ], ids=["ssh-config", "scp", "git-blame", "git-log-format", "git-log-ago", "shortlog-email", "shortlog", "whoami"])
 def test_new_people_and_accounts_are_pseudonymised(red, text: str, values: list[str]) -> None:
     _assert_gone(red, text, values)
+
+
+# ------------------------------------------------------------------ lists of lines (jsondoc walker)
+
+def _patch_record(lines: list[str]) -> bytes:
+    return json.dumps({"type": "user", "toolUseResult": {
+        "filePath": "/srv/app/k", "oldString": "x", "newString": "y",
+        "structuredPatch": [{"oldStart": 1, "oldLines": 1, "newStart": 1, "newLines": len(lines), "lines": lines}]}}).encode()
+
+
+@pytest.mark.parametrize("marker", ["+", " ", ""], ids=["added", "context", "plain-list"])
+def test_private_key_split_over_list_items_is_redacted(red, marker: str) -> None:
+    key = _pem("RSA PRIVATE KEY")
+    body = key.splitlines()[1:-1]
+    out = red.redact_jsonl_line(_patch_record([marker + ln for ln in key.splitlines()]), RedactionReport())
+    for ln in body:
+        assert ln.encode() not in out
+    lines = json.loads(out)["toolUseResult"]["structuredPatch"][0]["lines"]
+    assert len(lines) == len(key.splitlines())
+    assert all(ln.startswith(marker) for ln in lines)  # diff markers kept, one item per line
+    assert lines[0] == marker + "-----BEGIN RSA PRIVATE KEY-----" or "<" in lines[0]
+
+
+def test_yaml_block_secret_split_over_patch_lines_is_redacted(red) -> None:
+    value = _rs(_ALNUM, 24)
+    out = red.redact_jsonl_line(_patch_record([" spring:", "-  api_token: |", "+  api_token: |", "+    " + value]),
+                                RedactionReport())
+    assert value.encode() not in out
+    assert b'" spring:"' in out and b'"-  api_token: |"' in out
+
+
+def test_ordinary_string_lists_are_unchanged(red) -> None:
+    sha = hashlib.sha1(b"x").hexdigest()
+    png = base64.b64encode(b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4).decode()
+    rec = {"type": "user", "toolUseResult": {
+        "filenames": ["src/app.py", "src/util.py", "README.md"],
+        "lines": [" def main():", "-    return 1", "+    return 2"],
+        "ids": [str(uuid.UUID(int=_R.getrandbits(128), version=4)) for _ in range(3)],
+        "shas": [sha, hashlib.sha256(b"y").hexdigest(), "sha512-" + base64.b64encode(hashlib.sha512(b"z").digest()).decode()],
+        "images": [png, png[::-1]],
+        "css": ["a{color:#fff}", ".b{margin:0 auto;background:url(data:image/gif;base64,R0lGODlhAQABAAAAACw=)}"],
+    }}
+    line = json.dumps(rec).encode()
+    assert red.redact_jsonl_line(line, RedactionReport()) == line
+
+
+def test_argv_lists_still_redact_inside_one_item(red) -> None:
+    pw = _rs(_ALNUM, 16)
+    line = json.dumps({"payload": {"type": "function_call", "arguments": json.dumps(
+        {"command": ["mysql", "-uroot", f"-p{pw}", "-h", "db"]})}}).encode()
+    out = red.redact_jsonl_line(line, RedactionReport())
+    assert pw.encode() not in out
+    assert json.loads(json.loads(out)["payload"]["arguments"])["command"][:2] == ["mysql", "-uroot"]
 
 
 # ------------------------------------------------------------------ what the new rules leave alone
