@@ -36,6 +36,8 @@ ETSY = _rs(string.ascii_lowercase + string.digits, 24)
 TELEGRAM = "7012345678:AA" + _rs(_ALNUM + "-_", 33)
 MAILGUN = "key-" + _rs("0123456789abcdef", 32)
 DOCKER_PW = _rs(_ALNUM, 20)
+DSN = f"postgres://app:{_rs(_ALNUM, 16)}@db.internal:5432/app"
+GH_TOKEN = "ghp_" + _rs(_ALNUM, 36)
 
 
 @pytest.fixture(scope="module")
@@ -86,8 +88,11 @@ def _assert_gone(red, text: str, values: list[str]) -> None:
     (f"curl https://api.telegram.org/bot{TELEGRAM}/getMe", [TELEGRAM]),
     (f"curl -s --user 'api:{MAILGUN}' https://api.mailgun.net/v3/mg.acme.io/messages", [MAILGUN]),
     (f"echo {DOCKER_PW} | docker login -u zelda --password-stdin registry.acme.io", [DOCKER_PW]),
+    (f"$ kubectl get secret app -o yaml\napiVersion: v1\ndata:\n  DATABASE_URL: {base64.b64encode(DSN.encode()).decode()}\n"
+     f"  GH: {base64.b64encode(GH_TOKEN.encode()).decode()}\nkind: Secret\n",
+     [base64.b64encode(DSN.encode()).decode(), base64.b64encode(GH_TOKEN.encode()).decode()]),
 ], ids=["atlassian-admin-env", "atlassian-admin-bearer", "retool-cli", "retool-prose", "ngrok-bare", "etsy-env",
-        "etsy-json", "telegram-url", "mailgun-basic", "password-stdin"])
+        "etsy-json", "telegram-url", "mailgun-basic", "password-stdin", "k8s-secret-base64"])
 def test_new_secret_shapes_are_redacted_everywhere(red, text: str, values: list[str]) -> None:
     _assert_gone(red, text, values)
 
@@ -103,7 +108,11 @@ def test_new_secret_shapes_are_redacted_everywhere(red, text: str, values: list[
     ("$ git shortlog -sne\n   120\tIgnatius Farquharson <ifarq@acme.io>\n", ["Farquharson", "ifarq@acme.io"]),
     ("$ git shortlog -sn\n   120\tIgnatius Farquharson\n    40\tZelda Quixote\n", ["Farquharson", "Quixote"]),
     ("$ whoami\nlmoreau\n$ pwd\n/srv/app\n", ["lmoreau"]),
-], ids=["ssh-config", "scp", "git-blame", "git-log-format", "git-log-ago", "shortlog-email", "shortlog", "whoami"])
+    ("Jan  5 10:00:00 box sudo:   lmoreau : TTY=pts/0 ; PWD=/srv ; USER=root ; COMMAND=/bin/ls", ["lmoreau"]),
+    ('203.0.113.9 - rfitzgerald [10/Oct/2025:13:55:36 -0700] "GET / HTTP/1.1" 200 512', ["rfitzgerald"]),
+    ("lmoreau:x:1000:1000:Louise Moreau,,,:/home/lmoreau:/bin/bash", ["Louise Moreau", "lmoreau"]),
+], ids=["ssh-config", "scp", "git-blame", "git-log-format", "git-log-ago", "shortlog-email", "shortlog", "whoami",
+        "sudo-log", "access-log", "passwd-gecos"])
 def test_new_people_and_accounts_are_pseudonymised(red, text: str, values: list[str]) -> None:
     _assert_gone(red, text, values)
 
@@ -135,6 +144,12 @@ def test_yaml_block_secret_split_over_patch_lines_is_redacted(red) -> None:
                                 RedactionReport())
     assert value.encode() not in out
     assert b'" spring:"' in out and b'"-  api_token: |"' in out
+
+
+def test_git_config_name_split_over_patch_lines_is_redacted(red) -> None:
+    out = red.redact_jsonl_line(_patch_record([" [core]", " \tbare = false", "+[user]", "+\tname = Ignatius Farquharson",
+                                               "+\temail = ifarq@acme.io"]), RedactionReport())
+    assert b"Farquharson" not in out and b"ifarq@acme.io" not in out
 
 
 def test_ordinary_string_lists_are_unchanged(red) -> None:

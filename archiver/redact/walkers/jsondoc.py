@@ -291,7 +291,7 @@ LINES_MAX_BYTES = 1 << 20
 _DIFF_MARKS = frozenset(" +-\\")
 _MULTILINE_HINT = re2.compile(
     r"(?m)-----BEGIN|PuTTY-User-Key-File|:[ \t]*[|>][-+0-9]*[ \t]*$|\|[ \t]*:?-{3}|-{3,}\+-|%CPU"
-    r"|^[ \t+-]?[ \t]*(?:Host|Match|machine)[ \t]|whoami")
+    r"|^[ \t+-]?[ \t]*(?:Host|Match|machine)[ \t]|whoami|\[user\]")
 
 
 def _lines_like(node: list[Any]) -> bool:
