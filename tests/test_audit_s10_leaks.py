@@ -192,3 +192,26 @@ def test_argv_lists_still_redact_inside_one_item(red) -> None:
         "lockfile-hash", "uuid-sha"])
 def test_new_rules_leave_ordinary_text_alone(red, text: str) -> None:
     assert red.redact_text(text, RedactionReport()) == text
+
+
+# ------------------------------------------------------------------ {"name", "email"} objects (jsondoc walker)
+
+@pytest.mark.parametrize("doc,name", [
+    ({"sha": hashlib.sha1(b"c").hexdigest(), "commit": {"author": {"name": "Ignatius Farquharson", "email": "ifarq@acme.io",
+                                                                   "date": "2026-01-05T10:00:00Z"}}}, "Ignatius Farquharson"),
+    ({"name": "acme-tool", "authors": [{"name": "Sun-Hee Park", "email": "sh.park@acme.io"}]}, "Sun-Hee Park"),
+], ids=["github-api-commit", "package-authors"])
+def test_name_beside_an_email_in_json_is_pseudonymised(red, doc: dict, name: str) -> None:
+    out = red.redact_jsonl_line(json.dumps(doc).encode(), RedactionReport())
+    assert name.encode() not in out
+    assert b"acme-tool" in out or b"2026-01-05T10:00:00Z" in out
+
+
+@pytest.mark.parametrize("doc", [
+    {"author": {"name": "dependabot[bot]", "email": "49699333+dependabot[bot]@users.noreply.github.com"}},
+    {"name": "release", "email": "not an email"},
+    {"name": "my-package", "version": "1.0.0", "license": "MIT"},
+], ids=["bot", "no-email", "package"])
+def test_other_name_objects_are_left_alone(red, doc: dict) -> None:
+    line = json.dumps(doc).encode()
+    assert red.redact_jsonl_line(line, RedactionReport()) == line

@@ -237,6 +237,15 @@ _PAIR_KEYS = (("name", "value"), ("Name", "Value"), ("key", "value"), ("Key", "V
 # that name (the kaggle rule wants 32 hex digits), as "key" alone is too common a name to judge
 _USER_KEY_PAIR = ("key", "kaggle_key")
 _VALUE_KEYS = frozenset({"value", "Value", "secret", "data"})
+# {"name": ..., "email": "x@y"}: a git author/committer (GitHub API, git log --format=json-ish output),
+# a package author (package.json, pyproject authors): its name is scanned as a git author name (the
+# git-env-person-name rule, with its allowlist of bots and placeholders)
+_PERSON_PAIR = ("name", "git_author_name")
+
+
+def _person_object(node: dict[str, Any]) -> bool:
+    name, email = node.get("name"), node.get("email")
+    return type(name) is str and type(email) is str and "@" in email and " " not in email and 0 < len(name) <= 80
 # a list of field names (`"required": ["username", "password", "email"]`, `["USER", "PASSWORD",
 # "DRIVER_ID"]`): the item after a secret-like one is another name, not its value
 _FIELD_NAME = re.compile(r"[a-z_]+|[A-Z_]+|[a-z]+(?:[A-Z][a-z]+)+")
@@ -518,6 +527,7 @@ class JsonRedactor:
                 opaque = "data" in node and _opaque_data(node)
                 pair = (_secret_pair(node) if ("value" in node or "Value" in node or "ParameterValue" in node)
                         else _USER_KEY_PAIR if len(node) == 2 and "key" in node and type(node.get("username")) is str
+                        else _PERSON_PAIR if "email" in node and "name" in node and _person_object(node)
                         else None)
                 if not node.keys() <= clean:  # some key may carry a path or a name
                     for k in node:
