@@ -215,3 +215,42 @@ def test_name_beside_an_email_in_json_is_pseudonymised(red, doc: dict, name: str
 def test_other_name_objects_are_left_alone(red, doc: dict) -> None:
     line = json.dumps(doc).encode()
     assert red.redact_jsonl_line(line, RedactionReport()) == line
+
+
+# ------------------------------------------------------------------ Claude Read results: `     N→line` (engine)
+
+def _numbered(text: str) -> str:
+    return "\n".join(f"{i + 1:>6}\u2192{line}" for i, line in enumerate(text.split("\n")))
+
+
+def _read_result(text: str) -> bytes:
+    return json.dumps({"type": "user", "message": {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "toolu_01r", "content": _numbered(text)}]}}, ensure_ascii=False).encode()
+
+
+@pytest.mark.parametrize("kind", ["RSA PRIVATE KEY", "OPENSSH PRIVATE KEY", "EC PRIVATE KEY"])
+def test_private_key_read_with_line_numbers_is_redacted(red, kind: str) -> None:
+    key = _pem(kind)
+    for line in (_read_result(key), _read_result(key).decode().encode("ascii", "backslashreplace")):
+        out = red.redact_jsonl_line(line, RedactionReport())
+        for body in key.splitlines()[1:-1]:
+            assert body.encode() not in out
+    text = red.redact_text(_numbered(key), RedactionReport())
+    assert all(body not in text for body in key.splitlines()[1:-1])
+
+
+@pytest.mark.parametrize("text,values", [
+    ("machine api.heroku.com\n  login zelda@acme.io\n  password Hq7vT2mZp9Lx4RkW\n", ["Hq7vT2mZp9Lx4RkW"]),
+    ("Host gpu\n  HostName 10.1.2.3\n  User wojtekz\n", ["wojtekz"]),
+    ("[user]\n\tname = Ignatius Farquharson\n\temail = ifarq@acme.io\n", ["Farquharson"]),
+], ids=["netrc", "ssh-config", "gitconfig"])
+def test_config_files_read_with_line_numbers_are_redacted(red, text: str, values: list[str]) -> None:
+    out = red.redact_jsonl_line(_read_result(text), RedactionReport())
+    for v in values:
+        assert v.encode() not in out
+
+
+def test_numbered_code_keeps_its_numbers(red) -> None:
+    code = "def main() -> int:\n    x = compute(1, 2)\n    return x  # see step 2 \u2192 3\n"
+    line = _read_result(code)
+    assert red.redact_jsonl_line(line, RedactionReport()) == line
