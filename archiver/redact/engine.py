@@ -139,6 +139,29 @@ def blank_ansi(buf: bytes, text_forms: bool = True) -> bytes:
     return b"".join(pieces)
 
 
+# Claude Code's Read results number every line (`     2→MIIEow...`): the number and arrow at a line's
+# start (also after a JSON `\n` escape, the arrow also as `\u2192`) are scanned as spaces, so a private
+# key, a table or a config block read from a file is found as in the file itself.
+_NUMBERED_LINE = re2.compile("(?m)(?:^|\\\\n)([ \\t]*[0-9]{1,9}(?:\u2192|\\\\u2192))".encode())._regexp  # noqa: SLF001
+
+
+def blank_line_numbers(buf: bytes) -> bytes:
+    """buf with the `N→` line-number prefixes of a numbered file read turned into as many spaces."""
+    if b"\xe2\x86\x92" not in buf and b"\\u2192" not in buf:
+        return buf
+    pieces: list[bytes] = []
+    last = 0
+    for spans in _spans(_NUMBERED_LINE, buf):
+        s, e = spans[1]
+        pieces.append(buf[last:s])
+        pieces.append(b" " * (e - s))
+        last = e
+    if not pieces:
+        return buf
+    pieces.append(buf[last:])
+    return b"".join(pieces)
+
+
 def whole_id(s: str) -> bool:
     """Is s one id as a whole (a UUID, a hex digest, a tool/message id)? `_keep` drops every
     candidate of a non-generated rule inside such a string, so a MODE_IDS scan of it finds
@@ -774,7 +797,7 @@ class Engine:
         return Match(r.id, us - offset, ue - offset, r.label, "mask" if r.replace == "mask" else "token")
 
     def scan_bytes(self, buf: bytes, mode: int = MODE_ALL, ansi_text: bool = True) -> list[Match]:
-        buf = blank_ansi(buf, ansi_text)
+        buf = blank_line_numbers(blank_ansi(buf, ansi_text))
         if b"\x00" in buf:  # NUL-separated records (`env -0`): each ends where a line would
             buf = buf.replace(b"\x00", b"\n")
         rules, images, table = self._plan(buf, mode)
@@ -795,6 +818,9 @@ class Engine:
         joined = b"\n".join(parts)
         if b"\x1b" in joined or _first(_ANSI_TEXT, joined)[0] >= 0:
             parts = [blank_ansi(p) for p in parts]
+            joined = b"\n".join(parts)
+        if b"\xe2\x86\x92" in joined or b"\\u2192" in joined:
+            parts = [blank_line_numbers(p) for p in parts]
             joined = b"\n".join(parts)
         comp = self._c
         kw_rules, images, table = self._keyword_hits(joined)

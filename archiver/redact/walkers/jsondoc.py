@@ -212,8 +212,10 @@ class _Doc:
                  "argv_members")
 
     def __init__(self) -> None:
-        # command lines given as argv lists: (the list as one shell line, [(index into strs, byte offset in it)])
-        self.argv: list[tuple[bytes, list[tuple[int, int]]]] = []
+        # command lines given as argv lists: (the list as one shell line, [(index into strs, byte offset in
+        # it)], -1); a list of text lines joined by newlines, whose matches may span items: (text, [...],
+        # the diff marker's length taken off each item: 0 or 1)
+        self.argv: list[tuple[bytes, list[tuple[int, int]], int]] = []
         self.argv_members: set[int] = set()
         self.encoded: list[tuple[Any, Any, str, str]] = []  # (container, key, value, encoding)
         self.nkeys = 0  # keys of all objects walked
@@ -235,6 +237,15 @@ _PAIR_KEYS = (("name", "value"), ("Name", "Value"), ("key", "value"), ("Key", "V
 # that name (the kaggle rule wants 32 hex digits), as "key" alone is too common a name to judge
 _USER_KEY_PAIR = ("key", "kaggle_key")
 _VALUE_KEYS = frozenset({"value", "Value", "secret", "data"})
+# {"name": ..., "email": "x@y"}: a git author/committer (GitHub API, git log --format=json-ish output),
+# a package author (package.json, pyproject authors): its name is scanned as a git author name (the
+# git-env-person-name rule, with its allowlist of bots and placeholders)
+_PERSON_PAIR = ("name", "git_author_name")
+
+
+def _person_object(node: dict[str, Any]) -> bool:
+    name, email = node.get("name"), node.get("email")
+    return type(name) is str and type(email) is str and "@" in email and " " not in email and 0 < len(name) <= 80
 # a list of field names (`"required": ["username", "password", "email"]`, `["USER", "PASSWORD",
 # "DRIVER_ID"]`): the item after a secret-like one is another name, not its value
 _FIELD_NAME = re.compile(r"[a-z_]+|[A-Z_]+|[a-z]+(?:[A-Z][a-z]+)+")
@@ -275,6 +286,34 @@ def _argv_like(node: list[Any]) -> bool:
             return False
         total += len(v) + 3
     return total <= ARGV_MAX_BYTES
+
+
+# lists of text lines (Claude's structuredPatch `lines`, a file read as an array of lines): a private
+# key, a YAML block value or a table row is split over items, each of which alone matches nothing, so the
+# list is also scanned as the text it stands for (joined by newlines, a diff marker taken off every line
+# when all have one); a match over several items redacts its part of each.
+# Only lists whose text has a mark of a value that rules find over several lines are joined: the items
+# of a joined list are scanned without the memo of short strings (their matches depend on neighbours),
+# which tripled the cost of a transcript of edits when every list was joined.
+LINES_MAX_ITEMS = 4096
+LINES_MAX_BYTES = 1 << 20
+_DIFF_MARKS = frozenset(" +-\\")
+_MULTILINE_HINT = re2.compile(
+    r"(?m)-----BEGIN|PuTTY-User-Key-File|:[ \t]*[|>][-+0-9]*[ \t]*$|\|[ \t]*:?-{3}|-{3,}\+-|%CPU"
+    r"|^[ \t+-]?[ \t]*(?:Host|Match|machine)[ \t]|whoami|\[user\]")
+
+
+def _lines_like(node: list[Any]) -> bool:
+    """Is this list 2+ strings only, none with a newline (the lines of a text), whose text holds a mark
+    of a multi-line value (_MULTILINE_HINT)?"""
+    if not 2 <= len(node) <= LINES_MAX_ITEMS:
+        return False
+    total = 0
+    for v in node:
+        if type(v) is not str or "\n" in v:
+            return False
+        total += len(v) + 1
+    return total <= LINES_MAX_BYTES and _MULTILINE_HINT.search("\n".join(node)) is not None
 
 
 def _program(v: str) -> bool:
@@ -488,6 +527,7 @@ class JsonRedactor:
                 opaque = "data" in node and _opaque_data(node)
                 pair = (_secret_pair(node) if ("value" in node or "Value" in node or "ParameterValue" in node)
                         else _USER_KEY_PAIR if len(node) == 2 and "key" in node and type(node.get("username")) is str
+                        else _PERSON_PAIR if "email" in node and "name" in node and _person_object(node)
                         else None)
                 if not node.keys() <= clean:  # some key may carry a path or a name
                     for k in node:
@@ -567,11 +607,12 @@ class JsonRedactor:
                 # ["--token", "<token>"]: a string right after a secret-like name is scanned with it
                 name_before = None
                 argv = _argv_like(node)
+                lines = not argv and _lines_like(node)
                 members: list[int | None] = []
                 for i, v in enumerate(node):
                     tv = type(v)
                     if tv is str:
-                        if argv:
+                        if argv or lines:
                             members.append(len(strs))
                         pair_name, name_before = name_before, (
                             v if 2 < len(v) <= 100 and " " not in v and _SECRET_KEY.search(v) is not None
@@ -602,6 +643,8 @@ class JsonRedactor:
                         add_loc((node, i, False))
                 if argv:
                     self._add_argv(doc, node, members)
+                elif lines:
+                    self._add_lines(doc, node, members)
         doc.nkeys = nkeys
         return doc
 
@@ -621,8 +664,34 @@ class JsonRedactor:
             words.append(w)
             pos += len(w) + 1
         if where:
-            doc.argv.append((b" ".join(words), where))
+            doc.argv.append((b" ".join(words), where, -1))
             doc.argv_members.update(i for i, _ in where)
+
+    @staticmethod
+    def _add_lines(doc: _Doc, node: list[str], members: list[int | None]) -> None:
+        """The list of lines `node` as the text it stands for; `members` as for _add_argv. A diff's lines
+        (every item starts with a marker) are two texts, the new side (context and + lines) and the old
+        one (context and - lines), markers off. `where` holds each item's offset in the text less its
+        marker's length: the item's own offsets."""
+        strip = 1 if all(v and v[0] in _DIFF_MARKS for v in node) else 0
+        sides = ("+", "-") if strip else ("",)
+        strs = doc.strs
+        for side in sides:
+            words: list[bytes] = []
+            where: list[tuple[int, int]] = []
+            pos = 0
+            for k, v in enumerate(node):
+                if strip and v[0] != " " and v[0] != side:
+                    continue
+                w = v.encode("utf-8", "surrogatepass")[strip:]
+                i = members[k]
+                if i is not None and i < len(strs) and strs[i] is v and doc.modes[i] == MODE_ALL:
+                    where.append((i, pos - strip))
+                words.append(w)
+                pos += len(w) + 1
+            if where and len(words) > 1:
+                doc.argv.append((b"\n".join(words), where, strip))
+                doc.argv_members.update(i for i, _ in where)
 
     @staticmethod
     def _argv_matches(doc: _Doc, found: dict[int, list[Any]], first: int) -> dict[int, list[Any]]:
@@ -630,9 +699,18 @@ class JsonRedactor:
         item, in that item's own byte offsets: {index into doc.strs: matches}."""
         out: dict[int, list[Any]] = {}
         strs = doc.strs
-        for k, (line, where) in enumerate(doc.argv):
+        for k, (line, where, split) in enumerate(doc.argv):
             ms = found.get(first + k)
             if not ms:
+                continue
+            if split >= 0:  # lines: a match's part in each item it covers (never an item's diff marker)
+                for m in ms:
+                    for i, off in where:
+                        lo = off + split
+                        end = off + len(strs[i].encode("utf-8", "surrogatepass"))
+                        s, e = max(m.start, lo), min(m.end, end)
+                        if s < e:
+                            out.setdefault(i, []).append(m._replace(start=s - off, end=e - off))
                 continue
             for m in ms:
                 if _VALUE_REFERENCE.fullmatch(line, m.start, m.end) is not None:
@@ -706,7 +784,7 @@ class JsonRedactor:
         modes = [doc.modes[i] for i in todo]
         n = len(parts)
         if doc.argv:
-            parts += [line for line, _ in doc.argv]
+            parts += [line for line, _, _ in doc.argv]
             modes += [MODE_ALL] * len(doc.argv)
         found = self.engine.scan_segments(parts, modes) if parts else {}
         extra = self._argv_matches(doc, found, n) if doc.argv else None
@@ -839,7 +917,7 @@ class JsonRedactor:
                     modes.append(m)
                 where.append(j)
             argv_at = len(parts)
-            for line, _ in doc.argv:
+            for line, _, _ in doc.argv:
                 parts.append(line)
                 modes.append(MODE_ALL)
             batch.append((k, root, std, doc, res, todo, where, argv_at))
