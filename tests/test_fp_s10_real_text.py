@@ -57,6 +57,9 @@ VERSIONS = [
     'Revert "Released 3.6.11.1 including missing files"',
     "as well as in section 18.11.5.1 of volume 3 of the manual",
     "The fix also was put into Linux 2.6.24.5",
+    "  * libxcb1 Breaks alsa-utils (<< 1.0.24.2-5) to avoid leaving it broken.",
+    "  * Update Build-Dep on x11proto-core-dev to >= 6.8.99.8-1.\nBuild-Depends: x11proto-core-dev (>= 6.8.99.8-1)",
+    "* `'x448'` (OID 1.3.101.111)",
 ]
 
 
@@ -77,6 +80,7 @@ def test_a_changelog_in_a_json_string_keeps_its_versions(red) -> None:  # noqa: 
     ("* Connected to example.com (93.184.216.34) port 443 (#0)", "93.184.216.34"),
     ("2026-11-30 (81.2.69.160) logged in", "81.2.69.160"),
     ("Accepted publickey for deploy from 52.31.4.57 port 50122 ssh2", "52.31.4.57"),
+    ("gcloud compute instances create vm1 --internal-ip=81.2.69.160 --zone=x", "81.2.69.160"),
     ("dpkg (1.16.0.3) unstable; urgency=medium\n  * Mirror: http://81.2.69.160/debian\n", "81.2.69.160"),
 ])
 def test_an_address_beside_those_shapes_still_goes(red, text: str, ip: str) -> None:  # noqa: ANN001
@@ -106,6 +110,7 @@ def test_a_token_value_still_goes(red) -> None:  # noqa: ANN001
     '"Resource": ["arn:aws:lambda:*:*:function:*DeepRacer*", "arn:aws:lambda:*:*:function:network-migration*"]',
     '"ARN": "arn:aws:secretsmanager:us-west-2:123456789012:secret:MyTestDatabaseSecret-a1b2c3",',
     '"Resource": "arn:aws:secretsmanager:*:*:secret:marketplace-deployment*!*",',
+    '"Resource": ["arn:*:secretsmanager:*:*:secret:aws-datasync!*"],',
 ])
 def test_an_arn_stays(red, text: str) -> None:  # noqa: ANN001
     found = _kept(red, text)
