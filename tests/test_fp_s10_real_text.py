@@ -210,3 +210,10 @@ def test_facebook_and_yandex_tokens_still_go(red) -> None:  # noqa: ANN001
     ya = "y0_" + "".join(r.choice(_ALNUM) for _ in range(58))
     _gone(red, f"curl 'https://graph.facebook.com/me?access_token={fb}&fields=id'", fb, "facebook-access-token")
     _gone(red, f"export YANDEX_TOKEN={ya}\n", ya, "yandex-oauth-token")
+
+
+# --- sshpass-password: a commit message listing the flag ("sshpass -p, htpasswd -b")
+def test_a_listed_sshpass_flag_has_no_password(red) -> None:  # noqa: ANN001
+    text = "Leak gaps: argv lists read as their shell line (wpa_passphrase, sshpass -p, htpasswd -b, curl -u)"
+    assert "sshpass-password" not in _kept(red, text)
+    _gone(red, "sshpass -p 'Zq9,FAKE;pw' ssh admin@host", "Zq9,FAKE", "sshpass-password")
