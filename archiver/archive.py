@@ -140,7 +140,8 @@ class Archive:
     def has_object(self, object_id: str) -> bool:
         return self.store.exists(object_key(object_id))
 
-    def put_object(self, object_id: str, plaintext: Path, packed_tmp: Path, recipients: Sequence[object]) -> int:
+    def put_object(self, object_id: str, plaintext: Path, packed_tmp: Path, recipients: Sequence[object], *,
+                   size: int | None = None, blob: bytes | None = None, packed_file: Path | None = None) -> int:
         """Pack and upload unless the archive already holds the object; returns the stored
         (encrypted) size sent, 0 when it was already there.
 
@@ -149,24 +150,50 @@ class Archive:
         another host already uploaded is not sent again, then streamed from a temp file.
         A copy found stored but older than REFRESH_AFTER is written again: it may be one that
         no manifest names any more, which a prune running now could delete before this run's
-        manifest names it; written anew, prune's grace period covers it."""
+        manifest names it; written anew, prune's grace period covers it.
+
+        Packed already (a redaction worker packs what it wrote, see workers.py): `size` is the
+        plaintext's, `blob` the packed bytes of a small object, `packed_file` those of a large
+        one (removed here, sent or not); `plaintext` is then not read."""
         key = object_key(object_id)
-        if plaintext.stat().st_size <= SMALL_OBJECT:
-            blob = pack_bytes(plaintext.read_bytes(), recipients)  # type: ignore[arg-type]
-            if self.store.put_bytes(key, blob, if_absent=True):
+        try:
+            if (plaintext.stat().st_size if size is None else size) <= SMALL_OBJECT:
+                if blob is None:
+                    blob = pack_bytes(plaintext.read_bytes(), recipients)  # type: ignore[arg-type]
+                if self.store.put_bytes(key, blob, if_absent=True):
+                    return len(blob)
+                if self._recent(key):
+                    return 0
+                self.store.put_bytes(key, blob)  # maybe old and unreferenced: written again (REFRESH_AFTER)
                 return len(blob)
             if self._recent(key):
                 return 0
-            self.store.put_bytes(key, blob)  # maybe old and unreferenced: written again (REFRESH_AFTER)
-            return len(blob)
-        if self._recent(key):
-            return 0
-        size = pack_file(plaintext, packed_tmp, recipients, durable=False)  # type: ignore[arg-type]
-        try:
-            self.store.put_file(key, packed_tmp)
+            if packed_file is None:
+                packed_file = packed_tmp
+                pack_file(plaintext, packed_tmp, recipients, durable=False)  # type: ignore[arg-type]
+            sent = packed_file.stat().st_size
+            try:
+                self.store.put_file(key, packed_file)
+            finally:
+                packed_tmp.unlink(missing_ok=True)
+            return sent
         finally:
-            packed_tmp.unlink(missing_ok=True)
-        return size
+            if packed_file is not None:
+                packed_file.unlink(missing_ok=True)
+
+    def defer_object_sync(self) -> None:
+        """Objects written from now on may have the fsync of their directory entry deferred by
+        the store (file:// stores: LocalStore.defer_dir_sync) to sync_objects(), which
+        put_manifest calls first. Stores whose puts are durable on return (S3) ignore it."""
+        defer = getattr(self.store, "defer_dir_sync", None)
+        if defer is not None:
+            defer("objects/")
+
+    def sync_objects(self) -> None:
+        """Make every object written so far durable (its name included): before anything names it."""
+        sync = getattr(self.store, "sync_dirs", None)
+        if sync is not None:
+            sync()
 
     def _recent(self, key: str) -> bool:
         """Is the object stored, and written within REFRESH_AFTER (or of unknown age)?"""
@@ -180,6 +207,7 @@ class Archive:
         when = datetime.fromisoformat(manifest.created_at.replace("Z", "+00:00"))
         key = manifest_key(manifest.host_id, when)
         blob = pack_bytes(manifest.model_dump_json().encode(), recipients)  # type: ignore[arg-type]
+        self.sync_objects()  # every object it names is durable first (FORMAT.md §6)
         self.store.put_bytes(key, blob, if_absent=True)
         return key
 

@@ -175,8 +175,12 @@ class Syncer:
         saved_tempdir, saved_env = tempfile.tempdir, os.environ.get("TMPDIR")
         tempfile.tempdir = str(work.path)
         os.environ["TMPDIR"] = str(work.path)
+        # with an archive to write, jobs pack what they redact (workers.py): no plaintext goes
+        # back through the parent, which only uploads
+        packing = not self.options.dry_run and self.archive is not None
         self.jobs = Jobs(self.redactor, self.object_id_key, self.options.fail_closed,
-                         workers=self.options.workers, factory=self.redactor_factory)
+                         workers=self.options.workers, factory=self.redactor_factory,
+                         recipients=self.recipients if packing else None)
         try:
             # ids, keys and parents as archived (redacted) from here on: state, signatures,
             # tombstones, messages and the manifest all name a session by its archived key
@@ -278,6 +282,9 @@ class Syncer:
         assert self.archive is not None
         self.state.forget_unreferenced_objects()  # (what may have been pruned is looked up again)
         self.archive.ensure_marker()
+        # objects' directory entries are made durable once, before the state or a manifest
+        # names them (_commit), not one fsync per object (FORMAT.md §6)
+        self.archive.defer_object_sync()
         try:
             self._tombstones = self.archive.tombstones()
         except StoreError as e:
@@ -309,13 +316,12 @@ class Syncer:
     def _is_forgotten(self, key: str) -> bool:
         return bool(self._tombstones) and tombstone_id(self.object_id_key, key) in self._tombstones
 
-    def _archived_ids(self, found: Iterable[DiscoveredSession]) -> list[DiscoveredSession]:
+    def _archived_ids(self, found: Iterable[DiscoveredSession]) -> Iterator[DiscoveredSession]:
         """Each session under its archived (redacted) id, see SessionIds. Two ids of one harness
         that redact alike (`Alice-x`, `alice-x`) get a keyed suffix from the id as found, so
         neither overwrites the other; their references to each other cannot be told apart."""
-        out: list[DiscoveredSession] = []
         seen: set[str] = set()
-        for ds in found:
+        for ds in found:  # one by one, as discovered (_take_unchanged starts the workers early)
             raw = ds.session_id
             self.ids.discovered(ds)
             if ds.key in seen:
@@ -330,8 +336,7 @@ class Syncer:
                         break
                 ds.warnings.append(f"session id redacts like another one's: archived as {ds.session_id}")
             seen.add(ds.key)
-            out.append(ds)
-        return out
+            yield ds
 
     def _discover(self) -> Iterable[DiscoveredSession]:
         for h in self.harnesses.values():
@@ -361,16 +366,19 @@ class Syncer:
         return True
 
     # ---- unchanged sessions: the fast path ----
-    def _take_unchanged(self, discovered: list[DiscoveredSession]) -> list[DiscoveredSession]:
+    def _take_unchanged(self, discovered: Iterable[DiscoveredSession]) -> list[DiscoveredSession]:
         """Sessions found exactly as last archived -- same signature (metadata, file list,
         redaction fingerprint) and every file stat-identical (inode, size, mtime_ns) to its
         stored state -- are taken as stored, here: no thread, no redaction, no query each,
         and their stored rows are parsed only if this run writes a manifest (_commit).
         Returns the others. A signature is stored only with the session archived under it
-        (see _note_signature), so equal signatures mean the long way would change nothing."""
+        (see _note_signature), so equal signatures mean the long way would change nothing.
+        The first of them with a file not as stored starts the redaction workers, whose start
+        (imports, rules) then overlaps the rest of discovery."""
         self._known = self.state.known()
         known_get = self._known.get
         rest: list[DiscoveredSession] = []
+        warm = self.jobs.warm if self.jobs is not None else None
         for ds in discovered:
             key = ds.key
             try:
@@ -388,6 +396,9 @@ class Syncer:
                         break
             if not same:
                 rest.append(ds)
+                if warm is not None and _has_new_files(ds, known, stats):
+                    warm()
+                    warm = None
                 continue
             self._fast[key] = ds
             self.result.unchanged += 1
@@ -604,9 +615,13 @@ class Syncer:
         assert self.jobs is not None
         job = self.jobs.whole(snap, out, src.format)
         snap.unlink(missing_ok=True)
-        self._absorb(job, report)
+        try:
+            self._absorb(job, report)
+        except HeldBack:
+            out.unlink(missing_ok=True)
+            raise
         object_id, sha, size = job.object_id, job.sha256, job.size
-        new = self._upload(object_id, out, work)
+        new = self._upload(object_id, out, work, job)
         out.unlink(missing_ok=True)
         mtime_ns = ident.mtime_ns if src.identity is None else src.source.stat().st_mtime_ns
         artifact = compact(Artifact(
@@ -639,7 +654,7 @@ class Syncer:
                 if read_from is None:
                     self._add_read(end - start)
                 self._absorb(job, report)
-                changed = self._upload(job.object_id, out, work) or True
+                changed = self._upload(job.object_id, out, work, job) or True
                 out.unlink(missing_ok=True)
                 objects.append(job.object_id)
                 digest = chain_digest(digest if start else None, job.sha256)
@@ -680,13 +695,19 @@ class Syncer:
         with self._lock:
             self.result.bytes_read += n
 
-    def _upload(self, object_id: str, plaintext: Path, work: Workdir) -> bool:
-        """Upload unless the archive already has it. True when bytes were sent."""
+    def _upload(self, object_id: str, plaintext: Path, work: Workdir, job: JobResult | None = None) -> bool:
+        """Upload unless the archive already has it. True when bytes were sent. The job's
+        packed output, if any, is used (its file removed, uploaded or not)."""
+        packed_file = Path(job.packed_path) if job is not None and job.packed_path else None
         if self.options.dry_run or self.archive is None:
+            if packed_file is not None:
+                packed_file.unlink(missing_ok=True)
             return False
         while True:
             with self._lock:
                 if self.state.has_object(object_id):
+                    if packed_file is not None:
+                        packed_file.unlink(missing_ok=True)
                     return False
                 other = self._in_flight.get(object_id)
                 if other is None:
@@ -696,10 +717,17 @@ class Syncer:
             # they are stored; if that upload fails, this session tries itself
             other.wait()
         try:
-            sent = self.archive.put_object(object_id, plaintext, work.file("packed"), self.recipients)
+            if job is not None and (job.packed is not None or packed_file is not None):
+                sent = self.archive.put_object(object_id, plaintext, work.file("packed"), self.recipients,
+                                               size=job.size, blob=job.packed, packed_file=packed_file)
+            else:
+                sent = self.archive.put_object(object_id, plaintext, work.file("packed"), self.recipients)
+            packed_file = None  # put_object removed it
             with self._lock:
                 self.state.add_object(object_id)  # the object exists now, whatever happens next
         finally:
+            if packed_file is not None:
+                packed_file.unlink(missing_ok=True)
             with self._lock:
                 del self._in_flight[object_id]
             done.set()
@@ -713,6 +741,14 @@ class Syncer:
 
     # ---- the manifest, last ----
     def _commit(self, processed: dict[str, tuple[Session, list[ArtifactState]]], started: str) -> None:
+        if self.archive is not None and self.result.objects_uploaded:
+            # before the state or a manifest names them: every object of this run durable
+            try:
+                self.archive.sync_objects()
+            except StoreError as e:
+                self.result.errors.append(self._safe(f"objects not made durable, no manifest written: {e}"))
+                self.state.record_run(secrets.token_hex(8), started, _now(), self.result.to_json())
+                return
         keys = self.state.session_keys()  # parsed only when carried: most were just processed
         carried, renamed = self._carried(keys, processed)
         dropped = [k for k in keys if self._is_forgotten(k)]
@@ -869,6 +905,13 @@ def _identity(src: SourceArtifact) -> FileIdentity:
             return ident
         return FileIdentity(ident.inode, ident.size + w.size, max(ident.mtime_ns, w.mtime_ns))
     return ident
+
+
+def _has_new_files(ds: DiscoveredSession, known: Known | None, stats: list[object]) -> bool:
+    """Will the long way likely redact something: a session not stored, or a file of it not as stored?"""
+    if known is None:
+        return True
+    return any(type(st) is tuple and known.files.get(_logical(src.path)) != st for src, st in zip(ds.sources, stats))
 
 
 def _drain(items: deque[DiscoveredSession]) -> Iterator[DiscoveredSession]:

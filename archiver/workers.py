@@ -3,7 +3,9 @@ run inline or in a process pool so both cores work: Python-level JSON walking ho
 the GIL, so threads alone would not scale redaction.
 
 Each job reads a snapshot file and writes the redacted plaintext next to it; it
-returns only counts and digests, never content.
+returns only counts and digests, never content. Given the archive's recipients, a job also
+packs what it wrote (age(zstd()), as archive.put_object would) and removes the plaintext: the
+parent then only uploads, and both cores compress and encrypt.
 """
 
 from __future__ import annotations
@@ -17,10 +19,11 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO, Callable
+from typing import BinaryIO, Callable, Sequence
 
 from archiver import allocator
-from archiver.pack import ObjectHasher
+from archiver.archive import SMALL_OBJECT
+from archiver.pack import ObjectHasher, pack_bytes, pack_file
 from archiver.redact.base import RedactionReport, Redactor
 from archiver.snapshot import iter_lines
 
@@ -42,6 +45,27 @@ class JobResult:
     leftovers: list[str]  # high-confidence rules still matching (fail_closed)
     lines: int = 0
     notes: dict[str, int] | None = None  # redactor warnings raised by this job (counts)
+    # packed by the job (recipients given, nothing held back): a small object's bytes, or the
+    # file holding a large one's (the plaintext file is then gone)
+    packed: bytes | None = None
+    packed_path: str | None = None
+
+
+def _pack_output(dst: str, size: int, recipients: Sequence[object] | None,
+                 result: JobResult) -> JobResult:
+    """Pack the job's redacted output the way Archive.put_object would have (in memory up to
+    SMALL_OBJECT, streamed above) and remove the plaintext. Nothing when held back."""
+    if not recipients or result.leftovers:
+        return result
+    if size <= SMALL_OBJECT:
+        with open(dst, "rb") as f:
+            result.packed = pack_bytes(f.read(), recipients)  # type: ignore[arg-type]
+    else:
+        packed = f"{dst}.age"
+        pack_file(Path(dst), Path(packed), recipients, durable=False)  # type: ignore[arg-type]
+        result.packed_path = packed
+    os.unlink(dst)
+    return result
 
 
 def _notes_since(redactor: Redactor, before: dict[str, int]) -> dict[str, int]:
@@ -120,7 +144,8 @@ def hash_file(path: Path, object_id_key: bytes) -> tuple[str, str, int]:
     return hasher.hexdigest(), sha.hexdigest(), size
 
 
-def redact_whole(redactor: Redactor, object_id_key: bytes, verify: bool, src: str, dst: str, fmt: str) -> JobResult:
+def redact_whole(redactor: Redactor, object_id_key: bytes, verify: bool, src: str, dst: str, fmt: str,
+                 recipients: Sequence[object] | None = None) -> JobResult:
     allocator.tune()
     report = RedactionReport()
     before = dict(getattr(redactor, "warnings", {}) or {})
@@ -128,8 +153,9 @@ def redact_whole(redactor: Redactor, object_id_key: bytes, verify: bool, src: st
     notes = _notes_since(redactor, before)  # before the re-scan, which would count them again
     leftovers = redactor.verify_file(Path(dst), fmt) if verify else []  # type: ignore[arg-type]
     oid, sha, size = hash_file(Path(dst), object_id_key)
+    result = _pack_output(dst, size, recipients, JobResult(oid, sha, size, dict(report.counts), leftovers, notes=notes))
     _release_after(size)
-    return JobResult(oid, sha, size, dict(report.counts), leftovers, notes=notes)
+    return result
 
 
 def _eol(f: BinaryIO, start: int, end: int) -> bytes:
@@ -140,7 +166,8 @@ def _eol(f: BinaryIO, start: int, end: int) -> bytes:
 
 
 def redact_segment(
-    redactor: Redactor, object_id_key: bytes, verify: bool, src: str, start: int, end: int, dst: str
+    redactor: Redactor, object_id_key: bytes, verify: bool, src: str, start: int, end: int, dst: str,
+    recipients: Sequence[object] | None = None,
 ) -> JobResult:
     """Complete JSONL lines [start, end) of src, redacted line by line into dst
     (in batches when the redactor offers it: one engine pass over many lines)."""
@@ -204,15 +231,17 @@ def redact_segment(
         flush(fo)
     notes = _notes_since(redactor, before)  # before the re-scan, which would count them again
     leftovers = redactor.verify_file(Path(dst), "jsonl") if verify else []
+    result = _pack_output(dst, written, recipients, JobResult(
+        hasher.hexdigest(), sha.hexdigest(), written, dict(report.counts), leftovers, lines, notes=notes))
     _release_after(end - start)
-    return JobResult(hasher.hexdigest(), sha.hexdigest(), written, dict(report.counts), leftovers, lines,
-                     notes=notes)
+    return result
 
 
 # ---- process pool plumbing ----
 _worker_redactor: Redactor | None = None
 _worker_key: bytes = b""
 _worker_verify: bool = True
+_worker_recipients: Sequence[object] | None = None
 
 
 def _exit_with_parent() -> None:
@@ -230,23 +259,30 @@ def _exit_with_parent() -> None:
     threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
-def _init_worker(factory: Callable[[], Redactor], object_id_key: bytes, verify: bool) -> None:
-    global _worker_redactor, _worker_key, _worker_verify
+def _init_worker(factory: Callable[[], Redactor], object_id_key: bytes, verify: bool,
+                 recipients: Sequence[object] | None = None) -> None:
+    global _worker_redactor, _worker_key, _worker_verify, _worker_recipients
     _exit_with_parent()
     allocator.tune()
     _worker_redactor = factory()
     _worker_key = object_id_key
     _worker_verify = verify
+    _worker_recipients = recipients
 
 
 def _whole_in_worker(src: str, dst: str, fmt: str) -> JobResult:
     assert _worker_redactor is not None
-    return redact_whole(_worker_redactor, _worker_key, _worker_verify, src, dst, fmt)
+    return redact_whole(_worker_redactor, _worker_key, _worker_verify, src, dst, fmt, _worker_recipients)
 
 
-def _segment_in_worker(src: str, start: int, end: int, dst: str) -> JobResult:
+def _segment_in_worker(src: str, start: int, end: int, dst: str, pack: bool = True) -> JobResult:
     assert _worker_redactor is not None
-    return redact_segment(_worker_redactor, _worker_key, _worker_verify, src, start, end, dst)
+    return redact_segment(_worker_redactor, _worker_key, _worker_verify, src, start, end, dst,
+                          _worker_recipients if pack else None)
+
+
+def _noop() -> None:
+    pass
 
 
 SPLIT_BYTES = 8 << 20  # a pooled segment longer than twice this is redacted in pieces of about this
@@ -287,10 +323,12 @@ class Jobs:
     """Runs redaction jobs inline (workers=1) or in a pool of worker processes."""
 
     def __init__(self, redactor: Redactor, object_id_key: bytes, verify: bool, workers: int = 1,
-                 factory: Callable[[], Redactor] | None = None) -> None:
+                 factory: Callable[[], Redactor] | None = None,
+                 recipients: Sequence[object] | None = None) -> None:
         self.redactor = redactor
         self.key = object_id_key
         self.verify = verify
+        self.recipients = list(recipients) if recipients else None  # given: jobs pack their output
         self.pool: ProcessPoolExecutor | None = None
         self._workers = workers
         self._factory = factory
@@ -319,8 +357,12 @@ class Jobs:
             # not fork: the parent runs threads (S3 transfers, tests' moto server), and
             # forking a threaded process can inherit held locks. The factory is picklable.
             ctx = multiprocessing.get_context("forkserver" if os.name == "posix" else "spawn")
+            if os.name == "posix":
+                # imported once in the fork server, not again in each worker (no effect when the
+                # server runs already); '__main__' is the default preload
+                ctx.set_forkserver_preload(["__main__", "archiver.workers", "archiver.redact.redactor"])
             self.pool = ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_worker,
-                                            initargs=(factory, self.key, self.verify))
+                                            initargs=(factory, self.key, self.verify, self.recipients))
 
     def _run(self, fn: Callable[..., JobResult], *args: object) -> JobResult:
         pool = self._get_pool()
@@ -333,14 +375,27 @@ class Jobs:
                     self.pool = None  # the next job starts a fresh one
             raise WorkerCrashed("redaction worker process died") from None
 
+    def warm(self) -> None:
+        """Start the worker processes now, without waiting for them (their start: imports and
+        the redactor's rules, about a second each, overlaps what the caller does next)."""
+        if not self.pooled:
+            return
+        try:
+            pool = self._get_pool()
+            for _ in range(self._workers):
+                pool.submit(_noop)
+        except (WorkerCrashed, BrokenProcessPool, RuntimeError):
+            pass  # the first real job reports it
+
     def whole(self, src: Path, dst: Path, fmt: str) -> JobResult:
         if not self.pooled:
-            return redact_whole(self.redactor, self.key, self.verify, str(src), str(dst), fmt)
+            return redact_whole(self.redactor, self.key, self.verify, str(src), str(dst), fmt, self.recipients)
         return self._run(_whole_in_worker, str(src), str(dst), fmt)
 
     def segment(self, src: Path, start: int, end: int, dst: Path) -> JobResult:
         if not self.pooled:
-            return redact_segment(self.redactor, self.key, self.verify, str(src), start, end, str(dst))
+            return redact_segment(self.redactor, self.key, self.verify, str(src), start, end, str(dst),
+                                  self.recipients)
         cuts = line_cuts(src, start, end, SPLIT_BYTES) if end - start > 2 * SPLIT_BYTES else [start, end]
         if len(cuts) == 2:
             return self._run(_segment_in_worker, str(src), start, end, str(dst))
@@ -348,11 +403,12 @@ class Jobs:
 
     def _split_segment(self, src: Path, cuts: list[int], dst: Path) -> JobResult:
         """A long segment in pieces on all workers (JSONL redaction is line-local), then
-        joined in order; the ids and digests are of the joined bytes."""
+        joined in order; the ids and digests are of the joined bytes (not packed here: the
+        pieces are, as one object, archive.put_object's to pack)."""
         parts = [dst.with_name(f"{dst.name}.{i}") for i in range(len(cuts) - 1)]
         pool = self._get_pool()
         try:
-            futures = [pool.submit(_segment_in_worker, str(src), a, b, str(part))
+            futures = [pool.submit(_segment_in_worker, str(src), a, b, str(part), False)
                        for a, b, part in zip(cuts, cuts[1:], parts)]
             try:
                 results = [f.result() for f in futures]

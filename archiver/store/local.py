@@ -16,6 +16,8 @@ import os
 import shutil
 import stat
 import tempfile
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -25,6 +27,7 @@ from archiver.store.base import NotFound, ObjectInfo, Retention, StoreError, che
 
 TMP_PREFIX = ".tmp-"
 _COPY_BUF = 1024 * 1024
+_SYNC_THREADS = 8  # directory fsyncs at a flush run side by side: the journal commits them together
 
 
 class LocalStore:
@@ -34,6 +37,13 @@ class LocalStore:
         self.root = root
         _makedirs(root, stop=Path(root.anchor))
         self._real_root = Path(os.path.realpath(root))
+        # existing directories found to resolve inside the root: os.path.realpath of every key
+        # (an lstat per path component, ~1 ms) was the main cost of a put per object
+        self._inside: set[str] = set()
+        self._lock = threading.Lock()
+        # keys under these prefixes have their directory fsync deferred to sync_dirs()
+        self._deferred: tuple[str, ...] = ()
+        self._pending_dirs: set[str] = set()
 
     # -- paths ------------------------------------------------------------------------------
 
@@ -42,9 +52,53 @@ class LocalStore:
         if any(seg.startswith(TMP_PREFIX) for seg in key.split("/")):
             raise StoreError(key, f"invalid key: segments starting {TMP_PREFIX!r} are reserved")
         path = self.root / key
+        parent = os.path.dirname(path)
+        if parent in self._inside and not _is_symlink(path):
+            # realpath(path) == realpath(parent)/name when name is no symlink: checked already
+            return path
         if not Path(os.path.realpath(path)).is_relative_to(self._real_root):
             raise StoreError(key, "invalid key: resolves outside the store root")
+        if os.path.isdir(parent):  # (a missing one may yet be made a symlink: checked each time)
+            with self._lock:
+                self._inside.add(parent)
         return path
+
+    # -- deferred directory fsyncs ------------------------------------------------------------
+
+    def defer_dir_sync(self, prefix: str) -> None:
+        """From now on, a put under `prefix` fsyncs its file before the rename (a name that
+        survives a crash always has its bytes) but leaves the fsync of the directory entry to
+        sync_dirs(): until then a crash may lose the name, never expose a partial file. The
+        caller calls sync_dirs() before anything that names such a key is written (a manifest:
+        docs/FORMAT.md §6)."""
+        check_prefix(prefix)
+        with self._lock:
+            self._deferred = (*self._deferred, prefix)
+
+    def sync_dirs(self) -> int:
+        """Fsync every directory whose entries changed under a deferred prefix since the last
+        call (and the parents of directories made for them). Returns how many; raises
+        StoreError when one cannot be synced (the names in it may not be durable)."""
+        with self._lock:
+            dirs, self._pending_dirs = sorted(self._pending_dirs), set()
+        if not dirs:
+            return 0
+        with ThreadPoolExecutor(min(_SYNC_THREADS, len(dirs))) as pool:
+            failed = [d for d, ok in zip(dirs, pool.map(_fsync_dir_checked, dirs)) if not ok]
+        if failed:
+            with self._lock:
+                self._pending_dirs.update(failed)  # a later call tries them again
+            raise StoreError(os.path.relpath(failed[0], self.root), "cannot fsync the directory")
+        return len(dirs)
+
+    def _synced(self, key: str, dest: Path, made: list[Path]) -> None:
+        """The directory fsync after a put: now, or (deferred prefix) at sync_dirs()."""
+        if self._deferred and key.startswith(self._deferred):
+            with self._lock:
+                self._pending_dirs.add(str(dest.parent))
+                self._pending_dirs.update(str(d.parent) for d in made)
+            return
+        _fsync_dir(dest.parent)
 
     def _info(self, key: str, st: os.stat_result) -> ObjectInfo:
         return ObjectInfo(key, st.st_size, datetime.fromtimestamp(st.st_mtime, timezone.utc), None)
@@ -59,34 +113,43 @@ class LocalStore:
             src = open(path, "rb")
         except OSError as e:
             raise StoreError(key, f"cannot read source file: {e.strerror or type(e).__name__}") from e
-        with src, _errors(key, "write"), self._tempfile(dest) as (fd, tmp):
+        made: list[Path] = []
+        with src, _errors(key, "write"), self._tempfile(dest, made) as (fd, tmp):
             with os.fdopen(os.dup(fd), "wb") as out:
                 shutil.copyfileobj(src, out, _COPY_BUF)
             os.fsync(fd)
             os.replace(tmp, dest)
-        _fsync_dir(dest.parent)
+        self._synced(key, dest, made)
 
     def put_bytes(self, key: str, data: bytes, *, if_absent: bool = False,
                   retention: Retention | None = None,
                   content_type: str = "application/octet-stream") -> bool:
         _no_retention(retention)
         dest = self._path(key)
-        with _errors(key, "write"), self._tempfile(dest) as (fd, tmp):
-            with os.fdopen(os.dup(fd), "wb") as out:
-                out.write(data)
+        made: list[Path] = []
+        with _errors(key, "write"), self._tempfile(dest, made) as (fd, tmp):
+            _write_fd(fd, data)
             os.fsync(fd)
             if if_absent:
                 if not _link_if_absent(tmp, dest):
                     return False
             else:
                 os.replace(tmp, dest)
-        _fsync_dir(dest.parent)
+        self._synced(key, dest, made)
         return True
 
     @contextmanager
-    def _tempfile(self, dest: Path) -> Iterator[tuple[int, str]]:
-        _makedirs(dest.parent, stop=self.root)
-        fd, tmp = tempfile.mkstemp(prefix=TMP_PREFIX, dir=dest.parent)  # mode 0600
+    def _tempfile(self, dest: Path, made: list[Path] | None = None) -> Iterator[tuple[int, str]]:
+        parent = str(dest.parent)
+        if parent not in self._inside:  # (a directory _path found existing needs no makedirs)
+            (made if made is not None else []).extend(_makedirs(dest.parent, stop=self.root))
+        try:
+            fd, tmp = tempfile.mkstemp(prefix=TMP_PREFIX, dir=parent)  # mode 0600
+        except FileNotFoundError:  # removed since (delete, or a prune in another process)
+            with self._lock:
+                self._inside.discard(parent)
+            (made if made is not None else []).extend(_makedirs(dest.parent, stop=self.root))
+            fd, tmp = tempfile.mkstemp(prefix=TMP_PREFIX, dir=parent)
         try:
             yield fd, tmp
         finally:
@@ -173,6 +236,8 @@ class LocalStore:
                 parent.rmdir()  # only succeeds when empty
             except OSError:
                 break
+            with self._lock:
+                self._inside.discard(str(parent))
             parent = parent.parent
 
     def abort_incomplete_uploads(self, older_than: timedelta) -> int:
@@ -219,19 +284,38 @@ def _walk(start: Path, base: str) -> Iterator[tuple[str, os.stat_result]]:
             yield rel, entry.stat(follow_symlinks=False)
 
 
-def _makedirs(path: Path, stop: Path) -> None:
-    """Create missing directories down to `path` with mode 0700 (explicitly, not via umask)."""
+def _makedirs(path: Path, stop: Path) -> list[Path]:
+    """Create missing directories down to `path` with mode 0700 (explicitly, not via umask).
+    Returns those this call made."""
     missing: list[Path] = []
     p = path
     while not p.exists() and p != stop and p != p.parent:
         missing.append(p)
         p = p.parent
+    made: list[Path] = []
     for d in reversed(missing):
         try:
             os.mkdir(d, 0o700)
         except FileExistsError:
             continue
         os.chmod(d, 0o700)
+        made.append(d)
+    return made
+
+
+def _is_symlink(path: Path) -> bool:
+    try:
+        return stat.S_ISLNK(os.lstat(path).st_mode)
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True  # cannot tell: the caller checks the whole path
+
+
+def _write_fd(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
 
 
 def _link_if_absent(tmp: str, dest: Path) -> bool:
@@ -261,6 +345,24 @@ def _fsync_dir(path: Path) -> None:
         os.fsync(fd)
     except OSError:
         pass
+    finally:
+        os.close(fd)
+
+
+def _fsync_dir_checked(path: str) -> bool:
+    """Fsync a directory; False when it exists but cannot be synced. A directory gone since
+    (a concurrent prune removed it empty) holds no name to make durable."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    try:
+        os.fsync(fd)
+        return True
+    except OSError as e:
+        return e.errno in (errno.EINVAL, errno.EROFS)  # a filesystem that does not sync directories
     finally:
         os.close(fd)
 
