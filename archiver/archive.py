@@ -285,7 +285,10 @@ def latest_sessions(manifests: Iterator[Manifest] | list[Manifest]) -> dict[str,
     """The newest known state of every session across manifests (all hosts).
 
     A session stays listed after its files are gone from the machine: manifests
-    carry every session ever archived by their host forward.
+    carry every session ever archived by their host forward. Within one host the newest
+    manifest holds the newest state. A session two hosts archived (one key) is taken from
+    the host whose copy changed last (`archived_at`), not from whichever host synced last:
+    every manifest carries its host's copy forward, however stale.
     """
     out: dict[str, Session] = {}
     stamp: dict[str, str] = {}
@@ -295,10 +298,28 @@ def latest_sessions(manifests: Iterator[Manifest] | list[Manifest]) -> dict[str,
                 s.host_id = m.host_id
             # host sessions share a key across machines; keep one per host
             k = f"{s.key}/{s.host_id}" if s.kind == "host" else s.key
-            if k not in out or m.created_at >= stamp[k]:
+            have = out.get(k)
+            if have is None or _newer(s, m.created_at, have, stamp[k]):
                 out[k] = s
                 stamp[k] = m.created_at
     return out
+
+
+def _newer(s: Session, created_at: str, have: Session, have_created_at: str) -> bool:
+    if s.host_id == have.host_id or not (s.archived_at and have.archived_at):
+        return created_at >= have_created_at
+    mine, theirs = _when(s.archived_at), _when(have.archived_at)
+    if mine is None or theirs is None or mine == theirs:
+        return created_at >= have_created_at
+    return mine > theirs
+
+
+def _when(stamp: str) -> datetime | None:
+    try:
+        when = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return when if when.tzinfo else when.replace(tzinfo=timezone.utc)
 
 
 @dataclass(frozen=True)
