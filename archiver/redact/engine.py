@@ -286,6 +286,75 @@ def _multiline(regex: str, anchor: tuple[str, str] = ("(?m:^)", "(?m:$)")) -> st
     return "".join(out)
 
 
+_FLAGS_PREFIX = re.compile(r"\(\?[imsU]+\)")
+
+
+def _gate_form(regex: str, group: int) -> str:
+    """The pattern without its top-level alternatives that hold no capturing group `group`, for
+    the weak groups' combined prefilters. Such an alternative only consumes text so the rule
+    never reports it (home-share's `https?://...` keeps a site's /users/<name> pages from being
+    shares): it yields no candidate, so the prefilter stays a superset without it. Kept in, it
+    made the COMMON prefilter hit every URL (324,000 spans instead of 700 on 100 MB of
+    transcript, its DFA cache +3 MB in each worker) and the group's rules run on every string
+    with a link. The pattern unchanged when unsure (group 0, \\Q, flags set mid-pattern)."""
+    if group <= 0 or "\\Q" in regex:
+        return regex
+    m = _FLAGS_PREFIX.match(regex)
+    prefix = m.group(0) if m else ""
+    alts: list[tuple[int, int, bool]] = []  # (start, end, holds the group)
+    depth = 0
+    seen = 0  # capturing groups opened so far
+    start, has = len(prefix), False
+    in_class = False
+    i, n = start, len(regex)
+    while i < n:
+        ch = regex[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if in_class:
+            if ch == "[" and regex.startswith("[:", i):
+                close = regex.find(":]", i + 2)
+                if close < 0:
+                    return regex
+                i = close + 2
+                continue
+            if ch == "]":
+                in_class = False
+        elif ch == "[":
+            in_class = True
+            if i + 1 < n and regex[i + 1] == "^":
+                i += 1
+            if i + 1 < n and regex[i + 1] == "]":
+                i += 1
+        elif ch == "(":
+            if i + 1 < n and regex[i + 1] == "?":
+                if regex.startswith(("(?P<", "(?<"), i) and not regex.startswith(("(?<=", "(?<!"), i):
+                    seen += 1
+                    has = has or seen == group
+                else:
+                    j = i + 2
+                    while j < n and regex[j] not in ":)":
+                        j += 1
+                    if j < n and regex[j] == ")" and depth == 0:  # flags set mid-pattern: they span alternatives
+                        return regex
+            else:
+                seen += 1
+                has = has or seen == group
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "|" and depth == 0:
+            alts.append((start, i, has))
+            start, has = i + 1, False
+        i += 1
+    alts.append((start, n, has))
+    kept = [regex[a:b] for a, b, h in alts if h]
+    if len(alts) == 1 or not kept or len(kept) == len(alts) or depth != 0:
+        return regex
+    return prefix + "|".join(kept)
+
+
 # Keywords that occur in ordinary code and prose: a rule gated only by such words (or by a
 # one- or two-character keyword, or by none) is "weak" and is prefiltered by one combined
 # RE2 pass over its group instead of running its own regex on every text.
@@ -503,7 +572,8 @@ class Engine:
         self._weak_alt: dict[int, object] = {}
         for g in (ALWAYS, COMMON):
             if self._groups[g]:
-                pattern = "|".join(f"(?:{_multiline(self._c[i].rule.regex)})" for i in self._groups[g])
+                pattern = "|".join(f"(?:{_multiline(_gate_form(self._c[i].rule.regex, self._c[i].sgroup))})"
+                                   for i in self._groups[g])
                 self._weak_alt[g] = re2.compile(pattern, fast)._regexp  # noqa: SLF001
         self.has_always = bool(self._groups[ALWAYS])
         # For MODE_IDS strings (ids, signatures: many short strings on every line) the walker asks
@@ -516,8 +586,9 @@ class Engine:
         # For raw JSONL lines (a string's edges are quotes there, not text edges): anchors dropped.
         self._always_gate = None
         if self.has_always:
-            pattern = "|".join(f"(?:{_multiline(self._c[i].rule.regex, ('(?:)', '(?:)'))})"
-                               for i in self._groups[ALWAYS])
+            pattern = "|".join(
+                f"(?:{_multiline(_gate_form(self._c[i].rule.regex, self._c[i].sgroup), ('(?:)', '(?:)'))})"
+                for i in self._groups[ALWAYS])
             self._always_gate = re2.compile(pattern, fast)._regexp  # noqa: SLF001
         # One Set pass of literals says which keywords occur (index i = keyword i), whether image
         # markers do, and (the `\\A` sentinel always matches) whether the Set itself worked.
