@@ -12,6 +12,10 @@ to its rules (`Engine` enables it when the built-in `secrets` pack is loaded). I
 * column mode (sqlite `.mode column` with headers, sqlcmd, sqlplus): dash runs under the header
   names, the columns starting where the runs start;
 * list mode (psql -A, sqlite3 -header): `username|password` alone on a line, rows likewise;
+  CSV and TSV the same way (`cat users.csv`, `psql --csv`, `mysql -B`, sqlite `.mode csv`, a Read
+  tool's file): a header of names joined by `,` or a tab (`"quoted"` names too), then records of as
+  many cells (RFC 4180 quoting: `"a,b"`, `""`, a quoted value over several lines; CRLF); a line
+  with no space after its commas, so prose (`, ` between its words) never holds such a header;
 * markdown tables: `| user | password |` over `|---|---|` (a cell that is one code span is its
   value; a cell of prose with code spans is none).
 * psql's values over several lines (`\\pset format wrapped`, and a newline in a value): the pieces
@@ -38,8 +42,10 @@ import re2
 # `(N rows)` footer (one column), and a secret word (its header). The engine adds the first
 # pattern to its one literal pass over the text; `may_hold_table` is the same test alone.
 MARK_PATTERN = ("[|+][ \t]*:?-|-:?[ \t]*[|+]|--[ \t]+--|rows?\\)|[\u251c-\u254b\u2552-\u256c]"
-                # a list-mode header: a secret word next to a `|` between names
-                "|(?i:(?:pass|pw|secret|token|key|psk)[a-z0-9_]*\\|[a-z_]|[a-z0-9_]\\|[a-z0-9_]*(?:pass|pw|secret|token|key|psk))"
+                # a list-mode header: a secret word next to a `|` between names; a CSV/TSV header: next
+                # to a `,` or tab with no space after it (`a, b` in prose never), quotes around names
+                "|(?i:(?:pass|pw|secret|token|key|psk)[a-z0-9_]*(?:\\||\"?[,\t]\"?)[a-z_]"
+                "|[a-z0-9_](?:\\||\"?[,\t]\"?)[a-z0-9_]*(?:pass|pw|secret|token|key|psk))"
                 ).encode()
 WORD_PATTERN = rb"(?i)pass|pw|secret|token|key|psk"
 _MARK = re2.compile(MARK_PATTERN)
@@ -51,7 +57,17 @@ _SEP_RX = re2.compile(rb"(?m)^" + _SEP_PATTERN + rb"$")
 _COLSEP = re.compile(rb"[ \t]*-{2,}(?:[ \t]+-{2,})+[ \t]*\r?")
 _COLSEP_RX = re2.compile(rb"(?m)^[ \t]*-{2,}(?:[ \t]+-{2,})+[ \t]*\r?$")
 # psql -A, sqlite3 -header (list mode): names joined by `|` alone on a line, rows likewise
-_LIST_HEADER_RX = re2.compile(rb"(?m)^[A-Za-z_][A-Za-z0-9_]*(?:\|[A-Za-z_][A-Za-z0-9_]*)+\r?$")
+# (spaces before it: a numbered file read, its `N→` or `cat -n` prefix blanked by the engine)
+_LIST_HEADER_RX = re2.compile(rb"(?m)^ *[A-Za-z_][A-Za-z0-9_]*(?:\|[A-Za-z_][A-Za-z0-9_]*)+\r?$")
+# CSV / TSV: names (words with single spaces between them, or quoted) joined by `,` or by tabs,
+# nothing after a `,` but the next name
+_NAME = rb'(?:"[A-Za-z_][A-Za-z0-9_., -]{0,63}"|[A-Za-z_][A-Za-z0-9_.-]*(?: [A-Za-z0-9_.-]+)*)'
+_DELIM_HEADER_RX = re2.compile(rb"(?m)^ *(?:" + _NAME + rb"(?:," + _NAME + rb")+|" + _NAME + rb"(?:\t" + _NAME
+                               + rb")+) *\r?$")
+_RECORD_CAP = 1 << 16  # a quoted CSV value over several lines: up to this many bytes
+# a statement of code (`return user,password`, `echo key,secret`) is no header of names
+_CODE_WORD = re.compile(rb" *(?:return|yield|print|echo|assert|await|raise|del|global|nonlocal|import|export|local|"
+                        rb"let|var|const|set|unset|declare|typeset|read|def|lambda|case|when|for|in|if|elif|while) ")
 _FOOTERS = re.compile(rb"\((?:[0-9]+ rows?(?: affected)?)\)|[0-9]+ rows? selected\.?")
 # Box-drawing tables (sqlite .mode box, duckdb, psql's unicode linestyle): each 3-byte character
 # becomes 3 ASCII bytes, so offsets stay and the ASCII parser reads them.
@@ -156,15 +172,18 @@ def _edges(cells: list[tuple[int, int]], ncols: int) -> list[tuple[int, int]]:
     return out
 
 
-def _value(line: bytes, a: int, b: int, kind: int = PASSWORD) -> tuple[int, int] | None:
+def _value(line: bytes, a: int, b: int, kind: int = PASSWORD, code: bool = True) -> tuple[int, int] | None:
     """The stripped span of a cell's value, unless it is empty, NULL-like or a placeholder; under
     a token/secret/key header only a value that could be one (8+ characters with a digit, no space):
-    a docs table about lexer tokens lists words."""
+    a docs table about lexer tokens lists words. `code`: a table that may be markdown (a cell of
+    one code span is its value, a cell with other code spans is prose)."""
     while a < b and line[a] in b" \t":
         a += 1
     while b > a and line[b - 1] in b" \t\r":
         b -= 1
-    if b - a >= 2 and line[a] == 0x60 and line[b - 1] == 0x60 and line.count(b"`", a, b) == 2:
+    if not code:
+        pass  # CSV, TSV: a backtick is a character of the value
+    elif b - a >= 2 and line[a] == 0x60 and line[b - 1] == 0x60 and line.count(b"`", a, b) == 2:
         a, b = a + 1, b - 1  # a markdown code span: `hunter2`
     elif line.find(b"`", a, b) >= 0:
         return None  # markdown prose about a secret, not one
@@ -278,15 +297,23 @@ def ascii_boxes(buf: bytes) -> bytes:
 
 def separator_lines(buf: bytes) -> Iterator[tuple[int, int]]:
     """(start, end) of the lines of buf that a table is found from: separators (3+ dashes) and
-    list-mode headers."""
-    buf = ascii_boxes(buf)
+    list-mode (`|`, CSV, TSV) headers."""
+    for a, b, _delim in _starts(ascii_boxes(buf)):
+        yield a, b
+
+
+def _starts(buf: bytes) -> Iterator[tuple[int, int, bytes]]:
+    """separator_lines of a buf with ASCII boxes, each with its list-mode delimiter (b"": a separator)."""
     for rx in (_SEP_RX, _COLSEP_RX):
         for m in rx.finditer(buf):
             a, b = m.span()
             if buf.count(b"-", a, b) >= 3:
-                yield a, b
+                yield a, b, b""
     for m in _LIST_HEADER_RX.finditer(buf):
-        yield m.span()
+        yield m.start(), m.end(), b"|"
+    for m in _DELIM_HEADER_RX.finditer(buf):
+        a, b = m.span()
+        yield a, b, b"\t" if buf.find(b"\t", a, b) >= 0 else b","
 
 
 def _list_mode(buf: bytes, ha: int, hb: int, out: list[tuple[int, int, int]],
@@ -328,6 +355,80 @@ def _list_mode(buf: bytes, ha: int, hb: int, out: list[tuple[int, int, int]],
     if heads is not None:
         heads.append((ha, hb + 1, pos >= n))
     return end
+
+
+def _delimited(buf: bytes, ha: int, hb: int, delim: bytes, out: list[tuple[int, int, int]],
+               heads: list[tuple[int, int, bool]] | None = None) -> int:
+    """List mode with `,` or a tab between the cells (CSV, TSV): a header of names and the records
+    under it that have as many cells, up to a blank line or a record with another count. Appends
+    the secret cells to out; returns where the table ends (ha when it is no table of ours)."""
+    if not has_secret_word(buf[ha:hb]) or _CODE_WORD.match(buf, ha, hb):
+        return ha
+    hcells, _ = _record(buf, ha, hb, delim)
+    if hcells is None:
+        return ha
+    kinds = {j: kd for j, (a, b) in enumerate(hcells)
+             if (kd := column_kind(buf[a:b].decode("utf-8", "replace"))) is not None}
+    if not kinds:
+        return ha
+    ncols, n = len(hcells), len(buf)
+    pos, end, rows = hb + 1, ha, 0
+    while pos < n and rows < MAX_ROWS:
+        eol = buf.find(b"\n", pos)
+        eol = n if eol < 0 else eol
+        if not buf[pos:eol].strip():
+            break
+        cells, nxt = _record(buf, pos, eol, delim)
+        if cells is None or len(cells) != ncols:
+            break
+        for j, kd in kinds.items():
+            v = _value(buf, *cells[j], kd, code=False)
+            if v is not None:
+                out.append((*v, kd))
+        rows += 1
+        end = pos
+        pos = nxt
+    if heads is not None:
+        heads.append((ha, hb + 1, pos >= n))
+    return end if rows else ha
+
+
+def _record(buf: bytes, pos: int, eol: int, delim: bytes) -> tuple[list[tuple[int, int]] | None, int]:
+    """The cells of the CSV/TSV record starting at pos, whose first line ends at eol: (start, end) in
+    buf of each value (inside its quotes when quoted; a quoted value may go on over lines, up to
+    _RECORD_CAP bytes), and where the next record starts. None: no record (an unclosed quote)."""
+    cells: list[tuple[int, int]] = []
+    n = len(buf)
+    p = pos
+    while True:
+        q = p
+        while q < eol and buf[q] == 0x20:
+            q += 1
+        if q < eol and buf[q] == 0x22:  # a quoted value: `""` is a quote in it
+            a = k = q + 1
+            while True:
+                k = buf.find(b'"', k, min(n, pos + _RECORD_CAP))
+                if k < 0:
+                    return None, eol + 1
+                if buf[k + 1:k + 2] == b'"':
+                    k += 2
+                    continue
+                break
+            cells.append((a, k))
+            if k >= eol:  # the value went on over lines: so does the record
+                eol = buf.find(b"\n", k)
+                eol = n if eol < 0 else eol
+            d = buf.find(delim, k + 1, eol)
+            if d < 0:
+                return cells, eol + 1
+            p = d + 1
+            continue
+        d = buf.find(delim, p, eol)
+        if d < 0:
+            cells.append((p, eol))
+            return cells, eol + 1
+        cells.append((p, d))
+        p = d + 1
 
 
 def _kinds(header: bytes, cells: list[tuple[int, int]]) -> dict[int, int]:
@@ -413,12 +514,15 @@ def secret_cells(buf: bytes, gated: bool = False,
     out: list[tuple[int, int, int]] = []
     done = -1  # tables already read end here: their borders are no new separators
     n = len(buf)
-    for sa, sb in sorted(separator_lines(buf)):
+    for sa, sb, delim in sorted(_starts(buf)):
         if sa <= done:
             continue
         sep = buf[sa:sb].rstrip(b"\r")
-        if b"-" not in sep:  # a list-mode header
+        if delim == b"|":  # a list-mode header
             done = max(done, _list_mode(buf, sa, sb, out, heads))
+            continue
+        if delim:
+            done = max(done, _delimited(buf, sa, sb, delim, out, heads))
             continue
         if sa == 0:
             continue
@@ -568,4 +672,4 @@ def names_secret_column(line: bytes) -> bool:
     if len(line) > 4096 or not has_secret_word(line):
         return False
     return any(column_kind(w.decode("utf-8", "replace")) is not None
-               for w in re.split(rb"[|\s]+", ascii_boxes(line)) if w)
+               for w in re.split(rb'[|,"\s]+', ascii_boxes(line)) if w)
