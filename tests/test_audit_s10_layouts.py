@@ -217,3 +217,23 @@ def test_pgpass_line_at_the_end_of_a_string(red, text: str, expected: str) -> No
 ])
 def test_pgpass_like_lines_that_are_not_pgpass(red, text: str) -> None:
     assert red.redact_text(text, RedactionReport()) == text
+
+
+def test_mysql_authentication_string_column_is_a_password_column() -> None:
+    from archiver.redact.base import RedactionReport
+    from archiver.redact.redactor import build_redactor
+    from archiver.redact.rules import RuntimeTerms
+
+    red = build_redactor(["builtin:secrets", "builtin:pii", "builtin:paths"], b"k" * 32, RuntimeTerms(usernames=["zed"]))
+    native = "*6BB4837EB74329105EE4568DDA7DC67ED2CA2AD9"
+    sha2 = "$A$005$Xj3kL9mNp2QrStUvWxYz0123456789abcdefGHIJ"
+    bordered = ("+------+-------------------------------------------+\n"
+                "| user | authentication_string                     |\n"
+                "+------+-------------------------------------------+\n"
+                f"| app  | {native} |\n"
+                "+------+-------------------------------------------+\n")
+    out = red.redact_text(bordered, RedactionReport())
+    assert native not in out and "| app  | <PASSWORD:" in out
+    batch = f"user\tauthentication_string\napp\t{sha2}\n"  # mysql -B
+    out = red.redact_text(batch, RedactionReport())
+    assert sha2 not in out and out.startswith("user\tauthentication_string\napp\t<PASSWORD:")

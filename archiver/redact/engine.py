@@ -420,11 +420,12 @@ STRONG, ALWAYS, COMMON = 0, 1, 2
 TABLE_RULES = (
     Rule(id="table-password-column", regex="", label="PASSWORD", confidence="medium", pack="secrets",
          source="builtin:secrets (engine table pass)",
-         description="A cell under a password/passwd/pwd header in psql, mysql, sqlite or markdown table output"),
+         description="A cell under a password/passwd/pwd header (mysql authentication_string too) in psql, mysql, "
+                     "sqlite, markdown, CSV or TSV table output"),
     Rule(id="table-secret-column", regex="", label="SECRET", confidence="medium", pack="secrets",
          source="builtin:secrets (engine table pass)",
-         description="A cell under a secret/token/api_key/private_key header in psql, mysql, sqlite or markdown "
-                     "table output"),
+         description="A cell under a secret/token/api_key/private_key header in psql, mysql, sqlite, markdown, "
+                     "CSV or TSV table output"),
 )
 
 

@@ -44,10 +44,10 @@ import re2
 MARK_PATTERN = ("[|+][ \t]*:?-|-:?[ \t]*[|+]|--[ \t]+--|rows?\\)|[\u251c-\u254b\u2552-\u256c]"
                 # a list-mode header: a secret word next to a `|` between names; a CSV/TSV header: next
                 # to a `,` or tab with no space after it (`a, b` in prose never), quotes around names
-                "|(?i:(?:pass|pw|secret|token|key|psk)[a-z0-9_]*(?:\\||\"?[,\t]\"?)[a-z_]"
-                "|[a-z0-9_](?:\\||\"?[,\t]\"?)[a-z0-9_]*(?:pass|pw|secret|token|key|psk))"
+                "|(?i:(?:pass|pw|secret|token|key|psk|authentication_str)[a-z0-9_]*(?:\\||\"?[,\t]\"?)[a-z_]"
+                "|[a-z0-9_](?:\\||\"?[,\t]\"?)[a-z0-9_]*(?:pass|pw|secret|token|key|psk|authentication_str))"
                 ).encode()
-WORD_PATTERN = rb"(?i)pass|pw|secret|token|key|psk"
+WORD_PATTERN = rb"(?i)pass|pw|secret|token|key|psk|authentication_str"
 _MARK = re2.compile(MARK_PATTERN)
 _WORDS = re2.compile(WORD_PATTERN)
 _SEP_PATTERN = rb"[ \t]*[|+]?[ \t]*:?-+:?[ \t]*(?:[|+][ \t]*:?-+:?[ \t]*)*[|+]?[ \t]*\r?"
@@ -78,7 +78,7 @@ _FOOTER = re.compile(rb"\([0-9]+ rows?\)")
 _CAMEL = re.compile(r"([a-z0-9])([A-Z])")
 _NON_WORD = re.compile(r"[^a-z0-9]+")
 _PASSWORD_NAME = re.compile(
-    r"(?:[a-z0-9]*(?:password|passwd|passphrase)|(?:^|_)(?:pass|pwd|pw))"
+    r"(?:[a-z0-9]*(?:password|passwd|passphrase)|(?:^|_)(?:pass|pwd|pw)|^authentication_string)"
     r"(?:_(?:hash|digest|enc|encrypted|plain|plaintext|clear|cleartext|value|text))?$")
 _SECRET_NAME = re.compile(
     r"(?:[a-z0-9]*(?:secret|token|apikey|secretkey|privatekey|accesskey)"
