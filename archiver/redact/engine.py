@@ -338,6 +338,61 @@ def _multiline(regex: str, anchor: tuple[str, str] = ("(?m:^)", "(?m:$)")) -> st
 _FLAGS_PREFIX = re.compile(r"\(\?[imsU]+\)")
 
 
+_PROPERTY = re.compile(r"\\p(?:\{[A-Za-z_]+\}|[A-Za-z])")
+_ASCII_OF = {"Lu": "A-Z", "Lt": "A-Z", "Ll": "a-z", "L": "A-Za-z", "N": "0-9", "Nd": "0-9", "M": ""}
+
+
+def _cheap_unicode(regex: str) -> str:
+    """The pattern with each Unicode property class (`\\p{Lu}`, `\\pL`, `\\pM`, ...) widened to its
+    ASCII part plus every non-ASCII character, for the weak groups' combined prefilters only: a
+    superset, whose DFA stays small. `\\p{Lu}` spelled out is hundreds of UTF-8 byte ranges, and
+    the person-name rules repeat it: in one combined pattern scanned over a long run the DFA cache
+    grew by tens of MB in every redacting process. Unchanged when a property sits in a negated
+    class or is negated itself (`\\P`, `[^\\pL]`): widening those would narrow them."""
+    if "\\p" not in regex or "\\P" in regex:
+        return regex
+    out: list[str] = []
+    i, n = 0, len(regex)
+    in_class = negated = False
+    while i < n:
+        ch = regex[i]
+        if ch == "\\":
+            m = _PROPERTY.match(regex, i)
+            if m is None:
+                out.append(regex[i:i + 2])
+                i += 2
+                continue
+            name = m.group(0)[2:].strip("{}")
+            ascii_part = _ASCII_OF.get(name)
+            if ascii_part is None or (in_class and negated):
+                return regex
+            body = ascii_part + "\\x{80}-\\x{10FFFF}"
+            out.append(body if in_class else f"[{body}]")
+            i = m.end()
+            continue
+        if in_class:
+            if ch == "[" and regex.startswith("[:", i):
+                close = regex.find(":]", i + 2)
+                if close < 0:
+                    return regex
+                out.append(regex[i:close + 2])
+                i = close + 2
+                continue
+            if ch == "]":
+                in_class = False
+        elif ch == "[":
+            in_class = True
+            negated = i + 1 < n and regex[i + 1] == "^"
+            start = i + 2 if negated else i + 1
+            if start < n and regex[start] == "]":  # a leading ] is a literal
+                out.append(regex[i:start + 1])
+                i = start + 1
+                continue
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
 def _gate_form(regex: str, group: int) -> str:
     """The pattern without its top-level alternatives that hold no capturing group `group`, for
     the weak groups' combined prefilters. Such an alternative only consumes text so the rule
@@ -413,6 +468,10 @@ COMMON_KEYWORDS = frozenset({
     "https", "www", "com", "org", "net", "id", "client", "access", "session", "home", "admin",
 })
 STRONG, ALWAYS, COMMON = 0, 1, 2
+# Memo sizes: each redacting process (the parent and every worker) holds them for the whole run,
+# per rule for the allowlist memo, so they bound the steady growth of a long run's memory.
+ALLOW_CACHE_MAX = 4_096
+REPLACEMENT_CACHE_MAX = 16_384
 
 # The cells of secret-named columns in text tables (archiver/redact/tables.py): no regex can
 # follow a column, so the engine runs that pass itself, as these two rules, whenever the built-in
@@ -622,8 +681,9 @@ class Engine:
         self._weak_alt: dict[int, object] = {}
         for g in (ALWAYS, COMMON):
             if self._groups[g]:
-                pattern = "|".join(f"(?:{_multiline(_gate_form(self._c[i].rule.regex, self._c[i].sgroup))})"
-                                   for i in self._groups[g])
+                pattern = "|".join(
+                    f"(?:{_multiline(_cheap_unicode(_gate_form(self._c[i].rule.regex, self._c[i].sgroup)))})"
+                    for i in self._groups[g])
                 self._weak_alt[g] = re2.compile(pattern, fast)._regexp  # noqa: SLF001
         self.has_always = bool(self._groups[ALWAYS])
         # For MODE_IDS strings (ids, signatures: many short strings on every line) the walker asks
@@ -637,7 +697,7 @@ class Engine:
         self._always_gate = None
         if self.has_always:
             pattern = "|".join(
-                f"(?:{_multiline(_gate_form(self._c[i].rule.regex, self._c[i].sgroup), ('(?:)', '(?:)'))})"
+                f"(?:{_multiline(_cheap_unicode(_gate_form(self._c[i].rule.regex, self._c[i].sgroup)), ('(?:)', '(?:)'))})"
                 for i in self._groups[ALWAYS])
             self._always_gate = re2.compile(pattern, fast)._regexp  # noqa: SLF001
         # One Set pass of literals says which keywords occur (index i = keyword i), whether image
@@ -800,7 +860,7 @@ class Engine:
                 cache = c.allow_cache
                 hit = cache.get(secret)
                 if hit is None:
-                    if len(cache) > 20_000:
+                    if len(cache) > ALLOW_CACHE_MAX:
                         cache.clear()
                     hit = cache[secret] = _first(c.allow, secret)[0] >= 0
                 if hit:
@@ -1131,7 +1191,7 @@ class Engine:
             if r.fold_separators:
                 v = self._canonical(r, v) or _SEPARATOR_RUN.sub(b" ", v.strip())
             out = self.pseudonyms.token(m.label, v).encode()
-        if len(self._cache) > 50_000:
+        if len(self._cache) > REPLACEMENT_CACHE_MAX:
             self._cache.clear()
         self._cache[key] = out
         return out

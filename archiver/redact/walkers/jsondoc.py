@@ -493,7 +493,7 @@ class JsonRedactor:
     def _key_matters(self, k: str) -> bool:
         kb = k.encode("utf-8", "surrogatepass")
         hit = self.engine.may_match(kb)
-        if len(self._key_cache) > 200_000:
+        if len(self._key_cache) > 50_000:
             self._key_cache.clear()
             self._clean_keys.clear()
         self._key_cache[k] = hit
@@ -575,7 +575,7 @@ class JsonRedactor:
                         elif kind is None:
                             sk = secret_keys.get(k)
                             if sk is None:
-                                if len(secret_keys) > 100_000:
+                                if len(secret_keys) > 20_000:
                                     secret_keys.clear()
                                 sk = secret_keys[k] = _SECRET_KEY.search(k) is not None
                             if sk:
@@ -589,7 +589,7 @@ class JsonRedactor:
                         if v:
                             sk = secret_keys.get(k)
                             if sk is None:
-                                if len(secret_keys) > 100_000:
+                                if len(secret_keys) > 20_000:
                                     secret_keys.clear()
                                 sk = secret_keys[k] = _SECRET_KEY.search(k) is not None
                             if sk and kind_of(k) is None:
