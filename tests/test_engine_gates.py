@@ -140,3 +140,19 @@ def test_a_plain_url_no_longer_wakes_the_common_group(engines: tuple[Engine, Eng
     assert pruned._group_hit(COMMON, share)
     assert [m.rule_id for m in pruned.scan_bytes(share)] == ["home-share"]
     assert pruned.redact_bytes(share, None) == whole.redact_bytes(share, None) != share
+
+
+def test_cheap_unicode_widens_property_classes_and_keeps_negations() -> None:
+    import re2
+
+    from archiver.redact.engine import _cheap_unicode
+
+    name = r"(\p{Lu}[\pL\pM'’.-]*(?:[ \t]+\p{Lu}[\pL\pM'’.-]*){1,3}) <"
+    cheap = _cheap_unicode(name)
+    assert "\\p" not in cheap
+    for text in ("Zoë Ångström <", "Łukasz Nowak <", "Priya Natarajan <", "Ólafur Arnalds <"):
+        assert re2.search(name, text) and re2.search(cheap, text)  # a superset: never misses
+    for negated in (r"[^\pL]x", r"\P{Lu}y", r"[^a\p{Lu}]"):
+        assert _cheap_unicode(negated) == negated
+    assert _cheap_unicode(r"\p{Greek}") == r"\p{Greek}"  # no ASCII form known: unchanged
+    assert _cheap_unicode(r"[]\pL]") == r"[]A-Za-z\x{80}-\x{10FFFF}]"
