@@ -267,72 +267,64 @@ def _compiled(pattern: str) -> object:
     return rx
 
 
-def _is_anchored(regex: str) -> bool:
-    """Conservative: does the pattern use ^ $ \\A \\z outside a character class?"""
-    in_class = False
-    i, n = 0, len(regex)
+class _Token(NamedTuple):
+    start: int
+    text: str
+    in_class: bool  # a member of a [...] class, its closing ] included (the opener is not)
+    negated: bool  # a member of a class that starts [^
+
+
+_ESCAPE = re.compile(r"\\(?:[pP](?:\{[^}]*\}|.)|.)", re.S)
+
+
+def _tokens(regex: str, start: int = 0) -> Iterator[_Token]:
+    """The pattern in the pieces the rewrites below need, so each reads classes the same way:
+    an escape (a Unicode property `\\p{Lu}` whole), a class opener (`[`, `[^`, `[]`, `[^]`: a
+    leading ] is a member), a POSIX class `[:alpha:]` inside a class (its ] closes nothing), or
+    one character."""
+    in_class = negated = False
+    i, n = start, len(regex)
     while i < n:
         ch = regex[i]
         if ch == "\\":
-            if not in_class and i + 1 < n and regex[i + 1] in "Az":
-                return True
-            i += 2
-            continue
-        if in_class:
-            if ch == "]":
-                in_class = False
+            m = _ESCAPE.match(regex, i)
+            j = m.end() if m else n
+            yield _Token(i, regex[i:j], in_class, negated)
+            i = j
+        elif in_class:
+            close = regex.find(":]", i + 2) if regex.startswith("[:", i) else -1
+            j = close + 2 if close >= 0 else i + 1
+            yield _Token(i, regex[i:j], True, negated)
+            if j == i + 1 and ch == "]":
+                in_class = negated = False
+            i = j
         elif ch == "[":
+            j = i + 1
+            negated = j < n and regex[j] == "^"
+            j += negated
+            if j < n and regex[j] == "]":
+                j += 1
+            yield _Token(i, regex[i:j], False, False)
             in_class = True
-            if i + 1 < n and regex[i + 1] == "^":
-                i += 1
-            if i + 1 < n and regex[i + 1] == "]":
-                i += 1
-        elif ch in "^$":
-            return True
-        i += 1
-    return False
+            i = j
+        else:
+            yield _Token(i, ch, False, False)
+            i += 1
+
+
+_ANCHORS = {"^": 0, "\\A": 0, "$": 1, "\\z": 1}
+
+
+def _is_anchored(regex: str) -> bool:
+    """Conservative: does the pattern use ^ $ \\A \\z outside a character class?"""
+    return any(not t.in_class and t.text in _ANCHORS for t in _tokens(regex))
 
 
 def _multiline(regex: str, anchor: tuple[str, str] = ("(?m:^)", "(?m:$)")) -> str:
     """The pattern with ^ $ \\A \\z (outside classes) turned into line anchors, for joined scans
     (or, with anchor=("(?:)", "(?:)"), into nothing: a superset that matches anywhere)."""
-    start, end = anchor
-    out = []
-    in_class = False
-    i, n = 0, len(regex)
-    while i < n:
-        ch = regex[i]
-        if ch == "\\":
-            nxt = regex[i + 1] if i + 1 < n else ""
-            if not in_class and nxt == "A":
-                out.append(start)
-            elif not in_class and nxt == "z":
-                out.append(end)
-            else:
-                out.append(regex[i:i + 2])
-            i += 2
-            continue
-        if in_class:
-            if ch == "]":
-                in_class = False
-            out.append(ch)
-        elif ch == "[":
-            in_class = True
-            out.append(ch)
-            if i + 1 < n and regex[i + 1] == "^":
-                out.append("^")
-                i += 1
-            if i + 1 < n and regex[i + 1] == "]":
-                out.append("]")
-                i += 1
-        elif ch == "^":
-            out.append(start)
-        elif ch == "$":
-            out.append(end)
-        else:
-            out.append(ch)
-        i += 1
-    return "".join(out)
+    return "".join(anchor[_ANCHORS[t.text]] if not t.in_class and t.text in _ANCHORS else t.text
+                   for t in _tokens(regex))
 
 
 _FLAGS_PREFIX = re.compile(r"\(\?[imsU]+\)")
@@ -352,44 +344,15 @@ def _cheap_unicode(regex: str) -> str:
     if "\\p" not in regex or "\\P" in regex:
         return regex
     out: list[str] = []
-    i, n = 0, len(regex)
-    in_class = negated = False
-    while i < n:
-        ch = regex[i]
-        if ch == "\\":
-            m = _PROPERTY.match(regex, i)
-            if m is None:
-                out.append(regex[i:i + 2])
-                i += 2
-                continue
-            name = m.group(0)[2:].strip("{}")
-            ascii_part = _ASCII_OF.get(name)
-            if ascii_part is None or (in_class and negated):
-                return regex
-            body = ascii_part + "\\x{80}-\\x{10FFFF}"
-            out.append(body if in_class else f"[{body}]")
-            i = m.end()
+    for t in _tokens(regex):
+        if _PROPERTY.fullmatch(t.text) is None:
+            out.append(t.text)
             continue
-        if in_class:
-            if ch == "[" and regex.startswith("[:", i):
-                close = regex.find(":]", i + 2)
-                if close < 0:
-                    return regex
-                out.append(regex[i:close + 2])
-                i = close + 2
-                continue
-            if ch == "]":
-                in_class = False
-        elif ch == "[":
-            in_class = True
-            negated = i + 1 < n and regex[i + 1] == "^"
-            start = i + 2 if negated else i + 1
-            if start < n and regex[start] == "]":  # a leading ] is a literal
-                out.append(regex[i:start + 1])
-                i = start + 1
-                continue
-        out.append(ch)
-        i += 1
+        ascii_part = _ASCII_OF.get(t.text[2:].strip("{}"))
+        if ascii_part is None or t.negated:
+            return regex
+        body = ascii_part + "\\x{80}-\\x{10FFFF}"
+        out.append(body if t.in_class else f"[{body}]")
     return "".join(out)
 
 
@@ -409,29 +372,12 @@ def _gate_form(regex: str, group: int) -> str:
     depth = 0
     seen = 0  # capturing groups opened so far
     start, has = len(prefix), False
-    in_class = False
-    i, n = start, len(regex)
-    while i < n:
-        ch = regex[i]
-        if ch == "\\":
-            i += 2
+    n = len(regex)
+    for t in _tokens(regex, len(prefix)):
+        if t.in_class:
             continue
-        if in_class:
-            if ch == "[" and regex.startswith("[:", i):
-                close = regex.find(":]", i + 2)
-                if close < 0:
-                    return regex
-                i = close + 2
-                continue
-            if ch == "]":
-                in_class = False
-        elif ch == "[":
-            in_class = True
-            if i + 1 < n and regex[i + 1] == "^":
-                i += 1
-            if i + 1 < n and regex[i + 1] == "]":
-                i += 1
-        elif ch == "(":
+        i, ch = t.start, t.text
+        if ch == "(":
             if i + 1 < n and regex[i + 1] == "?":
                 if regex.startswith(("(?P<", "(?<"), i) and not regex.startswith(("(?<=", "(?<!"), i):
                     seen += 1
@@ -451,7 +397,6 @@ def _gate_form(regex: str, group: int) -> str:
         elif ch == "|" and depth == 0:
             alts.append((start, i, has))
             start, has = i + 1, False
-        i += 1
     alts.append((start, n, has))
     kept = [regex[a:b] for a, b, h in alts if h]
     if len(alts) == 1 or not kept or len(kept) == len(alts) or depth != 0:
