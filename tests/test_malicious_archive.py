@@ -6,7 +6,6 @@ and the exit code is 3."""
 
 from __future__ import annotations
 
-import hashlib
 import io
 import os
 import stat
@@ -17,44 +16,20 @@ from pathlib import Path
 
 import pytest
 
-from archiver.archive import Archive
 from archiver.crypto.age import EncryptWriter
 from archiver.model import Artifact, Manifest, Session
-from archiver.pack import object_id, pack_bytes
+from archiver.pack import pack_bytes
+from tests import fx_crafter
 from tests.fx_archiver import Env, env  # noqa: F401
 
 HOST = "0123456789abcdef"
 
 
-class Crafter:
+class Crafter(fx_crafter.Crafter):
     """Writes hand-made objects and manifests into the env's bucket."""
 
     def __init__(self, e: Env) -> None:
-        from archiver import runtime
-        from archiver.config import load_settings
-
-        settings = load_settings(e.config)
-        self.keys = runtime.team_keys(settings)
-        self.recipients = runtime.recipients(settings)
-        self.archive = Archive(runtime.store(settings))
-        self.archive.ensure_marker()
-
-    def put(self, data: bytes) -> str:
-        oid = object_id(self.keys.object_id, data)
-        self.archive.store.put_bytes(f"objects/{oid[:2]}/{oid}", pack_bytes(data, self.recipients))
-        return oid
-
-    def put_raw(self, oid: str, stored: bytes) -> str:
-        """Store bytes as they are (already age-encrypted) under an object id."""
-        self.archive.store.put_bytes(f"objects/{oid[:2]}/{oid}", stored)
-        return oid
-
-    def artifact(self, path: str, data: bytes, **over: object) -> Artifact:
-        fields: dict[str, object] = dict(path=path, role="transcript", format="jsonl", size=len(data),
-                                         mtime=1_760_000_000.0, sha256=hashlib.sha256(data).hexdigest(),
-                                         objects=[self.put(data)])
-        fields.update(over)
-        return Artifact(**fields)  # type: ignore[arg-type]
+        super().__init__(e.config)
 
     def manifest(self, sessions: dict[str, list[Artifact]], host: str = HOST, title: str | None = None) -> str:
         now = datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
