@@ -15,15 +15,14 @@ import pytest
 from archiver.redact import tables
 from archiver.redact.base import RedactionReport
 from archiver.redact.engine import blank_line_numbers
-from archiver.redact.redactor import build_redactor
-from archiver.redact.rules import RuntimeTerms
+from tests.fx_redact import builtin_redactor
 
 _TOKEN = re.compile(r"<([A-Z][A-Z0-9_]*):[0-9a-f]{8}>")
 
 
 @pytest.fixture(scope="module")
 def red():
-    return build_redactor(["builtin:secrets", "builtin:pii", "builtin:paths"], b"L" * 32, RuntimeTerms())
+    return builtin_redactor(b"L" * 32)
 
 
 def _red(red, text: str) -> str:
@@ -221,10 +220,7 @@ def test_pgpass_like_lines_that_are_not_pgpass(red, text: str) -> None:
 
 def test_mysql_authentication_string_column_is_a_password_column() -> None:
     from archiver.redact.base import RedactionReport
-    from archiver.redact.redactor import build_redactor
-    from archiver.redact.rules import RuntimeTerms
-
-    red = build_redactor(["builtin:secrets", "builtin:pii", "builtin:paths"], b"k" * 32, RuntimeTerms(usernames=["zed"]))
+    red = builtin_redactor(b"k" * 32, ["zed"])
     native = "*6BB4837EB74329105EE4568DDA7DC67ED2CA2AD9"
     sha2 = "$A$005$Xj3kL9mNp2QrStUvWxYz0123456789abcdefGHIJ"
     bordered = ("+------+-------------------------------------------+\n"

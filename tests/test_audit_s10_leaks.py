@@ -13,8 +13,7 @@ import uuid
 import pytest
 
 from archiver.redact.base import RedactionReport
-from archiver.redact.redactor import build_redactor
-from archiver.redact.rules import RuntimeTerms
+from tests.fx_redact import builtin_redactor
 
 _R = random.Random(1010)
 _ALNUM = string.ascii_letters + string.digits
@@ -42,8 +41,7 @@ GH_TOKEN = "ghp_" + _rs(_ALNUM, 36)
 
 @pytest.fixture(scope="module")
 def red():
-    return build_redactor(["builtin:secrets", "builtin:pii", "builtin:paths"], b"k" * 32,
-                          RuntimeTerms(usernames=["zelda"], names=["Zelda Quixote"]))
+    return builtin_redactor(b"k" * 32, ["zelda"], ["Zelda Quixote"])
 
 
 def _carriers(text: str) -> list[bytes]:

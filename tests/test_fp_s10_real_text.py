@@ -12,7 +12,7 @@ import random
 import pytest
 
 from archiver.redact.base import RedactionReport
-from archiver.redact.rules import RuntimeTerms
+from tests.fx_redact import builtin_redactor, gone, kept
 
 KEY = b"fp-s10-real-text-test-key-0123456789"
 _ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
@@ -20,23 +20,7 @@ _ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 
 @pytest.fixture(scope="module")
 def red():  # noqa: ANN201
-    from archiver.redact.redactor import build_redactor
-
-    return build_redactor(["builtin:secrets", "builtin:pii", "builtin:paths"], KEY, RuntimeTerms(usernames=["zelda"]))
-
-
-def _kept(red, text: str) -> dict[str, int]:  # noqa: ANN001
-    report = RedactionReport()
-    assert red.redact_text(text, report) == text
-    return report.by_rule()
-
-
-def _gone(red, text: str, value: str, rule: str) -> str:  # noqa: ANN001
-    report = RedactionReport()
-    out = red.redact_text(text, report)
-    assert value not in out, (rule, out)
-    assert report.by_rule().get(rule, 0) >= 1, report.by_rule()
-    return out
+    return builtin_redactor(KEY, ["zelda"])
 
 
 # --- ipv4-address: 4-part versions of changelogs (Debian headers, release dates, product names)
@@ -65,7 +49,7 @@ VERSIONS = [
 
 @pytest.mark.parametrize("text", VERSIONS)
 def test_a_four_part_version_is_no_ip_address(red, text: str) -> None:  # noqa: ANN001
-    assert "ipv4-address" not in _kept(red, text)
+    assert "ipv4-address" not in kept(red, text)
 
 
 def test_a_changelog_in_a_json_string_keeps_its_versions(red) -> None:  # noqa: ANN001
@@ -84,7 +68,7 @@ def test_a_changelog_in_a_json_string_keeps_its_versions(red) -> None:  # noqa: 
     ("dpkg (1.16.0.3) unstable; urgency=medium\n  * Mirror: http://81.2.69.160/debian\n", "81.2.69.160"),
 ])
 def test_an_address_beside_those_shapes_still_goes(red, text: str, ip: str) -> None:  # noqa: ANN001
-    out = _gone(red, text, ip, "ipv4-address")
+    out = gone(red, text, ip, "ipv4-address")
     if text.startswith("dpkg"):
         assert out.startswith("dpkg (1.16.0.3) unstable;")
 
@@ -96,11 +80,11 @@ def test_an_address_beside_those_shapes_still_goes(red, text: str, ip: str) -> N
     '"output_token": "StreamDescription.Shards[-1].ShardId"',
 ])
 def test_a_paginator_field_name_stays(red, text: str) -> None:  # noqa: ANN001
-    assert _kept(red, text) == {}
+    assert kept(red, text) == {}
 
 
 def test_a_token_value_still_goes(red) -> None:  # noqa: ANN001
-    _gone(red, '{"refresh_token": "Rf7EXAMPLEfake0123456789abcdefghi"}', "Rf7EXAMPLEfake0123456789abcdefghi",
+    gone(red, '{"refresh_token": "Rf7EXAMPLEfake0123456789abcdefghi"}', "Rf7EXAMPLEfake0123456789abcdefghi",
           "secret-assignment-quoted")
 
 
@@ -113,13 +97,13 @@ def test_a_token_value_still_goes(red) -> None:  # noqa: ANN001
     '"Resource": ["arn:*:secretsmanager:*:*:secret:aws-datasync!*"],',
 ])
 def test_an_arn_stays(red, text: str) -> None:  # noqa: ANN001
-    found = _kept(red, text)
+    found = kept(red, text)
     assert "pgpass-line" not in found and "secret-assignment-unquoted" not in found
 
 
 def test_a_pgpass_line_and_an_unquoted_secret_still_go(red) -> None:  # noqa: ANN001
-    _gone(red, "$ cat ~/.pgpass\ndb.internal:5432:app:app_user:Hq7vT2mZp9Lx4RkW\n", "Hq7vT2mZp9Lx4RkW", "pgpass-line")
-    _gone(red, "arn:aws:iam::123456789012:role/x client_secret=Zk8EXAMPLEfake0123456789abcd",
+    gone(red, "$ cat ~/.pgpass\ndb.internal:5432:app:app_user:Hq7vT2mZp9Lx4RkW\n", "Hq7vT2mZp9Lx4RkW", "pgpass-line")
+    gone(red, "arn:aws:iam::123456789012:role/x client_secret=Zk8EXAMPLEfake0123456789abcd",
           "Zk8EXAMPLEfake0123456789abcd", "secret-assignment-unquoted")
 
 
@@ -130,18 +114,18 @@ def test_a_pgpass_line_and_an_unquoted_secret_still_go(red) -> None:  # noqa: AN
     "as set forth in DFARS 202.227-7015 Technical Data",
 ])
 def test_a_dfars_clause_is_no_phone_number(red, text: str) -> None:  # noqa: ANN001
-    assert "phone-nanp" not in _kept(red, text)
+    assert "phone-nanp" not in kept(red, text)
 
 
 def test_a_phone_number_still_goes(red) -> None:  # noqa: ANN001
-    _gone(red, "call 252.227.7013 or (412) 268-4387", "268-4387", "phone-nanp")
-    _gone(red, "call 252.227.7013 today", "252.227.7013", "phone-nanp")
+    gone(red, "call 252.227.7013 or (412) 268-4387", "268-4387", "phone-nanp")
+    gone(red, "call 252.227.7013 today", "252.227.7013", "phone-nanp")
 
 
 # --- api-key-header: a CloudFormation resource type is no header
 def test_a_cloudformation_type_is_no_api_key_header(red) -> None:  # noqa: ANN001
-    assert _kept(red, '{"AWS::Lightsail::StaticIp": "568b16eb2f6da8fe",\n "AWS::Location::APIKey": "4089715a7b0b3686"}') == {}
-    _gone(red, "curl -H 'X-API-Key: 4089715a7b0b3686c57e2e51' https://api.example.com",
+    assert kept(red, '{"AWS::Lightsail::StaticIp": "568b16eb2f6da8fe",\n "AWS::Location::APIKey": "4089715a7b0b3686"}') == {}
+    gone(red, "curl -H 'X-API-Key: 4089715a7b0b3686c57e2e51' https://api.example.com",
           "4089715a7b0b3686c57e2e51", "api-key-header")
 
 
@@ -152,11 +136,11 @@ def test_a_cloudformation_type_is_no_api_key_header(red) -> None:  # noqa: ANN00
     "// Whether or not -debug-pass has been specified. For use to check if it's",
 ])
 def test_a_flag_placeholder_is_no_password(red, text: str) -> None:  # noqa: ANN001
-    assert "cli-password-flag" not in _kept(red, text)
+    assert "cli-password-flag" not in kept(red, text)
 
 
 def test_a_flag_password_still_goes(red) -> None:  # noqa: ANN001
-    _gone(red, "gpg --batch --passphrase Gp9-FAKE-pass1 -d x.gpg", "Gp9-FAKE-pass1", "cli-password-flag")
+    gone(red, "gpg --batch --passphrase Gp9-FAKE-pass1 -d x.gpg", "Gp9-FAKE-pass1", "cli-password-flag")
 
 
 # --- macos-hostname: icon names
@@ -165,12 +149,12 @@ def test_a_flag_password_still_goes(red) -> None:  # noqa: ANN001
     '{"name": "laptop-macbook", "aliases": ["computer-imac", "mdi-device-imac"]}',
 ])
 def test_an_icon_name_is_no_hostname(red, text: str) -> None:  # noqa: ANN001
-    assert "macos-hostname" not in _kept(red, text)
+    assert "macos-hostname" not in kept(red, text)
 
 
 def test_a_macos_hostname_still_goes(red) -> None:  # noqa: ANN001
-    _gone(red, "Last login: Mon from Carols-iMac-2.lan", "Carols", "macos-hostname")
-    _gone(red, "daves-macbook-pro:~ dave$ ls", "daves-macbook-pro", "macos-hostname")
+    gone(red, "Last login: Mon from Carols-iMac-2.lan", "Carols", "macos-hostname")
+    gone(red, "daves-macbook-pro:~ dave$ ls", "daves-macbook-pro", "macos-hostname")
 
 
 # --- password-assignment-quoted: Material Design Icons metadata (icon names and SVG path data)
@@ -179,11 +163,11 @@ def test_a_macos_hostname_still_goes(red) -> None:  # noqa: ANN001
     '"form-textbox-password":"M17,7H22V17H17V19A1,1 0 0,0 18,20H20V22H17.5A2.5,2.5 0 0,1 15,19.5Z"',
 ])
 def test_icon_metadata_is_no_password(red, text: str) -> None:  # noqa: ANN001
-    assert "password-assignment-quoted" not in _kept(red, text)
+    assert "password-assignment-quoted" not in kept(red, text)
 
 
 def test_a_kebab_password_still_goes(red) -> None:  # noqa: ANN001
-    _gone(red, '{"mysql-root-password": "correct-horse-battery-staple"}', "correct-horse-battery-staple",
+    gone(red, '{"mysql-root-password": "correct-horse-battery-staple"}', "correct-horse-battery-staple",
           "password-assignment-quoted")
 
 
@@ -200,7 +184,7 @@ def _b64_with(marker: str, seed: int, urlsafe: bool) -> str:
 @pytest.mark.parametrize("seed", range(4))
 def test_base64_of_a_binary_is_no_facebook_or_yandex_token(red, seed: int) -> None:  # noqa: ANN001
     for text in (_b64_with("EAAB", seed, False), _b64_with("y0_", seed, True)):
-        found = _kept(red, "$ base64 -w0 app.wasm\n" + text + "\n")
+        found = kept(red, "$ base64 -w0 app.wasm\n" + text + "\n")
         assert "facebook-access-token" not in found and "yandex-oauth-token" not in found
 
 
@@ -208,12 +192,12 @@ def test_facebook_and_yandex_tokens_still_go(red) -> None:  # noqa: ANN001
     r = random.Random(7)
     fb = "EAAB" + "".join(r.choice(_ALNUM) for _ in range(100))
     ya = "y0_" + "".join(r.choice(_ALNUM) for _ in range(58))
-    _gone(red, f"curl 'https://graph.facebook.com/me?access_token={fb}&fields=id'", fb, "facebook-access-token")
-    _gone(red, f"export YANDEX_TOKEN={ya}\n", ya, "yandex-oauth-token")
+    gone(red, f"curl 'https://graph.facebook.com/me?access_token={fb}&fields=id'", fb, "facebook-access-token")
+    gone(red, f"export YANDEX_TOKEN={ya}\n", ya, "yandex-oauth-token")
 
 
 # --- sshpass-password: a commit message listing the flag ("sshpass -p, htpasswd -b")
 def test_a_listed_sshpass_flag_has_no_password(red) -> None:  # noqa: ANN001
     text = "Leak gaps: argv lists read as their shell line (wpa_passphrase, sshpass -p, htpasswd -b, curl -u)"
-    assert "sshpass-password" not in _kept(red, text)
-    _gone(red, "sshpass -p 'Zq9,FAKE;pw' ssh admin@host", "Zq9,FAKE", "sshpass-password")
+    assert "sshpass-password" not in kept(red, text)
+    gone(red, "sshpass -p 'Zq9,FAKE;pw' ssh admin@host", "Zq9,FAKE", "sshpass-password")

@@ -11,16 +11,14 @@ import json
 import pytest
 
 from archiver.redact.base import RedactionReport
-from archiver.redact.rules import RuntimeTerms
+from tests.fx_redact import builtin_redactor, kept
 
 KEY = b"fp-s9-real-text-test-key-0123456789"
 
 
 @pytest.fixture(scope="module")
 def red():  # noqa: ANN201
-    from archiver.redact.redactor import build_redactor
-
-    return build_redactor(["builtin:secrets", "builtin:pii", "builtin:paths"], KEY, RuntimeTerms(usernames=["zelda"]))
+    return builtin_redactor(KEY, ["zelda"])
 
 
 def _argv_doc(argv: list[str]) -> bytes:
@@ -71,9 +69,7 @@ HOME_SHARE_KEPT = [
 
 @pytest.mark.parametrize("text", HOME_SHARE_KEPT)
 def test_text_that_is_no_home_share_stays(red, text: str) -> None:  # noqa: ANN001
-    report = RedactionReport()
-    assert red.redact_text(text, report) == text
-    assert "home-share" not in report.by_rule()
+    assert "home-share" not in kept(red, text)
 
 
 @pytest.mark.parametrize("text,name", [

@@ -9,8 +9,7 @@ import sqlite3
 from pathlib import Path
 
 from archiver.redact.base import RedactionReport
-from archiver.redact.redactor import build_redactor
-from archiver.redact.rules import RuntimeTerms
+from tests.fx_redact import builtin_redactor
 
 SHARE_SECRET = "6f1c2e9a-3b7d-4c5e-9a8b-1d2e3f4a5b6c"
 KV_SECRET = "Zq8sLk2Pq9vX7mN3bR5tY1wE4uI6oP0a"
@@ -32,7 +31,7 @@ def _db(path: Path) -> None:
 
 
 def test_secret_named_cells_and_kv_values_are_redacted_the_rest_kept(tmp_path: Path) -> None:
-    red = build_redactor(["builtin:secrets", "builtin:pii", "builtin:paths"], b"k" * 32, RuntimeTerms(usernames=["zed"]))
+    red = builtin_redactor(b"k" * 32, ["zed"])
     src, dst = tmp_path / "src.db", tmp_path / "dst.db"
     _db(src)
     report = RedactionReport()

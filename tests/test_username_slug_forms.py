@@ -8,14 +8,10 @@ from __future__ import annotations
 import pytest
 
 from archiver.redact.base import RedactionReport
-from archiver.redact.redactor import build_redactor
-from archiver.redact.rules import RuntimeTerms
-
-PACKS = ["builtin:secrets", "builtin:pii", "builtin:paths"]
-
+from tests.fx_redact import builtin_redactor
 
 def _red(user: str):
-    return build_redactor(PACKS, b"k" * 32, RuntimeTerms(usernames=[user]))
+    return builtin_redactor(b"k" * 32, [user])
 
 
 @pytest.mark.parametrize("user,slug", [("john.doe", "john-doe"), ("j_smith", "j-smith"), ("ana.maria_k", "ana-maria-k")])

@@ -7,15 +7,14 @@ from __future__ import annotations
 import json
 
 from archiver.redact.base import RedactionReport
-from archiver.redact.redactor import build_redactor
-from archiver.redact.rules import RuntimeTerms
+from tests.fx_redact import builtin_redactor
 
 COMPOSE = ("services:\n  db:\n    image: mysql:8\n    environment:\n      MYSQL_ROOT_PASSWORD: quietlanternfield\n"
            "      MYSQL_DATABASE: shop\n")
 
 
 def test_compose_password_in_a_claude_tool_result_is_redacted() -> None:
-    red = build_redactor(["builtin:secrets", "builtin:pii", "builtin:paths"], b"k" * 32, RuntimeTerms(usernames=["zed"]))
+    red = builtin_redactor(b"k" * 32, ["zed"])
     line = json.dumps({"type": "user", "message": {"role": "user", "content": [
         {"type": "tool_result", "tool_use_id": "toolu_01", "content": COMPOSE}]},
         "toolUseResult": {"file": {"filePath": "/srv/shop/docker-compose.yml", "content": COMPOSE}}}).encode()
