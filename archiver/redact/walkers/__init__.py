@@ -1,1 +1,8 @@
 """Format-aware redaction that never breaks structure: JSON/JSONL, text, SQLite, protobuf."""
+
+import re
+
+# A name that says its value is a secret (a JSON key, a SQLite column, the name of a name/value
+# pair): the walkers scan such a value as `"name": "value"`, where the assignment rules judge it.
+SECRET_NAME = re.compile(r"pass|pwd|secret|token|key|credential|auth", re.I)
+SECRET_NAME_MAX = 200  # a longer "name" is text, not a name

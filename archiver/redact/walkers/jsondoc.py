@@ -48,7 +48,7 @@ import re2
 
 from archiver.redact.base import RedactionReport
 from archiver.redact.engine import MODE_ALL, MODE_IDS, MODE_KEYS, MODE_OPAQUE, Engine, whole_id
-from archiver.redact.walkers import attachments
+from archiver.redact.walkers import SECRET_NAME, SECRET_NAME_MAX, attachments
 
 SKIP_KEYS = frozenset({
     "signature", "encrypted_content", "encryptedContent", "thoughtSignature", "thought_signature",
@@ -83,7 +83,7 @@ _NUMBER_BYTES = frozenset(b"0123456789-+.eE")
 # A string value under a key like these is scanned as `"key": "value"`, so the rules that know a
 # secret by the name it is assigned to (password, AWS secret, ...) see the name; only the value
 # can change.
-_SECRET_KEY = re.compile(r"pass|pwd|secret|token|key|credential|auth", re.I)
+_SECRET_KEY = SECRET_NAME
 _KEYED_MEMO = MODE_OPAQUE + 1  # the memo of strings scanned with their key
 MEMO_MAX_LEN = 200  # strings up to this length have their result remembered
 MEMO_ENTRIES = 5_000  # per mode; more costs worker memory (pymalloc keeps the arenas) for no speed
@@ -339,7 +339,7 @@ def _secret_pair(node: dict[str, Any]) -> tuple[str, str] | None:
     SSM parameters, HAR headers ({"name": "DB_PASSWORD", "value": ...})."""
     for nk, vk in _PAIR_KEYS:
         name = node.get(nk)
-        if type(name) is str and len(name) <= 200 and type(node.get(vk)) is str and _SECRET_KEY.search(name):
+        if type(name) is str and len(name) <= SECRET_NAME_MAX and type(node.get(vk)) is str and _SECRET_KEY.search(name):
             return vk, name
     return None
 

@@ -23,14 +23,14 @@ from collections import Counter
 from pathlib import Path
 from typing import Callable, Iterator
 
+from archiver.redact.walkers import SECRET_NAME, SECRET_NAME_MAX
+
 log = logging.getLogger(__name__)
 
 # cell(value, carrier, key): key is the name a value is scanned under (as `"key": "value"`)
 # when its column name, or the name of its row's name/value pair, is secret-like; else None
 CellFn = Callable[[object, str, "str | None"], object]
-SECRET_NAME = re.compile(r"pass|pwd|secret|token|key|credential|auth", re.I)  # as the JSON walker's
 _PAIRS = (("name", "value"), ("key", "value"))
-_NAME_MAX = 200
 BATCH = 500
 BATCH_BYTES = 4 << 20  # a batch also ends after about this many bytes of cells
 _SHADOW_SUFFIXES = ("_content", "_data", "_idx", "_docsize", "_config", "_segments", "_segdir", "_stat",
@@ -124,7 +124,7 @@ def _walk_table(conn: sqlite3.Connection, table: str, sql: str, cell: CellFn, wr
     if not cols:
         return 0
     carriers = [f"sqlite:{table}.{c}" for c in cols]
-    keys: list[str | None] = [c if len(c) <= _NAME_MAX and SECRET_NAME.search(c) else None for c in cols]
+    keys: list[str | None] = [c if len(c) <= SECRET_NAME_MAX and SECRET_NAME.search(c) else None for c in cols]
     lower = [c.lower() for c in cols]
     pair = next(((lower.index(n), lower.index(v)) for n, v in _PAIRS if n in lower and v in lower), None)
     where = _key_clause(conn, table, sql, cols)
@@ -141,7 +141,7 @@ def _walk_table(conn: sqlite3.Connection, table: str, sql: str, cell: CellFn, wr
         row_keys = keys
         if pair is not None:  # a kv row: its value is scanned under its name ({"name": "DB_PASSWORD", ...})
             name = values[pair[0]]
-            if type(name) is str and len(name) <= _NAME_MAX and SECRET_NAME.search(name):
+            if type(name) is str and len(name) <= SECRET_NAME_MAX and SECRET_NAME.search(name):
                 row_keys = list(keys)
                 row_keys[pair[1]] = name
         for col, carrier, v, name_of in zip(cols, carriers, values, row_keys):
