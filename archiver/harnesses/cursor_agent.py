@@ -15,7 +15,8 @@ keeps its archived copy when the name goes (sync keeps what a session no longer 
 session. JSONL mirrors whose chat folder was deleted are archived as their own sessions.
 A cloud / background subagent's transcript, named by a `transcript_path` string (its
 CloudSubagentReference, or field 7 of its SubagentRunState in the seed's field order), goes
-with that subagent's session, or with the calling chat when the run names no subagent; only
+with that subagent's session, or with the calling chat when the run names no subagent; so does
+the file a run's `output_path` (field 8 of its SubagentRunState) names, as a sidecar; only
 a file under a Cursor folder is archived (optional), any other path is reported.
 
 The blob graph (read through one consistent read of the live store, see `open_store`) is
@@ -157,15 +158,17 @@ def _strings(fields: list[tuple[int, int, Any]]) -> list[str]:
 # SubagentRunState's fields in the seed's order: 1 parent_tool_call_id, 2 subagent_id,
 # 3 environment, 4 status, 5 title, 6 detail, 7 transcript_path, 8 output_path, ...
 _RUN_TRANSCRIPT_PATH = 7
+_RUN_OUTPUT_PATH = 8
 
 
 def _path_like(s: str) -> bool:
     return s.startswith(("/", "~/", "file:///")) and "\n" not in s and "\x00" not in s
 
 
-def _run_transcript_path(run: list[tuple[int, int, Any]]) -> str | None:
+def _run_transcript_path(run: list[tuple[int, int, Any]], fno: int = _RUN_TRANSCRIPT_PATH) -> str | None:
+    """The run's transcript_path (or, with fno=_RUN_OUTPUT_PATH, its output_path) when path-like."""
     for f, wt, val in run:
-        if f == _RUN_TRANSCRIPT_PATH and wt == 2:
+        if f == fno and wt == 2:
             try:
                 text = val.decode("utf-8")
             except UnicodeDecodeError:
@@ -223,6 +226,8 @@ class StoreGraph:
     terminal_refs: dict[str, set[tuple[str, str]]] = field(default_factory=dict)  # owner -> {(slug, file)}
     # owner -> transcript_path of subagent runs that name no subagent of this store (cloud runs)
     run_transcripts: dict[str, set[str]] = field(default_factory=dict)
+    # owner (the run's subagent, else its caller) -> output_path of its subagent runs
+    run_outputs: dict[str, set[str]] = field(default_factory=dict)
     workspace_uris: list[str] = field(default_factory=list)
     total_blobs: int = 0
     unreachable: int = 0
@@ -250,6 +255,7 @@ class _Walker:
         self.subagents: dict[str, SubagentRef] = {}
         self.runs: dict[str, str] = {}  # string found in a SubagentRunState -> parent tool call id
         self.run_paths: dict[str, tuple[str, str]] = {}  # parent tool call id -> (owner, transcript_path)
+        self.run_outputs: dict[str, tuple[str, str]] = {}  # parent tool call id -> (owner, output_path)
         self.terminals: dict[str, set[tuple[str, str]]] = {}
         self.workspace_uris: list[str] = []
 
@@ -359,6 +365,9 @@ class _Walker:
             path = _run_transcript_path(run)
             if path is not None:
                 self.run_paths.setdefault(tool_call_id, (owner, path))
+            out = _run_transcript_path(run, _RUN_OUTPUT_PATH)
+            if out is not None:
+                self.run_outputs.setdefault(tool_call_id, (owner, out))
         for sub_id, value in _map_entries(fields, 16):  # subagent_states (inline)
             ref = self._add_subagent(sub_id, owner, "subagent_states")
             try:
@@ -483,6 +492,10 @@ def walk_store(conn: sqlite3.Connection, owner: str) -> StoreGraph:
             sub.transcript_path = sub.transcript_path or path
         else:  # a cloud / background run that names no subagent of this store: its caller's
             graph.run_transcripts.setdefault(run_owner, set()).add(path)
+    for tool_call_id, (run_owner, path) in w.run_outputs.items():
+        # a run's output file goes with its subagent, else (a run naming no subagent here) its caller
+        sub = next((r for r in w.subagents.values() if r.tool_call_id == tool_call_id), None)
+        graph.run_outputs.setdefault(sub.subagent_id if sub is not None else run_owner, set()).add(path)
     graph.reachable = w.reachable
     graph.turned_roots = w.turned_roots
     graph.subagents = w.subagents
@@ -515,7 +528,9 @@ def read_store(db: Path, owner: str | None = None) -> StoreGraph:
 
 # ---------------------------------------------------------------- the graph between runs
 
-_GRAPH_CACHE = "cursor-agent:graph:v2"  # v2: terminals named by unreachable rows
+# v2: terminals named by unreachable rows. A v2 entry written before run_outputs existed lacks
+# that key: _graph_from_json reads it as a miss, so the store is walked again and re-cached.
+_GRAPH_CACHE = "cursor-agent:graph:v2"
 
 
 def _store_identity(db: Path) -> str | None:
@@ -541,6 +556,7 @@ def _graph_to_json(g: StoreGraph) -> str | None:
                 "subagents": {k: asdict(v) for k, v in g.subagents.items()},
                 "terminal_refs": {k: sorted(v) for k, v in g.terminal_refs.items()},
                 "run_transcripts": {k: sorted(v) for k, v in g.run_transcripts.items()},
+                "run_outputs": {k: sorted(v) for k, v in g.run_outputs.items()},
                 "workspace_uris": g.workspace_uris,
                 "total_blobs": g.total_blobs,
                 "unreachable": g.unreachable,
@@ -588,9 +604,9 @@ def _graph_from_json(value: str) -> StoreGraph | None:
         meta, latest_root = d["meta"], d["latest_root"]
         if not isinstance(meta, dict) or not isinstance(latest_root, str):
             raise TypeError("meta / latest_root")
-        subagents, terminals, runs = d["subagents"], d["terminal_refs"], d["run_transcripts"]
-        if not isinstance(subagents, dict) or not isinstance(terminals, dict) or not isinstance(runs, dict):
-            raise TypeError("subagents / terminal_refs / run_transcripts")
+        subagents, terminals, runs, outputs = d["subagents"], d["terminal_refs"], d["run_transcripts"], d["run_outputs"]
+        if not all(isinstance(x, dict) for x in (subagents, terminals, runs, outputs)):
+            raise TypeError("subagents / terminal_refs / run_transcripts / run_outputs")
         return StoreGraph(
             meta=meta,
             latest_root=latest_root,
@@ -600,6 +616,7 @@ def _graph_from_json(value: str) -> StoreGraph | None:
             subagents={k: _ref_from_json(v) for k, v in subagents.items()},
             terminal_refs={k: _terminals_from_json(v) for k, v in terminals.items()},
             run_transcripts={k: set(_strs(v)) for k, v in runs.items()},
+            run_outputs={k: set(_strs(v)) for k, v in outputs.items()},
             workspace_uris=_strs(d["workspace_uris"]),
             total_blobs=_count(d["total_blobs"]),
             unreachable=_count(d["unreachable"]),
@@ -1019,12 +1036,14 @@ class CursorAgent:
         return owner
 
     def _cloud_transcripts(
-        self, paths: list[str], s: DiscoveredSession, claimed: set[Path]
+        self, paths: list[str], s: DiscoveredSession, claimed: set[Path], output: bool = False
     ) -> list[SourceArtifact]:
         """Files that transcript_path strings name (a cloud / background subagent's transcript,
         seed 'sidecar references'): archived when they lie under a Cursor folder (config root,
         projects/, ~/.cursor), in that layout; a path elsewhere (any file of HOME could be named)
-        or not on this machine is reported, never followed."""
+        or not on this machine is reported, never followed. With `output`, the paths are the
+        runs' output_path (what a background run wrote), archived the same way as sidecars."""
+        field_name, role = ("output_path", "sidecar") if output else ("transcript_path", "transcript")
         out: list[SourceArtifact] = []
         have = {src.source for src in s.sources}
         for raw in sorted(set(paths)):
@@ -1034,17 +1053,17 @@ class CursorAgent:
             try:
                 self._native(file)
             except ValueError:
-                s.warnings.append(f"transcript_path {raw}: not under a Cursor folder; not archived")
+                s.warnings.append(f"{field_name} {raw}: not under a Cursor folder; not archived")
                 continue
             if file.is_symlink() or not file.is_file():
-                s.warnings.append(f"transcript_path {raw}: no such file on this machine")
+                s.warnings.append(f"{field_name} {raw}: no such file on this machine")
                 continue
             if file in have:
                 continue
             have.add(file)
             claimed.add(file)
             fmt: Format = {".jsonl": "jsonl", ".json": "json"}.get(file.suffix, "")  # type: ignore[assignment]
-            out.append(self._src(file, "transcript", fmt or sniff_content(file), "whole", optional=True))
+            out.append(self._src(file, role, fmt or sniff_content(file), "whole", optional=True))
         return out
 
     def _chat_session(self, chat: _Chat, mirrors: _Mirrors, claimed: set[Path] | None = None) -> DiscoveredSession:
@@ -1090,6 +1109,8 @@ class CursorAgent:
             s.sources.extend(self._terminal_sources(chat.graph.terminal_refs.get(chat.chat_id, set())))
             runs = sorted(chat.graph.run_transcripts.get(chat.chat_id, set()))
             s.sources.extend(self._cloud_transcripts(runs, s, claimed if claimed is not None else set()))
+            outs = sorted(chat.graph.run_outputs.get(chat.chat_id, set()))
+            s.sources.extend(self._cloud_transcripts(outs, s, claimed if claimed is not None else set(), output=True))
         s.updated_at = iso_ms(chat.updated_ms, guess_unit=True) or self._mtime_iso(s.sources)
         return s
 
@@ -1109,6 +1130,8 @@ class CursorAgent:
             if ref.transcript_path:
                 paths.insert(0, ref.transcript_path)
             s.sources.extend(self._cloud_transcripts(paths, s, claimed if claimed is not None else set()))
+            outs = sorted(chat.graph.run_outputs.get(ref.subagent_id, set()))
+            s.sources.extend(self._cloud_transcripts(outs, s, claimed if claimed is not None else set(), output=True))
         return s
 
     def _orphan_mirrors(
