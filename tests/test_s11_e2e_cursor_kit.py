@@ -1,0 +1,201 @@
+"""Shared kit of the s11 outsider end-to-end audits (test_s11_e2e_cursor / _opencode / _deepseek).
+
+No tests here. Canaries to plant in every field, a home built in a child process that exits
+without closing its SQLite connections (so every WAL database keeps a live -wal, as on a machine
+where the harness is running), the real CLI (`python -m archiver`) against a file:// store, and
+the archive read back WITHOUT the project's code: `age -d` with the identity `archiver keygen`
+wrote, then `zstd -d`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+REPO = Path(__file__).resolve().parents[1]
+USER = "zorbloff"  # the archived user; the home folder is named after it too
+OTHER = "quillon"  # the user of the home a restore goes into
+# connections a builder opened: kept referenced until the child exits (a collected connection
+# closes, and the last close of a WAL database checkpoints it and deletes its -wal)
+KEEP_OPEN: list[Any] = []
+
+
+class Canaries:
+    """Distinct canaries: each names a home path, an e-mail, two secrets and a card number."""
+
+    def __init__(self, home: str) -> None:
+        self.home = home
+        self.n = 0
+        self.all: dict[str, dict[str, str]] = {}
+
+    def parts(self, tag: str) -> dict[str, str]:
+        self.n += 1
+        n = self.n
+        h = hashlib.sha256(f"{tag}{n}".encode()).hexdigest().upper()
+        body = "4" + f"{n:03d}" + h[:11].translate(str.maketrans("ABCDEF", "123456"))
+        p = {
+            "path": f"{self.home}/w{n:03d}/f.txt",
+            "email": f"q{n:03d}.{USER}@quuxmail.net",
+            "ghp": "ghp_" + (f"K{n:03d}" + hashlib.sha512(h.encode()).hexdigest().upper())[:36],
+            "akia": "AKIA" + (f"Z{n:03d}" + h[11:]).replace("0", "Q")[:16],
+            "card": body + _luhn_digit(body),
+        }
+        self.all[f"{tag}#{n}"] = p
+        return p
+
+    def c(self, tag: str) -> str:
+        """A canary for a text field."""
+        p = self.parts(tag)
+        return f"[{tag}] see {p['path']} mail {p['email']} tok {p['ghp']} key {p['akia']} card {p['card']} ."
+
+    def path(self, tag: str, sub: str = "") -> str:
+        """A canary for a path field: a folder under the home (with `sub` below it)."""
+        folder = self.parts(tag)["path"].rsplit("/", 1)[0]
+        return f"{folder}/{sub}" if sub else folder
+
+    def needles(self) -> list[tuple[str, str]]:
+        out = [("username", USER)]
+        for k, p in self.all.items():
+            out += [(f"{k}:email", p["email"].split("@")[0]), (f"{k}:ghp", p["ghp"][4:]),
+                    (f"{k}:akia", p["akia"]), (f"{k}:card", p["card"])]
+        return out
+
+
+def _luhn_digit(body: str) -> str:
+    total = 0
+    for i, ch in enumerate(reversed(body)):
+        d = int(ch) * (2 if i % 2 == 0 else 1)
+        total += d - 9 if d > 9 else d
+    return str((10 - total % 10) % 10)
+
+
+def build_in_child(builder: Callable[[Path, Canaries], dict[str, Any]], home: Path, out: Path) -> dict[str, Any]:
+    """Run builder(home, canaries) in a forked child that ends with os._exit: the SQLite
+    connections it opened are never closed, so each WAL database keeps its committed frames in
+    a live -wal file. Returns what the builder returned plus the canary needles."""
+    home.mkdir(parents=True)
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        code = 1
+        try:
+            can = Canaries(str(home))
+            facts = builder(home, can)
+            out.write_text(json.dumps({"facts": facts, "needles": can.needles()}))
+            code = 0
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0, "the home builder failed"
+    return json.loads(out.read_text())  # type: ignore[no-any-return]
+
+
+@dataclass
+class Setup:
+    base: Path
+    home: Path
+    env: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def config(self) -> Path:
+        return self.base / "config.toml"
+
+    @property
+    def identity(self) -> Path:
+        return self.base / "keys" / "identity.txt"
+
+    @property
+    def store(self) -> Path:
+        return self.base / "store"
+
+    def cli(self, *args: str) -> subprocess.CompletedProcess[str]:
+        """The real CLI in its own process: `python -m archiver <cmd> --config ... <args>`."""
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("ARCHIVER_", "CURSOR_", "XDG_", "OPENCODE_"))}
+        env.update(self.env, PYTHONPATH=str(REPO))
+        return subprocess.run([sys.executable, "-m", "archiver", args[0], "--config", str(self.config), *args[1:]],
+                              capture_output=True, text=True, env=env, timeout=300)
+
+    def restore(self, to: Path, *keys: str, family: bool = False) -> dict[str, Any]:
+        r = self.cli("restore", "--identity", str(self.identity), "--json", "--to", str(to),
+                     *(["--with-family"] if family else []), *(keys or ["--all"]))
+        assert r.returncode == 0, (r.returncode, r.stderr[-2000:])
+        return json.loads(r.stdout)  # type: ignore[no-any-return]
+
+
+def setup(tmp_path: Path, harness: str, extra: str = "") -> Setup:
+    """Keys from `archiver keygen`, a config that archives only `harness` into a file:// store."""
+    s = Setup(base=tmp_path, home=tmp_path / USER)
+    s.config.write_text("")
+    r = s.cli("keygen", "--out", str(tmp_path / "keys"))
+    assert r.returncode == 0, r.stderr
+    others = [h for h in ("claude-code", "codex", "cursor-agent", "opencode", "pi", "deepseek-harness") if h != harness]
+    s.config.write_text(
+        f'home = "{s.home}"\nhost = "laptop-of-{USER}"\n'
+        f'[redaction]\nteam_key_file = "{tmp_path / "keys" / "team.key"}"\nusernames = ["{USER}"]\n'
+        f'[encryption]\nrecipients_file = "{tmp_path / "keys" / "recipient.txt"}"\n'
+        f'[store]\nurl = "file://{s.store}"\n[state]\ndir = "{tmp_path / "state"}"\n'
+        + "".join(f"[harnesses.{h}]\nenabled = false\n" for h in others) + extra
+    )
+    return s
+
+
+def decrypt_all(s: Setup) -> dict[str, bytes]:
+    """Every object and manifest of the store, read with the age and zstd CLIs only."""
+    out: dict[str, bytes] = {}
+    for f in sorted(s.store.rglob("*")):
+        rel = f.relative_to(s.store).as_posix()
+        if not f.is_file() or rel == "archiver.json":  # the bucket's plain format note
+            continue
+        a = subprocess.run(["age", "-d", "-i", str(s.identity)], input=f.read_bytes(), capture_output=True)
+        assert a.returncode == 0, (rel, a.stderr[:200])
+        z = subprocess.run(["zstd", "-d", "-c"], input=a.stdout, capture_output=True)
+        out[rel] = z.stdout if z.returncode == 0 else a.stdout  # manifests may be age only
+    assert out, "nothing in the store"
+    return out
+
+
+def latest_manifest(plain: dict[str, bytes]) -> dict[str, Any]:
+    names = sorted(k for k in plain if k.startswith("snapshots/"))
+    assert names, "no manifest"
+    return json.loads(plain[names[-1]])  # type: ignore[no-any-return]
+
+
+def leaks(plain: dict[str, bytes], needles: list[tuple[str, str]]) -> list[tuple[str, str, str]]:
+    """(object, how, canary) for every canary value found in an object's plaintext (as is or
+    hex-encoded, as Cursor's meta stores JSON) or in its key."""
+    found = []
+    for rel, data in plain.items():
+        for name, value in needles:
+            v = value.encode()
+            if v in data:
+                found.append((rel, "raw", name))
+            elif v.hex().encode() in data or v.hex().upper().encode() in data:
+                found.append((rel, "hex", name))
+            if value in rel:
+                found.append((rel, "key", name))
+    return found
+
+
+def tree_leaks(root: Path, needles: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """(file, canary) for every canary value in a restored tree's file names or bytes."""
+    found = []
+    for f in sorted(root.rglob("*")):
+        rel = f.relative_to(root).as_posix()
+        data = f.read_bytes() if f.is_file() else b""
+        for name, value in needles:
+            if value in rel or value.encode() in data or value.encode().hex().encode() in data:
+                found.append((rel, name))
+    return found
+
+
+def sessions_by_key(manifest: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {s["key"]: s for s in manifest["sessions"]}
+
+
+def edges(session: dict[str, Any]) -> list[tuple[str, str, Any]]:
+    return [(p["relation"], p["parent"], p.get("at")) for p in session.get("parents", [])]
