@@ -21,6 +21,9 @@ Lineage
   before N (so siblings that merely inherited the same prefix are not taken for the parent).
 - parentSession may be a session id or a file path; both are resolved to a header id.
 Title: the last `session/title` event's data.title.
+Created: header.createdAt. The catalog types it only as a number (event `time` is epoch ms), so a
+value that reads as seconds, micro- or nanoseconds by its magnitude is scaled to ms (as Cursor's
+readers do) for the session's date and for every creation-time order between sessions.
 Attachments: events name them by `attachmentId` (ImageAttachmentRef / FileAttachmentRef); the
 catalog gives no on-disk location for their bytes, so none is guessed or collected.
 """
@@ -68,6 +71,20 @@ KNOWN_EVENTS = frozenset(
 # parent-side records naming a child session (data.childId): subagent/catalog ("a direct
 # child's complete discovery fact") and tool-workflow/agent-start (a workflow member's child Session)
 _CHILD_EVENTS = frozenset({"subagent/catalog", "tool-workflow/agent-start"})
+
+
+def _created_ms(header: dict[str, Any] | None) -> float | None:
+    """header.createdAt as epoch ms (seconds, micro- and nanoseconds scaled by magnitude), or None."""
+    v = (header or {}).get("createdAt")
+    if not isinstance(v, (int, float)) or isinstance(v, bool) or v != v or v <= 0:
+        return None
+    if v > 1e17:
+        return v / 1e6
+    if v > 1e14:
+        return v / 1e3
+    if v < 1e11:
+        return v * 1e3
+    return float(v)
 
 
 def _event_digest(line: Line, rec: Any) -> bytes:
@@ -135,8 +152,8 @@ class DeepSeekHarness:
         child_of: dict[str, str] = {}
 
         def created(sc: _Scanned) -> float:
-            v = (sc.header or {}).get("createdAt")
-            return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else float("inf")
+            v = _created_ms(sc.header)
+            return v if v is not None else float("inf")
 
         # a seeded copy without an inherited marker repeats its source's records: the oldest wins
         for sc in sorted(scanned, key=lambda sc: (created(sc), sc.session_id)):
@@ -245,7 +262,7 @@ class DeepSeekHarness:
         if named_by == sc.session_id:
             named_by = None
         s = DiscoveredSession(harness=NAME, session_id=sc.session_id, warnings=list(sc.warnings), title=sc.title)
-        s.created_at = iso_ms(header.get("createdAt"))  # None for a value no date can hold
+        s.created_at = iso_ms(_created_ms(header))  # None for a value no date can hold
         s.cwd = header.get("cwd") if isinstance(header.get("cwd"), str) else None
         s.sources.append(self._transcript(sc.file))
         try:
@@ -313,7 +330,7 @@ class DeepSeekHarness:
             s.warnings.append(f"fork parent not found: no session on this machine starts with the {n} inherited events")
             return None
         if len(candidates) > 1:
-            candidates.sort(key=lambda o: ((o.header or {}).get("createdAt") or 0, o.session_id))
+            candidates.sort(key=lambda o: (_created_ms(o.header) or 0, o.session_id))
             s.warnings.append(
                 "fork parent ambiguous between " + ", ".join(o.session_id for o in candidates) + "; the oldest is used"
             )
