@@ -393,3 +393,35 @@ def test_a_runs_output_path_goes_with_its_subagent(tmp_path: Path) -> None:
     assert s1[out].path == f".cursor/projects/{slug(cwd)}/subagent-output/r.txt"
     assert out not in {src.source for src in found[A].sources}
     assert f"output_path {elsewhere}: not under a Cursor folder; not archived" in found[A].warnings
+
+
+def test_symlinks_named_like_chat_files_are_not_followed(tmp_path: Path) -> None:
+    """A terminals/ file, a JSONL mirror, meta.json or the global prompt history that is a
+    symlink (to a key, say) is never read: the old collector followed them and archived the
+    file they point at (redacted, but it left HOME)."""
+    from archiver.harnesses.base import HarnessContext, load_harness
+
+    home = tmp_path / "h"
+    k = Canaries(str(home))
+    cwd = k.path("cwd")
+    key = tmp_path / "id_ed25519"
+    key.write_text("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\n")
+    proj = home / ".cursor" / "projects" / slug(cwd)
+    (proj / "terminals").mkdir(parents=True)
+    (proj / "terminals" / "3.txt").symlink_to(key)
+    (proj / "agent-transcripts" / A).mkdir(parents=True)
+    (proj / "agent-transcripts" / A / f"{A}.jsonl").symlink_to(key)
+    (proj / "agent-transcripts" / f"{O}.jsonl").symlink_to(key)
+    chat = home / ".cursor" / "chats" / md5(cwd) / A
+    st = Store(chat / "store.db", {"agentId": A, "latestRootBlobId": "", "name": "n", "createdAt": 1767261600000,
+                                   "mode": "default", "isRunEverything": False})
+    st.set_meta(dict(st.meta, latestRootBlobId=conversation(st, k, "A", cwd, str(proj / "terminals" / "3.txt"), None).hex()))
+    st.conn.close()
+    (chat / "meta.json").symlink_to(key)
+    (chat / "prompt_history.json").symlink_to(key)
+    (home / ".cursor" / "prompt_history.json").symlink_to(key)
+    found = list(load_harness(H, HarnessContext(home=home, env={})).discover())
+    read = {src.source.resolve() for s in found for src in s.sources}
+    assert key.resolve() not in read
+    assert [s.session_id for s in found] == [A]
+    assert [src.path.rsplit("/", 1)[-1] for src in found[0].sources] == ["store.db"]

@@ -675,6 +675,12 @@ def _entries(d: Path) -> list[Path]:
         return []
 
 
+def _plain_file(p: Path) -> bool:
+    """A regular file that is not a symlink: a link is never followed (it may lead out of HOME,
+    to a key or a system file), as in every other collector."""
+    return p.is_file() and not p.is_symlink()
+
+
 def _subdirs(d: Path) -> list[Path]:
     return [p for p in _entries(d) if p.is_dir() and not p.is_symlink()]
 
@@ -877,7 +883,7 @@ class CursorAgent:
         if chat.md5:  # an unkeyed hash of the original cwd: a guessed user name could be tested on it
             folder_rel = folder_rel.replace(f"/{chat.md5}/", "/<workspace>/")
         meta_path = chat.folder / "meta.json"
-        if meta_path.is_file():
+        if _plain_file(meta_path):
             mj = _read_json(meta_path)
             if isinstance(mj, dict):
                 chat.meta_json = mj
@@ -885,7 +891,7 @@ class CursorAgent:
                 chat.warnings.append(f"{folder_rel}/meta.json: not a JSON object")
         store = chat.folder / "store.db"
         store_rel = f"{folder_rel}/store.db"
-        if store.is_file():
+        if _plain_file(store):
             try:
                 chat.graph = self._read_graph(store, chat.chat_id)
             except (sqlite3.Error, ValueError, UnicodeDecodeError, orjson.JSONDecodeError) as e:
@@ -967,12 +973,12 @@ class CursorAgent:
             at = proj / "agent-transcripts"
             for entry in _entries(at):
                 if entry.is_dir() and not entry.is_symlink():
-                    files = [f for f in _entries(entry) if f.is_file()]
+                    files = [f for f in _entries(entry) if _plain_file(f)]
                     m.nested.setdefault(entry.name, []).extend(files)
                     for f in _entries(entry / "subagents"):
-                        if f.is_file() and f.suffix in (".jsonl", ".txt"):
+                        if _plain_file(f) and f.suffix in (".jsonl", ".txt"):
                             m.subs.setdefault(f.stem, []).append((entry.name, f))
-                elif entry.is_file() and entry.suffix in (".jsonl", ".txt"):
+                elif _plain_file(entry) and entry.suffix in (".jsonl", ".txt"):
                     m.flat.setdefault(entry.stem, []).append(entry)
         return m
 
@@ -987,6 +993,8 @@ class CursorAgent:
         out = []
         for proj, name in sorted(refs):
             files = [d / proj / "terminals" / name for d in self.projects_dirs]
+            if any(x.is_symlink() for x in files):
+                continue  # a link named like a terminal file is not followed
             f = next((x for x in files if x.is_file()), files[0])
             out.append(self._src(f, "sidecar", "text", "whole", optional=True))
         return out
@@ -1085,11 +1093,11 @@ class CursorAgent:
             s.parents.append(chat.fork_edge)
         folder = chat.folder
         store = folder / "store.db"
-        if store.is_file():
+        if _plain_file(store):
             s.sources.append(self._src(store, "database", "sqlite", "sqlite"))
         for name, role in (("meta.json", "sidecar"), ("prompt_history.json", "history")):
             f = folder / name
-            if f.is_file():
+            if _plain_file(f):
                 s.sources.append(self._src(f, role, "json"))
         known = STORE_NAMES | {"meta.json", "prompt_history.json"}
         try:
@@ -1163,7 +1171,7 @@ class CursorAgent:
             yield s
 
     def _host_session(self) -> DiscoveredSession | None:
-        f = next((r / "prompt_history.json" for r in self.roots if (r / "prompt_history.json").is_file()), None)
+        f = next((r / "prompt_history.json" for r in self.roots if _plain_file(r / "prompt_history.json")), None)
         if f is None:
             return None
         s = DiscoveredSession(harness=NAME, session_id="@host", kind="host")
