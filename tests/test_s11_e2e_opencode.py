@@ -292,3 +292,37 @@ def test_restore_the_family_into_another_users_opencode_db(synced: Any, tmp_path
     assert sorted(old["files"]) == sorted([f".local/share/opencode/storage/message/{OLD}/msg_old1.json",
                                            ".local/share/opencode/storage/part/msg_old1/prt_old1.json",
                                            f".local/share/opencode/storage/session/{PRJ}/{OLD}.json"])
+
+
+def test_symlinked_sidecars_are_not_followed(tmp_path: Path) -> None:
+    """A tool-output/ or shell/ file a row names that is a symlink (to a key, say) is never read:
+    the old collector followed it and archived the file it points at."""
+    from archiver.harnesses.base import HarnessContext, load_harness
+
+    home = tmp_path / "h"
+    root = home / ".local/share/opencode"
+    (root / "tool-output").mkdir(parents=True)
+    (root / "shell" / PRJ).mkdir(parents=True)
+    key = tmp_path / "id_ed25519"
+    key.write_text("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\n")
+    (root / "tool-output" / TOOL_OUT).symlink_to(key)
+    (root / "shell" / PRJ / f"{SH}.out").symlink_to(key)
+    conn = sqlite3.connect(root / "opencode.db")
+    conn.executescript(SCHEMA)
+    conn.execute("INSERT INTO project (id, worktree) VALUES (?, '/p')", (PRJ,))
+    conn.execute("INSERT INTO session_v2 (id, project_id, time_created, time_updated) VALUES (?, ?, 1, 2)", (MAIN, PRJ))
+    conn.execute("INSERT INTO session_message VALUES (?,?,?,?,?,?,?)", (mid(MAIN, 1), MAIN, "assistant", 1, 1, 1, J({
+        "content": [{"type": "tool", "id": "c", "name": "read", "state": {"status": "completed", "input": {},
+                     "content": [{"type": "text", "text": "x"}], "metadata": {"outputPath": f"/x/tool-output/{TOOL_OUT}"}}}],
+        "time": {"created": 1, "completed": 2}})))
+    conn.execute("INSERT INTO session_message VALUES (?,?,?,?,?,?,?)", (mid(MAIN, 2), MAIN, "shell", 2, 1, 1, J({
+        "shellID": SH, "command": "ls", "status": "exited", "time": {"created": 1, "completed": 2}})))
+    conn.commit()
+    conn.close()
+    h = load_harness(H, HarnessContext(home=home, env={}))
+    try:
+        (s,) = [x for x in h.discover() if x.session_id == MAIN]
+    finally:
+        h.close()  # type: ignore[attr-defined]
+    assert [src.path for src in s.sources] == [".local/share/opencode/opencode.db"]
+    assert f".local/share/opencode/tool-output/{TOOL_OUT} is a symbolic link; not archived" in s.warnings

@@ -832,6 +832,9 @@ class OpenCode:
         out: list[SourceArtifact] = []
         for name in f["tool_outputs"]:
             file = root / "tool-output" / name
+            if file.is_symlink():  # never followed: it may lead out of HOME (a key, a system file)
+                s.warnings.append(f"{self.native_root}/tool-output/{name} is a symbolic link; not archived")
+                continue
             out.append(self._src(file, "sidecar", _sniff(file), optional=True))
         project = f["project"]
         for sh, certain in f["shells"]:
@@ -847,11 +850,13 @@ class OpenCode:
 
     def _shell_file(self, project: str | None, sh: str) -> Path | None:
         base = self.root / "shell"
-        if project and (base / project / f"{sh}.out").is_file():
-            return base / project / f"{sh}.out"
+        own = base / project / f"{sh}.out" if project else None
+        if own is not None and own.is_file() and not own.is_symlink():
+            return own
         if base.is_dir():
             for f in sorted(base.glob(f"*/{sh}.out")):
-                return f
+                if not f.is_symlink():  # a link is never followed (it may lead out of HOME)
+                    return f
         return None
 
     def _snapshot_sessions(self, root: Path) -> Iterator[DiscoveredSession]:
