@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from tests.test_s11_e2e_cursor_kit import (
+from tests.fx_s11_e2e import (
     KEEP_OPEN, OTHER, USER, Canaries, build_in_child, decrypt_all, edges, latest_manifest, leaks, sessions_by_key, setup,
     tree_leaks,
 )
