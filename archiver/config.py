@@ -160,8 +160,10 @@ def default_config_path() -> Path:
 
 def _resolve_relative(data: dict[str, Any], base: Path) -> None:
     """Paths in the file are relative to the file's folder, as users expect."""
-    def fix(section: dict[str, Any] | None, key: str) -> None:
+    def fix(section: dict[str, Any] | None, key: str, keep_tilde: bool = False) -> None:
         if section and isinstance(section.get(key), str):
+            if keep_tilde and (section[key] == "~" or section[key].startswith("~/")):
+                return  # a harness folder's `~` is the configured `home`, resolved with it (runtime)
             p = Path(section[key]).expanduser()
             section[key] = str(p if p.is_absolute() else base / p)
 
@@ -176,8 +178,8 @@ def _resolve_relative(data: dict[str, Any], base: Path) -> None:
     fix(data.get("state"), "dir")
     for h in (data.get("harnesses") or {}).values():
         if isinstance(h, dict):
-            fix(h, "root")
-            fix(h, "session_dir")
+            fix(h, "root", keep_tilde=True)
+            fix(h, "session_dir", keep_tilde=True)
 
 
 def _format_validation_error(err: ValidationError, source: str) -> str:

@@ -14,6 +14,7 @@ from archiver.config import ConfigError, Settings
 from archiver.crypto import age
 from archiver.crypto.keys import TeamKeys, host_id, load_team_key, team_key_from_env
 from archiver.harnesses.base import Harness, HarnessContext, available_harnesses, load_harness
+from archiver.harnesses.common import expand_home
 from archiver.redact.base import Redactor
 from archiver.store import open_store
 from archiver.store.base import MiB, ObjectStore, StoreOptions
@@ -104,10 +105,12 @@ def harnesses(settings: Settings, only: list[str] | None = None,
         cfg = settings.harnesses.get(name)
         if cfg is None or not cfg.enabled or (only and name not in only):
             continue
+        home = settings.home_dir
         options: dict[str, object] = {}
         if cfg.session_dir:
-            options["session_dir"] = cfg.session_dir
-        ctx = HarnessContext(home=settings.home_dir, root=cfg.root, options=options)
+            options["session_dir"] = expand_home(str(cfg.session_dir), home)
+        root = expand_home(str(cfg.root), home) if cfg.root else None
+        ctx = HarnessContext(home=home, root=root, options=options)
         if cache is not None:
             ctx.cache = cache
         out.append(load_harness(name, ctx))

@@ -71,3 +71,24 @@ def test_bad_config_names_key(tmp_path: Path, text: str, needle: str) -> None:
 def test_missing_explicit_config_is_an_error(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="not found"):
         load_settings(tmp_path / "nope.toml")
+
+
+def test_harness_root_tilde_is_the_configured_home_not_the_process_users(tmp_path: Path) -> None:
+    """`root = "~/..."` names a folder of the archived HOME (`home = ...`), as the harness itself
+    resolves `~` against its HOME; other relative paths stay relative to the config file."""
+    from archiver.runtime import harnesses
+
+    home = tmp_path / "alice"
+    cfg = tmp_path / "conf" / "config.toml"
+    cfg.parent.mkdir()
+    cfg.write_text(
+        f'home = "{home}"\n'
+        '[harnesses.deepseek-harness]\nroot = "~/.deepseek/sessions"\n'
+        '[harnesses.pi]\nroot = "~/.pi/agent"\nsession_dir = "~/pi-sessions"\n'
+        '[harnesses.codex]\nroot = "codex-here"\n')
+    settings = load_settings(cfg)
+    by_name = {h.name: h for h in harnesses(settings, only=["deepseek-harness", "pi", "codex"])}
+    assert by_name["deepseek-harness"].ctx.root == home / ".deepseek" / "sessions"
+    assert by_name["pi"].ctx.root == home / ".pi" / "agent"
+    assert by_name["pi"].ctx.options["session_dir"] == home / "pi-sessions"
+    assert by_name["codex"].ctx.root == cfg.parent.resolve() / "codex-here"
