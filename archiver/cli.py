@@ -185,25 +185,32 @@ def cmd_sync(args: argparse.Namespace) -> int:
     from archiver.sync import Syncer, SyncOptions
 
     started = time.time()
-    settings = settings_of(args)
-    keys = runtime.team_keys(settings)
-    recipients = runtime.recipients(settings)
-    redactor = LazyRedactor(settings, keys)
-    archive = None if args.dry_run else Archive(runtime.store(settings, lazy=True))
-    state_dir = settings.state_dir
-    state_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
-    if args.workers < 1:
-        raise UsageError("--workers must be at least 1")
-    lock = RunLock(state_dir / "lock")
-    try:
-        lock.acquire()
-    except AlreadyRunning as e:
-        if args.json:
-            emit_json({"skipped": True, "reason": str(e)})
-        else:
-            console().print(f"another sync is running ({e}); nothing to do")
-        return EXIT_OK
-    progress = make_progress(quiet=args.quiet, json_output=args.json)
+    try:  # a run that stops before it starts (config, keys, state dir) is a failed run to the metrics too
+        settings = settings_of(args)
+        keys = runtime.team_keys(settings)
+        recipients = runtime.recipients(settings)
+        redactor = LazyRedactor(settings, keys)
+        archive = None if args.dry_run else Archive(runtime.store(settings, lazy=True))
+        state_dir = settings.state_dir
+        if args.workers < 1:
+            raise UsageError("--workers must be at least 1")
+        lock = RunLock(state_dir / "lock")
+        try:
+            state_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+            lock.acquire()
+        except AlreadyRunning as e:
+            if args.json:
+                emit_json({"skipped": True, "reason": str(e)})
+            else:
+                console().print(f"another sync is running ({e}); nothing to do")
+            return EXIT_OK
+        except OSError as e:  # a state dir that cannot be made or written: one line, not a traceback
+            return _sync_failed(args, f"state dir {state_dir}: {e.strerror or type(e).__name__}"
+                                      f"{f' ({e.filename})' if e.filename else ''}", started)
+    except Exception:
+        _failure_metrics(args, started)
+        raise
+    progress = make_progress(quiet=args.quiet, json_output=args.json, json_logs=args.log_format == "json")
     # tens of thousands of small objects (sessions, paths, cached rows) live for the whole run:
     # collect young garbage less often than every 700 allocations (the default)
     import gc
@@ -326,8 +333,9 @@ def redaction_fingerprint(settings: Any, keys: Any) -> str:
     return h.hexdigest()
 
 
-def _sync_failed(args: argparse.Namespace, reason: str, started: float) -> int:
-    """A run that could not finish (state dir full, unreadable): one clear line, exit 1."""
+def _failure_metrics(args: argparse.Namespace, started: float) -> None:
+    """--metrics-file of a run that failed as a whole; a metrics file that cannot be written
+    does not hide why the run failed."""
     import time
 
     from archiver import metrics
@@ -335,8 +343,13 @@ def _sync_failed(args: argparse.Namespace, reason: str, started: float) -> int:
     if args.metrics_file and not args.dry_run:
         try:
             metrics.write_metrics(Path(args.metrics_file), None, started=started, finished=time.time(), success=False)
-        except OSError:
-            pass
+        except OSError as e:
+            err(f"--metrics-file {args.metrics_file}: cannot write it ({e.strerror or type(e).__name__})")
+
+
+def _sync_failed(args: argparse.Namespace, reason: str, started: float) -> int:
+    """A run that could not finish (state dir full, unreadable): one clear line, exit 1."""
+    _failure_metrics(args, started)
     if args.json:
         emit_json({"snapshot": None, "errors": [reason], "failed": True})
     err(reason)

@@ -249,7 +249,7 @@ def test_reader_commands_live_in_archiver_commands() -> None:
                  "def require_archive"):
         assert name not in source
     # still importable from cli, for callers of the old names
-    from archiver.cli import catalog_of, parse_at, resolve_key  # noqa: F401
+    from archiver.cli import catalog_of, parse_at, resolve_key
     from archiver.commands import reading
 
-    assert parse_at is reading.parse_at and catalog_of is reading.catalog_of
+    assert (parse_at, catalog_of, resolve_key) == (reading.parse_at, reading.catalog_of, reading.resolve_key)

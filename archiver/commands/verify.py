@@ -34,7 +34,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
     from archiver.progress import CountProgress
 
     archive = open_archive(settings)
-    with CountProgress("verify", quiet=args.quiet, json_output=args.json) as bar:
+    with CountProgress("verify", quiet=args.quiet, json_output=args.json,
+                       json_logs=getattr(args, "log_format", "auto") == "json") as bar:
         result = verify(archive, ids, read_data=bool(args.read_data or args.read_data_subset),
                         subset=subset, object_id_key=object_key, progress=bar, at=at)
     if not result.manifests and not result.errors and not result.later:
