@@ -11,7 +11,6 @@ import json
 import logging
 import os
 import sys
-from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Any, Callable
 
@@ -86,154 +85,25 @@ def settings_of(args: argparse.Namespace):  # type: ignore[no-untyped-def]
     return load_settings(Path(args.config) if args.config else None)
 
 
-def open_archive(settings):  # type: ignore[no-untyped-def]
-    from archiver import runtime
-    from archiver.archive import Archive
-
-    return Archive(runtime.store(settings))
-
-
-def identities_of(args: argparse.Namespace) -> list[Any]:
-    from archiver import runtime
-
-    ident = getattr(args, "identity", None)
-    pp = getattr(args, "identity_passphrase_file", None)
-    return runtime.identities(Path(ident) if ident else None, Path(pp) if pp else None)
+# names that moved to archiver/commands/ (the reader commands and what they share), still
+# importable from here; resolved on first use so that cli.py imports no command module
+_MOVED = {
+    **dict.fromkeys(("open_archive", "add_identity", "identities_of", "catalog_of", "require_archive",
+                     "wrong_identity_hint", "object_id_key_of", "AT_HELP", "add_at", "at_of", "parse_at",
+                     "parse_since", "resolve_key", "as_of", "iso_utc"), "archiver.commands.reading"),
+    "check_harnesses": "archiver.commands.ls", "cmd_ls": "archiver.commands.ls",
+    "cmd_lineage": "archiver.commands.lineage", "cmd_restore": "archiver.commands.restore",
+    "cmd_verify": "archiver.commands.verify",
+}
 
 
-def catalog_of(args: argparse.Namespace, settings, host_id: str | None = None, archive=None):  # type: ignore[no-untyped-def]
-    """The archive as readers see it: every host's newest states, or with --at, as they were then.
-    `archive`: an archive the caller already opened and goes on using (one store client)."""
-    from archiver.archive import load_catalog
+def __getattr__(name: str) -> Any:
+    module = _MOVED.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
 
-    at = at_of(args)
-    ids = identities_of(args)
-    archive = archive if archive is not None else open_archive(settings)
-    catalog = load_catalog(archive, ids, host_id, at=at, object_id_key=object_id_key_of(settings))
-    if not catalog.manifests and not catalog.hosts_later and host_id is None:
-        require_archive(archive, settings)
-    hint = wrong_identity_hint(catalog.errors, len(catalog.manifests), args)
-    if hint:
-        catalog.errors.insert(0, hint)
-    return catalog, ids
-
-
-def require_archive(archive: Any, settings: Any) -> None:
-    """A store with no snapshots is an archive nothing was synced to yet only if it holds the
-    archive marker; without it the url (or its prefix) is wrong, which a reader must not
-    answer with an empty, successful listing ("0 sessions", "verify: ok")."""
-    from archiver.archive import MARKER_KEY
-    from archiver.store.base import NotFound
-
-    try:
-        archive.store.get_bytes(MARKER_KEY, max_size=1 << 20)
-    except NotFound:
-        raise UsageError(f"no archive at {settings.store.url}: it holds neither {MARKER_KEY} nor snapshots/ "
-                         "(is store.url, or its prefix, right?)") from None
-
-
-def wrong_identity_hint(errors: list[str], manifests: int, args: argparse.Namespace) -> str | None:
-    """One line saying what a reader sees when every manifest refuses its identity."""
-    refused = sum("NoIdentityMatched" in e for e in errors)
-    if not refused or refused < manifests:
-        return None
-    ident = getattr(args, "identity", None) or os.environ.get("ARCHIVER_IDENTITY_FILE") or "the identity"
-    return (f"{ident} matches none of the {refused} manifest(s): not an identity this archive is encrypted to "
-            "(the identity.txt written beside the collectors' recipient.txt, or a recovery identity)")
-
-
-def object_id_key_of(settings: Any) -> bytes | None:
-    """The team's object-id key (object ids and tombstones are keyed with it), or None: reviewers
-    may not hold the team key."""
-    from archiver import runtime
-    from archiver.config import ConfigError
-
-    try:
-        return runtime.team_keys(settings).object_id
-    except ConfigError:
-        return None
-
-
-AT_HELP = ("read the archive as it was at TIME: per host, the newest snapshot created at or before it "
-           "(see `archiver snapshots`). TIME is ISO 8601 in UTC unless it names an offset "
-           "(2026-11-30T12:00:00Z, 2026-11-30T13:00+01:00, 2026-11-30T12:00 is UTC), a date meaning the end "
-           "of that day UTC (2026-11-30), or a duration ago (90m, 12h, 3d, 2w)")
-
-
-def add_at(sp: argparse.ArgumentParser, help_: str = AT_HELP) -> None:
-    sp.add_argument("--at", metavar="TIME", help=help_)
-
-
-def at_of(args: argparse.Namespace) -> datetime | None:
-    """--at as an aware UTC datetime, or None when not given."""
-    text = getattr(args, "at", None)
-    return None if text is None else parse_at(text)
-
-
-def parse_at(text: str, now: datetime | None = None) -> datetime:
-    """A point in time from the command line: a duration ago (prune's form: 90m, 12h, 3d), a
-    date (the end of that day, UTC: everything archived that day counts), or an ISO 8601 time
-    (naive means UTC, as every time the archive records and prints)."""
-    from archiver.prune import parse_duration
-
-    raw = text.strip()
-    now = now or datetime.now(timezone.utc)
-    try:
-        try:
-            return now - parse_duration(raw)
-        except ValueError:
-            pass
-        try:
-            return datetime.combine(date.fromisoformat(raw), datetime.max.time(), timezone.utc)
-        except ValueError:
-            pass
-        when = datetime.fromisoformat(raw)
-        return (when if when.tzinfo else when.replace(tzinfo=timezone.utc)).astimezone(timezone.utc)
-    except (ValueError, OverflowError):
-        raise UsageError(f"--at: cannot read {text!r} as a time: use ISO 8601 (2026-11-30T12:00:00Z), "
-                         "a date (2026-11-30, its end in UTC) or a duration ago (90m, 12h, 3d)") from None
-
-
-def resolve_key(catalog: Any, key: str, *, many: bool = False) -> list[str]:
-    """The catalog keys a KEY from the command line names: the key itself; a host-level key
-    (`claude-code:@host`) names each host's (`many`: all of them, else it must be one); else a
-    unique prefix of a key, or of a session id given without its harness (`6513270e`). A key
-    that names nothing while manifests could not be read is an integrity failure: the session
-    may be in one of them."""
-    sessions = catalog.sessions
-    if key in sessions:
-        return [key]
-    exact = sorted(k for k, s in sessions.items() if s.key == key)
-    if len(exact) == 1 or (exact and many):
-        return exact
-    if exact:
-        raise UsageError(f"{key!r} names {len(exact)} host-level sessions, one per host; use one of: {', '.join(exact)}")
-    cands = sorted(k for k, s in sessions.items()
-                   if key and (k.startswith(key) or (":" not in key and s.session_id.startswith(key))))
-    if len(cands) == 1:
-        return cands
-    if cands:
-        shown = ", ".join(cands[:8]) + (f", ... ({len(cands) - 8} more)" if len(cands) > 8 else "")
-        raise UsageError(f"{key!r} is ambiguous: it begins {len(cands)} sessions{as_of(catalog)}: {shown}; "
-                         "give more of the id")
-    if catalog.errors:
-        for e in catalog.errors:
-            err(e)
-        raise IntegrityFailure(f"no session {key!r} in the readable manifests{as_of(catalog)}; "
-                               f"{len(catalog.errors)} problem(s) reading the archive (above)")
-    raise UsageError(f"no session {key!r} in the archive{as_of(catalog)}")
-
-
-def as_of(catalog: Any) -> str:
-    """' as of <time>' for messages about a catalog read with --at, else ''."""
-    return f" as of {iso_utc(catalog.at)}" if catalog.at is not None else ""
-
-
-def iso_utc(when: datetime) -> str:
-    """archive.iso_utc, imported when first needed (every command imports this module)."""
-    from archiver import archive
-
-    return archive.iso_utc(when)
+    return getattr(importlib.import_module(module), name)
 
 
 # ---------------------------------------------------------------- commands
@@ -315,25 +185,32 @@ def cmd_sync(args: argparse.Namespace) -> int:
     from archiver.sync import Syncer, SyncOptions
 
     started = time.time()
-    settings = settings_of(args)
-    keys = runtime.team_keys(settings)
-    recipients = runtime.recipients(settings)
-    redactor = LazyRedactor(settings, keys)
-    archive = None if args.dry_run else Archive(runtime.store(settings, lazy=True))
-    state_dir = settings.state_dir
-    state_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
-    if args.workers < 1:
-        raise UsageError("--workers must be at least 1")
-    lock = RunLock(state_dir / "lock")
-    try:
-        lock.acquire()
-    except AlreadyRunning as e:
-        if args.json:
-            emit_json({"skipped": True, "reason": str(e)})
-        else:
-            console().print(f"another sync is running ({e}); nothing to do")
-        return EXIT_OK
-    progress = make_progress(quiet=args.quiet, json_output=args.json)
+    try:  # a run that stops before it starts (config, keys, state dir) is a failed run to the metrics too
+        settings = settings_of(args)
+        keys = runtime.team_keys(settings)
+        recipients = runtime.recipients(settings)
+        redactor = LazyRedactor(settings, keys)
+        archive = None if args.dry_run else Archive(runtime.store(settings, lazy=True))
+        state_dir = settings.state_dir
+        if args.workers < 1:
+            raise UsageError("--workers must be at least 1")
+        lock = RunLock(state_dir / "lock")
+        try:
+            state_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+            lock.acquire()
+        except AlreadyRunning as e:
+            if args.json:
+                emit_json({"skipped": True, "reason": str(e)})
+            else:
+                console().print(f"another sync is running ({e}); nothing to do")
+            return EXIT_OK
+        except OSError as e:  # a state dir that cannot be made or written: one line, not a traceback
+            return _sync_failed(args, f"state dir {state_dir}: {e.strerror or type(e).__name__}"
+                                      f"{f' ({e.filename})' if e.filename else ''}", started)
+    except Exception:
+        _failure_metrics(args, started)
+        raise
+    progress = make_progress(quiet=args.quiet, json_output=args.json, json_logs=args.log_format == "json")
     # tens of thousands of small objects (sessions, paths, cached rows) live for the whole run:
     # collect young garbage less often than every 700 allocations (the default)
     import gc
@@ -456,8 +333,9 @@ def redaction_fingerprint(settings: Any, keys: Any) -> str:
     return h.hexdigest()
 
 
-def _sync_failed(args: argparse.Namespace, reason: str, started: float) -> int:
-    """A run that could not finish (state dir full, unreadable): one clear line, exit 1."""
+def _failure_metrics(args: argparse.Namespace, started: float) -> None:
+    """--metrics-file of a run that failed as a whole; a metrics file that cannot be written
+    does not hide why the run failed."""
     import time
 
     from archiver import metrics
@@ -465,239 +343,17 @@ def _sync_failed(args: argparse.Namespace, reason: str, started: float) -> int:
     if args.metrics_file and not args.dry_run:
         try:
             metrics.write_metrics(Path(args.metrics_file), None, started=started, finished=time.time(), success=False)
-        except OSError:
-            pass
+        except OSError as e:
+            err(f"--metrics-file {args.metrics_file}: cannot write it ({e.strerror or type(e).__name__})")
+
+
+def _sync_failed(args: argparse.Namespace, reason: str, started: float) -> int:
+    """A run that could not finish (state dir full, unreadable): one clear line, exit 1."""
+    _failure_metrics(args, started)
     if args.json:
         emit_json({"snapshot": None, "errors": [reason], "failed": True})
     err(reason)
     return EXIT_PARTIAL
-
-
-def check_harnesses(names: list[str] | None) -> None:
-    from archiver.harnesses.base import MODULES
-
-    for name in names or ():
-        if name not in MODULES:
-            raise UsageError(f"--harness: unknown harness {name!r}; known: {', '.join(MODULES)}")
-
-
-def parse_since(text: str, now: datetime | None = None) -> datetime:
-    """--since: the forms of --at, except that a date alone is the start of that day (UTC)."""
-    try:
-        return datetime.combine(date.fromisoformat(text.strip()), datetime.min.time(), timezone.utc)
-    except ValueError:
-        pass
-    try:
-        return parse_at(text, now)
-    except UsageError:
-        raise UsageError(f"--since: cannot read {text!r} as a time: use ISO 8601 (2026-11-30T12:00:00Z), "
-                         "a date (2026-11-30, its start in UTC) or a duration ago (90m, 12h, 3d)") from None
-
-
-def _session_time(s: Any) -> datetime | None:
-    """When a session last changed: updated_at, else created_at, else when it was archived."""
-    from archiver.archive import parse_utc
-
-    for value in (s.updated_at, s.created_at, s.archived_at):
-        if value:
-            try:
-                return parse_utc(value)
-            except ValueError:
-                continue
-    return None
-
-
-def _filter_sessions(sessions: list, args: argparse.Namespace) -> list:  # type: ignore[type-arg]
-    since = parse_since(args.since) if getattr(args, "since", None) else None
-    title = args.title.casefold() if getattr(args, "title", None) else None
-    out = []
-    for s in sessions:
-        if getattr(args, "harness", None) and s.harness not in args.harness:
-            continue
-        if getattr(args, "host", None) and s.host_id != args.host:
-            continue
-        if title is not None and title not in (s.title or "").casefold():
-            continue
-        if since is not None:
-            when = _session_time(s)
-            if when is None or when < since:
-                continue
-        out.append(s)
-    return out
-
-
-def cmd_ls(args: argparse.Namespace) -> int:
-    check_harnesses(args.harness)
-    if args.since:
-        parse_since(args.since)  # a TIME that does not read exits 2 before the store is read
-    settings = settings_of(args)
-    # --host reads only that host's manifests: another host's later copy of a session with the
-    # same key must not hide this host's
-    catalog, _ = catalog_of(args, settings, host_id=args.host)
-    if args.host and not catalog.manifests and not catalog.hosts_later:
-        catalog.notes.append(f"no snapshots of host {args.host!r} (`archiver snapshots` lists the hosts)")
-    sessions = _filter_sessions(sorted(catalog.sessions.values(), key=lambda s: s.key), args)
-    later = [{"host_id": h, "first_snapshot": first} for h, first in sorted(catalog.hosts_later.items())]
-    if args.json:
-        emit_json({"sessions": [s.model_dump() for s in sessions], "errors": catalog.errors,
-                   "at": iso_utc(catalog.at) if catalog.at else None, "hosts_without_state": later,
-                   "notes": catalog.notes})
-    else:
-        from rich.table import Table
-
-        t = Table(title=f"{len(sessions)} sessions in {len(catalog.manifests)} snapshots{as_of(catalog)}")
-        for col in ("key", "kind", "title", "updated", "files", "bytes", "host"):
-            t.add_column(col)
-        for s in sessions:
-            t.add_row(plain(s.key), s.kind, plain(s.title or ""), plain((s.updated_at or "")[:19]),
-                      str(len(s.artifacts)), str(sum(a.size for a in s.artifacts)), plain(s.host_id or ""))
-        console().print(t)
-        for h in later:
-            err(f"note: host {h['host_id']} contributes nothing{as_of(catalog)}: its first snapshot is "
-                f"from {h['first_snapshot']}")
-        for n in catalog.notes:
-            err(f"note: {n}")
-        for e in catalog.errors:
-            err(e)
-    return EXIT_INTEGRITY if catalog.errors else EXIT_OK
-
-
-def cmd_lineage(args: argparse.Namespace) -> int:
-    from archiver.lineage import Lineage
-
-    settings = settings_of(args)
-    catalog, _ = catalog_of(args, settings)
-    lin = Lineage(catalog.sessions)
-    if args.key:
-        keys = lin.family(resolve_key(catalog, args.key)[0])
-    else:
-        keys = set(catalog.sessions)
-    status = EXIT_INTEGRITY if catalog.errors else EXIT_OK
-    if args.json:
-        doc = lin.to_json(keys)
-        if catalog.at is not None:
-            doc["at"] = iso_utc(catalog.at)
-        doc["errors"] = catalog.errors
-        emit_json(doc)
-        return status
-    from rich.tree import Tree
-
-    c = console()
-    forest = Tree(f"lineage ({len(keys)} sessions{as_of(catalog)})")
-
-    def label(key: str, relation: str | None, inferred: bool) -> str:
-        s = catalog.sessions.get(key)
-        rel = f"[{relation}{', inferred' if inferred else ''}] " if relation else ""
-        title = f" — {s.title}" if s and s.title else ("" if s else " (not archived)")
-        return plain(f"{rel}{key}{title}")
-
-    def grow(node, key: str, seen: set[str]) -> None:  # type: ignore[no-untyped-def]
-        for e in lin.children(key):
-            if e.child in keys and e.child not in seen:
-                seen.add(e.child)
-                grow(node.add(label(e.child, e.relation, e.inferred)), e.child, seen)
-
-    seen: set[str] = set()
-    for root in lin.roots(keys | {e.parent for e in lin.edges if e.child in keys}):
-        if root not in keys and not any(e.child in keys for e in lin.children(root)):
-            continue
-        seen.add(root)
-        grow(forest.add(label(root, None, False)), root, seen)
-    c.print(forest)
-    for e in catalog.errors:
-        err(e)
-    return status
-
-
-def cmd_restore(args: argparse.Namespace) -> int:
-    from archiver import runtime
-    from archiver.lineage import Lineage
-    from archiver.restore import Restorer
-
-    if not args.keys and not args.all:
-        raise UsageError("restore needs KEY... or --all")
-    target = Path(args.to)
-    if target.exists() and not target.is_dir():
-        raise UsageError(f"--to {args.to}: exists and is not a directory")
-    settings = settings_of(args)
-    archive = open_archive(settings)
-    # --host reads only that host's manifests (see cmd_ls)
-    catalog, ids = catalog_of(args, settings, host_id=args.host, archive=archive)
-    lin = Lineage(catalog.sessions)
-    if args.all:
-        wanted = set(catalog.sessions)
-    else:
-        wanted = set()
-        for key in args.keys:
-            for k in resolve_key(catalog, key, many=True):
-                wanted |= lin.family(k) if args.with_family else {k}
-    sessions = [catalog.sessions[k] for k in sorted(wanted) if k in catalog.sessions]
-    if args.host:
-        sessions = [s for s in sessions if s.host_id == args.host]
-    harnesses = {h.name: h for h in runtime.harnesses(settings)}
-    try:
-        target.mkdir(parents=True, exist_ok=True)
-    except OSError as e:  # a file's own errors are in the result; the target itself must exist
-        raise UsageError(f"--to {args.to}: {e.strerror or type(e).__name__}") from None
-    result = Restorer(archive, ids, harnesses, overwrite=args.overwrite).restore(sessions, target)
-    if args.json:
-        doc = result.to_json()
-        if catalog.at is not None:
-            doc["at"] = iso_utc(catalog.at)
-        doc["errors"] = catalog.errors
-        emit_json(doc)
-    else:
-        c = console()
-        c.print(plain(f"restored {len(result.sessions)} sessions, {len(result.files)} files into {args.to}"
-                      f"{as_of(catalog)}"))
-        for r in result.refused:
-            err(f"refused: {r}")
-        for e in result.integrity_errors:
-            err(f"integrity: {e}")
-        for w in result.warnings:
-            err(f"warning: {w}")
-        for e in catalog.errors:  # an unreadable manifest: what was restored may be an older state
-            err(e)
-    if result.integrity_errors or result.refused or catalog.errors:
-        return EXIT_INTEGRITY
-    return EXIT_OK
-
-
-def cmd_verify(args: argparse.Namespace) -> int:
-    from archiver.verify import verify
-
-    settings = settings_of(args)
-    ids = identities_of(args)
-    subset = 1.0
-    if args.read_data_subset:
-        text = args.read_data_subset.strip()
-        try:
-            subset = float(text[:-1]) / 100 if text.endswith("%") else float(text)
-        except ValueError:
-            raise UsageError(f"--read-data-subset: not a fraction or percentage: {text!r}") from None
-        if not 0 < subset <= 1:
-            raise UsageError("--read-data-subset must be in (0, 100%]")
-    object_key = object_id_key_of(settings)  # without it, content is checked by sha256 only
-    from archiver.progress import CountProgress
-
-    archive = open_archive(settings)
-    with CountProgress("verify", quiet=args.quiet, json_output=args.json) as bar:
-        result = verify(archive, ids, read_data=bool(args.read_data or args.read_data_subset),
-                        subset=subset, object_id_key=object_key, progress=bar)
-    if not result.manifests and not result.errors:
-        require_archive(archive, settings)  # "ok" about a store that holds no archive would mislead
-    hint = wrong_identity_hint(result.errors, result.manifests + sum(".json.age: " in e for e in result.errors), args)
-    if hint:
-        result.errors.insert(0, hint)
-    if args.json:
-        emit_json(result.to_json())
-    else:
-        c = console()
-        c.print(f"{result.manifests} manifests, {result.objects} objects, {result.objects_read} read: "
-                + ("ok" if not result.errors else f"{len(result.errors)} problems"))
-        for e in result.errors:
-            err(e)
-    return EXIT_INTEGRITY if result.errors else EXIT_OK
 
 
 def cmd_redact(args: argparse.Namespace) -> int:
@@ -798,12 +454,6 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 # ---------------------------------------------------------------- parser
-def add_identity(sp: argparse.ArgumentParser) -> None:
-    sp.add_argument("--identity", help="age identity file (default $ARCHIVER_IDENTITY_FILE)")
-    sp.add_argument("--identity-passphrase-file",
-                    help="passphrase for a passphrase-protected identity (or $ARCHIVER_PASSPHRASE)")
-
-
 def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--config", help="config file (default $ARCHIVER_CONFIG, then ~/.config/archiver/config.toml)")
@@ -836,35 +486,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="sessions processed at once, and redaction processes (default: cores, at most 4)")
     sp.add_argument("--harness", action="append")
 
-    sp = add("ls", cmd_ls, "sessions in the archive (latest state per session, or as of --at)")
-    add_identity(sp)
-    add_at(sp)
-    sp.add_argument("--harness", action="append")
-    sp.add_argument("--since", help="ISO date/time: sessions updated since")
-    sp.add_argument("--host", help="host id")
-    sp.add_argument("--title", help="substring of the (redacted) title")
+    from archiver.commands import READERS, register_all
 
-    sp = add("lineage", cmd_lineage, "the lineage forest, or one family, as a tree")
-    sp.add_argument("key", nargs="?")
-    add_identity(sp)
-    add_at(sp)
-
-    sp = add("restore", cmd_restore, "restore sessions into DIR laid out like a HOME")
-    sp.add_argument("keys", nargs="*")
-    sp.add_argument("--all", action="store_true")
-    sp.add_argument("--to", required=True)
-    add_identity(sp)
-    add_at(sp)
-    sp.add_argument("--with-family", action="store_true")
-    sp.add_argument("--overwrite", action="store_true",
-                    help="replace files of the target that hold other content (default: refuse and report them)")
-    sp.add_argument("--host", help="only sessions last archived by this host id (hosts share paths such as "
-                                   ".claude/history.jsonl: restore one host at a time)")
-
-    sp = add("verify", cmd_verify, "check manifests and objects (--read-data downloads and checks content)")
-    add_identity(sp)
-    sp.add_argument("--read-data", action="store_true")
-    sp.add_argument("--read-data-subset", help="e.g. 5%% or 0.05")
+    register_all(sub, common, only=READERS)
 
     sp = add("redact", cmd_redact, "redact one file to stdout with the configured rules")
     sp.add_argument("file")
@@ -881,8 +505,6 @@ def build_parser() -> argparse.ArgumentParser:
     rt = rsub.add_parser("test", parents=[inner])
     rt.add_argument("file")
     rt.set_defaults(func=cmd_rules)
-
-    from archiver.commands import register_all
 
     register_all(sub, common)
 

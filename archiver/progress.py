@@ -123,10 +123,11 @@ def _size(n: int) -> str:
 
 
 def make_progress(*, quiet: bool = False, json_output: bool = False, stream: TextIO | None = None,
-                  force: bool | None = None) -> SyncProgress | NullProgress:
+                  force: bool | None = None, json_logs: bool = False) -> SyncProgress | NullProgress:
     """The progress callback to hand to Syncer: live on a terminal, a no-op otherwise.
-    `force` overrides the terminal check (True: always draw; False: never)."""
-    if quiet or json_output or force is False:
+    `force` overrides the terminal check (True: always draw; False: never). `json_logs`
+    (--log-format json): stderr carries JSON records only, so no bar, terminal or not."""
+    if quiet or json_output or json_logs or force is False:
         return NullProgress()
     if force is None:
         target = stream or sys.stderr
@@ -140,16 +141,23 @@ def make_progress(*, quiet: bool = False, json_output: bool = False, stream: Tex
 
 class CountProgress:
     """A bar over a known number of items (verify --read-data): `("total_objects", N)`
-    once, then `("object", 1)` per item. Drawn only on a terminal."""
+    once, then `("object", 1)` per item. Drawn on stderr, only when it is a terminal and
+    logs are not JSON (`json_logs`)."""
 
-    def __init__(self, label: str, *, quiet: bool = False, json_output: bool = False) -> None:
-        import sys
-
+    def __init__(self, label: str, *, quiet: bool = False, json_output: bool = False,
+                 json_logs: bool = False) -> None:
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-        self.live = not quiet and not json_output and sys.stderr.isatty()
+        from archiver.logs import stderr_console
+
+        try:
+            tty = sys.stderr.isatty()
+        except (AttributeError, ValueError):
+            tty = False
+        self.live = not quiet and not json_output and not json_logs and tty
+        # on stderr, as SyncProgress: stdout carries the command's output only
         self._progress = Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                                  transient=True, disable=not self.live)
+                                  console=stderr_console(), transient=True, disable=not self.live)
         self._task = self._progress.add_task(label, total=None)
 
     def __call__(self, event: str, n: int) -> None:

@@ -1,5 +1,9 @@
 """verify: every manifest decrypts and parses, every object it names exists;
-with read_data, every object is downloaded, decrypted and its content checked."""
+with read_data, every object is downloaded, decrypted and its content checked.
+
+With `at`, the archive as a reader with `--at` saw it then (archive.load_catalog): only
+manifests whose key stamp and `created_at` are at or before `at`, and the objects they
+name. Objects pruned since are missing: a restore --at that time would fail on them."""
 
 from __future__ import annotations
 
@@ -8,10 +12,11 @@ import os
 import random
 import tempfile
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Callable, Sequence
 
-from archiver.archive import Archive, ArchiveFormatError, object_key
+from archiver.archive import Archive, ArchiveFormatError, object_key, parse_utc, stamp_of
 from archiver.pack import ObjectHasher
 from archiver.store.base import NotFound
 
@@ -22,6 +27,7 @@ class VerifyResult:
     objects: int = 0
     objects_read: int = 0
     errors: list[str] = field(default_factory=list)
+    later: int = 0  # with `at`: manifests created after it, not checked
 
     def to_json(self) -> dict[str, object]:
         return {"manifests": self.manifests, "objects": self.objects, "objects_read": self.objects_read,
@@ -37,17 +43,24 @@ def verify(
     object_id_key: bytes | None = None,
     progress: Callable[[str, int], None] | None = None,
     seed: int | None = None,
+    at: datetime | None = None,
 ) -> VerifyResult:
     result = VerifyResult()
     # object id -> digest of its plaintext as recorded (single-object artifacts only)
     expected: dict[str, str | None] = {}
     # object id -> where it is named: {session key: (artifact path, newest manifest naming it)}
     named: dict[str, dict[str, tuple[str, str]]] = {}
-    for ref in archive.manifests():
+    refs = archive.manifests()
+    if at is not None:  # a key stamp already later: not even fetched (as load_catalog)
+        result.later = sum((stamp_of(r) or at) > at for r in refs)
+        refs = [r for r in refs if (stamp_of(r) or at) <= at]
+    for ref in refs:
         try:
             manifest = archive.load_manifest(ref.key, identities)
         except (ArchiveFormatError, NotFound) as e:
             result.errors.append(str(e))
+            continue
+        if at is not None and not _at_or_before(manifest.created_at, manifest.host_id, at, result):
             continue
         result.manifests += 1
         for s in manifest.sessions:
@@ -100,6 +113,19 @@ def verify(
                                      f"{_where(named[oid])}")
             plain.unlink(missing_ok=True)
     return result
+
+
+def _at_or_before(created_at: str, host_id: str, at: datetime, result: VerifyResult) -> bool:
+    """Whether a manifest counts as of `at` (its created_at, to the millisecond: the key stamp
+    is only the whole second); one whose created_at is no time is an error, left out."""
+    try:
+        if parse_utc(created_at) <= at:
+            return True
+    except ValueError:
+        result.errors.append(f"manifest of host {host_id}: created_at {created_at[:40]!r} is not a time; left out")
+        return False
+    result.later += 1
+    return False
 
 
 def _where(refs: dict[str, tuple[str, str]], limit: int = 3) -> str:

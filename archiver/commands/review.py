@@ -1,18 +1,15 @@
-"""Review and compliance commands: export, bucket init, hold/release, prune,
-forget-session, rekey, recovery-key. Argument parsing and output only."""
+"""Compliance and key commands: bucket init, hold/release, prune, forget-session, rekey,
+recovery-key. Argument parsing and output only. (The reader commands have a module each:
+ls, lineage, restore, verify, export, snapshots.)"""
 
 from __future__ import annotations
 
 import argparse
-import os
-import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
-from archiver.cli import (EXIT_INTEGRITY, EXIT_OK, EXIT_PARTIAL, UsageError, add_at, add_identity, catalog_of,
-                          console, emit_json, err, identities_of, iso_utc, object_id_key_of, open_archive, plain,
-                          resolve_key, settings_of)
+from archiver.cli import EXIT_INTEGRITY, EXIT_OK, EXIT_PARTIAL, UsageError, console, emit_json, err, settings_of
+from archiver.commands.reading import add_identity, identities_of, object_id_key_of, open_archive
 
 
 # ---------------------------------------------------------------- shared
@@ -27,57 +24,6 @@ def _grace(text: str) -> Any:
         return parse_duration(text)
     except ValueError as e:
         raise UsageError(f"--grace: {e}") from None
-
-
-# ---------------------------------------------------------------- export
-def cmd_export(args: argparse.Namespace) -> int:
-    from archiver.render import export
-
-    out = Path(args.out) if args.out else None
-    if out is not None and (out.is_dir() or not out.parent.is_dir()):
-        # checked before the archive is read; the temp file goes beside `out`, never elsewhere
-        raise UsageError(f"--out {args.out}: " + ("is a directory; name a file" if out.is_dir()
-                                                  else "its folder does not exist"))
-    settings = settings_of(args)
-    archive = open_archive(settings)
-    catalog, ids = catalog_of(args, settings, archive=archive)
-    key = resolve_key(catalog, args.key)[0]
-    result = export(archive, ids, catalog.sessions, key, fmt=args.format, with_family=args.with_family)
-    if out is not None:
-        _write_private(out, result.document)
-    doc = {"out": str(out) if out else None, "format": args.format, "sessions": result.sessions,
-           "entries": result.entries, "bytes": len(result.document.encode()),
-           "integrity_errors": result.integrity_errors, "warnings": result.warnings, "errors": catalog.errors}
-    if catalog.at is not None:
-        doc["at"] = iso_utc(catalog.at)
-    if args.json:
-        if out is None:
-            doc["document"] = result.document
-        emit_json(doc)
-    elif out is None:
-        sys.stdout.write(result.document)
-    elif not args.quiet:
-        console().print(plain(f"wrote {out} ({len(result.sessions)} session(s), {result.entries} entries)"))
-    if not args.json:
-        for e in result.integrity_errors:
-            err(f"integrity: {e}")
-        for w in result.warnings:
-            err(f"warning: {w}")
-        for e in catalog.errors:  # an unreadable manifest: the export may show an older state
-            err(e)
-    return EXIT_INTEGRITY if result.integrity_errors or catalog.errors else EXIT_OK
-
-
-def _write_private(out: Path, text: str) -> None:
-    """`text` into `out` (0600) through a temp file beside it; an OSError exits 2 naming the file."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, out)
-    except OSError as e:
-        Path(tmp).unlink(missing_ok=True)
-        raise UsageError(f"--out {out}: cannot write it ({e.strerror or type(e).__name__})") from None
 
 
 # ---------------------------------------------------------------- bucket init
@@ -125,7 +71,7 @@ def cmd_hold(args: argparse.Namespace) -> int:
     on = args.command == "hold"
     settings = settings_of(args)
     try:
-        result = set_hold(open_archive(settings), identities_of(args), args.key, on, host_id=args.host)
+        result = set_hold(open_archive(settings, write=True), identities_of(args), args.key, on, host_id=args.host)
     except SessionNotFound:
         raise UsageError(f"no session {args.key!r} in the archive") from None
     if args.json:
@@ -160,7 +106,7 @@ def cmd_prune(args: argparse.Namespace) -> int:
         # now might still name an object deleted here (docs/FORMAT.md §9)
         err(f"warning: --grace {args.grace} is under {2 * REFRESH_AFTER}: objects a sync running now is about "
             "to name may be deleted; run prune while no sync runs, or keep the default 6h")
-    result = prune(open_archive(settings), identities_of(args), policy, grace=grace, dry_run=args.dry_run)
+    result = prune(open_archive(settings, write=True), identities_of(args), policy, grace=grace, dry_run=args.dry_run)
     if args.json:
         emit_json(result.to_json())
     else:
@@ -189,7 +135,7 @@ def cmd_forget_session(args: argparse.Namespace) -> int:
     recipients = runtime.recipients(settings)
     object_id_key = object_id_key_of(settings)  # None is reported by forget_session: no tombstone can be written
     try:
-        result = forget_session(open_archive(settings), identities_of(args), recipients, args.key,
+        result = forget_session(open_archive(settings, write=True), identities_of(args), recipients, args.key,
                                 grace=_grace(args.grace), dry_run=args.dry_run, object_id_key=object_id_key)
     except SessionNotFound:
         raise UsageError(f"no session {args.key!r} in the archive") from None
@@ -223,7 +169,7 @@ def cmd_rekey(args: argparse.Namespace) -> int:
 
     settings = settings_of(args)
     recipients = runtime.recipients(settings)
-    result = rekey(open_archive(settings), identities_of(args), recipients, objects=args.all)
+    result = rekey(open_archive(settings, write=True), identities_of(args), recipients, objects=args.all)
     if args.json:
         emit_json(result.to_json())
     else:
@@ -269,14 +215,6 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         sp = sub.add_parser(name, parents=[common], help=help_, description=help_)
         sp.set_defaults(func=func)
         return sp
-
-    sp = add("export", cmd_export, "a readable transcript (HTML or Markdown) of an archived session and its subagents")
-    sp.add_argument("key")
-    sp.add_argument("--format", choices=["html", "md"], default="html")
-    sp.add_argument("--out", help="file to write (default: stdout)")
-    sp.add_argument("--with-family", action="store_true", help="include the whole lineage family, not just subagents")
-    add_identity(sp)
-    add_at(sp)
 
     sp = add("bucket", cmd_bucket_init, "bucket set-up")
     bsub = sp.add_subparsers(dest="bucket_cmd", required=True)

@@ -6,8 +6,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from archiver.cli import (EXIT_INTEGRITY, EXIT_OK, add_at, add_identity, as_of, catalog_of, console, emit_json, err,
-                          iso_utc, plain, settings_of)
+from archiver.cli import EXIT_INTEGRITY, EXIT_OK, console, emit_json, err, plain, settings_of
+from archiver.commands.reading import add_at, add_identity, as_of, catalog_of, iso_utc
 
 
 def cmd_snapshots(args: argparse.Namespace) -> int:

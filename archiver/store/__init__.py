@@ -4,13 +4,17 @@
     store.put_file("objects/ab/abcdef", path)
 
 open_store returns RetryingStore(LoggingStore(backend)); backend-specific attributes
-(S3Store.client, .bucket, .prefix) are reachable through the wrappers.
+(S3Store.client, .bucket, .prefix) are reachable through the wrappers. Readers open with
+`read_only=True`, or inside `with opening_read_only():` when a factory (runtime.store) opens
+for them: every write is refused, and a file:// root that does not exist is not created.
 """
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Iterator
 from urllib.parse import unquote, urlsplit
 
 from archiver.store.base import (
@@ -25,7 +29,7 @@ from archiver.store.base import (
     strip_userinfo,
 )
 from archiver.store.local import LocalStore
-from archiver.store.retry import LoggingStore, RetryingStore, StoreWrapper, is_transient
+from archiver.store.retry import LoggingStore, ReadOnlyStore, RetryingStore, StoreWrapper, is_transient
 
 if TYPE_CHECKING:
     from archiver.store.s3 import S3Store
@@ -36,6 +40,7 @@ __all__ = [
     "NotFound",
     "ObjectInfo",
     "ObjectStore",
+    "ReadOnlyStore",
     "Retention",
     "RetryingStore",
     "S3Store",
@@ -48,6 +53,8 @@ __all__ = [
     "open_backend",
     "strip_userinfo",
     "open_store",
+    "as_read_only",
+    "opening_read_only",
 ]
 
 
@@ -61,14 +68,30 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+_READ_ONLY: ContextVar[bool] = ContextVar("archiver_store_read_only", default=False)
+
+
+@contextmanager
+def opening_read_only() -> Iterator[None]:
+    """Every store opened inside (open_store, open_backend) is read-only, as if asked with
+    read_only=True: for a reader that opens through a factory which does not take the flag."""
+    token = _READ_ONLY.set(True)
+    try:
+        yield
+    finally:
+        _READ_ONLY.reset(token)
+
+
 _EXPECTED = "expected s3://bucket/prefix or file:///absolute/path"
 
 
-def open_backend(url: str, options: StoreOptions | None = None, *, lazy: bool = False) -> S3Store | LocalStore:
+def open_backend(url: str, options: StoreOptions | None = None, *, lazy: bool = False,
+                 read_only: bool = False) -> S3Store | LocalStore:
     """The bare backend for `url`, without wrappers. Raises ValueError naming the url. With
     `lazy`, an S3 backend (boto3 and its client) is made on first use: a sync that finds
     nothing changed never makes one."""
     options = options or StoreOptions()
+    read_only = read_only or _READ_ONLY.get()
     shown = strip_userinfo(url)
     try:
         parts = urlsplit(url)
@@ -89,7 +112,7 @@ def open_backend(url: str, options: StoreOptions | None = None, *, lazy: bool = 
             except StoreError as e:
                 raise ValueError(f"invalid store url {shown!r}: invalid s3 prefix {prefix!r}: {e.reason}") from None
         if lazy:
-            return _LazyBackend(lambda: open_backend(url, options))  # type: ignore[return-value]
+            return _LazyBackend(lambda: open_backend(url, options, read_only=read_only))  # type: ignore[return-value]
         from archiver.store.s3 import S3Store
 
         try:
@@ -105,16 +128,26 @@ def open_backend(url: str, options: StoreOptions | None = None, *, lazy: bool = 
             raise ValueError(f"invalid store url {shown!r}: {_EXPECTED}")
         if options.object_lock_mode is not None:
             raise ValueError(f"store url {shown!r}: object_lock_mode needs an s3:// store")
-        return LocalStore(path)
+        return LocalStore(path, read_only=read_only)
     raise ValueError(f"unsupported store url {shown!r}: {_EXPECTED}")
 
 
-def open_store(url: str, options: StoreOptions | None = None, *, lazy: bool = False) -> ObjectStore:
+def open_store(url: str, options: StoreOptions | None = None, *, lazy: bool = False,
+               read_only: bool = False) -> ObjectStore:
     """`s3://bucket/prefix` -> S3Store, `file:///abs/path` -> LocalStore, wrapped in
-    RetryingStore(LoggingStore(...)) with options.operation_attempts attempts."""
+    RetryingStore(LoggingStore(...)) with options.operation_attempts attempts; with
+    `read_only`, in a ReadOnlyStore too."""
     options = options or StoreOptions()
-    backend = open_backend(url, options, lazy=lazy)
-    return RetryingStore(LoggingStore(backend), attempts=options.operation_attempts)
+    read_only = read_only or _READ_ONLY.get()
+    backend = open_backend(url, options, lazy=lazy, read_only=read_only)
+    store = RetryingStore(LoggingStore(backend), attempts=options.operation_attempts)
+    return as_read_only(store) if read_only else store
+
+
+def as_read_only(store: ObjectStore) -> ObjectStore:
+    """`store` behind a ReadOnlyStore (once): for a reader given a store opened elsewhere."""
+    return store if isinstance(store, ReadOnlyStore) else ReadOnlyStore(store)
+
 
 
 class _LazyBackend:

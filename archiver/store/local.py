@@ -4,6 +4,11 @@ Writes are atomic (temp file in the target directory, fsync, os.replace), direct
 store creates are 0700 and files 0600. Keys cannot escape the root: '..', absolute keys,
 backslashes and symlinks pointing outside are rejected with StoreError.
 
+A writer's store makes its root (0700, with any missing parents) when opened, and again
+on a write if it has gone since. A read-only store (`read_only=True`, what readers open)
+never makes anything: a reader pointed at a mistyped path finds nothing there rather than
+leaving an empty folder behind, and every write raises StoreError.
+
 Object Lock does not exist here: get_retention() returns None, and set_legal_hold() or a
 put with a retention raise NotImplementedError (open_store refuses a file:// url with
 object_lock_mode configured, so that mistake surfaces at startup).
@@ -31,11 +36,13 @@ _SYNC_THREADS = 8  # directory fsyncs at a flush run side by side: the journal c
 
 
 class LocalStore:
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, *, read_only: bool = False) -> None:
         if not root.is_absolute():
             raise ValueError(f"file store root must be an absolute path, got {str(root)!r}")
         self.root = root
-        _makedirs(root, stop=Path(root.anchor))
+        self.read_only = read_only
+        if not read_only:
+            _makedirs(root, stop=Path(root.anchor))
         self._real_root = Path(os.path.realpath(root))
         # existing directories found to resolve inside the root: os.path.realpath of every key
         # (an lstat per path component, ~1 ms) was the main cost of a put per object
@@ -107,6 +114,7 @@ class LocalStore:
 
     def put_file(self, key: str, path: Path, *, content_type: str = "application/octet-stream",
                  retention: Retention | None = None) -> None:
+        self._writable(key)
         _no_retention(retention)
         dest = self._path(key)
         try:
@@ -124,6 +132,7 @@ class LocalStore:
     def put_bytes(self, key: str, data: bytes, *, if_absent: bool = False,
                   retention: Retention | None = None,
                   content_type: str = "application/octet-stream") -> bool:
+        self._writable(key)
         _no_retention(retention)
         dest = self._path(key)
         made: list[Path] = []
@@ -138,17 +147,28 @@ class LocalStore:
         self._synced(key, dest, made)
         return True
 
+    def _writable(self, key: str) -> None:
+        if self.read_only:
+            raise StoreError(key, f"refused: {self.describe()} was opened read-only")
+
+    def _makedirs(self, path: Path) -> list[Path]:
+        """Missing directories down to `path`; the root and its missing parents too when the
+        root has gone since the store was opened."""
+        if not self.root.is_dir():
+            return _makedirs(path, stop=Path(self.root.anchor))
+        return _makedirs(path, stop=self.root)
+
     @contextmanager
     def _tempfile(self, dest: Path, made: list[Path] | None = None) -> Iterator[tuple[int, str]]:
         parent = str(dest.parent)
         if parent not in self._inside:  # (a directory _path found existing needs no makedirs)
-            (made if made is not None else []).extend(_makedirs(dest.parent, stop=self.root))
+            (made if made is not None else []).extend(self._makedirs(dest.parent))
         try:
             fd, tmp = tempfile.mkstemp(prefix=TMP_PREFIX, dir=parent)  # mode 0600
         except FileNotFoundError:  # removed since (delete, or a prune in another process)
             with self._lock:
                 self._inside.discard(parent)
-            (made if made is not None else []).extend(_makedirs(dest.parent, stop=self.root))
+            (made if made is not None else []).extend(self._makedirs(dest.parent))
             fd, tmp = tempfile.mkstemp(prefix=TMP_PREFIX, dir=parent)
         try:
             yield fd, tmp
@@ -223,6 +243,7 @@ class LocalStore:
     # -- deletes and maintenance ------------------------------------------------------------
 
     def delete(self, key: str) -> None:
+        self._writable(key)
         path = self._path(key)
         try:
             path.unlink()
@@ -242,6 +263,7 @@ class LocalStore:
 
     def abort_incomplete_uploads(self, older_than: timedelta) -> int:
         """Remove temp files left by interrupted writes that are older than `older_than`."""
+        self._writable("")
         cutoff = (datetime.now(timezone.utc) - older_than).timestamp()
         removed = 0
         for dirpath, _dirs, files in os.walk(self.root):
@@ -258,6 +280,7 @@ class LocalStore:
         return removed
 
     def set_legal_hold(self, key: str, on: bool) -> None:
+        self._writable(key)
         raise NotImplementedError(f"object {key!r}: legal hold is not supported by file:// stores")
 
     def get_retention(self, key: str) -> Retention | None:

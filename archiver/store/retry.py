@@ -1,4 +1,5 @@
-"""Wrappers around an ObjectStore: retries (RetryingStore) and call logging (LoggingStore).
+"""Wrappers around an ObjectStore: retries (RetryingStore), call logging (LoggingStore) and
+a guard for readers (ReadOnlyStore).
 
 Both are `StoreWrapper`s: every protocol method goes through one `_call`, so policy lives
 here and neither backends nor callers retry or log on their own. Attributes a wrapper
@@ -196,3 +197,39 @@ class LoggingStore(StoreWrapper):
             self._log.debug("store list %r failed after %d objects: %s", prefix, n, _reason(e))
             raise
         self._log.debug("store list %r: %d objects in %.3fs", prefix, n, time.monotonic() - start)
+
+
+class ReadOnlyStore(StoreWrapper):
+    """What a reader (ls, lineage, verify, restore, export, snapshots) holds: reads pass
+    through, every write (put, delete, legal hold, upload clean-up) raises StoreError before
+    the inner store is called, so a reader can never create, change or remove anything in a
+    store. Attributes the guard does not define are forwarded as usual."""
+
+    read_only = True
+
+    def _refuse(self, op: str, key: str) -> StoreError:
+        return StoreError(key, f"{op} refused: {self.inner.describe()} was opened read-only")
+
+    def put_file(self, key: str, path: Path, *, content_type: str = "application/octet-stream",
+                 retention: Retention | None = None) -> None:
+        raise self._refuse("put_file", key)
+
+    def put_bytes(self, key: str, data: bytes, *, if_absent: bool = False,
+                  retention: Retention | None = None,
+                  content_type: str = "application/octet-stream") -> bool:
+        raise self._refuse("put_bytes", key)
+
+    def delete(self, key: str) -> None:
+        raise self._refuse("delete", key)
+
+    def set_legal_hold(self, key: str, on: bool) -> None:
+        raise self._refuse("set_legal_hold", key)
+
+    def abort_incomplete_uploads(self, older_than: timedelta) -> int:
+        raise self._refuse("abort_incomplete_uploads", "")
+
+    def defer_dir_sync(self, prefix: str) -> None:
+        raise self._refuse("defer_dir_sync", prefix)
+
+    def sync_dirs(self) -> int:
+        return 0  # nothing was written through this store

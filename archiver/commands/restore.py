@@ -1,0 +1,81 @@
+"""`archiver restore`: sessions (by KEY, with their family, or --all) written into a folder
+laid out like a HOME, as of --at. Argument parsing and output only."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from archiver.cli import EXIT_INTEGRITY, EXIT_OK, UsageError, console, emit_json, err, plain, settings_of
+from archiver.commands.reading import add_at, add_identity, as_of, catalog_of, iso_utc, open_archive, resolve_key
+
+
+def cmd_restore(args: argparse.Namespace) -> int:
+    from archiver import runtime
+    from archiver.lineage import Lineage
+    from archiver.restore import Restorer
+
+    if not args.keys and not args.all:
+        raise UsageError("restore needs KEY... or --all")
+    target = Path(args.to)
+    if target.exists() and not target.is_dir():
+        raise UsageError(f"--to {args.to}: exists and is not a directory")
+    settings = settings_of(args)
+    archive = open_archive(settings)
+    # --host reads only that host's manifests (see cmd_ls)
+    catalog, ids = catalog_of(args, settings, host_id=args.host, archive=archive)
+    lin = Lineage(catalog.sessions)
+    if args.all:
+        wanted = set(catalog.sessions)
+    else:
+        wanted = set()
+        for key in args.keys:
+            for k in resolve_key(catalog, key, many=True):
+                wanted |= lin.family(k) if args.with_family else {k}
+    sessions = [catalog.sessions[k] for k in sorted(wanted) if k in catalog.sessions]
+    if args.host:
+        sessions = [s for s in sessions if s.host_id == args.host]
+    harnesses = {h.name: h for h in runtime.harnesses(settings)}
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+    except OSError as e:  # a file's own errors are in the result; the target itself must exist
+        raise UsageError(f"--to {args.to}: {e.strerror or type(e).__name__}") from None
+    result = Restorer(archive, ids, harnesses, overwrite=args.overwrite).restore(sessions, target)
+    if args.json:
+        doc = result.to_json()
+        if catalog.at is not None:
+            doc["at"] = iso_utc(catalog.at)
+        doc["errors"] = catalog.errors
+        emit_json(doc)
+    else:
+        c = console()
+        c.print(plain(f"restored {len(result.sessions)} sessions, {len(result.files)} files into {args.to}"
+                      f"{as_of(catalog)}"))
+        for r in result.refused:
+            err(f"refused: {r}")
+        for e in result.integrity_errors:
+            err(f"integrity: {e}")
+        for w in result.warnings:
+            err(f"warning: {w}")
+        for e in catalog.errors:  # an unreadable manifest: what was restored may be an older state
+            err(e)
+    if result.integrity_errors or result.refused or catalog.errors:
+        return EXIT_INTEGRITY
+    return EXIT_OK
+
+
+def register(sub: Any, common: argparse.ArgumentParser) -> None:
+    help_ = "restore sessions into DIR laid out like a HOME"
+    sp = sub.add_parser("restore", parents=[common], help=help_, description=help_)
+    sp.set_defaults(func=cmd_restore)
+    sp.add_argument("keys", nargs="*")
+    sp.add_argument("--all", action="store_true")
+    sp.add_argument("--to", required=True)
+    add_identity(sp)
+    add_at(sp)
+    sp.add_argument("--with-family", action="store_true")
+    sp.add_argument("--overwrite", action="store_true",
+                    help="replace files of the target that hold other content (default: refuse and report them)")
+    sp.add_argument("--host", help="only sessions last archived by this host id (hosts share paths such as "
+                                   ".claude/history.jsonl: restore one host at a time)")
