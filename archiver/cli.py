@@ -85,27 +85,6 @@ def settings_of(args: argparse.Namespace):  # type: ignore[no-untyped-def]
     return load_settings(Path(args.config) if args.config else None)
 
 
-# names that moved to archiver/commands/ (the reader commands and what they share), still
-# importable from here; resolved on first use so that cli.py imports no command module
-_MOVED = {
-    **dict.fromkeys(("open_archive", "add_identity", "identities_of", "catalog_of", "require_archive",
-                     "wrong_identity_hint", "object_id_key_of", "AT_HELP", "add_at", "at_of", "parse_at",
-                     "parse_since", "resolve_key", "as_of", "iso_utc"), "archiver.commands.reading"),
-    "check_harnesses": "archiver.commands.ls", "cmd_ls": "archiver.commands.ls",
-    "cmd_lineage": "archiver.commands.lineage", "cmd_restore": "archiver.commands.restore",
-    "cmd_verify": "archiver.commands.verify",
-}
-
-
-def __getattr__(name: str) -> Any:
-    module = _MOVED.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    return getattr(importlib.import_module(module), name)
-
-
 # ---------------------------------------------------------------- commands
 def cmd_keygen(args: argparse.Namespace) -> int:
     from archiver.crypto.keys import keygen

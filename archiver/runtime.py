@@ -65,7 +65,9 @@ def host(settings: Settings, keys: TeamKeys) -> str:
     return host_id(keys, settings.host_name)
 
 
-def store(settings: Settings, *, lazy: bool = False) -> ObjectStore:
+def store(settings: Settings, *, lazy: bool = False, read_only: bool = False) -> ObjectStore:
+    """The configured store; `read_only` for readers (nothing they do can write to it, and a
+    file:// root they cannot find is not made)."""
     s = settings.store
     if not s.url:
         raise ConfigError("store.url is not set (s3://bucket/prefix or file:///path)")
@@ -76,7 +78,7 @@ def store(settings: Settings, *, lazy: bool = False) -> ObjectStore:
             object_lock_days=s.object_lock_days, multipart_threshold=s.multipart_threshold_mb * MiB,
             max_concurrency=s.max_concurrency, max_attempts=s.max_attempts,
         )
-        return open_store(s.url, options, lazy=lazy)
+        return open_store(s.url, options, lazy=lazy, read_only=read_only)
     except ValueError as e:
         raise ConfigError(f"store: {e}") from None
 

@@ -15,7 +15,8 @@ from typing import Any
 
 import pytest
 
-from archiver.cli import iso_utc, main, parse_at
+from archiver.cli import main
+from archiver.commands.reading import iso_utc, parse_at
 from archiver.demo.claude_sample import ClaudeSample, make_claude_home
 from tests.fx_home import USER, Box, box  # noqa: F401
 
@@ -250,9 +251,9 @@ def test_restore_and_export_open_the_store_once(box: Box, monkeypatch: pytest.Mo
     opened: list[int] = []
     real = runtime.store
 
-    def counting_store(settings: Any) -> Any:
+    def counting_store(settings: Any, **kw: Any) -> Any:
         opened.append(1)
-        return real(settings)
+        return real(settings, **kw)
 
     monkeypatch.setattr(runtime, "store", counting_store)
     assert _cli(box, "restore", "--all", "--to", str(box.base / "r"))["integrity_errors"] == []

@@ -17,7 +17,7 @@ import pytest
 
 from archiver.cli import build_parser, main
 from archiver.demo.claude_sample import ClaudeSample, make_claude_home
-from archiver.store import LocalStore, ReadOnlyStore, StoreError, as_read_only, open_store, opening_read_only
+from archiver.store import LocalStore, ReadOnlyStore, StoreError, as_read_only, open_store
 from tests.fx_home import USER, Box, box  # noqa: F401
 
 UTC = timezone.utc
@@ -75,13 +75,12 @@ def test_only_a_writer_makes_the_root(tmp_path: Path) -> None:
         assert list(ro.list("")) == [] and ro.head("objects/aa/x") is None and not ro.exists("x")
         with pytest.raises(StoreError):
             ro.get_bytes("archiver.json")
-    with opening_read_only():  # how readers open through runtime.store, which takes no flag
-        ro = open_store(root.as_uri())
+    ro = open_store(root.as_uri(), read_only=True)
     assert isinstance(ro, ReadOnlyStore) and list(ro.list("")) == []
     with pytest.raises(StoreError):
         ro.put_bytes("archiver.json", b"{}")
     assert not (tmp_path / "a").exists()
-    store = open_store(root.as_uri())  # outside the block: a writer, as before
+    store = open_store(root.as_uri())  # a writer makes its root, as before
     assert not isinstance(store, ReadOnlyStore) and stat.S_IMODE((tmp_path / "a").stat().st_mode) == 0o700
     (tmp_path / "a" / "b").rmdir()
     (tmp_path / "a").rmdir()
@@ -248,8 +247,3 @@ def test_reader_commands_live_in_archiver_commands() -> None:
     for name in ("def cmd_ls", "def cmd_verify", "def catalog_of", "def resolve_key", "def parse_since",
                  "def require_archive"):
         assert name not in source
-    # still importable from cli, for callers of the old names
-    from archiver.cli import catalog_of, parse_at, resolve_key
-    from archiver.commands import reading
-
-    assert (parse_at, catalog_of, resolve_key) == (reading.parse_at, reading.catalog_of, reading.resolve_key)

@@ -21,12 +21,8 @@ def open_archive(settings, *, write: bool = False):  # type: ignore[no-untyped-d
     `write`: hold, prune, forget-session and rekey, which change the archive."""
     from archiver import runtime
     from archiver.archive import Archive
-    from archiver.store import opening_read_only
 
-    if write:
-        return Archive(runtime.store(settings))
-    with opening_read_only():
-        return Archive(runtime.store(settings))
+    return Archive(runtime.store(settings, read_only=not write))
 
 
 def add_identity(sp: argparse.ArgumentParser) -> None:

@@ -5,16 +5,14 @@
 
 open_store returns RetryingStore(LoggingStore(backend)); backend-specific attributes
 (S3Store.client, .bucket, .prefix) are reachable through the wrappers. Readers open with
-`read_only=True`, or inside `with opening_read_only():` when a factory (runtime.store) opens
-for them: every write is refused, and a file:// root that does not exist is not created.
+`read_only=True` (runtime.store passes it on): every write is refused, and a file:// root
+that does not exist is not created.
 """
 
 from __future__ import annotations
 
-from contextlib import contextmanager
-from contextvars import ContextVar
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlsplit
 
 from archiver.store.base import (
@@ -54,7 +52,6 @@ __all__ = [
     "strip_userinfo",
     "open_store",
     "as_read_only",
-    "opening_read_only",
 ]
 
 
@@ -68,20 +65,6 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-_READ_ONLY: ContextVar[bool] = ContextVar("archiver_store_read_only", default=False)
-
-
-@contextmanager
-def opening_read_only() -> Iterator[None]:
-    """Every store opened inside (open_store, open_backend) is read-only, as if asked with
-    read_only=True: for a reader that opens through a factory which does not take the flag."""
-    token = _READ_ONLY.set(True)
-    try:
-        yield
-    finally:
-        _READ_ONLY.reset(token)
-
-
 _EXPECTED = "expected s3://bucket/prefix or file:///absolute/path"
 
 
@@ -91,7 +74,6 @@ def open_backend(url: str, options: StoreOptions | None = None, *, lazy: bool = 
     `lazy`, an S3 backend (boto3 and its client) is made on first use: a sync that finds
     nothing changed never makes one."""
     options = options or StoreOptions()
-    read_only = read_only or _READ_ONLY.get()
     shown = strip_userinfo(url)
     try:
         parts = urlsplit(url)
@@ -138,7 +120,6 @@ def open_store(url: str, options: StoreOptions | None = None, *, lazy: bool = Fa
     RetryingStore(LoggingStore(...)) with options.operation_attempts attempts; with
     `read_only`, in a ReadOnlyStore too."""
     options = options or StoreOptions()
-    read_only = read_only or _READ_ONLY.get()
     backend = open_backend(url, options, lazy=lazy, read_only=read_only)
     store = RetryingStore(LoggingStore(backend), attempts=options.operation_attempts)
     return as_read_only(store) if read_only else store
