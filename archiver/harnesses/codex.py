@@ -59,6 +59,7 @@ from archiver.harnesses.common import (
     relative_or_absolute,
     sorted_paths,
     sql_ident,
+    sqlite_identity,
 )
 from archiver.harnesses.jsonl_probe import Line, parse_line, scan_lines, unparseable_warning
 from archiver.model import DiscoveredSession, LineageEdge, Session, SourceArtifact, session_key
@@ -139,6 +140,13 @@ def _value_digest(h: Any, v: Any) -> None:
         r = repr(v).encode()
         h.update(b"V%d:" % len(r))
         h.update(r)
+
+
+def _identity_or_none(db: Path) -> str | None:
+    try:
+        return sqlite_identity(db)
+    except OSError:
+        return None
 
 
 def thread_digests(snapshot: Path) -> dict[str, str]:
@@ -430,6 +438,7 @@ class Codex:
         state = _State()
         db = self._db("state")
         if db is not None:
+            before = _identity_or_none(db)  # before the snapshot: what cached digests may be filed under
             try:
                 con = sqlite3.connect(str(self.db_snapshot(db)))
                 try:
@@ -447,9 +456,10 @@ class Codex:
                 host.warnings.append(f"{db.name}: unreadable ({e}); threads' state rows not archived")
                 self._snapshots.pop(str(db), None)
             else:
-                self._digests(db, state)
+                self._digests(db, state, before)
         hist = self._db("thread_history")
         if hist is not None:
+            before = _identity_or_none(hist)
             try:
                 con = sqlite3.connect(str(self.db_snapshot(hist)))
                 try:
@@ -465,16 +475,27 @@ class Codex:
                 host.warnings.append(f"{hist.name}: unreadable ({e}); threads' history rows not archived")
                 self._snapshots.pop(str(hist), None)
             else:
-                self._digests(hist, state)
+                self._digests(hist, state, before)
         return state
 
-    def _digests(self, live: Path, state: _State) -> None:
-        """Each thread's extract digest of `live` (this run's snapshot of it); none on a read error,
-        and the extracts are then told changed by the database's own stat, as before."""
+    def _digests(self, live: Path, state: _State, before: str | None) -> None:
+        """Each thread's extract digest of `live` (this run's snapshot of it), read once per state
+        of the database (`before`: its identity before the snapshot was taken; kept only when
+        nothing wrote to it since). None on a read error: the extracts are then told changed by
+        the database's own stat, as before."""
+        key = f"codex:thread-digests:v1|{live}|{before}"
+        hit = cache_get(self.ctx.cache, key) if before is not None else None
+        if isinstance(hit, dict) and all(isinstance(v, str) for v in hit.values()):
+            state.digests[str(live)] = hit
+            return
         try:
-            state.digests[str(live)] = thread_digests(self.db_snapshot(live))
+            digests = thread_digests(self.db_snapshot(live))
         except (sqlite3.Error, OSError) as e:
             log.debug("%s: no per-thread digests (%s)", live.name, e)
+            return
+        state.digests[str(live)] = digests
+        if before is not None and _identity_or_none(live) == before:
+            cache_put(self.ctx.cache, key, digests)
 
     # -- session_index.jsonl
 
