@@ -274,3 +274,41 @@ def test_pi_lineage_sidecars_and_restore_into_another_home(tmp_path: Path) -> No
         assert USER.encode() not in restored.lower() and USER not in want[0]
         for priv in h.canaries.all_private():
             assert priv.encode() not in restored
+
+
+def test_pi_caller_supplied_session_id_named_as_archived(tmp_path: Path) -> None:
+    """`pi --session-id wanda-refactor-auth`: the id is in the file name after pi's `<ts>_`. The
+    archive redacts the id in the session key; the file name (and the `<id>.tmp/` folder of its
+    bash output) must carry the same redacted id, not the user name the path rules keep beside `_`."""
+    home = tmp_path / USER
+    c = Canaries(prefix="PID")
+    sid = f"{USER}-refactor-auth"
+    cwd = f"{HOME_PREFIX}/src/p"
+    log = tmp_path / "tmpdir" / "pi-bash-00000000000000aa.log"
+    log.parent.mkdir()
+    log.write_text(c.text("pi custom id bash log"))
+    d = home / ".pi" / "agent" / "sessions" / folder(cwd)
+    d.mkdir(parents=True)
+    (d / f"2026-01-01T10-00-00-000Z_{sid}.jsonl").write_bytes(
+        line({"type": "session", "version": 3, "id": sid, "timestamp": "2026-01-01T10:00:00.000Z", "cwd": cwd})
+        + line({"type": "message", "id": "aaaa0001", "parentId": None, "timestamp": "2026-01-01T10:00:01.000Z",
+                "message": {"role": "bashExecution", "command": "make", "output": c.text("pi custom id output"),
+                            "exitCode": 0, "cancelled": False, "truncated": True, "fullOutputPath": str(log),
+                            "timestamp": 1767261601000}}))
+    write_config(tmp_path, home, ["pi"])
+    out, p = cli_json(tmp_path, "sync")
+    read = read_store(tmp_path)
+    assert not leaks(read, [USER, *c.all_private()]), leaks(read, [USER, *c.all_private()])[:5]
+    (s,) = read.latest()["sessions"]
+    archived_id = s["key"].split(":", 1)[1]
+    assert archived_id != sid and archived_id.endswith("-refactor-auth")
+    paths = sorted(a["path"] for a in s["artifacts"])
+    assert paths == [f".pi/agent/sessions/{folder(cwd).replace(USER, archived_id.split('-refactor')[0])}/"
+                     f"{name}" for name in (f"2026-01-01T10-00-00-000Z_{archived_id}.jsonl",
+                                            f"{archived_id}.tmp/{log.name}")], paths
+    target = tmp_path / "bob-home"
+    cli_json(tmp_path, "restore", "--all", "--to", str(target), "--identity", str(tmp_path / "keys" / "identity.txt"))
+    (restored,) = (target / ".pi" / "agent" / "sessions").glob("*/*.jsonl")
+    header = json.loads(restored.read_bytes().split(b"\n", 1)[0])
+    # pi's own naming: `<ts>_<header id>.jsonl`
+    assert restored.name == f"2026-01-01T10-00-00-000Z_{header['id']}.jsonl" and header["id"] == archived_id
