@@ -353,3 +353,32 @@ def test_claude_restore_one_family_into_another_home(synced: tuple[Path, ClaudeH
     target = base / "bob-family"
     _restore(base, target, f"claude-code:{NESTED}", "--with-family")
     _check_restored_claude(target, h, [MAIN, AGENT, NESTED, FORKED_AGENT, FORK, NEXT])
+
+
+def test_claude_cut_short_meta_json_fails_nothing_and_lineage_holds(tmp_path: Path) -> None:
+    """A subagent's .meta.json cut short (a crash while Claude Code wrote it): the session is
+    archived, the warning names the file and says it is not valid JSON (not "no toolUseId"), and
+    the spawning tool_use is still found from the parent's side (toolUseResult.agentId), so the
+    lineage is what the seed says. A nested agent's broken meta finds its spawner in the parent
+    subagent's transcript."""
+    h = make_claude_home(tmp_path / USER)
+    sub = h.sessions[MAIN][0].parent / MAIN / "subagents"
+    for meta in (sub / f"agent-{AGENT}.meta.json", sub / "workflows" / "wf-1" / f"agent-{NESTED}.meta.json"):
+        meta.write_bytes(meta.read_bytes()[:40])
+    # the nested agent's result line, in the spawning subagent's transcript
+    t = sub / f"agent-{AGENT}.jsonl"
+    with t.open("ab") as f:
+        f.write(jl({"parentUuid": uid(2990), "isSidechain": True, "agentId": AGENT, "type": "user", "uuid": uid(2991),
+                    "sessionId": MAIN, "timestamp": "2026-10-20T10:00:02.000Z", "toolUseResult": {"agentId": NESTED},
+                    "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_nested",
+                                                             "content": "done"}]}}))
+    write_config(tmp_path, tmp_path / USER, ["claude-code"])
+    out, _ = cli_json(tmp_path, "sync")
+    assert out["sessions"]["failed"] == 0
+    sessions = {s["key"]: s for s in read_store(tmp_path).latest()["sessions"]}
+    for agent, parent, at in ((AGENT, MAIN, "toolu_agent1"), (NESTED, AGENT, "toolu_nested")):
+        s = sessions[f"claude-code:{agent}"]
+        assert [(e["relation"], e["parent"], e["at"]) for e in s["parents"]] == [
+            ("subagent", f"claude-code:{parent}", at)], s["parents"]
+        assert any(w.startswith(f"agent-{agent}.meta.json: not valid JSON") for w in s["warnings"]), s["warnings"]
+    assert len(sessions) == len(h.sessions) + 1
