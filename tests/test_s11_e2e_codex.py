@@ -345,3 +345,29 @@ def test_codex_one_thread_state_write_sends_only_that_thread(tmp_path: Path) -> 
     con.close()
     third, _ = cli_json(tmp_path, "sync")
     assert third["sessions"]["uploaded"] == 5, third["sessions"]  # the five threads with a state row
+
+
+def test_codex_corrupt_files_fail_only_themselves(tmp_path: Path) -> None:
+    """A .jsonl.zst cut short fails its own thread only, with an error naming the file and why;
+    a state_5 that is no database leaves every rollout archived and says so on the host session;
+    a transcript line cut mid-file is kept and counted."""
+    h = make_codex_home(tmp_path / USER)
+    for con in h.__dict__.pop("_open"):
+        con.close()
+    z = h.rollouts[LEGACY]
+    z.write_bytes(z.read_bytes()[:200])
+    (h.root / "state_5.sqlite-wal").unlink(missing_ok=True)
+    (h.root / "state_5.sqlite").write_bytes(b"SQLite format 3\0" + b"\x01" * 5000)
+    write_config(tmp_path, tmp_path / USER, ["codex"])
+    out, p = cli_json(tmp_path, "sync", ok=False)
+    assert p.returncode != 0 and out["sessions"]["failed"] == 1, out
+    (err,) = out["errors"]
+    assert err.startswith(f"codex:{LEGACY}: ") and z.name in err and "truncated zstd frame" in err, err
+    assert USER not in err  # errors go into the manifest: the home path is redacted there too
+    m = read_store(tmp_path).latest()
+    sessions = {s["key"]: s for s in m["sessions"]}
+    assert set(sessions) == {f"codex:{sid}" for sid in h.rollouts if sid != LEGACY} | {"codex:@host"}
+    assert m["errors"] == [err]
+    assert any(w.startswith("state_5.sqlite: unreadable (") and "not a readable SQLite database" in w
+               for w in sessions["codex:@host"]["warnings"]), sessions["codex:@host"]["warnings"]
+    assert not any("/state_5/" in a["path"] for s in m["sessions"] for a in s["artifacts"])

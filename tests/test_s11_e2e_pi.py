@@ -223,16 +223,18 @@ def make_pi_home(home: Path, tmp: Path) -> PiHome:
 
 # ---------------------------------------------------------------- the audit
 
-def _sync(tmp_path: Path) -> tuple[PiHome, Any]:
-    home = tmp_path / USER  # the home folder carries the user name, as /home/wanda does
-    h = make_pi_home(home, tmp_path / "tmpdir")
-    write_config(tmp_path, home, ["pi"])
-    out, p = cli_json(tmp_path, "sync", ok=False)
-    return h, (out, p)
+@pytest.fixture(scope="module")
+def synced(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, PiHome, Any]:
+    base = tmp_path_factory.mktemp("pi-e2e")
+    home = base / USER  # the home folder carries the user name, as /home/wanda does
+    h = make_pi_home(home, base / "tmpdir")
+    write_config(base, home, ["pi"])
+    out, p = cli_json(base, "sync", ok=False)
+    return base, h, (out, p)
 
 
-def test_pi_home_archived_whole_and_private_data_gone(tmp_path: Path) -> None:
-    h, (out, p) = _sync(tmp_path)
+def test_pi_home_archived_whole_and_private_data_gone(synced: tuple[Path, PiHome, Any]) -> None:
+    tmp_path, h, (out, p) = synced
     assert out["sessions"]["failed"] == 0, (out, p.stderr[-3000:])
     read = read_store(tmp_path)
     found = leaks(read, h.canaries.all_private())
@@ -245,8 +247,8 @@ def test_pi_home_archived_whole_and_private_data_gone(tmp_path: Path) -> None:
     assert set(sessions) == {f"pi:{sid}" for sid in h.sessions}
 
 
-def test_pi_lineage_sidecars_and_restore_into_another_home(tmp_path: Path) -> None:
-    h, (out, p) = _sync(tmp_path)
+def test_pi_lineage_sidecars_and_restore_into_another_home(synced: tuple[Path, PiHome, Any]) -> None:
+    tmp_path, h, (out, p) = synced
     assert out["sessions"]["failed"] == 0, (out, p.stderr[-3000:])
     m = read_store(tmp_path).latest()
     sessions = {s["key"]: s for s in m["sessions"]}
@@ -256,8 +258,13 @@ def test_pi_lineage_sidecars_and_restore_into_another_home(tmp_path: Path) -> No
     main_id = next(iter(h.sidecars))
     sidecars = [a["path"] for a in sessions[f"pi:{main_id}"]["artifacts"] if a["role"] == "sidecar"]
     assert sorted(p.rsplit("/", 1)[1] for p in sidecars) == sorted(f.name for f in h.sidecars[main_id])
-    bad = sessions["pi:" + [sid for sid in h.sessions if sid.endswith("0005")][0]]
-    assert any("line 2" in w or "2" in w for w in bad["warnings"]), bad["warnings"]
+    bad_id = [sid for sid in h.sessions if sid.endswith("0005")][0]
+    # a line cut mid-file is kept as it is and named (file and line number), not the session's end
+    assert sessions[f"pi:{bad_id}"]["warnings"][0] == (
+        f"{h.sessions[bad_id].name}: 1 unparseable line(s) kept as they are (line 2)"), sessions[f"pi:{bad_id}"]
+    empty = "0198ffff-0000-7000-8000-00000000e0e0"
+    assert sessions[f"pi:{empty}"]["warnings"] == [
+        f"{h.sessions[empty].name}: first line is not a session header; id taken from the file name"]
 
     target = tmp_path / "bob-home"
     res, p = cli_json(tmp_path, "restore", "--all", "--to", str(target), "--identity",
@@ -312,3 +319,14 @@ def test_pi_caller_supplied_session_id_named_as_archived(tmp_path: Path) -> None
     header = json.loads(restored.read_bytes().split(b"\n", 1)[0])
     # pi's own naming: `<ts>_<header id>.jsonl`
     assert restored.name == f"2026-01-01T10-00-00-000Z_{header['id']}.jsonl" and header["id"] == archived_id
+
+
+def test_pi_restore_one_family_into_another_home(synced: tuple[Path, PiHome, Any]) -> None:
+    base, h, _ = synced
+    fork = next(iter(h.forks))
+    target = base / "bob-family"
+    cli_json(base, "restore", f"pi:{fork}", "--with-family", "--to", str(target), "--identity",
+             str(base / "keys" / "identity.txt"))
+    names = {p.name for p in (target / ".pi" / "agent" / "sessions").glob("*/*.jsonl")}
+    family = {fork, *(parent for parent, _ in h.forks.values()), *h.forks}
+    assert names == {h.sessions[sid].name for sid in family}, names
