@@ -353,15 +353,16 @@ class Pi:
     ) -> str:
         """`--<cwd>--` is derived from the cwd: rebuild it from the redacted cwd. The session id
         in the transcript's name `<ts>_<id>.jsonl` and in a sidecar's folder `<id>.tmp/` is the
-        id as the archive names the session (`session.session_id`, redacted like any key: a
-        caller-supplied id may hold a user name, `alice_refactor`, which the path rules keep
-        beside the `_`), so name, key and the header's id agree. Every other component (a
+        id as the archive names the session (`session.session_id`, redacted like any key, before
+        this hook runs): a caller-supplied id may hold a user name (`pi --session-id
+        alice-refactor`), which the path rules keep in `<ts>_alice-refactor.jsonl`, joined to the
+        time stamp by `_`; so name, key and the header's id agree. Every other component (a
         sidecar's basename, which may carry a user name: `pi-bash-alice-1a2b.log`) goes
         through redact_relpath like any path."""
         out = cwd_folder_relpath(src.path, f"{self.native_root}/sessions/", session.cwd, cwd_dir_name,
                                  redact_relpath, redact_text)
         orig = self._ids.get(src.path)
-        if not orig or orig == session.session_id:
+        if not orig:
             return out
         folder, base = out.rsplit("/", 1)
         if src.role == "transcript" and src.path.endswith(f"_{orig}.jsonl"):
