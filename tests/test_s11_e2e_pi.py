@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,7 +15,7 @@ from typing import Any
 import pytest
 
 from tests.test_s11_e2e_claude_kit import (
-    HOME_PREFIX, USER, Canaries, cli_json, leaks, missing_markers, read_store, run_cli, tree_bytes, write_config,
+    HOME_PREFIX, USER, Canaries, cli_json, leaks, missing_markers, read_store, tree_bytes, write_config,
 )
 
 SEED = Path("/work/shared/seeds/by-harness/pi.json")
