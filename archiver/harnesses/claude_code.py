@@ -358,9 +358,16 @@ class ClaudeCode:
             return
         files = sorted(p for p in regular_files(subdir) if p.name.startswith("agent-") and p.name.endswith(".jsonl"))
         metas: dict[str, dict[str, Any]] = {}
+        meta_problems: dict[str, str] = {}
         for f in files:
             agent_id = f.name[len("agent-") : -len(".jsonl")]
-            metas[agent_id] = _read_json(f.with_name(f"agent-{agent_id}.meta.json")) or {}
+            meta_file = f.with_name(f"agent-{agent_id}.meta.json")
+            meta_doc = _read_json(meta_file)
+            metas[agent_id] = meta_doc or {}
+            if meta_doc is None:
+                problem = _json_problem(meta_file)
+                if problem:
+                    meta_problems[agent_id] = f"{meta_file.name}: {problem}"
         listings: dict[Path, dict[str, list[str]]] = {}  # folder -> agent id -> its file names
         for f in files:
             agent_id = f.name[len("agent-") : -len(".jsonl")]
@@ -405,10 +412,33 @@ class ClaudeCode:
                     LineageEdge(relation="subagent", parent=parent_key, at=ref.get("parentLastUuid") or tool_use_id)
                 )
             else:
-                if not tool_use_id:
-                    s.warnings.append(f"{f.name}: no toolUseId in its .meta.json; parent taken from the folder")
+                why = meta_problems.get(agent_id) or (None if tool_use_id else f"{f.name}: no toolUseId in its .meta.json")
+                if why:
+                    # the spawning side names the agent too (seed: the Agent toolUseResult has agentId)
+                    found = self._spawning_tool_use(sdir.parent / f"{parent_sid}.jsonl",
+                                                     files, f, agent_id)
+                    if found is not None:
+                        owner, tool_use_id = found
+                        parent_key = session_key(NAME, owner) if owner else parent_key
+                        s.warnings.append(f"{why}; its Agent tool_use {tool_use_id} found by the agentId of its result")
+                    else:
+                        s.warnings.append(f"{why}; parent taken from the folder")
                 s.parents.append(LineageEdge(relation="subagent", parent=parent_key, at=tool_use_id))
             yield s
+
+    def _spawning_tool_use(self, parent_file: Path, files: list[Path], f: Path, agent_id: str) -> tuple[str | None, str] | None:
+        """(None for the session itself, or the subagent id holding it; the tool_use id) of the
+        Agent tool_use whose result names `agent_id`: in the session's transcript, else in one of
+        its other subagents' (a nested spawn). None when no transcript names it."""
+        candidates: list[tuple[str | None, Path]] = [(None, parent_file)]
+        candidates += [(o.name[len("agent-"): -len(".jsonl")], o) for o in files if o != f]
+        for owner, transcript in candidates:
+            try:
+                if transcript.is_file() and (at := self._agent_tool_use(transcript, agent_id)) is not None:
+                    return owner, at
+            except OSError:
+                continue
+        return None
 
     @staticmethod
     def _tool_use_owner(files: list[Path], tool_use_id: str, exclude: Path) -> str | None:
@@ -527,6 +557,26 @@ def _folder_cwd(folder: str, cwd: str | None) -> str | None:
             return None
         candidate = candidate[:cut]
     return None
+
+
+def _json_problem(path: Path, limit: int = 4 * 1024 * 1024) -> str | None:
+    """Why _read_json gave nothing for a file that is there (None: there is no such file)."""
+    try:
+        st = path.stat()
+        if st.st_size > limit:
+            return f"not read (over {limit} bytes)"
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        return f"unreadable ({(e.strerror or str(e)).lower()})"
+    if not data.strip():
+        return "empty"
+    try:
+        doc = orjson.loads(data)
+    except orjson.JSONDecodeError as e:
+        return f"not valid JSON ({e}; cut short while being written?)"
+    return None if isinstance(doc, dict) else "not a JSON object"
 
 
 def _read_json(path: Path, limit: int = 4 * 1024 * 1024) -> dict[str, Any] | None:

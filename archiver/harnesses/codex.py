@@ -59,6 +59,7 @@ from archiver.harnesses.common import (
     relative_or_absolute,
     sorted_paths,
     sql_ident,
+    sqlite_identity,
 )
 from archiver.harnesses.jsonl_probe import Line, parse_line, scan_lines, unparseable_warning
 from archiver.model import DiscoveredSession, LineageEdge, Session, SourceArtifact, session_key
@@ -97,17 +98,91 @@ def _open_stream(path: Path) -> IO[bytes]:
 # ---------------------------------------------------------------- SQLite helpers
 
 
-def _thread_filter(table: str, columns: list[str]) -> str | None:
-    """WHERE clause selecting one thread's rows of a Codex table; "" = all rows; None = none."""
+def _thread_column(table: str, columns: list[str]) -> str | None:
+    """The column naming a Codex table's thread; "" = every row belongs to every extract; None = none."""
     if table == "threads" and "id" in columns:
-        return "id = :tid"
+        return "id"
     if "child_thread_id" in columns:  # thread_spawn_edges: an edge travels with its child
-        return "child_thread_id = :tid"
+        return "child_thread_id"
     if "thread_id" in columns:
-        return "thread_id = :tid"
+        return "thread_id"
     if table.startswith("_sqlx"):  # migration bookkeeping, so a rebuilt DB is accepted by Codex
         return ""
     return None
+
+
+def _thread_filter(table: str, columns: list[str]) -> str | None:
+    """WHERE clause selecting one thread's rows of a Codex table; "" = all rows; None = none."""
+    col = _thread_column(table, columns)
+    return col if not col else f"{col} = :tid"
+
+
+def _schema_objects(con: sqlite3.Connection, schema: str) -> tuple[list[tuple[str, str, str]], set[str]]:
+    """(type, name, sql) of a database's schema in extract order, and its virtual tables."""
+    objects = con.execute(
+        f"SELECT type, name, sql FROM {schema}.sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' "
+        "ORDER BY CASE type WHEN 'table' THEN 0 WHEN 'index' THEN 1 ELSE 2 END, name"
+    ).fetchall()
+    return objects, {n for t, n, s in objects if t == "table" and s.upper().lstrip().startswith("CREATE VIRTUAL")}
+
+
+def _value_digest(h: Any, v: Any) -> None:
+    if v is None:
+        h.update(b"N")
+    elif isinstance(v, bytes):
+        h.update(b"B%d:" % len(v))
+        h.update(v)
+    elif isinstance(v, str):
+        b = v.encode("utf-8", "surrogatepass")
+        h.update(b"S%d:" % len(b))
+        h.update(b)
+    else:
+        r = repr(v).encode()
+        h.update(b"V%d:" % len(r))
+        h.update(r)
+
+
+def _identity_or_none(db: Path) -> str | None:
+    try:
+        return sqlite_identity(db)
+    except OSError:
+        return None
+
+
+def thread_digests(snapshot: Path) -> dict[str, str]:
+    """Per thread id, a digest of everything its extract (extract_thread_rows) holds: the schema,
+    the rows every extract carries and the thread's own rows, as multisets. Equal digests, equal
+    extracts: the change identity of a thread's extract, so a write to one thread's rows (Codex
+    bumps updated_at of the thread it works on) sends only that thread the long way, not every
+    thread of the shared database. One read of the database."""
+    con = sqlite3.connect(f"file:{snapshot}?mode=ro", uri=True)
+    try:
+        objects, virtual = _schema_objects(con, "main")
+        common = hashlib.blake2b(digest_size=16)
+        rows: dict[str, list[bytes]] = {}
+        for typ, name, sql in objects:
+            _value_digest(common, f"{typ}\0{name}\0{sql}")
+            if typ != "table" or name in virtual or any(name.startswith(v + "_") for v in virtual):
+                continue
+            columns = [r[1] for r in con.execute(f"PRAGMA main.table_info({sql_ident(name)})")]
+            col = _thread_column(name, columns)
+            if col is None:
+                continue
+            shared: list[bytes] = []
+            for row in con.execute(f"SELECT * FROM main.{sql_ident(name)}"):
+                h = hashlib.blake2b(digest_size=16)
+                _value_digest(h, name)
+                for v in row:
+                    _value_digest(h, v)
+                if not col:
+                    shared.append(h.digest())
+                elif (tid := row[columns.index(col)]) is not None:
+                    rows.setdefault(str(tid), []).append(h.digest())
+            common.update(b"".join(sorted(shared)))
+        base = common.digest()
+        return {tid: hashlib.blake2b(base + b"".join(sorted(ds)), digest_size=16).hexdigest() for tid, ds in rows.items()}
+    finally:
+        con.close()
 
 
 def extract_thread_rows(snapshot: Path, dst: Path, thread_id: str) -> int:
@@ -121,11 +196,7 @@ def extract_thread_rows(snapshot: Path, dst: Path, thread_id: str) -> int:
     copied = 0
     try:
         out.execute("ATTACH DATABASE ? AS src", (str(snapshot),))
-        objects = out.execute(
-            "SELECT type, name, sql FROM src.sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' "
-            "ORDER BY CASE type WHEN 'table' THEN 0 WHEN 'index' THEN 1 ELSE 2 END, name"
-        ).fetchall()
-        virtual = [n for t, n, s in objects if t == "table" and s.upper().lstrip().startswith("CREATE VIRTUAL")]
+        objects, virtual = _schema_objects(out, "src")
         shadow = lambda n: any(n.startswith(v + "_") for v in virtual)  # noqa: E731
         out.execute("BEGIN")
         later: list[str] = []
@@ -193,6 +264,8 @@ class _State:
     threads: dict[str, dict[str, Any]] = field(default_factory=dict)
     spawn_parent: dict[str, str] = field(default_factory=dict)
     history_threads: set[str] = field(default_factory=set)
+    # live database path -> thread id -> digest of its extract (thread_digests), the extract's change identity
+    digests: dict[str, dict[str, str]] = field(default_factory=dict)
 
 
 class Codex:
@@ -365,6 +438,7 @@ class Codex:
         state = _State()
         db = self._db("state")
         if db is not None:
+            before = _identity_or_none(db)  # before the snapshot: what cached digests may be filed under
             try:
                 con = sqlite3.connect(str(self.db_snapshot(db)))
                 try:
@@ -381,8 +455,11 @@ class Codex:
             except (sqlite3.Error, OSError) as e:
                 host.warnings.append(f"{db.name}: unreadable ({e}); threads' state rows not archived")
                 self._snapshots.pop(str(db), None)
+            else:
+                self._digests(db, state, before)
         hist = self._db("thread_history")
         if hist is not None:
+            before = _identity_or_none(hist)
             try:
                 con = sqlite3.connect(str(self.db_snapshot(hist)))
                 try:
@@ -397,7 +474,28 @@ class Codex:
             except (sqlite3.Error, OSError) as e:
                 host.warnings.append(f"{hist.name}: unreadable ({e}); threads' history rows not archived")
                 self._snapshots.pop(str(hist), None)
+            else:
+                self._digests(hist, state, before)
         return state
+
+    def _digests(self, live: Path, state: _State, before: str | None) -> None:
+        """Each thread's extract digest of `live` (this run's snapshot of it), read once per state
+        of the database (`before`: its identity before the snapshot was taken; kept only when
+        nothing wrote to it since). None on a read error: the extracts are then told changed by
+        the database's own stat, as before."""
+        key = f"codex:thread-digests:v1|{live}|{before}"
+        hit = cache_get(self.ctx.cache, key) if before is not None else None
+        if isinstance(hit, dict) and all(isinstance(v, str) for v in hit.values()):
+            state.digests[str(live)] = hit
+            return
+        try:
+            digests = thread_digests(self.db_snapshot(live))
+        except (sqlite3.Error, OSError) as e:
+            log.debug("%s: no per-thread digests (%s)", live.name, e)
+            return
+        state.digests[str(live)] = digests
+        if before is not None and _identity_or_none(live) == before:
+            cache_put(self.ctx.cache, key, digests)
 
     # -- session_index.jsonl
 
@@ -684,10 +782,10 @@ class Codex:
     def _add_sidecars(self, s: DiscoveredSession, tid: str, state: _State, names: dict[str, str]) -> None:
         db = self._db("state")
         if db is not None and tid in state.threads:
-            s.sources.append(self._extract(db, tid))
+            s.sources.append(self._extract(db, tid, state.digests.get(str(db), {}).get(tid)))
         hist = self._db("thread_history")
         if hist is not None and tid in state.history_threads:
-            s.sources.append(self._extract(hist, tid))
+            s.sources.append(self._extract(hist, tid, state.digests.get(str(hist), {}).get(tid)))
         root, run = self._root(), self._run
         index = run["index_path"] if run is not None else root / "session_index.jsonl"
         if tid in names and (run["index"] if run is not None else index.is_file()):
@@ -713,7 +811,7 @@ class Codex:
             for f in sorted(regular_files(images)):
                 s.sources.append(self._src(f, "blob", "binary", "whole"))
 
-    def _extract(self, live: Path, tid: str) -> SourceArtifact:
+    def _extract(self, live: Path, tid: str, digest: str | None = None) -> SourceArtifact:
         def produce(dst: Path) -> None:
             extract_thread_rows(self.db_snapshot(live), dst, tid)
 
@@ -724,6 +822,8 @@ class Codex:
             format="sqlite",
             mode="produced",
             produce=produce,
+            # the thread's rows, not the shared database's stat, tell whether its extract changed
+            identity=(0, 0, int(digest[:15], 16)) if digest else None,
         )
 
     def _add_host_files(self, root: Path, host: DiscoveredSession) -> None:

@@ -92,6 +92,9 @@ class Pi:
 
     def __init__(self, ctx: HarnessContext) -> None:
         self.ctx = ctx
+        # native path of a transcript or sidecar -> the session id its name holds (as discovery
+        # gave it, before the archive redacts ids), so redacted_relpath names it after the id as archived
+        self._ids: dict[str, str] = {}
 
     @property
     def root(self) -> Path:
@@ -212,6 +215,7 @@ class Pi:
         version = header.get("version", 1) if item.header is not None else None
         mode = "append" if version == CURRENT_VERSION else "whole"
         s.sources.append(SourceArtifact(source=item.file, path=item.native, role="transcript", format="jsonl", mode=mode))
+        self._ids[item.native] = s.session_id
         s.updated_at = iso((item.st or item.file.stat()).st_mtime)
 
         title, outputs, bad = self._scan(item.file, item.st)
@@ -228,6 +232,7 @@ class Pi:
                         mode="whole", optional=True,
                     )
                 )
+                self._ids[s.sources[-1].path] = s.session_id
             else:
                 s.warnings.append(f"{item.file.name}: fullOutputPath {out} no longer exists (temporary file)")
 
@@ -346,11 +351,26 @@ class Pi:
         redact_relpath: Callable[[str], str],
         redact_text: Callable[[str], str],
     ) -> str:
-        """`--<cwd>--` is derived from the cwd: rebuild it from the redacted cwd. Every other
-        component (the transcript's name, a sidecar's `<id>.tmp/<basename>`, which may carry
-        a user name: `pi-bash-alice-1a2b.log`) goes through redact_relpath like any path."""
-        return cwd_folder_relpath(src.path, f"{self.native_root}/sessions/", session.cwd, cwd_dir_name,
-                                  redact_relpath, redact_text)
+        """`--<cwd>--` is derived from the cwd: rebuild it from the redacted cwd. The session id
+        in the transcript's name `<ts>_<id>.jsonl` and in a sidecar's folder `<id>.tmp/` is the
+        id as the archive names the session (`session.session_id`, redacted like any key, before
+        this hook runs): a caller-supplied id may hold a user name (`pi --session-id
+        alice-refactor`), which the path rules keep in `<ts>_alice-refactor.jsonl`, joined to the
+        time stamp by `_`; so name, key and the header's id agree. Every other component (a
+        sidecar's basename, which may carry a user name: `pi-bash-alice-1a2b.log`) goes
+        through redact_relpath like any path."""
+        out = cwd_folder_relpath(src.path, f"{self.native_root}/sessions/", session.cwd, cwd_dir_name,
+                                 redact_relpath, redact_text)
+        orig = self._ids.get(src.path)
+        if not orig:
+            return out
+        folder, base = out.rsplit("/", 1)
+        if src.role == "transcript" and src.path.endswith(f"_{orig}.jsonl"):
+            stem = src.path.rsplit("/", 1)[1][: -len(f"_{orig}.jsonl")]  # the time stamp
+            return f"{folder}/{redact_relpath(stem)}_{session.session_id}.jsonl"
+        if src.role == "sidecar" and src.path.rsplit("/", 2)[1] == f"{orig}.tmp":
+            return f"{folder.rsplit('/', 1)[0]}/{session.session_id}.tmp/{base}"
+        return out
 
 
 # the envelope's first keys of an entry too long to parse (pi writes type, id first)
