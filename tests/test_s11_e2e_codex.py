@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 import zstandard
 
-from tests.test_s11_e2e_claude_kit import (
+from tests.fx_s11_e2e_claude import (
     HOME_PREFIX, USER, Canaries, cli_json, leaks, missing_markers, read_store, sqlite_text, tree_bytes, write_config,
 )
 

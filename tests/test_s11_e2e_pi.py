@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.test_s11_e2e_claude_kit import (
+from tests.fx_s11_e2e_claude import (
     HOME_PREFIX, USER, Canaries, cli_json, leaks, missing_markers, read_store, tree_bytes, write_config,
 )
 
