@@ -89,8 +89,9 @@ class SessionIds:
         return out
 
     def discovered(self, ds: DiscoveredSession) -> DiscoveredSession:
-        """In place: ds.key, ds.session_id and ds.parents as archived. Collectors' hooks that
-        run later (redacted_relpath, producers) use the cwd and source paths, not the id."""
+        """In place: ds.key, ds.session_id and ds.parents as archived. Every session passes
+        through here before any collector hook runs, so hooks (redacted_relpath, producers) may
+        rely on `session_id` being the archived id (pi names its transcript with it)."""
         ds.session_id = self.id(ds.session_id)
         ds.parents = self.edges(ds.parents)
         return ds
