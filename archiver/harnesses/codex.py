@@ -59,6 +59,7 @@ from archiver.harnesses.common import (
     relative_or_absolute,
     sorted_paths,
     sql_ident,
+    sql_value_digest,
     sqlite_identity,
 )
 from archiver.harnesses.jsonl_probe import Line, parse_line, scan_lines, unparseable_warning
@@ -126,22 +127,6 @@ def _schema_objects(con: sqlite3.Connection, schema: str) -> tuple[list[tuple[st
     return objects, {n for t, n, s in objects if t == "table" and s.upper().lstrip().startswith("CREATE VIRTUAL")}
 
 
-def _value_digest(h: Any, v: Any) -> None:
-    if v is None:
-        h.update(b"N")
-    elif isinstance(v, bytes):
-        h.update(b"B%d:" % len(v))
-        h.update(v)
-    elif isinstance(v, str):
-        b = v.encode("utf-8", "surrogatepass")
-        h.update(b"S%d:" % len(b))
-        h.update(b)
-    else:
-        r = repr(v).encode()
-        h.update(b"V%d:" % len(r))
-        h.update(r)
-
-
 def _identity_or_none(db: Path) -> str | None:
     try:
         return sqlite_identity(db)
@@ -161,7 +146,7 @@ def thread_digests(snapshot: Path) -> dict[str, str]:
         common = hashlib.blake2b(digest_size=16)
         rows: dict[str, list[bytes]] = {}
         for typ, name, sql in objects:
-            _value_digest(common, f"{typ}\0{name}\0{sql}")
+            sql_value_digest(common, f"{typ}\0{name}\0{sql}")
             if typ != "table" or name in virtual or any(name.startswith(v + "_") for v in virtual):
                 continue
             columns = [r[1] for r in con.execute(f"PRAGMA main.table_info({sql_ident(name)})")]
@@ -171,9 +156,9 @@ def thread_digests(snapshot: Path) -> dict[str, str]:
             shared: list[bytes] = []
             for row in con.execute(f"SELECT * FROM main.{sql_ident(name)}"):
                 h = hashlib.blake2b(digest_size=16)
-                _value_digest(h, name)
+                sql_value_digest(h, name)
                 for v in row:
-                    _value_digest(h, v)
+                    sql_value_digest(h, v)
                 if not col:
                     shared.append(h.digest())
                 elif (tid := row[columns.index(col)]) is not None:

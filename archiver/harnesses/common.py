@@ -210,3 +210,21 @@ def cwd_folder_relpath(
     if not rest or folder != encode(cwd):
         return redact_relpath(path)
     return f"{prefix}{encode(redact_text(cwd))}/{redact_relpath(rest)}"
+
+
+def sql_value_digest(h: Any, v: Any) -> None:
+    """Feed one SQLite value to hash `h`, typed and length-prefixed (NULL, BLOB, TEXT, number),
+    so that no two different rows hash alike by running into each other."""
+    if v is None:
+        h.update(b"N")
+    elif isinstance(v, bytes):
+        h.update(b"B%d:" % len(v))
+        h.update(v)
+    elif isinstance(v, str):
+        b = v.encode("utf-8", "surrogatepass")
+        h.update(b"S%d:" % len(b))
+        h.update(b)
+    else:
+        r = repr(v).encode()
+        h.update(b"V%d:" % len(r))
+        h.update(r)

@@ -64,7 +64,8 @@ import orjson
 
 from archiver.harnesses.base import HarnessContext, native_path
 from archiver.harnesses.common import (
-    cache_get, cache_put, configured_root, iso_ms, sniff_content, sql_ident, sqlite_identity, xdg_dir,
+    cache_get, cache_put, configured_root, iso_ms, sniff_content, sql_ident, sql_value_digest, sqlite_identity,
+    xdg_dir,
 )
 from archiver.model import Artifact, DiscoveredSession, Format, LineageEdge, Session, SourceArtifact, session_key
 from archiver.snapshot import SnapshotError, backup_into, read_live_sqlite
@@ -275,41 +276,25 @@ def _session_selects(
         yield name, ", ".join(sql_ident(c) for c in cols), where, params
 
 
-def _value_digest(h: Any, v: Any) -> None:
-    if v is None:
-        h.update(b"N")
-    elif isinstance(v, bytes):
-        h.update(b"B%d:" % len(v))
-        h.update(v)
-    elif isinstance(v, str):
-        b = v.encode("utf-8", "surrogatepass")
-        h.update(b"S%d:" % len(b))
-        h.update(b)
-    else:
-        r = repr(v).encode()
-        h.update(b"V%d:" % len(r))
-        h.update(r)
-
-
 def extract_fingerprint(conn: sqlite3.Connection, session_id: str, rows: list[tuple[str, str, str, str]]) -> str:
     """A digest of everything the session's extract would hold (schema, header pragmas and
     the rows of `_session_selects`, as multisets): equal digests, equal extracts. `conn` has
     the database attached as `src`. Lets a write to one session leave the others alone."""
     out = hashlib.blake2b(digest_size=16)
     for typ, name, tbl, sql in rows:
-        _value_digest(out, f"{typ}\0{name}\0{tbl}\0{sql}")
+        sql_value_digest(out, f"{typ}\0{name}\0{tbl}\0{sql}")
     for pragma in ("user_version", "application_id"):
-        _value_digest(out, int(conn.execute(f"PRAGMA src.{pragma}").fetchone()[0]))
+        sql_value_digest(out, int(conn.execute(f"PRAGMA src.{pragma}").fetchone()[0]))
     for name, collist, where, params in _session_selects(conn, session_id, rows):
         digests = []
         for row in conn.execute(f"SELECT {collist} FROM src.{sql_ident(name)}" + (f" WHERE {where}" if where else ""),
                                 params):
             h = hashlib.blake2b(digest_size=16)
             for v in row:
-                _value_digest(h, v)
+                sql_value_digest(h, v)
             digests.append(h.digest())
         digests.sort()
-        _value_digest(out, f"table\0{name}\0{collist}\0{len(digests)}")
+        sql_value_digest(out, f"table\0{name}\0{collist}\0{len(digests)}")
         out.update(b"".join(digests))
     return out.hexdigest()
 
