@@ -74,9 +74,8 @@ def _notes_since(redactor: Redactor, before: dict[str, int]) -> dict[str, int]:
 
 
 def _release_after(nbytes: int) -> None:
-    """After a big job: give the allocator's free memory back (the worker lives on, idle)."""
-    if nbytes >= BIG_JOB:
-        allocator.release()
+    """After a big job, or small ones adding up to one: give the allocator's free memory back."""
+    allocator.release_every(nbytes, BIG_JOB)
 
 
 _SOCKET_DIR_MAX = 88  # an AF_UNIX path holds 107 bytes; "/listener-XXXXXXXX" takes 18 of them
