@@ -53,7 +53,6 @@ from archiver.workers import JobResult, Jobs, WorkerCrashed, pin_socket_dir
 log = logging.getLogger(__name__)
 _BLOCK = 1024 * 1024
 STALE_UPLOAD_AGE = timedelta(hours=1)
-RELEASE_EVERY = 32 << 20  # source bytes read between two allocator releases in the parent
 
 
 class HeldBack(Exception):
@@ -695,9 +694,6 @@ class Syncer:
     def _add_read(self, n: int) -> None:
         with self._lock:
             self.result.bytes_read += n
-        # the parent's heap sees each job's packed output (up to SMALL_OBJECT) come and go among
-        # the run's long-lived objects: what it frees goes back to the system now and then
-        allocator.release_every(n, RELEASE_EVERY)
 
     def _upload(self, object_id: str, plaintext: Path, work: Workdir, job: JobResult | None = None) -> bool:
         """Upload unless the archive already has it. True when bytes were sent. The job's
