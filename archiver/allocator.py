@@ -16,6 +16,7 @@ _M_MMAP_THRESHOLD = -3
 _M_ARENA_MAX = -8
 _lock = threading.Lock()
 _libc: object = None
+_churned = 0  # bytes handled since the last release (release_every)
 
 
 def tune() -> bool:
@@ -42,3 +43,18 @@ def release() -> None:
     """Give the allocator's free memory back to the system (after a big job)."""
     if tune():
         _libc.malloc_trim(0)  # type: ignore[attr-defined]
+
+
+def release_every(nbytes: int, every: int) -> bool:
+    """Count `nbytes` handled (read, redacted, uploaded); once `every` bytes have gone by since
+    the last release, release. Many small jobs fragment the heap as much as one big one does:
+    their buffers (up to the mmap threshold) come and go between long-lived objects, and the
+    free pages between those are given back only by malloc_trim. True when it released."""
+    global _churned
+    with _lock:
+        _churned += nbytes
+        if _churned < every:
+            return False
+        _churned = 0
+    release()
+    return True

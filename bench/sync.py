@@ -38,7 +38,7 @@ import time
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
@@ -66,6 +66,8 @@ class Run:
     cpu_seconds: float | None = None
     note: str = ""
     detail: dict[str, Any] = field(default_factory=dict)
+    # at the whole tree's peak: (role, pid, PSS bytes) per process, largest first
+    peak_parts: list[tuple[str, int, int]] = field(default_factory=list)
 
     @property
     def mbps(self) -> float:
@@ -92,10 +94,12 @@ def _pss(pid: int) -> int:
 TICK = os.sysconf("SC_CLK_TCK")
 
 
-def _tree_sample(root: int, cpu: dict[int, float], rss: dict[int, int]) -> int:
+def _tree_sample(root: int, cpu: dict[int, float], rss: dict[int, int],
+                 parts: dict[int, int] | None = None) -> int:
     """Memory of `root` and all its descendants (sum of PSS), from /proc; records each
     process's CPU seconds so far in `cpu` and its largest RSS in `rss` (pool workers are not
-    reaped by our child, so neither would show in its rusage)."""
+    reaped by our child, so neither would show in its rusage), and, given `parts`, each
+    process's PSS in this sample."""
     children: dict[int, list[int]] = {}
     times: dict[int, float] = {}
     resident: dict[int, int] = {}
@@ -115,11 +119,37 @@ def _tree_sample(root: int, cpu: dict[int, float], rss: dict[int, int]) -> int:
     total, todo = 0, [root]
     while todo:
         pid = todo.pop()
-        total += _pss(pid)
+        pss = _pss(pid)
+        total += pss
+        if parts is not None:
+            parts[pid] = pss
         cpu[pid] = max(cpu.get(pid, 0.0), times.get(pid, 0.0))
         rss[pid] = max(rss.get(pid, 0), resident.get(pid, 0))
         todo.extend(children.get(pid, ()))
     return total
+
+
+def _roles(pids: Iterable[int]) -> dict[int, str]:
+    """What each process of an archiver run is, from its command line and parent: `time`,
+    parent (the archiver itself), forkserver, resource tracker, worker (a forkserver child)."""
+    roles: dict[int, str] = {}
+    ppid: dict[int, int] = {}
+    for pid in pids:
+        try:
+            cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")
+            stat = Path(f"/proc/{pid}/stat").read_bytes()
+            ppid[pid] = int(stat[stat.rindex(b")") + 2:].split()[1])
+        except (OSError, ValueError, IndexError):
+            roles[pid] = "gone"
+            continue
+        roles[pid] = ("forkserver" if b"multiprocessing.forkserver" in cmd
+                      else "resource tracker" if b"resource_tracker" in cmd
+                      else "time" if cmd.startswith(b"/usr/bin/time")
+                      else "parent")
+    for pid, role in roles.items():
+        if role == "forkserver" and roles.get(ppid.get(pid, 0)) == "forkserver":
+            roles[pid] = "worker"
+    return roles
 
 
 TIME = "/usr/bin/time" if os.access("/usr/bin/time", os.X_OK) else None
@@ -141,11 +171,19 @@ def measure(name: str, argv: list[str], input_bytes: int, env: dict[str, str], c
     peak = [0]
     cpu_seen: dict[int, float] = {}
     rss_seen: dict[int, int] = {}
+    peak_parts: dict[int, int] = {}
+    roles: dict[int, str] = {}
     done = threading.Event()
 
     def sample() -> None:
         while not done.is_set():
-            peak[0] = max(peak[0], _tree_sample(proc.pid, cpu_seen, rss_seen))
+            parts: dict[int, int] = {}
+            total = _tree_sample(proc.pid, cpu_seen, rss_seen, parts)
+            if total > peak[0]:
+                peak[0] = total
+                peak_parts.clear()
+                peak_parts.update(parts)
+                roles.update(_roles(p for p in parts if p not in roles))  # while they live
             done.wait(0.05)
 
     sampler = threading.Thread(target=sample, daemon=True)
@@ -169,7 +207,8 @@ def measure(name: str, argv: list[str], input_bytes: int, env: dict[str, str], c
     err_f.seek(0)
     stdout, stderr = out_f.read().decode(errors="replace"), err_f.read().decode(errors="replace")
     run = Run(name, seconds, input_bytes, rc=proc.returncode, rss_max_process=maxrss,
-              rss_max_tree=peak[0] or None, cpu_seconds=cpu)
+              rss_max_tree=peak[0] or None, cpu_seconds=cpu,
+              peak_parts=sorted(((roles.get(p, "?"), p, n) for p, n in peak_parts.items()), key=lambda x: -x[2]))
     return run, stdout, stderr
 
 
@@ -329,6 +368,8 @@ def main(argv: list[str] | None = None) -> int:
             runs.append(r)
             log(f"  {r.name:<28} {r.seconds:7.2f} s  {r.mbps:8.1f} MB/s  out {_mb(r.uploaded)} MB  "
                 f"RSS {_mb(r.rss_max_process)}/{_mb(r.rss_max_tree)} MB  {r.note}")
+            if r.peak_parts:
+                log("    at the tree's peak (PSS MB): " + ", ".join(f"{role} {_mb(n)}" for role, _, n in r.peak_parts))
             return r
 
         have_zstd = shutil.which("zstd") is not None
