@@ -890,7 +890,9 @@ class JsonRedactor:
         batch: list[tuple[int, Any, bool, _Doc, _Result, list[int], list[int], int]] = []
         parts: list[bytes] = []
         modes: list[int] = []
-        short: dict[tuple[int, str], int] = {}  # repeated short strings (cwd, paths) are scanned once
+        # a string repeated in the batch is scanned once: short ones (cwd, paths, names) and long ones
+        # (a tool result also kept as the tool's own output on the same line); the batch holds them anyway
+        seen: dict[tuple[int, str], int] = {}
         for k, line in enumerate(lines):
             if not self.needs_work(line):
                 continue
@@ -905,14 +907,9 @@ class JsonRedactor:
             where = []
             for i in todo:
                 s, m = _scan_text(doc, i), doc.modes[i]
-                if len(doc.strs[i]) <= MEMO_MAX_LEN:
-                    j = short.get((m, s))
-                    if j is None:
-                        j = short[(m, s)] = len(parts)
-                        parts.append(s.encode("utf-8", "surrogatepass"))
-                        modes.append(m)
-                else:
-                    j = len(parts)
+                j = seen.get((m, s))
+                if j is None:
+                    j = seen[(m, s)] = len(parts)
                     parts.append(s.encode("utf-8", "surrogatepass"))
                     modes.append(m)
                 where.append(j)
