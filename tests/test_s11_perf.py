@@ -192,12 +192,14 @@ def _opencode_like_db(path: Path) -> int:
     rng = random.Random(7)
     n_json = 0
     for i in range(1300):  # more than one batch of rows (sqlite.BATCH)
+        # every text its own (a step number), as real messages are: no memo answers for them
         part = rng.choice([
-            {"type": "text", "text": f"edited /home/alice/work/shop/file{i % 17}.py"},
-            {"type": "tool", "state": {"input": {"command": "git log"}, "output": "Author: Grace Hopper <grace@navy.mil>"}},
-            {"type": "text", "text": "contact bob.stone@northwind.io about card 4111 1111 1111 1111"},
-            {"type": "text", "text": "plain words and nothing else " * 3},
-            {"type": "tool", "state": {"output": "GITHUB_TOKEN=ghp_R8fJ2kLm9QwErTyUiOpAsDfGhJkLzXcVbN12"}},
+            {"type": "text", "text": f"step {i}: edited /home/alice/work/shop/file{i % 17}.py"},
+            {"type": "tool", "state": {"input": {"command": f"git log -{i}"},
+                                       "output": f"commit {i}\nAuthor: Grace Hopper <grace@navy.mil>"}},
+            {"type": "text", "text": f"step {i}: contact bob.stone@northwind.io about card 4111 1111 1111 1111"},
+            {"type": "text", "text": f"step {i}: " + "plain words and nothing else " * 3},
+            {"type": "tool", "state": {"output": f"step {i}\nGITHUB_TOKEN=ghp_R8fJ2kLm9QwErTyUiOpAsDfGhJkLzXcVbN12"}},
         ])
         data = json.dumps({"id": f"msg_{i:026d}", "role": "assistant", "parts": [part], "cwd": "/home/alice/work/shop"},
                           indent=1 if i % 5 == 0 else None)  # some with a layout of their own, kept by the patch
