@@ -624,12 +624,22 @@ class Engine:
         fast.never_capture = True
         fast.log_errors = False
         self._weak_alt: dict[int, object] = {}
+        # ... and on a string that the combined pass touched, one Set pass of the same pieces says
+        # which of the group's rules can match there at all (most never do: card numbers, IBANs,
+        # phone numbers on a string touched by an e-mail), instead of every rule's own pass
+        self._weak_set: dict[int, tuple[object, list[int], int]] = {}
         for g in (ALWAYS, COMMON):
             if self._groups[g]:
-                pattern = "|".join(
-                    f"(?:{_multiline(_cheap_unicode(_gate_form(self._c[i].rule.regex, self._c[i].sgroup)))})"
-                    for i in self._groups[g])
+                pieces = [_multiline(_cheap_unicode(_gate_form(self._c[i].rule.regex, self._c[i].sgroup)))
+                          for i in self._groups[g]]
+                pattern = "|".join(f"(?:{piece})" for piece in pieces)
                 self._weak_alt[g] = re2.compile(pattern, fast)._regexp  # noqa: SLF001
+                wset = re2.Set.SearchSet(fast)
+                for piece in pieces:
+                    wset.Add(piece)
+                sentinel = wset.Add(rb"\A")  # always matches: an answer without it means the Set gave up
+                wset.Compile()
+                self._weak_set[g] = (wset, list(self._groups[g]), sentinel)
         self.has_always = bool(self._groups[ALWAYS])
         # For MODE_IDS strings (ids, signatures: many short strings on every line) the walker asks
         # first whether the document holds a keyword of a rule that applies to them at all.
@@ -748,14 +758,29 @@ class Engine:
         out, images, table = self._keyword_hits(buf)
         comp = self._c
         common = self._groups[COMMON]
-        if common and not out.isdisjoint(common) and not self._group_hit(COMMON, buf):
+        if common and not out.isdisjoint(common) and self._group_hit(COMMON, buf):
+            can = self._weak_rules(COMMON, buf)
+            if can is not None:
+                out.difference_update(i for i in common if i not in can)
+        elif common:
             out.difference_update(common)
         if self.has_always and self._group_hit(ALWAYS, buf):
             lows: dict[int, bytes] = {}
+            can = self._weak_rules(ALWAYS, buf)
             for i in self._groups[ALWAYS]:
-                if self._seg_has_kw(comp[i], 0, buf, lows):
+                if (can is None or i in can) and self._seg_has_kw(comp[i], 0, buf, lows):
                     out.add(i)
         return sorted(i for i in out if comp[i].modes[mode]), images, table and mode == MODE_ALL
+
+    def _weak_rules(self, group: int, buf: bytes) -> set[int] | None:
+        """The group's rules whose piece of the combined pattern matches somewhere in buf (a
+        superset of the rules that can yield a candidate on buf scanned alone); None when the Set
+        ran out of DFA memory (then every rule of the group must run)."""
+        wset, idxs, sentinel = self._weak_set[group]
+        hits = wset.Match(buf)  # type: ignore[attr-defined]
+        if not hits or sentinel not in hits:
+            return None
+        return {idxs[h] for h in hits if h != sentinel}
 
     def _weak_segments(self, group: int, joined: bytes, starts: list[int]) -> set[int]:
         """Strings touched by any match of the group's combined pattern (a superset of where its
@@ -962,12 +987,14 @@ class Engine:
         # Weak rules run only on the single strings that their group's combined pattern touched.
         weak: dict[int, list[int]] = {}
         common = sorted(i for i in kw_rules if comp[i].group == COMMON)
-        if common:
-            for i in self._weak_segments(COMMON, joined, starts):
-                weak.setdefault(i, []).extend(common)
-        if self.has_always:
-            for i in self._weak_segments(ALWAYS, joined, starts):
-                weak.setdefault(i, []).extend(self._groups[ALWAYS])
+        for g, members in ((COMMON, common), (ALWAYS, self._groups[ALWAYS] if self.has_always else ())):
+            if not members:
+                continue
+            for i in self._weak_segments(g, joined, starts):
+                can = self._weak_rules(g, parts[i])
+                run = members if can is None else [k for k in members if k in can]
+                if run:
+                    weak.setdefault(i, []).extend(run)
         # The table pass, string by string, on the strings that may hold a table.
         tcands: dict[int, list[_Cand]] = {}
         if table:

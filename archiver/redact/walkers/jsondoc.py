@@ -791,6 +791,13 @@ class JsonRedactor:
         self._finish(doc, res, report, carrier, todo, parts[:n], found, extra)
         if not res.news and not res.nested:
             return None
+        self._changes(doc, res)
+        return res
+
+    @staticmethod
+    def _changes(doc: _Doc, res: _Result) -> None:
+        """Each changed literal's new value and count, for _patch (res.conflict when one value has
+        two)."""
         strs, numbers = doc.strs, doc.numbers
         pairs = [(strs[i], new, i in numbers) for i, new in res.news.items()]
         pairs += [(old, new, False) for _, _, old, new in res.nested]
@@ -803,7 +810,6 @@ class JsonRedactor:
                 res.conflict = True
             else:
                 changes[old] = (new, prev[1] + 1)
-        return res
 
     def _prepare(self, doc: _Doc, res: _Result, report: RedactionReport, carrier: str, depth: int) -> list[int]:
         """Recurse into JSON-in-strings; answer memoised short strings; return the strings to scan."""
@@ -890,7 +896,9 @@ class JsonRedactor:
         batch: list[tuple[int, Any, bool, _Doc, _Result, list[int], list[int], int]] = []
         parts: list[bytes] = []
         modes: list[int] = []
-        short: dict[tuple[int, str], int] = {}  # repeated short strings (cwd, paths) are scanned once
+        # a string repeated in the batch is scanned once: short ones (cwd, paths, names) and long ones
+        # (a tool result also kept as the tool's own output on the same line); the batch holds them anyway
+        seen: dict[tuple[int, str], int] = {}
         for k, line in enumerate(lines):
             if not self.needs_work(line):
                 continue
@@ -905,14 +913,9 @@ class JsonRedactor:
             where = []
             for i in todo:
                 s, m = _scan_text(doc, i), doc.modes[i]
-                if len(doc.strs[i]) <= MEMO_MAX_LEN:
-                    j = short.get((m, s))
-                    if j is None:
-                        j = short[(m, s)] = len(parts)
-                        parts.append(s.encode("utf-8", "surrogatepass"))
-                        modes.append(m)
-                else:
-                    j = len(parts)
+                j = seen.get((m, s))
+                if j is None:
+                    j = seen[(m, s)] = len(parts)
                     parts.append(s.encode("utf-8", "surrogatepass"))
                     modes.append(m)
                 where.append(j)
@@ -929,6 +932,54 @@ class JsonRedactor:
             if res.news or res.nested:
                 self._apply_tree(doc, res)
                 out[k] = self._dumps(root, std, lines[k])
+        return out
+
+    def redact_docs(self, raws: list[bytes], report: RedactionReport, carriers: list[str]) -> list[bytes | None]:
+        """Many JSON documents at once, each as `redact_doc(raw, report, carrier, keep_layout=True)`
+        gives it (None: not JSON), in one engine pass (SQLite cells: a message or part per row)."""
+        out: list[bytes | None] = list(raws)
+        batch: list[tuple[int, Any, int, _Doc, _Result, list[int], list[int], int]] = []
+        parts: list[bytes] = []
+        modes: list[int] = []
+        seen: dict[tuple[int, str], int] = {}
+        for k, raw in enumerate(raws):
+            parsed = _parse(raw)
+            if parsed is None:
+                out[k] = None
+                continue
+            if not isinstance(parsed[0], (dict, list)):  # a string or a number: as redact_doc does it
+                out[k] = self.redact_doc(raw, report, carriers[k], keep_layout=True)
+                continue
+            root, std, doc = self._walk_doc(raw, *parsed)
+            res = _Result()
+            todo = self._prepare(doc, res, report, carriers[k], 0)
+            where = []
+            for i in todo:
+                s, m = _scan_text(doc, i), doc.modes[i]
+                j = seen.get((m, s))
+                if j is None:
+                    j = seen[(m, s)] = len(parts)
+                    parts.append(s.encode("utf-8", "surrogatepass"))
+                    modes.append(m)
+                where.append(j)
+            argv_at = len(parts)
+            for line, _, _ in doc.argv:
+                parts.append(line)
+                modes.append(MODE_ALL)
+            batch.append((k, root, std, doc, res, todo, where, argv_at))
+        found = self.engine.scan_segments(parts, modes) if parts else {}
+        for k, root, std, doc, res, todo, where, argv_at in batch:
+            local = {n: found[j] for n, j in enumerate(where) if j in found}
+            extra = self._argv_matches(doc, found, argv_at) if doc.argv else None
+            self._finish(doc, res, report, carriers[k], todo, [parts[j] for j in where], local, extra)
+            if not res.news and not res.nested:
+                continue
+            self._changes(doc, res)
+            patched = self._patch(raws[k], res)
+            if patched is None:
+                self._apply_tree(doc, res)
+                patched = self._dumps(root, std, raws[k])
+            out[k] = patched
         return out
 
     def secret_key(self, key: str) -> bool:
