@@ -867,18 +867,23 @@ class Engine:
     def _keep(self, buf: bytes, lo: int, hi: int, cands: list[_Cand], prot: bool) -> list[_Cand]:
         """Drop candidates touching protected spans of buf[lo:hi] (the string they belong to)."""
         shield: list[tuple[int, int]] = []
+        images: list[tuple[int, int]] = []
         if prot:
             shield = [sp[0] for sp in _spans(_TOKEN_RX, buf, lo, hi)]
             if any(buf.find(m, lo, hi) != -1 for m in _IMAGE_MARKERS):
-                shield += [sp[0] for sp in _spans(_IMAGE_RX, buf, lo, hi)]
+                images = [sp[0] for sp in _spans(_IMAGE_RX, buf, lo, hi)]
         comp = self._c
         out = []
         for cand in cands:
             s, e, idx, gs, ge = cand
-            if not shield and buf[gs] not in _IDSET:
+            if not shield and not images and buf[gs] not in _IDSET:
                 out.append(cand)
                 continue
             if shield and any(a < e and s < b for a, b in shield):
+                continue
+            # An image marker (/9j/, R0lGOD, ...) can occur by chance inside a private key's base64 body:
+            # a high-confidence match that starts before that "image" is the key, not part of an image.
+            if images and any(a < e and s < b and not (s < a and comp[idx].rule.confidence == "high") for a, b in images):
                 continue
             if (buf[gs] in _IDSET and ge - gs <= 160 and not comp[idx].rule.generated
                     and not buf[gs:ge].translate(None, _IDCHARS)):

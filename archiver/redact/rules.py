@@ -45,7 +45,7 @@ _RULE_KEYS = frozenset({
     "id", "description", "regex", "secret_group", "keywords", "entropy", "min_length", "validator",
     "allowlist", "label", "replace", "confidence", "positive", "negative", "expect", "same_as",
 })
-_VALIDATOR_NAMES = ("luhn", "iban", "jwt", "ssn", "pem_base64")
+_VALIDATOR_NAMES = ("luhn", "iban", "jwt", "ssn", "pem_base64", "non_ascii")
 _ID_RE = re2.compile(r"^[a-z0-9][a-z0-9._-]*$")
 _LABEL_RE = re2.compile(r"^[A-Z][A-Z0-9_]*$")
 

@@ -89,10 +89,16 @@ def pem_base64(value: str) -> bool:
     return _PLACEHOLDER.search(text) is None
 
 
+def non_ascii(value: str) -> bool:
+    """Holds a non-ASCII character: the all-ASCII addresses are the `email` rule's (with its allowlist)."""
+    return not value.isascii()
+
+
 VALIDATORS: dict[str, Callable[[str], bool]] = {
     "luhn": luhn,
     "iban": iban,
     "jwt": jwt,
     "ssn": ssn,
     "pem_base64": pem_base64,
+    "non_ascii": non_ascii,
 }

@@ -4,5 +4,6 @@ import re
 
 # A name that says its value is a secret (a JSON key, a SQLite column, the name of a name/value
 # pair): the walkers scan such a value as `"name": "value"`, where the assignment rules judge it.
-SECRET_NAME = re.compile(r"pass|pwd|secret|token|key|credential|auth", re.I)
+# (cookie: a "Cookie" header in an HTTP dump; ssn on its own, not inside "className")
+SECRET_NAME = re.compile(r"pass|pwd|secret|token|key|credential|auth|cookie|(?<![a-z])ssn(?![a-z])", re.I)
 SECRET_NAME_MAX = 200  # a longer "name" is text, not a name
