@@ -123,7 +123,9 @@ def test_a_username_that_is_no_word_is_still_replaced_as_a_word() -> None:
 def test_a_username_in_an_identifier_non_ascii_and_after_a_json_escape() -> None:
     eng = Engine(load_rules([], RuntimeTerms(usernames=["jörg", "zqxcanary"])), P)
     j, z = P.username("jörg"), P.username("zqxcanary")
-    assert eng.redact("jörg_count = obj.jörg(x)", None) == "jörg_count = obj.jörg(x)"
+    # a name that is no everyday word is replaced in identifiers too (`jörg_backup/`, `JÖRG_HOME`)
+    out = eng.redact("jörg_count = obj.jörg(x)", None)
+    assert "jörg" not in out.lower() and out.lower() == f"{j}_count = obj.{j}(x)".lower()
     assert eng.redact("by jörg.", None) == f"by {j}."
     # JSON inside a text: `\n` before the name is an escape, not a letter of a longer word
     assert eng.redact('{"out": "a\\nzqxcanary\\tjörg"}', None) == f'{{"out": "a\\n{z}\\t{j}"}}'

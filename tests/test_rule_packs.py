@@ -31,7 +31,7 @@ PACK_NAMES = ("secrets", "pii", "paths")
 
 ALLOWED_KEYS = {
     "id", "description", "regex", "secret_group", "keywords", "entropy", "min_length", "validator",
-    "allowlist", "label", "replace", "confidence", "positive", "negative", "expect", "same_as",
+    "allowlist", "label", "replace", "confidence", "positive", "negative", "expect", "same_as", "paths",
 }
 REQUIRED_KEYS = {"id", "description", "regex", "label", "confidence", "positive", "negative"}
 CONFIDENCES = {"high", "medium", "low"}

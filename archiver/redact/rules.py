@@ -43,7 +43,7 @@ PATH_PACKS = frozenset({"paths"})
 _PACK_KEYS = frozenset({"name", "version", "description"})
 _RULE_KEYS = frozenset({
     "id", "description", "regex", "secret_group", "keywords", "entropy", "min_length", "validator",
-    "allowlist", "label", "replace", "confidence", "positive", "negative", "expect", "same_as",
+    "allowlist", "label", "replace", "confidence", "positive", "negative", "expect", "same_as", "paths",
 })
 _VALIDATOR_NAMES = ("luhn", "iban", "jwt", "ssn", "pem_base64", "non_ascii")
 _ID_RE = re2.compile(r"^[a-z0-9][a-z0-9._-]*$")
@@ -89,6 +89,9 @@ class Rule:
     # a bounded term is not matched inside a code identifier (`max_tokens`, `Math.max(`): usernames
     # that are ordinary words would wreck JSON keys and code (engine.in_identifier)
     word_only: bool = False
+    # `paths = true` in a pack: also run on the components of archived file paths (path mode),
+    # where only the paths pack and the generated rules run otherwise (an e-mail as a folder name)
+    in_paths: bool = False
     check: Callable[[str], bool] | None = field(default=None, repr=False)
     # Generated literal-term rules: the terms themselves, so the engine can match them with a
     # find loop instead of RE2 (cheaper per match; usernames occur in almost every path).
@@ -120,7 +123,7 @@ class Rule:
 
     @property
     def applies_to_paths(self) -> bool:
-        return self.generated or self.pack in PATH_PACKS
+        return self.generated or self.pack in PATH_PACKS or self.in_paths
 
 
 @dataclass
@@ -331,13 +334,16 @@ def _parse_rule(raw: dict[str, Any], where: str, pack: str, src: str,
     description = raw.get("description", "")
     if not isinstance(description, str):
         raise RuleError(f"{where}: 'description' must be a string")
+    in_paths = raw.get("paths", False)
+    if not isinstance(in_paths, bool):
+        raise RuleError(f"{where}: 'paths' must be true or false")
     return Rule(
         id=raw["id"], regex=regex, label=label, description=description, secret_group=secret_group,
         keywords=keywords, entropy=float(entropy) if entropy is not None else None, min_length=min_length,
         same_as=same_as,
         validator=validator, allowlist=allowlist, replace=replace, confidence=confidence,
         positive=_str_list(raw, "positive", where), negative=_str_list(raw, "negative", where),
-        expect=_str_list(raw, "expect", where), pack=pack, source=src, check=check,
+        expect=_str_list(raw, "expect", where), pack=pack, source=src, check=check, in_paths=in_paths,
     )
 
 
@@ -543,12 +549,12 @@ def term_rules(terms: RuntimeTerms) -> list[Rule]:
         free.sort(key=len, reverse=True)
         out.append(Rule(
             id="user-username", regex=_bounded([_lit(u) for u in free], digits_after=True), label="USERNAME",
-            description="the user's account names, as a word anywhere but inside a code identifier (digits may "
-                        "follow: alice2024)",
+            description="the user's account names that are no everyday word, as a word anywhere, also joined "
+                        "by `_` (wanda_backup, WANDA_HOME) or followed by digits (alice2024)",
             secret_group=2, keywords=tuple(dict.fromkeys(_keyword(u) for u in free)), replace="username",
             confidence="high",
             pack="runtime", source="runtime terms", generated=True, bounded=True, fold_case=True,
-            terms=tuple(free), digits_after=True, word_only=True,
+            terms=tuple(free), digits_after=True,
             canonical=tuple((re2.escape(v), u) for v, u in slug_of.items()),
         ))
     if words:
