@@ -183,7 +183,9 @@ def measure(name: str, argv: list[str], input_bytes: int, env: dict[str, str], c
                 peak[0] = total
                 peak_parts.clear()
                 peak_parts.update(parts)
-                roles.update(_roles(p for p in parts if p not in roles))  # while they live
+                # while they live, and again at each new peak: a pid first seen before its exec, or
+                # a worker born after its fork server was read, would keep a wrong role
+                roles.update(_roles(parts))
             done.wait(0.05)
 
     sampler = threading.Thread(target=sample, daemon=True)
