@@ -286,9 +286,11 @@ def _noop() -> None:
 
 # A worker is replaced by a fresh one after this many jobs. Its memory grows with the jobs it
 # ran (RE2's DFA caches, the walkers' memos, pymalloc arenas: 62 -> 82 MB RSS over ~1,850 jobs on
-# a 300 MB corpus) and a fresh one costs about a second of CPU (imports and rules). At 800, a cold
-# sync of 10,000 tiny sessions took 85 CPU-s against 65 at 2,000, whose tree peak was 6 MB higher.
-JOBS_PER_WORKER = 2000
+# a 300 MB corpus) and a fresh one costs about a second of CPU (imports and rules). The trade,
+# measured: at 2,000 the 1 GB-transcript case peaked at 292.9 MB (whole tree) against 280.4 at
+# 800, while a cold sync of 10,000 tiny sessions took 64.5 CPU-s against 84.7. The peak is a
+# target (< 300 MB); tiny sessions' cold CPU is not.
+JOBS_PER_WORKER = 800
 
 
 class _Pool(ProcessPoolExecutor):
