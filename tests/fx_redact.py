@@ -31,3 +31,21 @@ def gone(red: Any, text: str, value: str, rule: str) -> str:
     assert value not in out, (rule, out)
     assert report.by_rule().get(rule, 0) >= 1, report.by_rule()
     return out
+
+
+def random_segments(rng: Any, frags: list[str], max_parts: int, max_frags: int,
+                    modes: tuple[int, ...]) -> tuple[list[bytes], list[int]]:
+    """1..max_parts strings, each 0..max_frags fragments glued together, with a mode each: the
+    input two engines that must agree are compared on (tests of the engine's prefilters)."""
+    parts = ["".join(rng.choice(frags) for _ in range(rng.randint(0, max_frags))).encode()
+             for _ in range(rng.randint(1, max_parts))]
+    return parts, [rng.choice(modes) for _ in parts]
+
+
+def luhn_complete(digits: str) -> str:
+    """`digits` with the Luhn check digit appended: a card number the card rules accept."""
+    total = 0
+    for i, ch in enumerate(reversed(digits)):
+        d = int(ch) * (2 if i % 2 == 0 else 1)
+        total += d - 9 if d > 9 else d
+    return digits + str((10 - total % 10) % 10)

@@ -17,6 +17,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
+from tests.fx_redact import luhn_complete
 
 REPO = Path(__file__).resolve().parents[1]
 USER = "zorbloff"  # the archived user; the home folder is named after it too
@@ -44,7 +45,7 @@ class Canaries:
             "email": f"q{n:03d}.{USER}@quuxmail.net",
             "ghp": "ghp_" + (f"K{n:03d}" + hashlib.sha512(h.encode()).hexdigest().upper())[:36],
             "akia": "AKIA" + (f"Z{n:03d}" + h[11:]).replace("0", "Q")[:16],
-            "card": body + _luhn_digit(body),
+            "card": luhn_complete(body),
         }
         self.all[f"{tag}#{n}"] = p
         return p
@@ -65,14 +66,6 @@ class Canaries:
             out += [(f"{k}:email", p["email"].split("@")[0]), (f"{k}:ghp", p["ghp"][4:]),
                     (f"{k}:akia", p["akia"]), (f"{k}:card", p["card"])]
         return out
-
-
-def _luhn_digit(body: str) -> str:
-    total = 0
-    for i, ch in enumerate(reversed(body)):
-        d = int(ch) * (2 if i % 2 == 0 else 1)
-        total += d - 9 if d > 9 else d
-    return str((10 - total % 10) % 10)
 
 
 def build_in_child(builder: Callable[[Path, Canaries], dict[str, Any]], home: Path, out: Path) -> dict[str, Any]:

@@ -17,6 +17,8 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
+from tests.fx_archiver import decrypt_with_cli
+from tests.fx_redact import luhn_complete
 
 USER = "wanda"  # the collector's user (configured in [redaction] usernames)
 HOME_PREFIX = f"/home/{USER}"
@@ -34,18 +36,6 @@ STRUCTURAL = {
     "backupTime", "snapshotMessageId", "history_mode", "item_type", "mimeType", "media_type", "encoding",
     "entrypoint", "userType", "permissionMode", "mode", "level", "api", "thinkingLevel", "effort",
 }
-
-
-def luhn_complete(digits: str) -> str:
-    total = 0
-    for i, ch in enumerate(reversed(digits + "0")):
-        d = int(ch)
-        if i % 2 == 1:
-            d *= 2
-            if d > 9:
-                d -= 9
-        total += d
-    return digits + str((10 - total % 10) % 10)
 
 
 @dataclass
@@ -145,11 +135,6 @@ def cli_json(base: Path, *args: str, ok: bool = True) -> Any:
     return json.loads(p.stdout), p
 
 
-def decrypt(identity: Path, blob: bytes) -> bytes:
-    age = subprocess.run(["age", "-d", "-i", str(identity)], input=blob, capture_output=True, check=True)
-    return subprocess.run(["zstd", "-d", "-c"], input=age.stdout, capture_output=True, check=True).stdout
-
-
 @dataclass
 class StoreRead:
     keys: list[str]
@@ -178,7 +163,7 @@ def read_store(base: Path) -> StoreRead:
         if k == "archiver.json" or k.startswith("tombstones/"):
             plain[k] = raw
             continue
-        plain[k] = decrypt(identity, raw)
+        plain[k] = decrypt_with_cli(identity, raw)
         if k.startswith("snapshots/"):
             manifests.append(json.loads(plain[k]))
     return StoreRead(keys=keys, plaintexts=plain, manifests=manifests)

@@ -16,6 +16,7 @@ from archiver.redact.engine import (ALWAYS, COMMON, MODE_ALL, MODE_KEYS, MODE_PA
                                     _group)
 from archiver.redact.pseudonym import Pseudonymizer
 from archiver.redact.rules import Rule, RuntimeTerms, load_rules
+from tests.fx_redact import random_segments
 
 KEY = b"team-key-for-tests-0123456789abcdef"
 BUILTIN = ["builtin:secrets", "builtin:pii", "builtin:paths"]
@@ -116,9 +117,7 @@ def test_random_texts_find_the_same_with_pruned_prefilters(engines: tuple[Engine
     rng = random.Random(20261130)
     found = 0
     for _ in range(600):
-        parts = ["".join(rng.choice(_FRAGS) for _ in range(rng.randint(0, 7))).encode()
-                 for _ in range(rng.randint(1, 5))]
-        modes = [rng.choice((MODE_ALL, MODE_ALL, MODE_KEYS, MODE_PATHS)) for _ in parts]
+        parts, modes = random_segments(rng, _FRAGS, 5, 7, (MODE_ALL, MODE_ALL, MODE_KEYS, MODE_PATHS))
         got = pruned.scan_segments(parts, modes)
         assert got == whole.scan_segments(parts, modes), parts
         found += sum(len(v) for v in got.values())

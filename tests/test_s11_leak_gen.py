@@ -13,6 +13,7 @@ import random
 import string
 import uuid
 from typing import Callable
+from tests.fx_redact import luhn_complete
 
 AL = string.ascii_letters + string.digits
 LO = string.ascii_lowercase + string.digits
@@ -62,15 +63,7 @@ class Gen:
         return f"{h}.{p}.{self.b64url(256)}"
 
     def luhn(self, prefix: str, n: int) -> str:
-        digits = prefix + self.s("0123456789", n - len(prefix) - 1)
-        total = 0
-        for i, ch in enumerate(reversed(digits)):
-            d = int(ch)
-            if i % 2 == 0:
-                d *= 2
-                d -= 9 if d > 9 else 0
-            total += d
-        return digits + str((10 - total % 10) % 10)
+        return luhn_complete(prefix + self.s("0123456789", n - len(prefix) - 1))
 
     def iban(self, country: str, bban: str) -> str:
         conv = "".join(str(int(c, 36)) for c in (bban + country + "00"))

@@ -25,7 +25,7 @@ from archiver.redact.base import RedactionReport
 from archiver.redact.engine import ALWAYS, COMMON, MODE_ALL, MODE_IDS, MODE_KEYS, MODE_OPAQUE, MODE_PATHS, Engine
 from archiver.redact.walkers import jsondoc
 from archiver.redact.walkers import sqlite as sqlite_walker
-from tests.fx_redact import builtin_redactor
+from tests.fx_redact import builtin_redactor, random_segments
 
 KEY = b"s11-perf-test-key-0123456789abcdef"
 CARD_RULES = {"credit-card-visa", "credit-card-mastercard", "credit-card-amex", "iban", "phone-e164"}
@@ -130,9 +130,7 @@ def test_random_texts_find_the_same_as_without_the_sets(both: tuple[Engine, Engi
     rng = random.Random(20261201)
     found = 0
     for _ in range(300):
-        parts = ["".join(rng.choice(_FRAGS) for _ in range(rng.randint(0, 8))).encode()
-                 for _ in range(rng.randint(1, 6))]
-        modes = [rng.choice((MODE_ALL, MODE_ALL, MODE_KEYS, MODE_PATHS, MODE_IDS)) for _ in parts]
+        parts, modes = random_segments(rng, _FRAGS, 6, 8, (MODE_ALL, MODE_ALL, MODE_KEYS, MODE_PATHS, MODE_IDS))
         got = eng.scan_segments(parts, modes)
         assert got == old.scan_segments(parts, modes), parts
         found += sum(len(v) for v in got.values())

@@ -165,8 +165,8 @@ def _path_like(s: str) -> bool:
     return s.startswith(("/", "~/", "file:///")) and "\n" not in s and "\x00" not in s
 
 
-def _run_transcript_path(run: list[tuple[int, int, Any]], fno: int = _RUN_TRANSCRIPT_PATH) -> str | None:
-    """The run's transcript_path (or, with fno=_RUN_OUTPUT_PATH, its output_path) when path-like."""
+def _run_path(run: list[tuple[int, int, Any]], fno: int) -> str | None:
+    """A path field of a SubagentRunState (transcript_path, output_path) when path-like."""
     for f, wt, val in run:
         if f == fno and wt == 2:
             try:
@@ -362,10 +362,10 @@ class _Walker:
                 continue
             for s in _strings(run):
                 self.runs.setdefault(s, tool_call_id)
-            path = _run_transcript_path(run)
+            path = _run_path(run, _RUN_TRANSCRIPT_PATH)
             if path is not None:
                 self.run_paths.setdefault(tool_call_id, (owner, path))
-            out = _run_transcript_path(run, _RUN_OUTPUT_PATH)
+            out = _run_path(run, _RUN_OUTPUT_PATH)
             if out is not None:
                 self.run_outputs.setdefault(tool_call_id, (owner, out))
         for sub_id, value in _map_entries(fields, 16):  # subagent_states (inline)

@@ -890,24 +890,17 @@ class JsonRedactor:
                     if t != s:
                         res.news[i] = t
 
-    def redact_lines(self, lines: list[bytes], report: RedactionReport, carrier: str = "jsonl") -> list[bytes]:
-        """Many JSONL lines at once (same result as one by one; one engine pass per batch)."""
-        out = list(lines)
-        batch: list[tuple[int, Any, bool, _Doc, _Result, list[int], list[int], int]] = []
+    def _scan_docs(self, docs: list[tuple[int, Any, int, _Doc, str]],
+                   report: RedactionReport) -> list[tuple[int, Any, int, _Doc, _Result]]:
+        """Walked documents (index, root, std, doc, carrier) scanned in one engine pass; each
+        comes back with its _Result as if scanned alone. A string repeated in the batch is
+        scanned once: short ones (cwd, paths, names) and long ones (a tool result also kept as
+        the tool's own output on the same line); the batch holds them anyway."""
+        pending: list[tuple[int, Any, int, _Doc, str, _Result, list[int], list[int], int]] = []
         parts: list[bytes] = []
         modes: list[int] = []
-        # a string repeated in the batch is scanned once: short ones (cwd, paths, names) and long ones
-        # (a tool result also kept as the tool's own output on the same line); the batch holds them anyway
         seen: dict[tuple[int, str], int] = {}
-        for k, line in enumerate(lines):
-            if not self.needs_work(line):
-                continue
-            parsed = _parse(line)
-            if parsed is None or not isinstance(parsed[0], (dict, list)):
-                out[k] = self.redact_line(line, report, carrier)
-                continue
-            root, std = parsed
-            root, std, doc = self._walk_doc(line, root, std)
+        for k, root, std, doc, carrier in docs:
             res = _Result()
             todo = self._prepare(doc, res, report, carrier, 0)
             where = []
@@ -923,12 +916,29 @@ class JsonRedactor:
             for line, _, _ in doc.argv:
                 parts.append(line)
                 modes.append(MODE_ALL)
-            batch.append((k, root, std, doc, res, todo, where, argv_at))
+            pending.append((k, root, std, doc, carrier, res, todo, where, argv_at))
         found = self.engine.scan_segments(parts, modes) if parts else {}
-        for k, root, std, doc, res, todo, where, argv_at in batch:
+        out = []
+        for k, root, std, doc, carrier, res, todo, where, argv_at in pending:
             local = {n: found[j] for n, j in enumerate(where) if j in found}
             extra = self._argv_matches(doc, found, argv_at) if doc.argv else None
             self._finish(doc, res, report, carrier, todo, [parts[j] for j in where], local, extra)
+            out.append((k, root, std, doc, res))
+        return out
+
+    def redact_lines(self, lines: list[bytes], report: RedactionReport, carrier: str = "jsonl") -> list[bytes]:
+        """Many JSONL lines at once (same result as one by one; one engine pass per batch)."""
+        out = list(lines)
+        docs: list[tuple[int, Any, int, _Doc, str]] = []
+        for k, line in enumerate(lines):
+            if not self.needs_work(line):
+                continue
+            parsed = _parse(line)
+            if parsed is None or not isinstance(parsed[0], (dict, list)):
+                out[k] = self.redact_line(line, report, carrier)
+                continue
+            docs.append((k, *self._walk_doc(line, *parsed), carrier))
+        for k, root, std, doc, res in self._scan_docs(docs, report):
             if res.news or res.nested:
                 self._apply_tree(doc, res)
                 out[k] = self._dumps(root, std, lines[k])
@@ -938,10 +948,7 @@ class JsonRedactor:
         """Many JSON documents at once, each as `redact_doc(raw, report, carrier, keep_layout=True)`
         gives it (None: not JSON), in one engine pass (SQLite cells: a message or part per row)."""
         out: list[bytes | None] = list(raws)
-        batch: list[tuple[int, Any, int, _Doc, _Result, list[int], list[int], int]] = []
-        parts: list[bytes] = []
-        modes: list[int] = []
-        seen: dict[tuple[int, str], int] = {}
+        docs: list[tuple[int, Any, int, _Doc, str]] = []
         for k, raw in enumerate(raws):
             parsed = _parse(raw)
             if parsed is None:
@@ -950,28 +957,8 @@ class JsonRedactor:
             if not isinstance(parsed[0], (dict, list)):  # a string or a number: as redact_doc does it
                 out[k] = self.redact_doc(raw, report, carriers[k], keep_layout=True)
                 continue
-            root, std, doc = self._walk_doc(raw, *parsed)
-            res = _Result()
-            todo = self._prepare(doc, res, report, carriers[k], 0)
-            where = []
-            for i in todo:
-                s, m = _scan_text(doc, i), doc.modes[i]
-                j = seen.get((m, s))
-                if j is None:
-                    j = seen[(m, s)] = len(parts)
-                    parts.append(s.encode("utf-8", "surrogatepass"))
-                    modes.append(m)
-                where.append(j)
-            argv_at = len(parts)
-            for line, _, _ in doc.argv:
-                parts.append(line)
-                modes.append(MODE_ALL)
-            batch.append((k, root, std, doc, res, todo, where, argv_at))
-        found = self.engine.scan_segments(parts, modes) if parts else {}
-        for k, root, std, doc, res, todo, where, argv_at in batch:
-            local = {n: found[j] for n, j in enumerate(where) if j in found}
-            extra = self._argv_matches(doc, found, argv_at) if doc.argv else None
-            self._finish(doc, res, report, carriers[k], todo, [parts[j] for j in where], local, extra)
+            docs.append((k, *self._walk_doc(raw, *parsed), carriers[k]))
+        for k, root, std, doc, res in self._scan_docs(docs, report):
             if not res.news and not res.nested:
                 continue
             self._changes(doc, res)

@@ -123,49 +123,11 @@ def _key_clause(conn: sqlite3.Connection, table: str, sql: str, cols: list[str])
 
 def _walk_table(conn: sqlite3.Connection, table: str, sql: str, cell: CellFn, write: bool,
                 cells: CellsFn | None = None) -> int:
-    if cells is not None:
-        return _walk_table_batched(conn, table, sql, cells, write)
-    cols = _columns(conn, table)
-    if not cols:
-        return 0
-    carriers = [f"sqlite:{table}.{c}" for c in cols]
-    keys: list[str | None] = [c if len(c) <= SECRET_NAME_MAX and SECRET_NAME.search(c) else None for c in cols]
-    lower = [c.lower() for c in cols]
-    pair = next(((lower.index(n), lower.index(v)) for n, v in _PAIRS if n in lower and v in lower), None)
-    where = _key_clause(conn, table, sql, cols)
-    changed_rows = 0
-    pending: list[tuple[str, tuple]] = []
-    for item in _rows(conn, table, sql, cols):
-        if item is None:  # between batches: no cursor open
-            if write:
-                _flush(conn, pending)
-            continue
-        key, values = item
-        sets: list[str] = []
-        params: list[object] = []
-        row_keys = keys
-        if pair is not None:  # a kv row: its value is scanned under its name ({"name": "DB_PASSWORD", ...})
-            name = values[pair[0]]
-            if type(name) is str and len(name) <= SECRET_NAME_MAX and SECRET_NAME.search(name):
-                row_keys = list(keys)
-                row_keys[pair[1]] = name
-        for col, carrier, v, name_of in zip(cols, carriers, values, row_keys):
-            if type(v) is str or type(v) is bytes:
-                new = cell(v, carrier, name_of)
-                if new is not v and new != v:
-                    sets.append(f"{_q(col)} = ?")
-                    params.append(new)
-        if sets and write:
-            pending.append((f"UPDATE {_q(table)} SET {', '.join(sets)} WHERE {where}", (*params, *key)))
-            changed_rows += 1
-    if write:
-        _flush(conn, pending)
-    return changed_rows
-
-
-def _walk_table_batched(conn: sqlite3.Connection, table: str, sql: str, cells: CellsFn, write: bool) -> int:
-    """_walk_table with the text cells of each batch of rows handed to `cells` at once (one engine
-    pass over many small JSON cells instead of one per cell); the same updates."""
+    """Every text cell of `table` through `cells` (a batch of rows at once: one engine pass over
+    many small JSON cells), else through `cell` one by one in the same order; the cells that
+    change are updated by key. Returns the number of rows changed."""
+    if cells is None:
+        cells = lambda items: [cell(v, carrier, key) for v, carrier, key in items]  # noqa: E731
     cols = _columns(conn, table)
     if not cols:
         return 0
