@@ -72,6 +72,7 @@ class Session(_Model):
     session_id: str
     kind: Kind = "main"
     title: str | None = None  # redacted
+    cwd: str | None = None  # the working directory, redacted as archived paths are (restore --relocate)
     created_at: str | None = None  # ISO-8601 UTC
     updated_at: str | None = None
     artifacts: list[Artifact] = Field(default_factory=list)

@@ -32,6 +32,7 @@ from archiver.archive import Archive, ReadLimits, chain_digest
 from archiver.harnesses.base import Harness
 from archiver.model import Artifact, Session
 from archiver.pack import UnpackError
+from archiver.relocate import CwdFolder, RelocationError, Relocator
 from archiver.store.base import NotFound
 
 MAX_OBJECT_OUTPUT = 64 << 30  # kept for callers; ReadLimits.max_bytes is the effective cap
@@ -100,6 +101,24 @@ def native_roots() -> dict[str, str]:
     return out
 
 
+def cwd_folders() -> dict[str, list[CwdFolder]]:
+    """Harness name -> the folders of its layout named after a cwd (for --relocate)."""
+    import importlib
+
+    from archiver.harnesses.base import MODULES
+
+    out: dict[str, list[CwdFolder]] = {}
+    for name, module in MODULES.items():
+        try:
+            cls = importlib.import_module(f"archiver.harnesses.{module}").HARNESS
+        except (ModuleNotFoundError, AttributeError):
+            continue
+        folders = getattr(cls, "cwd_folders", None)
+        if folders is not None:
+            out[name] = folders()
+    return out
+
+
 def check_native(roots: dict[str, str], harness: str, relpath: str) -> None:
     """A session's file must lie under its own harness's folder. A manifest naming `.bashrc`,
     `.ssh/authorized_keys` or another harness's files stays inside the target yet, restored
@@ -118,12 +137,14 @@ def fold_path(relpath: str) -> str:
 
 class Restorer:
     def __init__(self, archive: Archive, identities: Sequence[object], harnesses: dict[str, Harness] | None = None,
-                 limits: ReadLimits | None = None, overwrite: bool = False) -> None:
+                 limits: ReadLimits | None = None, overwrite: bool = False,
+                 relocator: Relocator | None = None) -> None:
         self.archive = archive
         self.identities = identities
         self.harnesses = harnesses or {}
         self.limits = limits or ReadLimits.from_env()
         self.overwrite = overwrite  # replace a file of the target that holds other bytes
+        self.relocator = relocator if relocator else None  # restore --relocate OLD=NEW
 
     def restore(self, sessions: list[Session], target: Path) -> RestoreResult:
         result = RestoreResult()
@@ -132,19 +153,22 @@ class Restorer:
         placed: dict[str, tuple[str, ...]] = {}  # path -> the objects written there
         folded: dict[str, str] = {}  # fold_path(path) -> the path that claimed it
         roots = native_roots()
+        folders = cwd_folders() if self.relocator else {}
         with tempfile.TemporaryDirectory(prefix="archiver-restore-") as tmp:
             os.chmod(tmp, 0o700)
             for session in sessions:
                 ok = True
                 for art in session.artifacts:
-                    if art.path in placed and (art.shared or placed[art.path] == tuple(art.objects)):
+                    path = (self.relocator.relpath(art.path, session.cwd, folders.get(session.harness, ()))
+                            if self.relocator else art.path)
+                    if path in placed and (art.shared or placed[path] == tuple(art.objects)):
                         continue  # the same bytes as another session's (FORMAT.md §5.1): written once
                     try:
-                        dst = safe_target(root, art.path)
-                        check_native(roots, session.harness, art.path)
-                        claimed = folded.setdefault(fold_path(art.path), art.path)
-                        if claimed != art.path:
-                            raise UnsafePath(f"{art.path!r}: collides with {claimed!r} on case-insensitive "
+                        dst = safe_target(root, path)
+                        check_native(roots, session.harness, path)
+                        claimed = folded.setdefault(fold_path(path), path)
+                        if claimed != path:
+                            raise UnsafePath(f"{path!r}: collides with {claimed!r} on case-insensitive "
                                              "filesystems; not written over it")
                     except UnsafePath as e:
                         result.refused.append(f"{session.key}: {e}")
@@ -158,24 +182,33 @@ class Restorer:
                         result.integrity_errors.append(f"{session.key}: {art.path}: {e}")
                         ok = False
                         continue
+                    if self.relocator:  # after the digest check: what was verified is the archived bytes
+                        try:
+                            self.relocator.rewrite_file(plain, art.format)
+                        except (RelocationError, OSError) as e:
+                            plain.unlink(missing_ok=True)
+                            result.refused.append(f"{session.key}: {art.path!r}: not written ({e})")
+                            ok = False
+                            continue
                     harness = self.harnesses.get(session.harness)
                     hook = getattr(harness, "restore_artifact", None)
                     try:
-                        written = hook(art, plain, root, overwrite=self.overwrite) if hook else None
+                        placed_as = art if path == art.path else art.model_copy(update={"path": path})
+                        written = hook(placed_as, plain, root, overwrite=self.overwrite) if hook else None
                         if written is None:
                             _place(plain, dst, art, self.overwrite)
                     except (OSError, UnsafePath) as e:
                         reason = e.strerror.lower() if isinstance(e, OSError) and e.strerror else str(e)
-                        if isinstance(e, UnsafePath) and art.path in placed:
+                        if isinstance(e, UnsafePath) and path in placed:
                             reason = ("another session of this restore wrote other content here "
                                       "(sessions of several hosts? --host restores one)")
-                        result.refused.append(f"{session.key}: {art.path!r}: not written ({reason})")
+                        result.refused.append(f"{session.key}: {path!r}: not written ({reason})")
                         ok = False
                         continue
                     finally:
                         plain.unlink(missing_ok=True)
-                    placed[art.path] = tuple(art.objects)
-                    result.files.append(art.path)
+                    placed[path] = tuple(art.objects)
+                    result.files.append(path)
                 if ok:
                     result.sessions.append(session.key)
             by_harness: dict[str, list[Session]] = {}

@@ -539,15 +539,17 @@ class Syncer:
         for rule, n in counts.items():
             total_counts[rule] = total_counts.get(rule, 0) + n
         title = self.redactor.redact_text(ds.title, report, "title") if ds.title else None
+        cwd = self.redactor.redact_text(ds.cwd, report, "path") if ds.cwd else None
         kind, created_at, parents = ds.kind, ds.created_at, ds.parents
         if previous is not None and lost_primary:
             # what the gone (kept) transcript said stays with it: a session of leftovers (file
             # backups of a pruned transcript) has no title or lineage of its own to replace it
             title, created_at = title or previous.title, created_at or previous.created_at
+            cwd = cwd or previous.cwd
             if not parents:
                 kind, parents = previous.kind, previous.parents
         session = compact(Session(
-            key=ds.key, harness=ds.harness, session_id=ds.session_id, kind=kind, title=title,
+            key=ds.key, harness=ds.harness, session_id=ds.session_id, kind=kind, title=title, cwd=cwd,
             created_at=created_at, updated_at=ds.updated_at, artifacts=artifacts, parents=parents,
             redactions=total_counts, warnings=warnings, host_id=self.host_id,
             archived_at=previous.archived_at if previous and not changed else _now(),

@@ -14,10 +14,15 @@ from archiver.commands.reading import add_at, add_identity, as_of, catalog_of, i
 def cmd_restore(args: argparse.Namespace) -> int:
     from archiver import runtime
     from archiver.lineage import Lineage
+    from archiver.relocate import Relocation, RelocationError, Relocator
     from archiver.restore import Restorer
 
     if not args.keys and not args.all:
         raise UsageError("restore needs KEY... or --all")
+    try:
+        relocator = Relocator([Relocation.parse(spec) for spec in args.relocate or ()])
+    except RelocationError as e:
+        raise UsageError(str(e)) from None
     target = Path(args.to)
     if target.exists() and not target.is_dir():
         raise UsageError(f"--to {args.to}: exists and is not a directory")
@@ -41,7 +46,7 @@ def cmd_restore(args: argparse.Namespace) -> int:
         target.mkdir(parents=True, exist_ok=True)
     except OSError as e:  # a file's own errors are in the result; the target itself must exist
         raise UsageError(f"--to {args.to}: {e.strerror or type(e).__name__}") from None
-    result = Restorer(archive, ids, harnesses, overwrite=args.overwrite).restore(sessions, target)
+    result = Restorer(archive, ids, harnesses, overwrite=args.overwrite, relocator=relocator).restore(sessions, target)
     if args.json:
         doc = result.to_json()
         if catalog.at is not None:
@@ -75,6 +80,11 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     add_identity(sp)
     add_at(sp)
     sp.add_argument("--with-family", action="store_true")
+    sp.add_argument("--relocate", action="append", metavar="OLD=NEW",
+                    help="restore sessions whose project was at OLD (the archived, redacted path that `ls` "
+                         "shows as cwd) as if it were at NEW: folder names derived from it (Claude Code's "
+                         "projects/<key>, pi's sessions/--<cwd>--, Cursor's chats/<md5>) and the paths inside "
+                         "transcripts and databases; repeatable, the longest OLD wins")
     sp.add_argument("--overwrite", action="store_true",
                     help="replace files of the target that hold other content (default: refuse and report them)")
     sp.add_argument("--host", help="only sessions last archived by this host id (hosts share paths such as "

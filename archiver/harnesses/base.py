@@ -66,6 +66,11 @@ class Harness(Protocol):
     #     component-wise redaction cannot follow (Cursor's md5(cwd) folder: compute
     #     md5 of the *redacted* cwd). Default: redact_relpath(src.path)."""
     #
+    # @classmethod
+    # def cwd_folders(cls) -> list[tuple[str, Callable[[str], str]]]:
+    #     """(path prefix, cwd -> folder name) of each folder of the layout named after a cwd
+    #     (Claude's projects/<key>): restore --relocate renames them for the new cwd."""
+    #
     # def restore_artifact(self, artifact: Artifact, plaintext_path: Path,
     #                      target_home: Path, overwrite: bool = False) -> Path | None:
     #     """Place one restored artifact specially (OpenCode merges per-session extracts

@@ -62,6 +62,11 @@ class ClaudeCode:
     name = NAME
     native_root = ".claude"
 
+    @classmethod
+    def cwd_folders(cls) -> list[tuple[str, Callable[[str], str]]]:
+        """Folders named after a cwd (restore --relocate renames them)."""
+        return [(f"{cls.native_root}/projects/", project_key)]
+
     def __init__(self, ctx: HarnessContext) -> None:
         self.ctx = ctx
         self._per_session_dirs: dict[str, set[str]] = {}  # "file-history"/"session-env" -> folder names

@@ -724,6 +724,11 @@ class CursorAgent:
     name = NAME
     native_root = ".cursor"
 
+    @classmethod
+    def cwd_folders(cls) -> list[tuple[str, Callable[[str], str]]]:
+        """Folders named after a cwd (restore --relocate renames them)."""
+        return [(f"{cls.native_root}/chats/", md5_dir), (f"{cls.native_root}/projects/", slug)]
+
     def __init__(self, ctx: HarnessContext) -> None:
         self.ctx = ctx
         # projects/<slug> folder -> the cwd it is slug(cwd) of, from the chats discovered (for

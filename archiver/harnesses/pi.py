@@ -90,6 +90,11 @@ class Pi:
     name = NAME
     native_root = ".pi/agent"
 
+    @classmethod
+    def cwd_folders(cls) -> list[tuple[str, Callable[[str], str]]]:
+        """Folders named after a cwd (restore --relocate renames them)."""
+        return [(f"{cls.native_root}/sessions/", cwd_dir_name)]
+
     def __init__(self, ctx: HarnessContext) -> None:
         self.ctx = ctx
         # native path of a transcript or sidecar -> the session id its name holds (as discovery

@@ -1,0 +1,208 @@
+"""Restore into another project path: `archiver restore --relocate OLD=NEW`.
+
+A session's cwd is in its records (Claude Code's `cwd`, Codex's `session_meta`, pi's header,
+OpenCode's `directory`) and in folder names derived from it (Claude Code's `projects/<key>`, pi's
+`sessions/--<cwd>--`, Cursor's `chats/<md5(cwd)>` and `projects/<slug>`). The archive holds the
+*redacted* cwd (`/home/user-5f2a/work/app`); a reviewer who wants to resume the session in their
+own checkout (`/home/bob/src/app`) maps one onto the other. Relocation runs on restored plaintext
+after its digest was checked against the manifest, so what is verified is always the archived
+bytes; what is written is the relocated form.
+
+What is rewritten:
+- folder names derived from a cwd under OLD (each harness lists its own in `cwd_folders`);
+- in JSONL, JSON and text artifacts, every occurrence of OLD at path boundaries (not `/oldx`,
+  not `/mnt/old`), raw and as JSON writes a non-ASCII path with `\\u` escapes;
+- in SQLite artifacts, every cell of an ordinary table the same way: TEXT, hex-encoded JSON
+  (Cursor's meta), and BLOBs that are text or protobuf messages (walked field by field, so the
+  length prefixes follow a longer path; other binary is left alone); then the database is
+  vacuumed, so no free page keeps the old form.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+import re
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterable, Sequence
+
+from archiver.redact.walkers import protobuf
+
+# Characters that continue a path component: an occurrence of OLD followed or preceded by one of
+# them is part of another name. Bytes >= 0x80 are UTF-8 of non-ASCII letters.
+_NAME_CHARS = rb"A-Za-z0-9._~+@%\x80-\xff-"
+
+_HEX_JSON = re.compile(r"(?:7[bB]|5[bB])(?:[0-9a-fA-F]{2})+")  # hex of `{...` / `[...`: Cursor's meta
+
+CwdFolder = tuple[str, Callable[[str], str]]  # (path prefix under HOME, cwd -> folder name)
+
+
+class RelocationError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class Relocation:
+    old: str
+    new: str
+
+    @classmethod
+    def parse(cls, spec: str) -> "Relocation":
+        """`OLD=NEW`, both absolute POSIX paths (trailing slashes dropped)."""
+        old, sep, new = spec.partition("=")
+        if not sep or not old or not new:
+            raise RelocationError(f"--relocate {spec!r}: expected OLD=NEW")
+        for what, p in (("OLD", old), ("NEW", new)):
+            if not p.startswith("/") or "\x00" in p or "\n" in p:
+                raise RelocationError(f"--relocate {spec!r}: {what} must be an absolute path")
+        old, new = posixpath.normpath(old), posixpath.normpath(new)
+        if old == "/":
+            raise RelocationError(f"--relocate {spec!r}: OLD may not be /")
+        return cls(old, new)
+
+    def path(self, p: str) -> str | None:
+        """p moved from under OLD to under NEW, or None when p is not OLD or below it."""
+        if p == self.old:
+            return self.new
+        if p.startswith(self.old + "/"):
+            return self.new + p[len(self.old):]
+        return None
+
+
+class Relocator:
+    def __init__(self, relocations: Sequence[Relocation]) -> None:
+        # the longest OLD first: /home/u/work/app wins over /home/u
+        self.relocations = sorted(relocations, key=lambda r: len(r.old), reverse=True)
+        forms: dict[bytes, bytes] = {}
+        for r in self.relocations:
+            for old, new in ((r.old, r.new), (_json_ascii(r.old), _json_ascii(r.new))):
+                forms.setdefault(old.encode("utf-8", "surrogateescape"), new.encode("utf-8", "surrogateescape"))
+        self._forms = forms
+        self._rx = re.compile(
+            rb"(?<![" + _NAME_CHARS + rb"])(?:" + b"|".join(re.escape(o) for o in forms) + rb")(?![" + _NAME_CHARS + rb"])"
+        ) if forms else None
+
+    def __bool__(self) -> bool:
+        return bool(self.relocations)
+
+    def cwd(self, cwd: str | None) -> str | None:
+        """The relocated cwd, or None when no relocation applies to it."""
+        if not cwd:
+            return None
+        for r in self.relocations:
+            moved = r.path(posixpath.normpath(cwd))
+            if moved is not None:
+                return moved
+        return None
+
+    def relpath(self, relpath: str, cwd: str | None, folders: Iterable[CwdFolder]) -> str:
+        """An archived path with its cwd-derived folder renamed for the relocated cwd. The folder
+        encodes the session's cwd or one of its ancestors (a project's folder, entered below it),
+        or an OLD itself (a project's host files, which belong to no session's cwd)."""
+        for prefix, encode in folders:
+            if not relpath.startswith(prefix):
+                continue
+            folder, sep, rest = relpath[len(prefix):].partition("/")
+            if not sep:
+                continue
+            for candidate in self._candidates(cwd):
+                moved = self.cwd(candidate)
+                if moved is not None and encode(candidate) == folder:
+                    return f"{prefix}{encode(moved)}/{rest}"
+        return relpath
+
+    def _candidates(self, cwd: str | None) -> list[str]:
+        out: list[str] = []
+        if cwd and cwd.startswith("/"):
+            p = posixpath.normpath(cwd)
+            while p != "/":
+                out.append(p)
+                p = posixpath.dirname(p)
+        out.extend(r.old for r in self.relocations)
+        return out
+
+    def rewrite(self, data: bytes) -> bytes:
+        if self._rx is None:
+            return data
+        forms = self._forms
+        return self._rx.sub(lambda m: forms[m.group(0)], data)
+
+    def rewrite_text(self, value: str) -> str:
+        data = value.encode("utf-8", "surrogatepass")
+        out = self.rewrite(data)
+        return value if out == data else out.decode("utf-8", "surrogatepass")
+
+    def rewrite_file(self, path: Path, fmt: str) -> None:
+        """Relocate the paths inside a restored plaintext file, in place."""
+        if not self:
+            return
+        if fmt in ("jsonl", "jsonl.zst", "json", "text"):
+            self._rewrite_lines(path)
+        elif fmt == "sqlite":
+            self._rewrite_sqlite(path)
+
+    def _rewrite_lines(self, path: Path) -> None:
+        tmp = path.with_name(path.name + ".relocating")
+        with path.open("rb") as fi, tmp.open("wb") as fo:
+            for line in fi:  # one record per line; OLD never spans a newline
+                fo.write(self.rewrite(line))
+        tmp.replace(path)
+
+    def _rewrite_sqlite(self, path: Path) -> None:
+        con = sqlite3.connect(str(path), isolation_level=None)
+        try:
+            con.create_function("archiver_relocate", 1, self._cell, deterministic=True)
+            tables = _ordinary_tables(con)
+            con.execute("BEGIN")
+            changed = 0
+            for table in tables:
+                cols = [_quote(r[1]) for r in con.execute(f"PRAGMA table_info({_quote(table)})")]
+                if not cols:
+                    continue
+                # one statement per table: a row's triggers fire once, as for one edit of the row
+                changed += con.execute(
+                    f"UPDATE {_quote(table)} SET " + ", ".join(f"{c} = archiver_relocate({c})" for c in cols)
+                    + " WHERE " + " OR ".join(f"{c} IS NOT archiver_relocate({c})" for c in cols)).rowcount
+            con.execute("COMMIT")
+            if changed:
+                con.execute("VACUUM")
+        except sqlite3.Error as e:
+            raise RelocationError(f"{path.name}: cannot relocate paths in this database: {e}") from None
+        finally:
+            con.close()
+
+    def _cell(self, value: object) -> object:
+        if type(value) is str:
+            if _HEX_JSON.fullmatch(value):
+                raw = bytes.fromhex(value)
+                out = self.rewrite(raw)
+                return value if out == raw else (out.hex().upper() if value.isupper() else out.hex())
+            return self.rewrite_text(value)
+        if type(value) is bytes:
+            what, fields = protobuf.kind(value)
+            if what == "message":
+                return protobuf.redact_message(value, self.rewrite, fields=fields) or value
+            if what == "text":
+                return self.rewrite(value)
+        return value
+
+
+def _ordinary_tables(con: sqlite3.Connection) -> list[str]:
+    """Tables whose rows are data: not SQLite's own, not virtual tables (FTS) nor their shadow
+    tables, which the virtual table keeps consistent itself."""
+    rows = con.execute("SELECT name, sql FROM sqlite_master WHERE type = 'table'").fetchall()
+    virtual = [name for name, sql in rows if (sql or "").upper().startswith("CREATE VIRTUAL")]
+    return [name for name, _sql in rows
+            if not name.startswith("sqlite_") and name not in virtual
+            and not any(name.startswith(v + "_") for v in virtual)]
+
+
+def _quote(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _json_ascii(p: str) -> str:
+    """p as JSON writers with ASCII output spell it inside a string (`\\u00e9`)."""
+    return json.dumps(p)[1:-1]
