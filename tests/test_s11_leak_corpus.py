@@ -21,17 +21,12 @@ KEY = b"s11-leak-corpus-test-key-0123456789"
 # Left as they are, on purpose or for later (see the s11 report):
 #  - private IPv4 addresses (10/8, 192.168/16) are not personal; the pack keeps them;
 #  - a relative "Users/<name>/" without its leading slash or drive;
-#  - postal addresses (no rule);
-#  - a JSON document inside a tool_result string loses its object structure to the JSON walker (its
-#    strings are scanned one by one): "Jwt": {"Key": ...} and a random_password "result" are found in
-#    the text form only.
+#  - postal addresses (no rule).
 GAPS: dict[str, set[str] | None] = {
     "ipv4-private": None,
     "known_hosts": None,
     "path-var-users": None,
     "postal-address": None,
-    "dotnet-appsettings": {"cc-tool_result", "cc-text-block", "cc-tool_use", "codex-fco"},
-    "terraform-state": {"cc-tool_result", "cc-text-block", "cc-tool_use", "codex-fco"},
 }
 SEEDS = (11, 1)
 CASES = [(seed, fam, text, values) for seed in SEEDS for fam, text, values in samples(seed)]

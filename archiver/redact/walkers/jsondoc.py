@@ -241,6 +241,33 @@ _VALUE_KEYS = frozenset({"value", "Value", "secret", "data"})
 # a package author (package.json, pyproject authors): its name is scanned as a git author name (the
 # git-env-person-name rule, with its allowlist of bots and placeholders)
 _PERSON_PAIR = ("name", "git_author_name")
+# A value under a generic name (key, secret) whose object sits under a key of its own ({"Jwt": {"Key": ...}},
+# {"hmac": {"key": ...}}) is scanned as `"Jwt": {"Key": "value"`: the rules that know a secret by the object
+# it belongs to (jwt-config-signing-key, purpose-object-key) see its name as they do in the text form.
+_GENERIC_CHILD = frozenset({
+    "key", "Key", "KEY", "secret", "Secret", "SECRET", "secretKey", "SecretKey", "secret_key", "signingKey",
+    "SigningKey", "signing_key", "IssuerSigningKey", "issuerSigningKey",
+})
+PARENT_KEY_MAX = 64  # a longer key is no settings section's name
+# Terraform state: the `result` of a random_password resource's instances is the generated password; it is
+# scanned as `"type": "random_password", "result": "value"` (the terraform-random-password-result rule)
+_TF_RESULT = {"result": 'type": "random_password", "result'}
+
+
+def _in_parent(parent: str, node: dict[str, Any]) -> dict[str, str]:
+    """{generic child key of node: the name it is scanned with, its parent key included}."""
+    return {k: f'{parent}": {{"{k}' for k in node if k in _GENERIC_CHILD}
+
+
+def _tf_random_password(node: dict[str, Any], contexts: dict[int, dict[str, str]]) -> None:
+    """A Terraform state resource of type random_password: its instances' attributes get _TF_RESULT."""
+    insts = node.get("instances")
+    if type(insts) is not list:
+        return
+    for inst in insts:
+        attrs = inst.get("attributes") if type(inst) is dict else None
+        if type(attrs) is dict:
+            contexts[id(attrs)] = _TF_RESULT
 
 
 def _person_object(node: dict[str, Any]) -> bool:
@@ -519,11 +546,16 @@ class JsonRedactor:
         # containers under a secret-like key: {"db_password": {"sensitive": true, "value": ...}}
         # (terraform output), {"passwords": [...]}: their value / items are scanned with that key
         under_secret: dict[int, str] = {}
+        # objects whose values under some keys are scanned with a context (_in_parent, _TF_RESULT)
+        contexts: dict[int, dict[str, str]] = {}
         while stack:
             node = pop()
             inherited = under_secret.pop(id(node), None) if under_secret else None
             if type(node) is dict:
                 nkeys += len(node)
+                ctx = contexts.pop(id(node), None) if contexts else None
+                if "instances" in node and node.get("type") == "random_password":
+                    _tf_random_password(node, contexts)
                 opaque = "data" in node and _opaque_data(node)
                 pair = (_secret_pair(node) if ("value" in node or "Value" in node or "ParameterValue" in node)
                         else _USER_KEY_PAIR if len(node) == 2 and "key" in node and type(node.get("username")) is str
@@ -572,6 +604,8 @@ class JsonRedactor:
                             continue
                         if pair is not None and k == pair[0]:
                             keyed[len(strs)] = pair[1]  # {"name": "DB_PASSWORD", "value": ...}
+                        elif ctx is not None and k in ctx:
+                            keyed[len(strs)] = ctx[k]
                         elif kind is None:
                             sk = secret_keys.get(k)
                             if sk is None:
@@ -594,6 +628,8 @@ class JsonRedactor:
                                 sk = secret_keys[k] = _SECRET_KEY.search(k) is not None
                             if sk and kind_of(k) is None:
                                 under_secret[id(v)] = _singular(k)
+                            if tv is dict and len(k) <= PARENT_KEY_MAX and not v.keys().isdisjoint(_GENERIC_CHILD):
+                                contexts[id(v)] = _in_parent(k, v)
                         push(v)
                     elif tv is int and (v >= _NUMBER_MIN or v <= -_NUMBER_MIN):
                         kind = kind_of(k)
