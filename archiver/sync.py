@@ -930,7 +930,7 @@ def _logical(path: str) -> str:
 
 
 def _differs(a: Session, b: Session) -> bool:
-    keys = ("title", "kind", "parents", "artifacts", "warnings")
+    keys = ("title", "cwd", "kind", "parents", "artifacts", "warnings")
     return any(getattr(a, k) != getattr(b, k) for k in keys)
 
 

@@ -203,3 +203,33 @@ def test_the_cli_refuses_a_bad_relocation_before_reading_anything(env: Env) -> N
 
 def test_md5_of_the_new_cwd_is_what_cursor_reads() -> None:
     assert md5_dir(NEW) == hashlib.md5(NEW.encode()).hexdigest()
+
+
+def test_a_state_from_before_the_cwd_field_is_brought_up_to_date_once(env: Env) -> None:  # noqa: F811
+    """Sessions stored without `cwd` (an older version's state) get it with one manifest rewrite;
+    after that the unchanged fast path holds (each run would otherwise redo every session)."""
+    _generator("claude-code")(env.home, USER)
+    _only(env, "claude-code")
+    assert env.cli_json("sync", expect=None)["sessions"]["failed"] == 0
+    state = next(env.base.rglob("state.db"))
+    con = sqlite3.connect(state)
+    rows = con.execute("SELECT key, session FROM sessions").fetchall()
+    with_cwd = [k for k, s in rows if json.loads(s).get("cwd")]
+    assert with_cwd
+    for key, s in rows:
+        doc = json.loads(s)
+        doc.pop("cwd", None)
+        con.execute("UPDATE sessions SET session = ? WHERE key = ?", (json.dumps(doc), key))
+    con.execute("DELETE FROM signatures")
+    con.commit()
+    con.close()
+    upgraded = env.cli_json("sync", expect=None)["sessions"]
+    assert upgraded["uploaded"] == len(with_cwd)  # their manifest entries changed: cwd added
+    con = sqlite3.connect(state)
+    stored = {k: json.loads(s).get("cwd") for k, s in con.execute("SELECT key, session FROM sessions")}
+    signed = con.execute("SELECT count(*) FROM signatures").fetchone()[0]
+    con.close()
+    assert all(stored[k] for k in with_cwd)
+    assert signed >= len(with_cwd)
+    again = env.cli_json("sync", expect=None)["sessions"]
+    assert again["uploaded"] == 0 and again["unchanged"] == again["total"]
