@@ -156,21 +156,35 @@ def _size(p: Path) -> int:
 def cmd_sync(args: argparse.Namespace) -> int:
     import time
 
+    where: dict[str, Path] = {}  # the state dir, once the config names it
+    started = time.time()
+    try:
+        return _sync(args, started, where)
+    except BaseException as e:  # a run that died: `status` shows it, not the last good run
+        if "state_dir" in where:
+            _note_failure(args, where["state_dir"], started, _failure_reason(e))
+        raise
+
+
+def _sync(args: argparse.Namespace, started: float, where: dict[str, Path]) -> int:
+    import time
+
     from archiver import metrics, runtime
     from archiver.archive import Archive
     from archiver.lock import AlreadyRunning, RunLock
+    from archiver.logs import use_json
     from archiver.progress import make_progress
-    from archiver.state import DiscoveryCache, State, StateError
+    from archiver.state import DiscoveryCache, State, StateError, clear_failure
     from archiver.sync import Syncer, SyncOptions
 
-    started = time.time()
     try:  # a run that stops before it starts (config, keys, state dir) is a failed run to the metrics too
         settings = settings_of(args)
+        state_dir = settings.state_dir
+        where["state_dir"] = state_dir
         keys = runtime.team_keys(settings)
         recipients = runtime.recipients(settings)
         redactor = LazyRedactor(settings, keys)
         archive = None if args.dry_run else Archive(runtime.store(settings, lazy=True))
-        state_dir = settings.state_dir
         if args.workers < 1:
             raise UsageError("--workers must be at least 1")
         lock = RunLock(state_dir / "lock")
@@ -180,12 +194,16 @@ def cmd_sync(args: argparse.Namespace) -> int:
         except AlreadyRunning as e:
             if args.json:
                 emit_json({"skipped": True, "reason": str(e)})
-            else:
-                console().print(f"another sync is running ({e}); nothing to do")
+            if use_json(args.log_format):  # a log collector parses stderr: one record, not a bare line
+                logging.getLogger("archiver.sync").warning(
+                    "another sync is running; nothing to do",
+                    extra={"skipped": True, "running_pid": e.holder, "lock": str(e.path)})
+            elif not args.json:
+                console().print(f"another sync is running ({plain(e)}); nothing to do")
             return EXIT_OK
         except OSError as e:  # a state dir that cannot be made or written: one line, not a traceback
             return _sync_failed(args, f"state dir {state_dir}: {e.strerror or type(e).__name__}"
-                                      f"{f' ({e.filename})' if e.filename else ''}", started)
+                                      f"{f' ({e.filename})' if e.filename else ''}", started, state_dir)
     except Exception:
         _failure_metrics(args, started)
         raise
@@ -200,7 +218,7 @@ def cmd_sync(args: argparse.Namespace) -> int:
         try:
             state = State(state_dir / ("state-dry.db" if args.dry_run else "state.db"))
         except StateError as e:
-            return _sync_failed(args, str(e), started)
+            return _sync_failed(args, str(e), started, state_dir)
         host_id = runtime.host(settings, keys)
         state.bind(settings.store.url, host_id)
         cache = DiscoveryCache(state)
@@ -220,7 +238,7 @@ def cmd_sync(args: argparse.Namespace) -> int:
             if not args.dry_run:
                 cache.flush()
         except StateError as e:
-            return _sync_failed(args, str(e), started)
+            return _sync_failed(args, str(e), started, state_dir)
         finally:
             state.close()
     except BaseException:
@@ -230,6 +248,8 @@ def cmd_sync(args: argparse.Namespace) -> int:
     finally:
         gc.set_threshold(*saved_gc)
         lock.release()
+    if not args.dry_run:
+        clear_failure(state_dir)  # this run is in the state database: it is what status shows
     if args.metrics_file and not args.dry_run:
         metrics.write_metrics(Path(args.metrics_file), result.to_json(), started=started, finished=time.time())
     logging.getLogger("archiver.sync").info(
@@ -326,13 +346,48 @@ def _failure_metrics(args: argparse.Namespace, started: float) -> None:
             err(f"--metrics-file {args.metrics_file}: cannot write it ({e.strerror or type(e).__name__})")
 
 
-def _sync_failed(args: argparse.Namespace, reason: str, started: float) -> int:
+def _sync_failed(args: argparse.Namespace, reason: str, started: float, state_dir: Path | None = None) -> int:
     """A run that could not finish (state dir full, unreadable): one clear line, exit 1."""
     _failure_metrics(args, started)
+    if state_dir is not None:
+        _note_failure(args, state_dir, started, reason)
     if args.json:
         emit_json({"snapshot": None, "errors": [reason], "failed": True})
     err(reason)
     return EXIT_PARTIAL
+
+
+def _failure_reason(e: BaseException) -> str:
+    """What main() prints for an exception that ends a run, as one line."""
+    from archiver.config import ConfigError
+    from archiver.store.base import StoreError
+
+    if isinstance(e, (UsageError, ConfigError)):
+        return str(e)
+    if isinstance(e, StoreError):
+        return f"store: {e}"
+    if isinstance(e, KeyboardInterrupt):
+        return "interrupted"
+    if isinstance(e, SystemExit):
+        return f"exited ({e.code})"
+    return f"{type(e).__name__}: {e}"
+
+
+def _note_failure(args: argparse.Namespace, state_dir: Path, started: float, reason: str) -> None:
+    """Record a run that ended before it recorded itself, for `archiver status`."""
+    import time
+
+    from archiver.state import record_failure
+
+    if args.dry_run:
+        return
+
+    def iso(t: float) -> str:
+        from datetime import datetime, timezone
+
+        return datetime.fromtimestamp(t, timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+    record_failure(state_dir, iso(started), iso(time.time()), plain(reason))
 
 
 def cmd_redact(args: argparse.Namespace) -> int:

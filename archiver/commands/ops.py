@@ -96,26 +96,31 @@ def status_doc(state_dir: Path, interval: float, now: datetime | None = None) ->
         "state_dir": str(state_dir), "running": running, "running_pid": pid, "interval_seconds": interval,
         "runs_recorded": 0, "last_run": None, "last_success": None, "next_due": _iso(now), "overdue": False,
     }
-    db = state_dir / "state.db"
-    if not db.exists():
-        doc["note"] = "no sync has run with this state dir yet"
-        return doc
-    from archiver.state import State
+    from archiver.state import read_failure
 
-    state = State(db)
-    try:
-        last = state.last_run()
-        doc["runs_recorded"] = state.db.execute("SELECT count(*) FROM runs").fetchone()[0]
-        last_ok = None
-        for finished, raw in state.db.execute("SELECT finished, result FROM runs ORDER BY finished DESC LIMIT 500"):
-            try:
-                if _outcome(json.loads(raw)) == "ok":
-                    last_ok = finished
-                    break
-            except ValueError:
-                continue
-    finally:
-        state.close()
+    aborted = read_failure(state_dir)  # a run that ended before it could record itself (cli._note_failure)
+    db = state_dir / "state.db"
+    last: dict[str, Any] | None = None
+    last_ok = None
+    if db.exists():
+        from archiver.state import State
+
+        state = State(db)
+        try:
+            last = state.last_run()
+            doc["runs_recorded"] = state.db.execute("SELECT count(*) FROM runs").fetchone()[0]
+            for finished, raw in state.db.execute("SELECT finished, result FROM runs ORDER BY finished DESC LIMIT 500"):
+                try:
+                    if _outcome(json.loads(raw)) == "ok":
+                        last_ok = finished
+                        break
+                except ValueError:
+                    continue
+        finally:
+            state.close()
+    if aborted is not None and (last is None or _later(aborted["finished"], last["finished"])):
+        last = {"run_id": None, "started": aborted.get("started"), "finished": aborted["finished"],
+                "result": {"errors": aborted["errors"], "aborted": True}}
     if last is None:
         doc["note"] = "no sync has run with this state dir yet"
         return doc
@@ -126,7 +131,9 @@ def status_doc(state_dir: Path, interval: float, now: datetime | None = None) ->
         "started": _iso(started) or last["started"],
         "finished": _iso(finished) or last["finished"],
         "duration_seconds": round((finished - started).total_seconds(), 3) if started and finished else None,
-        "result": _outcome(result),
+        "result": "failed" if result.get("aborted") else _outcome(result),
+        # aborted: the run stopped before it could record counts (config, keys, state dir, store at start)
+        "aborted": bool(result.get("aborted")),
         "snapshot": result.get("snapshot"),
         "sessions": result.get("sessions") or {},
         "bytes": result.get("bytes") or {},
@@ -141,6 +148,11 @@ def status_doc(state_dir: Path, interval: float, now: datetime | None = None) ->
         doc["next_due"] = _iso(max(due, now) if running else due)
         doc["overdue"] = (now - finished).total_seconds() > 2 * interval and not running
     return doc
+
+
+def _later(a: str, b: str) -> bool:
+    ta, tb = _parse_ts(a), _parse_ts(b)
+    return ta is not None and (tb is None or ta > tb)
 
 
 def cmd_status(args: argparse.Namespace) -> int:
@@ -160,10 +172,12 @@ def cmd_status(args: argparse.Namespace) -> int:
         c.print(f"no sync has run yet (state dir {doc['state_dir']}); next due: now")
         return EXIT_OK
     s, b = last["sessions"], last["bytes"]
-    c.print(f"last run:     {last['finished']} ({last['duration_seconds']} s), result: {last['result']}")
-    c.print(f"sessions:     {s.get('total', 0)} total, {s.get('uploaded', 0)} uploaded, "
-            f"{s.get('unchanged', 0)} unchanged, {s.get('failed', 0)} failed")
-    c.print(f"bytes:        {b.get('read', 0)} read, {b.get('uploaded', 0)} uploaded")
+    c.print(f"last run:     {last['finished']} ({last['duration_seconds']} s), result: {last['result']}"
+            + ("  (it stopped before it could record its counts)" if last["aborted"] else ""))
+    if not last["aborted"]:
+        c.print(f"sessions:     {s.get('total', 0)} total, {s.get('uploaded', 0)} uploaded, "
+                f"{s.get('unchanged', 0)} unchanged, {s.get('failed', 0)} failed")
+        c.print(f"bytes:        {b.get('read', 0)} read, {b.get('uploaded', 0)} uploaded")
     if last["snapshot"]:
         c.print(f"snapshot:     {last['snapshot']}")
     c.print(f"last success: {doc['last_success'] or 'never'}")
