@@ -435,3 +435,24 @@ def clear_failure(state_dir: Path) -> None:
         (state_dir / FAILURE_FILE).unlink(missing_ok=True)
     except OSError:
         pass
+
+
+def read_runs(path: Path, limit: int = 500) -> tuple[int, list[tuple[str, str, str, str]]]:
+    """(runs recorded, the newest `limit` runs as (run_id, started, finished, result JSON)), read
+    without writing: `status` may run while a sync holds the database, and must not move a
+    damaged one aside (the next sync does that). StateError when it cannot be read."""
+    from urllib.parse import quote
+
+    try:
+        db = sqlite3.connect(f"file:{quote(str(path))}?mode=ro", uri=True, timeout=10)
+    except sqlite3.Error as e:
+        raise StateError(f"{path}: {e}") from None
+    try:
+        count = db.execute("SELECT count(*) FROM runs").fetchone()[0]
+        rows = db.execute("SELECT run_id, started, finished, result FROM runs ORDER BY finished DESC LIMIT ?",
+                          (limit,)).fetchall()
+    except sqlite3.Error as e:
+        raise StateError(f"{path}: {e}") from None
+    finally:
+        db.close()
+    return int(count), rows

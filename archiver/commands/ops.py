@@ -103,21 +103,23 @@ def status_doc(state_dir: Path, interval: float, now: datetime | None = None) ->
     last: dict[str, Any] | None = None
     last_ok = None
     if db.exists():
-        from archiver.state import State
+        from archiver.state import StateError, read_runs
 
-        state = State(db)
         try:
-            last = state.last_run()
-            doc["runs_recorded"] = state.db.execute("SELECT count(*) FROM runs").fetchone()[0]
-            for finished, raw in state.db.execute("SELECT finished, result FROM runs ORDER BY finished DESC LIMIT 500"):
-                try:
-                    if _outcome(json.loads(raw)) == "ok":
-                        last_ok = finished
-                        break
-                except ValueError:
-                    continue
-        finally:
-            state.close()
+            doc["runs_recorded"], rows = read_runs(db)
+        except StateError as e:
+            rows = []
+            doc["state_error"] = str(e)  # the next sync rebuilds a damaged cache; say so meanwhile
+        for run_id, run_started, finished, raw in rows:
+            try:
+                result = json.loads(raw)
+            except (TypeError, ValueError):
+                continue
+            if last is None:
+                last = {"run_id": run_id, "started": run_started, "finished": finished, "result": result}
+            if _outcome(result) == "ok":
+                last_ok = finished
+                break
     if aborted is not None and (last is None or _later(aborted["finished"], last["finished"])):
         last = {"run_id": None, "started": aborted.get("started"), "finished": aborted["finished"],
                 "result": {"errors": aborted["errors"], "aborted": True}}
@@ -168,6 +170,8 @@ def cmd_status(args: argparse.Namespace) -> int:
     last = doc["last_run"]
     if doc["running"]:
         c.print(f"a sync is running now (pid {doc['running_pid'] or '?'})")
+    if doc.get("state_error"):
+        err(f"state database unreadable: {doc['state_error']}")
     if last is None:
         c.print(f"no sync has run yet (state dir {doc['state_dir']}); next due: now")
         return EXIT_OK
