@@ -46,6 +46,28 @@ class IntegrityFailure(Exception):
     """A reader cannot answer because part of the archive cannot be read (exit 3)."""
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (systemctl stop, a unit's or a Job's deadline) during sync: unwound like Ctrl-C, so
+    the run's temp folder and worker pool go, and metrics and `status` say it stopped (exit 143)."""
+
+
+def _terminate_on_sigterm() -> Callable[[], None]:
+    """Install the handler; returns what puts the previous one back."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+    previous = signal.getsignal(signal.SIGTERM)
+
+    def stop(signum: int, frame: object) -> None:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a second SIGTERM ends the process at once
+        raise Terminated()
+
+    signal.signal(signal.SIGTERM, stop)
+    return lambda: signal.signal(signal.SIGTERM, previous)
+
+
 # ---------------------------------------------------------------- output helpers
 def emit_json(doc: Any) -> None:
     sys.stdout.write(json.dumps(doc, indent=2, sort_keys=False, default=str) + "\n")
@@ -158,12 +180,15 @@ def cmd_sync(args: argparse.Namespace) -> int:
 
     where: dict[str, Path] = {}  # the state dir, once the config names it
     started = time.time()
+    restore_sigterm = _terminate_on_sigterm()
     try:
         return _sync(args, started, where)
     except BaseException as e:  # a run that died: `status` shows it, not the last good run
         if "state_dir" in where:
             _note_failure(args, where["state_dir"], started, _failure_reason(e))
         raise
+    finally:
+        restore_sigterm()
 
 
 def _sync(args: argparse.Namespace, started: float, where: dict[str, Path]) -> int:
@@ -366,6 +391,8 @@ def _failure_reason(e: BaseException) -> str:
         return str(e)
     if isinstance(e, StoreError):
         return f"store: {e}"
+    if isinstance(e, Terminated):
+        return "terminated (SIGTERM)"
     if isinstance(e, KeyboardInterrupt):
         return "interrupted"
     if isinstance(e, SystemExit):
@@ -575,6 +602,9 @@ def main(argv: list[str] | None = None) -> int:
     except StoreError as e:  # the store unreachable or refusing where a command cannot go on
         err(f"store: {e}")
         return EXIT_PARTIAL
+    except Terminated:
+        err("terminated (SIGTERM)")
+        return 143
     except KeyboardInterrupt:
         err("interrupted")
         return 130

@@ -10,8 +10,10 @@ import io
 import json
 import os
 import socket
+import signal
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -204,3 +206,43 @@ def test_another_sync_running_human_and_json_output(box: Box) -> None:
     assert doc.returncode == 0 and json.loads(doc.stdout) == {
         "skipped": True, "reason": f"pid {os.getpid()} holds {box.state / 'lock'}"}
     assert json.loads(doc.stderr)["skipped"] is True
+
+
+# ---------------------------------------------------------------- SIGTERM
+def _bigger_home(home: Path, sessions: int = 16, lines: int = 2500) -> None:
+    for seed in range(1, sessions + 1):
+        s = make_claude_home(home, USER, seed=seed)
+        with (s.root / "projects" / s.project_key / f"{s.main}.jsonl").open("a") as f:
+            for i in range(lines):
+                f.write(json.dumps({"type": "user", "uuid": f"{seed}-{i}", "message": {
+                    "role": "user", "content": f"line {i} in /home/{USER}/work " + os.urandom(300).hex()}}) + "\n")
+
+
+def test_sigterm_stops_a_sync_cleanly_and_status_and_metrics_say_so(box: Box) -> None:
+    """systemctl stop, TimeoutStartSec= or a Job's activeDeadlineSeconds send SIGTERM: the run
+    unwinds (temp folder gone), exits 143, and is a failed run to status and the metrics."""
+    _bigger_home(box.home)
+    cfg = box.config()
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "-m", "archiver", "sync", "--config", str(cfg), "--workers", "2",
+                             "--log-format", "json", "--metrics-file", str(box.metrics)],
+                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while not list((box.state / "tmp").glob("run-*")) and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert proc.poll() is None, "the sync ended before it could be stopped"
+        time.sleep(0.5)  # into the sessions
+        proc.send_signal(signal.SIGTERM)
+        out, errs = proc.communicate(timeout=60)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 143, errs
+    records = [json.loads(line) for line in errs.splitlines()]
+    assert records[-1]["level"] == "error" and records[-1]["msg"] == "terminated (SIGTERM)"
+    assert not list((box.state / "tmp").glob("run-*"))  # the run's temp folder (plaintext) is gone
+    last = box.cli("status", "--config", str(cfg))[1]["last_run"]
+    assert last["result"] == "failed" and last["aborted"] and last["errors"] == ["terminated (SIGTERM)"]
+    assert box.metric("archiver_failures_total") == 1 and box.metric("archiver_last_run_success") == 0

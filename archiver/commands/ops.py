@@ -370,11 +370,15 @@ class Doctor:
     def state_dir(self) -> None:
         d = Path(self.settings.state_dir)
         if not d.exists():
-            parent = next((p for p in d.parents if p.exists()), None)
-            if parent is not None and os.access(parent, os.W_OK):
+            parent = _existing_parent(d)
+            if parent is not None and parent.is_dir() and os.access(parent, os.W_OK | os.X_OK):
                 self.add("state dir", "ok", f"{d} (created on first sync)")
             else:
-                self.add("state dir", "fail", f"{d} does not exist and cannot be created")
+                why = f"{parent} is not a folder" if parent is not None and not parent.is_dir() else "cannot be created"
+                self.add("state dir", "fail", f"{d} does not exist and {why}")
+            return
+        if not d.is_dir():
+            self.add("state dir", "fail", f"{d}: not a folder")
             return
         if not os.access(d, os.W_OK | os.X_OK):
             self.add("state dir", "fail", f"{d}: not writable")
@@ -386,6 +390,27 @@ class Doctor:
             self.add("state dir", "warn", f"{d}: mode {mode:04o}; 0700 expected (temp plaintext lives here){extra}")
         else:
             self.add("state dir", "ok", f"{d}{extra}")
+        self._state_db(d / "state.db")
+
+    def _state_db(self, db: Path) -> None:
+        """The state database sync opens: one it cannot open stops every run (a damaged one is
+        only rebuilt, at the cost of re-reading and HEAD requests)."""
+        from archiver.state import StateError, _is_environment, read_runs
+
+        if not db.exists() and not db.is_symlink():
+            return
+        try:
+            if not db.is_file():
+                raise StateError(f"{db}: not a regular file")
+            runs, _ = read_runs(db, limit=1)
+        except StateError as e:
+            if "not a regular file" in str(e) or _is_environment(e):
+                self.add("state database", "fail", f"{e}; sync cannot open it")
+            else:
+                self.add("state database", "warn", f"{e}; the next sync moves it aside and starts a fresh one "
+                                                   "(every file is read again)")
+            return
+        self.add("state database", "ok", f"{db} ({runs} run(s) recorded)")
 
     # ---- store ----
     def store(self) -> None:
@@ -398,9 +423,10 @@ class Doctor:
 
             path = Path(unquote(urlsplit(s.url).path))
             if not path.exists():
-                parent = next((p for p in path.parents if p.exists()), None)
-                ok = parent is not None and os.access(parent, os.W_OK)
-                self.add("store", "ok" if ok else "fail", f"{s.url}: " + ("created on first sync" if ok else "cannot be created"))
+                parent = _existing_parent(path)
+                ok = parent is not None and parent.is_dir() and os.access(parent, os.W_OK | os.X_OK)
+                why = f"{parent} is not a folder" if parent is not None and not parent.is_dir() else "cannot be created"
+                self.add("store", "ok" if ok else "fail", f"{s.url}: " + ("created on first sync" if ok else why))
             elif not path.is_dir() or not os.access(path, os.W_OK | os.X_OK):
                 self.add("store", "fail", f"{s.url}: not a writable folder")
             else:
@@ -588,6 +614,11 @@ class Doctor:
         if enabled and not present:
             self.add("harnesses", "warn", "no harness root exists under "
                      f"{self.settings.home_dir}: sync would archive nothing")
+
+
+def _existing_parent(path: Path) -> Path | None:
+    """The nearest ancestor that exists (a file there means nothing below it can be made)."""
+    return next((p for p in path.parents if p.exists()), None)
 
 
 def _identity_files(folder: Path) -> Iterator[Path]:
