@@ -267,16 +267,20 @@ def _sync(args: argparse.Namespace, started: float, where: dict[str, Path]) -> i
         finally:
             state.close()
     except BaseException:
-        if args.metrics_file and not args.dry_run:
-            metrics.write_metrics(Path(args.metrics_file), None, started=started, finished=time.time(), success=False)
+        _failure_metrics(args, started)  # (a metrics file it cannot write does not hide why the run failed)
         raise
     finally:
         gc.set_threshold(*saved_gc)
         lock.release()
     if not args.dry_run:
         clear_failure(state_dir)  # this run is in the state database: it is what status shows
+    metrics_failed = False
     if args.metrics_file and not args.dry_run:
-        metrics.write_metrics(Path(args.metrics_file), result.to_json(), started=started, finished=time.time())
+        try:
+            metrics.write_metrics(Path(args.metrics_file), result.to_json(), started=started, finished=time.time())
+        except OSError as e:  # the run is archived and recorded; the monitoring is what is broken
+            err(f"--metrics-file {args.metrics_file}: cannot write it ({e.strerror or type(e).__name__})")
+            metrics_failed = True
     logging.getLogger("archiver.sync").info(
         "sync finished", extra={"sessions": result.to_json()["sessions"], "bytes_uploaded": result.bytes_uploaded,
                                 "snapshot": result.snapshot, "errors": len(result.errors)})
@@ -294,7 +298,7 @@ def _sync(args: argparse.Namespace, started: float, where: dict[str, Path]) -> i
         err(f"warning: {w}")
     for e in result.errors:
         err(e)
-    return EXIT_PARTIAL if result.failed or result.errors else EXIT_OK
+    return EXIT_PARTIAL if result.failed or result.errors or metrics_failed else EXIT_OK
 
 
 class LazyRedactor:

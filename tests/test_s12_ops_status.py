@@ -246,3 +246,17 @@ def test_sigterm_stops_a_sync_cleanly_and_status_and_metrics_say_so(box: Box) ->
     last = box.cli("status", "--config", str(cfg))[1]["last_run"]
     assert last["result"] == "failed" and last["aborted"] and last["errors"] == ["terminated (SIGTERM)"]
     assert box.metric("archiver_failures_total") == 1 and box.metric("archiver_last_run_success") == 0
+
+
+def test_a_metrics_file_that_cannot_be_written_after_a_good_run(box: Box, capsys: pytest.CaptureFixture[str]) -> None:
+    """The run archived and recorded itself; only the monitoring is broken: exit 1 in one line,
+    and status still shows the good run (not a failure note)."""
+    cfg = box.config()
+    blocker = box.base / "blocker"
+    blocker.write_bytes(b"")
+    code, doc = box.cli("sync", "--config", str(cfg), "--workers", "1", "--metrics-file", str(blocker / "a.prom"))
+    assert code == 1 and doc["snapshot"] and doc["sessions"]["failed"] == 0
+    assert f"--metrics-file {blocker / 'a.prom'}: cannot write it" in capsys.readouterr().err
+    status = box.cli("status", "--config", str(cfg))[1]
+    assert status["last_run"]["result"] == "ok" and status["last_run"]["aborted"] is False
+    assert not (box.state / "last-failure.json").exists()
