@@ -523,7 +523,7 @@ def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--config", help="config file (default $ARCHIVER_CONFIG, then ~/.config/archiver/config.toml)")
     common.add_argument("--json", action="store_true", help="print one JSON document on stdout")
-    common.add_argument("-v", "--verbose", action="store_true")
+    common.add_argument("-v", "--verbose", action="store_true", help="debug logs, the libraries' too")
     common.add_argument("-q", "--quiet", action="store_true", help="warnings and errors only; no progress bar")
     common.add_argument("--log-format", choices=["auto", "human", "json"], default="auto",
                         help="stderr logs: human on a terminal, JSON lines otherwise (auto, the default)")

@@ -260,3 +260,16 @@ def test_a_metrics_file_that_cannot_be_written_after_a_good_run(box: Box, capsys
     status = box.cli("status", "--config", str(cfg))[1]
     assert status["last_run"]["result"] == "ok" and status["last_run"]["aborted"] is False
     assert not (box.state / "last-failure.json").exists()
+
+
+def test_a_state_dir_that_is_a_file_shows_in_status(box: Box) -> None:
+    """Nothing can be noted in a state dir that is not a folder: status says why instead of
+    'no sync has run yet'."""
+    box.state.write_bytes(b"")
+    cfg = box.config()
+    code, doc = box.cli("sync", "--config", str(cfg), "--workers", "1")
+    assert code == 1 and doc["failed"] is True and str(box.state) in doc["errors"][0]
+    status = box.cli("status", "--config", str(cfg))[1]
+    assert status["state_error"] == f"{box.state}: not a folder; sync cannot run"
+    code, text = _human(["status", "--config", str(cfg)])
+    assert code == 0 and "no sync has run yet" in text

@@ -98,6 +98,11 @@ def status_doc(state_dir: Path, interval: float, now: datetime | None = None) ->
     }
     from archiver.state import read_failure
 
+    if state_dir.exists() or state_dir.is_symlink():  # where sync cannot even note its failure
+        if not state_dir.is_dir():
+            doc["state_error"] = f"{state_dir}: not a folder; sync cannot run"
+        elif not os.access(state_dir, os.W_OK | os.X_OK):
+            doc["state_error"] = f"{state_dir}: not writable; sync cannot run"
     aborted = read_failure(state_dir)  # a run that ended before it could record itself (cli._note_failure)
     db = state_dir / "state.db"
     last: dict[str, Any] | None = None
