@@ -117,12 +117,17 @@ def _route_uncaught_to_logging() -> None:
                   exc_info=(a.exc_type, a.exc_value, a.exc_traceback))
 
     def unraisable(u: Any) -> None:
-        log.warning("%s %s: %s", u.err_msg or "Exception ignored in", type(u.object).__name__, u.exc_type.__name__,
+        where = getattr(u.object, "__qualname__", None) or type(u.object).__name__  # a code name, never a value
+        log.warning("%s %s: %s", u.err_msg or "Exception ignored in", where, u.exc_type.__name__,
                     exc_info=(u.exc_type, u.exc_value, u.exc_traceback) if u.exc_value is not None else None)
 
-    sys.excepthook = uncaught
-    threading.excepthook = in_thread
-    sys.unraisablehook = unraisable
+    # only Python's own hooks are replaced: a host that installed its own (a test runner) keeps it
+    if sys.excepthook is sys.__excepthook__:
+        sys.excepthook = uncaught
+    if threading.excepthook is threading.__excepthook__:
+        threading.excepthook = in_thread
+    if sys.unraisablehook is sys.__unraisablehook__:
+        sys.unraisablehook = unraisable
 
 
 _console = None

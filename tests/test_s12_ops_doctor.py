@@ -120,3 +120,23 @@ def test_with_json_logs_a_crash_is_one_json_record(box: Box) -> None:
     assert records and records[-1]["level"] in ("critical", "error")
     if records[-1]["level"] == "critical":  # (until the file:// store says it as a StoreError)
         assert records[-1]["exc_type"] == "NotADirectoryError" and "Traceback" in records[-1]["exc"]
+
+
+def test_with_json_logs_thread_and_finalizer_exceptions_are_json_records() -> None:
+    program = (
+        "import threading\n"
+        "from archiver.logs import setup_logging\n"
+        "setup_logging('json')\n"
+        "def boom(): raise ValueError('in a thread')\n"
+        "t = threading.Thread(target=boom, name='worker-x'); t.start(); t.join()\n"
+        "class Bad:\n"
+        "    def __del__(self): raise RuntimeError('in a finalizer')\n"
+        "Bad()\n"
+    )
+    out = subprocess.run([sys.executable, "-c", program], cwd=ROOT, capture_output=True, text=True, timeout=60,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert out.returncode == 0, out.stderr
+    records = [json.loads(line) for line in out.stderr.splitlines()]
+    assert [(r["level"], r["exc_type"]) for r in records] == [("error", "ValueError"), ("warning", "RuntimeError")]
+    assert records[0]["msg"] == "uncaught exception in thread worker-x: ValueError"
+    assert records[1]["msg"] == "Exception ignored in Bad.__del__: RuntimeError"
