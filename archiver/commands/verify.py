@@ -53,8 +53,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
         emit_json(doc)
     else:
         c = console()
-        c.print(f"{result.manifests} manifests, {result.objects} objects, {result.objects_read} read, "
-                f"{result.tombstones} tombstones{when}: "
+        tombs = f", {result.tombstones} tombstones" if result.tombstones else ""
+        c.print(f"{result.manifests} manifests, {result.objects} objects, {result.objects_read} read{tombs}{when}: "
                 + ("ok" if not result.errors else f"{len(result.errors)} problems"))
         if at is not None and result.later:
             err(f"note: {result.later} manifest(s) created after {iso_utc(at)} not checked")
