@@ -212,6 +212,9 @@ def _sync(args: argparse.Namespace, started: float, where: dict[str, Path]) -> i
         archive = None if args.dry_run else Archive(runtime.store(settings, lazy=True))
         if args.workers < 1:
             raise UsageError("--workers must be at least 1")
+        if args.metrics_file and not args.metrics_file.endswith(".prom"):
+            logging.getLogger("archiver.sync").warning(
+                "--metrics-file %s: node_exporter's textfile collector reads only *.prom files", args.metrics_file)
         lock = RunLock(state_dir / "lock")
         try:
             state_dir.mkdir(parents=True, exist_ok=True, mode=0o700)

@@ -273,3 +273,14 @@ def test_a_state_dir_that_is_a_file_shows_in_status(box: Box) -> None:
     assert status["state_error"] == f"{box.state}: not a folder; sync cannot run"
     code, text = _human(["status", "--config", str(cfg)])
     assert code == 0 and "no sync has run yet" in text
+
+
+def test_a_metrics_file_the_textfile_collector_would_not_read_is_warned_about(box: Box) -> None:
+    cfg = box.config()
+    target = box.base / "metrics" / "archiver.txt"
+    run = _sync_proc(cfg, "--workers", "1", "--log-format", "json", "--metrics-file", str(target))
+    assert run.returncode == 0, run.stderr
+    records = [json.loads(line) for line in run.stderr.splitlines()]
+    assert records[0]["level"] == "warning"
+    assert records[0]["msg"] == f"--metrics-file {target}: node_exporter's textfile collector reads only *.prom files"
+    assert "archiver_last_run_success 1" in target.read_text()  # written all the same
