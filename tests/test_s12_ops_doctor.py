@@ -140,3 +140,19 @@ def test_with_json_logs_thread_and_finalizer_exceptions_are_json_records() -> No
     assert [(r["level"], r["exc_type"]) for r in records] == [("error", "ValueError"), ("warning", "RuntimeError")]
     assert records[0]["msg"] == "uncaught exception in thread worker-x: ValueError"
     assert records[1]["msg"] == "Exception ignored in Bad.__del__: RuntimeError"
+
+
+def test_doctor_quiet_shows_only_problems(box: Box) -> None:
+    cfg = box.config()
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        assert main(["doctor", "--config", str(cfg), "--quiet"]) == 0
+    text = buf.getvalue()
+    assert "team key" not in text and "recipients" not in text  # ok rows are left out
+    assert "harness codex" not in text  # and skipped ones
+    assert text.rstrip().endswith("0 failed, 6 skipped") and " ok, " in text
+    (box.keys / "team.key").chmod(0o644)
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        assert main(["doctor", "--config", str(cfg), "--quiet"]) == 2
+    assert "team key" in buf.getvalue() and "recipients" not in buf.getvalue()

@@ -660,9 +660,11 @@ def cmd_doctor(args: argparse.Namespace) -> int:
         t = Table(title="archiver doctor")
         for col in ("check", "status", "detail"):
             t.add_column(col, overflow="fold")
-        for c in checks:
+        shown = [c for c in checks if c.status in ("warn", "fail")] if args.quiet else checks  # --quiet: problems only
+        for c in shown:
             t.add_row(plain(c.check), Text(c.status, style=style[c.status]), plain(c.detail))
         con = console()
-        con.print(t)
+        if shown:
+            con.print(t)
         con.print(f"{counts['ok']} ok, {counts['warn']} warnings, {counts['fail']} failed, {counts['skip']} skipped")
     return EXIT_USAGE if failed else EXIT_OK
