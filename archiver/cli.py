@@ -46,6 +46,28 @@ class IntegrityFailure(Exception):
     """A reader cannot answer because part of the archive cannot be read (exit 3)."""
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (systemctl stop, a unit's or a Job's deadline) during sync: unwound like Ctrl-C, so
+    the run's temp folder and worker pool go, and metrics and `status` say it stopped (exit 143)."""
+
+
+def _terminate_on_sigterm() -> Callable[[], None]:
+    """Install the handler; returns what puts the previous one back."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+    previous = signal.getsignal(signal.SIGTERM)
+
+    def stop(signum: int, frame: object) -> None:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a second SIGTERM ends the process at once
+        raise Terminated()
+
+    signal.signal(signal.SIGTERM, stop)
+    return lambda: signal.signal(signal.SIGTERM, previous)
+
+
 # ---------------------------------------------------------------- output helpers
 def emit_json(doc: Any) -> None:
     sys.stdout.write(json.dumps(doc, indent=2, sort_keys=False, default=str) + "\n")
@@ -156,23 +178,43 @@ def _size(p: Path) -> int:
 def cmd_sync(args: argparse.Namespace) -> int:
     import time
 
+    where: dict[str, Path] = {}  # the state dir, once the config names it
+    started = time.time()
+    restore_sigterm = _terminate_on_sigterm()
+    try:
+        return _sync(args, started, where)
+    except BaseException as e:  # a run that died: `status` shows it, not the last good run
+        if "state_dir" in where:
+            _note_failure(args, where["state_dir"], started, _failure_reason(e))
+        raise
+    finally:
+        restore_sigterm()
+
+
+def _sync(args: argparse.Namespace, started: float, where: dict[str, Path]) -> int:
+    import time
+
     from archiver import metrics, runtime
     from archiver.archive import Archive
     from archiver.lock import AlreadyRunning, RunLock
+    from archiver.logs import use_json
     from archiver.progress import make_progress
-    from archiver.state import DiscoveryCache, State, StateError
+    from archiver.state import DiscoveryCache, State, StateError, clear_failure
     from archiver.sync import Syncer, SyncOptions
 
-    started = time.time()
     try:  # a run that stops before it starts (config, keys, state dir) is a failed run to the metrics too
         settings = settings_of(args)
+        state_dir = settings.state_dir
+        where["state_dir"] = state_dir
         keys = runtime.team_keys(settings)
         recipients = runtime.recipients(settings)
         redactor = LazyRedactor(settings, keys)
         archive = None if args.dry_run else Archive(runtime.store(settings, lazy=True))
-        state_dir = settings.state_dir
         if args.workers < 1:
             raise UsageError("--workers must be at least 1")
+        if args.metrics_file and not args.metrics_file.endswith(".prom"):
+            logging.getLogger("archiver.sync").warning(
+                "--metrics-file %s: node_exporter's textfile collector reads only *.prom files", args.metrics_file)
         lock = RunLock(state_dir / "lock")
         try:
             state_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -180,12 +222,16 @@ def cmd_sync(args: argparse.Namespace) -> int:
         except AlreadyRunning as e:
             if args.json:
                 emit_json({"skipped": True, "reason": str(e)})
-            else:
-                console().print(f"another sync is running ({e}); nothing to do")
+            if use_json(args.log_format):  # a log collector parses stderr: one record, not a bare line
+                logging.getLogger("archiver.sync").warning(
+                    "another sync is running; nothing to do",
+                    extra={"skipped": True, "running_pid": e.holder, "lock": str(e.path)})
+            elif not args.json:
+                console().print(f"another sync is running ({plain(e)}); nothing to do")
             return EXIT_OK
         except OSError as e:  # a state dir that cannot be made or written: one line, not a traceback
             return _sync_failed(args, f"state dir {state_dir}: {e.strerror or type(e).__name__}"
-                                      f"{f' ({e.filename})' if e.filename else ''}", started)
+                                      f"{f' ({e.filename})' if e.filename else ''}", started, state_dir)
     except Exception:
         _failure_metrics(args, started)
         raise
@@ -200,7 +246,7 @@ def cmd_sync(args: argparse.Namespace) -> int:
         try:
             state = State(state_dir / ("state-dry.db" if args.dry_run else "state.db"))
         except StateError as e:
-            return _sync_failed(args, str(e), started)
+            return _sync_failed(args, str(e), started, state_dir)
         host_id = runtime.host(settings, keys)
         state.bind(settings.store.url, host_id)
         cache = DiscoveryCache(state)
@@ -220,18 +266,24 @@ def cmd_sync(args: argparse.Namespace) -> int:
             if not args.dry_run:
                 cache.flush()
         except StateError as e:
-            return _sync_failed(args, str(e), started)
+            return _sync_failed(args, str(e), started, state_dir)
         finally:
             state.close()
     except BaseException:
-        if args.metrics_file and not args.dry_run:
-            metrics.write_metrics(Path(args.metrics_file), None, started=started, finished=time.time(), success=False)
+        _failure_metrics(args, started)  # (a metrics file it cannot write does not hide why the run failed)
         raise
     finally:
         gc.set_threshold(*saved_gc)
         lock.release()
+    if not args.dry_run:
+        clear_failure(state_dir)  # this run is in the state database: it is what status shows
+    metrics_failed = False
     if args.metrics_file and not args.dry_run:
-        metrics.write_metrics(Path(args.metrics_file), result.to_json(), started=started, finished=time.time())
+        try:
+            metrics.write_metrics(Path(args.metrics_file), result.to_json(), started=started, finished=time.time())
+        except OSError as e:  # the run is archived and recorded; the monitoring is what is broken
+            err(f"--metrics-file {args.metrics_file}: cannot write it ({e.strerror or type(e).__name__})")
+            metrics_failed = True
     logging.getLogger("archiver.sync").info(
         "sync finished", extra={"sessions": result.to_json()["sessions"], "bytes_uploaded": result.bytes_uploaded,
                                 "snapshot": result.snapshot, "errors": len(result.errors)})
@@ -249,7 +301,7 @@ def cmd_sync(args: argparse.Namespace) -> int:
         err(f"warning: {w}")
     for e in result.errors:
         err(e)
-    return EXIT_PARTIAL if result.failed or result.errors else EXIT_OK
+    return EXIT_PARTIAL if result.failed or result.errors or metrics_failed else EXIT_OK
 
 
 class LazyRedactor:
@@ -326,13 +378,50 @@ def _failure_metrics(args: argparse.Namespace, started: float) -> None:
             err(f"--metrics-file {args.metrics_file}: cannot write it ({e.strerror or type(e).__name__})")
 
 
-def _sync_failed(args: argparse.Namespace, reason: str, started: float) -> int:
+def _sync_failed(args: argparse.Namespace, reason: str, started: float, state_dir: Path | None = None) -> int:
     """A run that could not finish (state dir full, unreadable): one clear line, exit 1."""
     _failure_metrics(args, started)
+    if state_dir is not None:
+        _note_failure(args, state_dir, started, reason)
     if args.json:
         emit_json({"snapshot": None, "errors": [reason], "failed": True})
     err(reason)
     return EXIT_PARTIAL
+
+
+def _failure_reason(e: BaseException) -> str:
+    """What main() prints for an exception that ends a run, as one line."""
+    from archiver.config import ConfigError
+    from archiver.store.base import StoreError
+
+    if isinstance(e, (UsageError, ConfigError)):
+        return str(e)
+    if isinstance(e, StoreError):
+        return f"store: {e}"
+    if isinstance(e, Terminated):
+        return "terminated (SIGTERM)"
+    if isinstance(e, KeyboardInterrupt):
+        return "interrupted"
+    if isinstance(e, SystemExit):
+        return f"exited ({e.code})"
+    return f"{type(e).__name__}: {e}"
+
+
+def _note_failure(args: argparse.Namespace, state_dir: Path, started: float, reason: str) -> None:
+    """Record a run that ended before it recorded itself, for `archiver status`."""
+    import time
+
+    from archiver.state import record_failure
+
+    if args.dry_run:
+        return
+
+    def iso(t: float) -> str:
+        from datetime import datetime, timezone
+
+        return datetime.fromtimestamp(t, timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+    record_failure(state_dir, iso(started), iso(time.time()), plain(reason))
 
 
 def cmd_redact(args: argparse.Namespace) -> int:
@@ -437,7 +526,7 @@ def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--config", help="config file (default $ARCHIVER_CONFIG, then ~/.config/archiver/config.toml)")
     common.add_argument("--json", action="store_true", help="print one JSON document on stdout")
-    common.add_argument("-v", "--verbose", action="store_true")
+    common.add_argument("-v", "--verbose", action="store_true", help="debug logs, the libraries' too")
     common.add_argument("-q", "--quiet", action="store_true", help="warnings and errors only; no progress bar")
     common.add_argument("--log-format", choices=["auto", "human", "json"], default="auto",
                         help="stderr logs: human on a terminal, JSON lines otherwise (auto, the default)")
@@ -520,6 +609,9 @@ def main(argv: list[str] | None = None) -> int:
     except StoreError as e:  # the store unreachable or refusing where a command cannot go on
         err(f"store: {e}")
         return EXIT_PARTIAL
+    except Terminated:
+        err("terminated (SIGTERM)")
+        return 143
     except KeyboardInterrupt:
         err("interrupted")
         return 130

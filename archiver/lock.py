@@ -9,7 +9,10 @@ from pathlib import Path
 
 
 class AlreadyRunning(RuntimeError):
-    pass
+    def __init__(self, message: str, holder: int | None = None, path: Path | None = None) -> None:
+        super().__init__(message)
+        self.holder = holder  # the running sync's pid, as it wrote it in the lock file
+        self.path = path
 
 
 class RunLock:
@@ -24,7 +27,8 @@ class RunLock:
         except BlockingIOError:
             holder = os.read(fd, 64).decode(errors="replace").strip()
             os.close(fd)
-            raise AlreadyRunning(f"pid {holder or '?'} holds {self.path}") from None
+            raise AlreadyRunning(f"pid {holder or '?'} holds {self.path}",
+                                 int(holder) if holder.isdigit() else None, self.path) from None
         os.ftruncate(fd, 0)
         os.write(fd, str(os.getpid()).encode())
         self._fd = fd

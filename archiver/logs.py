@@ -95,6 +95,41 @@ class HumanFormatter(logging.Formatter):
         return text
 
 
+def _route_uncaught_to_logging() -> None:
+    """With JSON logs, what Python would print as bare text on stderr (an uncaught exception, one
+    in a thread, one ignored in a finalizer, e.g. when SIGTERM lands there) is a JSON record too,
+    so a collector parsing stderr never meets a line that is not JSON."""
+    import threading
+
+    log = logging.getLogger("archiver")
+
+    def uncaught(exc_type: Any, exc: Any, tb: Any) -> None:
+        if issubclass(exc_type, KeyboardInterrupt):
+            sys.__excepthook__(exc_type, exc, tb)
+            return
+        log.critical("uncaught exception: %s", exc_type.__name__, exc_info=(exc_type, exc, tb))
+
+    def in_thread(a: Any) -> None:
+        if a.exc_type is SystemExit:
+            return
+        name = a.thread.name if a.thread is not None else "?"
+        log.error("uncaught exception in thread %s: %s", name, a.exc_type.__name__,
+                  exc_info=(a.exc_type, a.exc_value, a.exc_traceback))
+
+    def unraisable(u: Any) -> None:
+        where = getattr(u.object, "__qualname__", None) or type(u.object).__name__  # a code name, never a value
+        log.warning("%s %s: %s", u.err_msg or "Exception ignored in", where, u.exc_type.__name__,
+                    exc_info=(u.exc_type, u.exc_value, u.exc_traceback) if u.exc_value is not None else None)
+
+    # only Python's own hooks are replaced: a host that installed its own (a test runner) keeps it
+    if sys.excepthook is sys.__excepthook__:
+        sys.excepthook = uncaught
+    if threading.excepthook is threading.__excepthook__:
+        threading.excepthook = in_thread
+    if sys.unraisablehook is sys.__unraisablehook__:
+        sys.unraisablehook = unraisable
+
+
 _console = None
 
 
@@ -131,6 +166,7 @@ def setup_logging(fmt: LogFormat = "auto", *, quiet: bool = False, verbose: bool
     if use_json(fmt, target):
         handler = logging.StreamHandler(target)
         handler.setFormatter(JsonFormatter())
+        _route_uncaught_to_logging()
     elif stream is None:
         from rich.logging import RichHandler
 

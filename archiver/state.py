@@ -384,3 +384,75 @@ class _Tx:
 
     def __exit__(self, exc_type: object, *_: object) -> None:
         self.db.execute("COMMIT" if exc_type is None else "ROLLBACK")
+
+
+# ---- runs that stopped before they started ----
+FAILURE_FILE = "last-failure.json"
+MAX_FAILURE_CHARS = 500
+
+
+def record_failure(state_dir: Path, started: str, finished: str, reason: str) -> bool:
+    """Note, next to the state database, a run that failed before it could record itself there
+    (config, keys, state dir, store unreachable at start), so `status` shows it rather than the
+    last good run. Replaced atomically; False when the state dir cannot take it (the metrics
+    file and the exit code still say so)."""
+    import tempfile
+
+    doc = {"started": started, "finished": finished, "result": "failed",
+           "errors": [reason[:MAX_FAILURE_CHARS] + ("…" if len(reason) > MAX_FAILURE_CHARS else "")]}
+    try:
+        if not state_dir.is_dir():
+            return False
+        fd, tmp = tempfile.mkstemp(prefix=f".{FAILURE_FILE}.", dir=state_dir)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                json.dump(doc, f)
+            os.replace(tmp, state_dir / FAILURE_FILE)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    except OSError:
+        return False
+    return True
+
+
+def read_failure(state_dir: Path) -> dict | None:
+    """The failure `record_failure` noted, or None (none, or unreadable: it is only a note)."""
+    try:
+        doc = json.loads((state_dir / FAILURE_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(doc, dict) or not isinstance(doc.get("finished"), str):
+        return None
+    errors = doc.get("errors")
+    doc["errors"] = [str(e) for e in errors] if isinstance(errors, list) else []
+    return doc
+
+
+def clear_failure(state_dir: Path) -> None:
+    """A run that recorded itself in the state database supersedes the note."""
+    try:
+        (state_dir / FAILURE_FILE).unlink(missing_ok=True)
+    except OSError:
+        pass
+
+
+def read_runs(path: Path, limit: int = 500) -> tuple[int, list[tuple[str, str, str, str]]]:
+    """(runs recorded, the newest `limit` runs as (run_id, started, finished, result JSON)), read
+    without writing: `status` may run while a sync holds the database, and must not move a
+    damaged one aside (the next sync does that). StateError when it cannot be read."""
+    from urllib.parse import quote
+
+    try:
+        db = sqlite3.connect(f"file:{quote(str(path))}?mode=ro", uri=True, timeout=10)
+    except sqlite3.Error as e:
+        raise StateError(f"{path}: {e}") from None
+    try:
+        count = db.execute("SELECT count(*) FROM runs").fetchone()[0]
+        rows = db.execute("SELECT run_id, started, finished, result FROM runs ORDER BY finished DESC LIMIT ?",
+                          (limit,)).fetchall()
+    except sqlite3.Error as e:
+        raise StateError(f"{path}: {e}") from None
+    finally:
+        db.close()
+    return int(count), rows

@@ -96,26 +96,38 @@ def status_doc(state_dir: Path, interval: float, now: datetime | None = None) ->
         "state_dir": str(state_dir), "running": running, "running_pid": pid, "interval_seconds": interval,
         "runs_recorded": 0, "last_run": None, "last_success": None, "next_due": _iso(now), "overdue": False,
     }
-    db = state_dir / "state.db"
-    if not db.exists():
-        doc["note"] = "no sync has run with this state dir yet"
-        return doc
-    from archiver.state import State
+    from archiver.state import read_failure
 
-    state = State(db)
-    try:
-        last = state.last_run()
-        doc["runs_recorded"] = state.db.execute("SELECT count(*) FROM runs").fetchone()[0]
-        last_ok = None
-        for finished, raw in state.db.execute("SELECT finished, result FROM runs ORDER BY finished DESC LIMIT 500"):
+    if state_dir.exists() or state_dir.is_symlink():  # where sync cannot even note its failure
+        if not state_dir.is_dir():
+            doc["state_error"] = f"{state_dir}: not a folder; sync cannot run"
+        elif not os.access(state_dir, os.W_OK | os.X_OK):
+            doc["state_error"] = f"{state_dir}: not writable; sync cannot run"
+    aborted = read_failure(state_dir)  # a run that ended before it could record itself (cli._note_failure)
+    db = state_dir / "state.db"
+    last: dict[str, Any] | None = None
+    last_ok = None
+    if db.exists():
+        from archiver.state import StateError, read_runs
+
+        try:
+            doc["runs_recorded"], rows = read_runs(db)
+        except StateError as e:
+            rows = []
+            doc["state_error"] = str(e)  # the next sync rebuilds a damaged cache; say so meanwhile
+        for run_id, run_started, finished, raw in rows:
             try:
-                if _outcome(json.loads(raw)) == "ok":
-                    last_ok = finished
-                    break
-            except ValueError:
+                result = json.loads(raw)
+            except (TypeError, ValueError):
                 continue
-    finally:
-        state.close()
+            if last is None:
+                last = {"run_id": run_id, "started": run_started, "finished": finished, "result": result}
+            if _outcome(result) == "ok":
+                last_ok = finished
+                break
+    if aborted is not None and (last is None or _later(aborted["finished"], last["finished"])):
+        last = {"run_id": None, "started": aborted.get("started"), "finished": aborted["finished"],
+                "result": {"errors": aborted["errors"], "aborted": True}}
     if last is None:
         doc["note"] = "no sync has run with this state dir yet"
         return doc
@@ -126,7 +138,9 @@ def status_doc(state_dir: Path, interval: float, now: datetime | None = None) ->
         "started": _iso(started) or last["started"],
         "finished": _iso(finished) or last["finished"],
         "duration_seconds": round((finished - started).total_seconds(), 3) if started and finished else None,
-        "result": _outcome(result),
+        "result": "failed" if result.get("aborted") else _outcome(result),
+        # aborted: the run stopped before it could record counts (config, keys, state dir, store at start)
+        "aborted": bool(result.get("aborted")),
         "snapshot": result.get("snapshot"),
         "sessions": result.get("sessions") or {},
         "bytes": result.get("bytes") or {},
@@ -143,6 +157,11 @@ def status_doc(state_dir: Path, interval: float, now: datetime | None = None) ->
     return doc
 
 
+def _later(a: str, b: str) -> bool:
+    ta, tb = _parse_ts(a), _parse_ts(b)
+    return ta is not None and (tb is None or ta > tb)
+
+
 def cmd_status(args: argparse.Namespace) -> int:
     from archiver.cli import EXIT_OK, console, emit_json, err, settings_of
 
@@ -156,14 +175,18 @@ def cmd_status(args: argparse.Namespace) -> int:
     last = doc["last_run"]
     if doc["running"]:
         c.print(f"a sync is running now (pid {doc['running_pid'] or '?'})")
+    if doc.get("state_error"):
+        err(f"state database unreadable: {doc['state_error']}")
     if last is None:
         c.print(f"no sync has run yet (state dir {doc['state_dir']}); next due: now")
         return EXIT_OK
     s, b = last["sessions"], last["bytes"]
-    c.print(f"last run:     {last['finished']} ({last['duration_seconds']} s), result: {last['result']}")
-    c.print(f"sessions:     {s.get('total', 0)} total, {s.get('uploaded', 0)} uploaded, "
-            f"{s.get('unchanged', 0)} unchanged, {s.get('failed', 0)} failed")
-    c.print(f"bytes:        {b.get('read', 0)} read, {b.get('uploaded', 0)} uploaded")
+    c.print(f"last run:     {last['finished']} ({last['duration_seconds']} s), result: {last['result']}"
+            + ("  (it stopped before it could record its counts)" if last["aborted"] else ""))
+    if not last["aborted"]:
+        c.print(f"sessions:     {s.get('total', 0)} total, {s.get('uploaded', 0)} uploaded, "
+                f"{s.get('unchanged', 0)} unchanged, {s.get('failed', 0)} failed")
+        c.print(f"bytes:        {b.get('read', 0)} read, {b.get('uploaded', 0)} uploaded")
     if last["snapshot"]:
         c.print(f"snapshot:     {last['snapshot']}")
     c.print(f"last success: {doc['last_success'] or 'never'}")
@@ -352,11 +375,15 @@ class Doctor:
     def state_dir(self) -> None:
         d = Path(self.settings.state_dir)
         if not d.exists():
-            parent = next((p for p in d.parents if p.exists()), None)
-            if parent is not None and os.access(parent, os.W_OK):
+            parent = _existing_parent(d)
+            if parent is not None and parent.is_dir() and os.access(parent, os.W_OK | os.X_OK):
                 self.add("state dir", "ok", f"{d} (created on first sync)")
             else:
-                self.add("state dir", "fail", f"{d} does not exist and cannot be created")
+                why = f"{parent} is not a folder" if parent is not None and not parent.is_dir() else "cannot be created"
+                self.add("state dir", "fail", f"{d} does not exist and {why}")
+            return
+        if not d.is_dir():
+            self.add("state dir", "fail", f"{d}: not a folder")
             return
         if not os.access(d, os.W_OK | os.X_OK):
             self.add("state dir", "fail", f"{d}: not writable")
@@ -368,6 +395,27 @@ class Doctor:
             self.add("state dir", "warn", f"{d}: mode {mode:04o}; 0700 expected (temp plaintext lives here){extra}")
         else:
             self.add("state dir", "ok", f"{d}{extra}")
+        self._state_db(d / "state.db")
+
+    def _state_db(self, db: Path) -> None:
+        """The state database sync opens: one it cannot open stops every run (a damaged one is
+        only rebuilt, at the cost of re-reading and HEAD requests)."""
+        from archiver.state import StateError, _is_environment, read_runs
+
+        if not db.exists() and not db.is_symlink():
+            return
+        try:
+            if not db.is_file():
+                raise StateError(f"{db}: not a regular file")
+            runs, _ = read_runs(db, limit=1)
+        except StateError as e:
+            if "not a regular file" in str(e) or _is_environment(e):
+                self.add("state database", "fail", f"{e}; sync cannot open it")
+            else:
+                self.add("state database", "warn", f"{e}; the next sync moves it aside and starts a fresh one "
+                                                   "(every file is read again)")
+            return
+        self.add("state database", "ok", f"{db} ({runs} run(s) recorded)")
 
     # ---- store ----
     def store(self) -> None:
@@ -380,9 +428,10 @@ class Doctor:
 
             path = Path(unquote(urlsplit(s.url).path))
             if not path.exists():
-                parent = next((p for p in path.parents if p.exists()), None)
-                ok = parent is not None and os.access(parent, os.W_OK)
-                self.add("store", "ok" if ok else "fail", f"{s.url}: " + ("created on first sync" if ok else "cannot be created"))
+                parent = _existing_parent(path)
+                ok = parent is not None and parent.is_dir() and os.access(parent, os.W_OK | os.X_OK)
+                why = f"{parent} is not a folder" if parent is not None and not parent.is_dir() else "cannot be created"
+                self.add("store", "ok" if ok else "fail", f"{s.url}: " + ("created on first sync" if ok else why))
             elif not path.is_dir() or not os.access(path, os.W_OK | os.X_OK):
                 self.add("store", "fail", f"{s.url}: not a writable folder")
             else:
@@ -572,6 +621,11 @@ class Doctor:
                      f"{self.settings.home_dir}: sync would archive nothing")
 
 
+def _existing_parent(path: Path) -> Path | None:
+    """The nearest ancestor that exists (a file there means nothing below it can be made)."""
+    return next((p for p in path.parents if p.exists()), None)
+
+
 def _identity_files(folder: Path) -> Iterator[Path]:
     try:
         entries = sorted(folder.iterdir())
@@ -606,9 +660,11 @@ def cmd_doctor(args: argparse.Namespace) -> int:
         t = Table(title="archiver doctor")
         for col in ("check", "status", "detail"):
             t.add_column(col, overflow="fold")
-        for c in checks:
+        shown = [c for c in checks if c.status in ("warn", "fail")] if args.quiet else checks  # --quiet: problems only
+        for c in shown:
             t.add_row(plain(c.check), Text(c.status, style=style[c.status]), plain(c.detail))
         con = console()
-        con.print(t)
+        if shown:
+            con.print(t)
         con.print(f"{counts['ok']} ok, {counts['warn']} warnings, {counts['fail']} failed, {counts['skip']} skipped")
     return EXIT_USAGE if failed else EXIT_OK

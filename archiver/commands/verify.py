@@ -1,5 +1,6 @@
-"""`archiver verify`: every manifest decrypts and parses, every object it names exists; with
---read-data (or a --read-data-subset) objects are downloaded and their content checked.
+"""`archiver verify`: every manifest decrypts and parses, every object it names exists, every
+tombstone is well-formed and no session it erased came back; with --read-data (or a
+--read-data-subset) objects are downloaded and their content checked.
 Argument parsing and output only (the checks are archiver.verify)."""
 
 from __future__ import annotations
@@ -52,17 +53,20 @@ def cmd_verify(args: argparse.Namespace) -> int:
         emit_json(doc)
     else:
         c = console()
-        c.print(f"{result.manifests} manifests, {result.objects} objects, {result.objects_read} read{when}: "
+        tombs = f", {result.tombstones} tombstones" if result.tombstones else ""
+        c.print(f"{result.manifests} manifests, {result.objects} objects, {result.objects_read} read{tombs}{when}: "
                 + ("ok" if not result.errors else f"{len(result.errors)} problems"))
         if at is not None and result.later:
             err(f"note: {result.later} manifest(s) created after {iso_utc(at)} not checked")
+        for n in result.notes:
+            err(f"note: {n}")
         for e in result.errors:
             err(e)
     return EXIT_INTEGRITY if result.errors else EXIT_OK
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
-    help_ = "check manifests and objects (--read-data downloads and checks content)"
+    help_ = "check manifests, objects and tombstones (--read-data downloads and checks content)"
     sp = sub.add_parser("verify", parents=[common], help=help_, description=help_)
     sp.set_defaults(func=cmd_verify)
     add_identity(sp)
