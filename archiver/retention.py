@@ -118,16 +118,24 @@ def forget_session(
 ) -> ForgetResult:
     now = now or datetime.now(timezone.utc)
     result = ForgetResult(key, dry_run)
-    if object_id_key is None:
-        result.errors.append("no team key: no tombstone written, a collector that still has the session "
-                             "will archive it again")
-    elif not dry_run:
-        # first, so collectors stop re-archiving it before anything is deleted
-        archive.put_tombstone(tombstone_id(object_id_key, key))
     refs, loaded, errors = load_all(archive, identities)
     if errors:
         result.errors += errors + ["some manifests cannot be read: nothing was changed"]
         return result
+    if not any(_names(m, key) for m in loaded.values()):
+        raise SessionNotFound(key)  # before the tombstone: a mistyped key must not block a session to come
+    if object_id_key is None:
+        result.errors.append("no team key: no tombstone written, a collector that still has the session "
+                             "will archive it again")
+    elif not dry_run:
+        # before anything is deleted, so collectors stop re-archiving it; then the manifests are read
+        # again, so one a collector wrote meanwhile is rewritten too
+        archive.put_tombstone(tombstone_id(object_id_key, key))
+        refs, loaded, errors = load_all(archive, identities)
+        if errors:
+            result.errors += errors + ["some manifests cannot be read: the tombstone is written, no manifest "
+                                       "was changed; run forget-session again"]
+            return result
     naming = {k: m for k, m in loaded.items() if _names(m, key)}
     if not naming:
         raise SessionNotFound(key)

@@ -81,6 +81,17 @@ def test_unknown_session_is_a_usage_error(env: Env) -> None:  # noqa: F811
         assert code == 2, cmd
 
 
+def test_a_mistyped_key_leaves_no_tombstone(env: Env) -> None:  # noqa: F811
+    """A tombstone for a key no manifest names would keep a later session of that key out of the
+    archive for good: forget-session refuses before writing one."""
+    make_claude_home(env.home, USER)
+    env.cli_json("sync", "--workers", "1")
+    code, _ = env.cli("forget-session", "claude-code:00000000-0000-4000-8000-000000000000", "--grace", "0",
+                      identity=True)
+    assert code == 2
+    assert not [k for k in env.keys_in_bucket() if "/tombstones/" in k]
+
+
 def test_forget_session_erases_it(env: Env) -> None:  # noqa: F811
     env.s3().put_bucket_versioning(Bucket=env.bucket, VersioningConfiguration={"Status": "Enabled"})
     s = _two_states(env)

@@ -67,8 +67,10 @@ def test_a_second_run_exits_0_saying_so_and_a_dead_holder_blocks_nothing(box: Bo
     lock = RunLock(state / "lock")
     lock.acquire()
     try:
-        code, out, errs = _run(box, "sync", "--workers", "1")
+        code, out, errs = _run(box, "sync", "--workers", "1", "--log-format", "human")
         assert (code, out) == (0, f"another sync is running (pid {os.getpid()} holds {state / 'lock'}); nothing to do\n")
+        code, out, errs = _run(box, "sync", "--workers", "1")  # stderr is no terminal: one JSON record, no text
+        assert (code, out) == (0, "") and json.loads(errs)["skipped"] is True
         code, out, _ = _run(box, "sync", "--json", "--workers", "1")
         assert code == 0 and json.loads(out) == {"skipped": True, "reason": f"pid {os.getpid()} holds {state / 'lock'}"}
         assert _snapshots(box) == []

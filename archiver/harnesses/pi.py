@@ -160,7 +160,8 @@ class Pi:
                 item = self._found(f, "")
                 if item.header is None and _foreign_jsonl(f):
                     # pi lists a flat dir by its headers: another program's JSONL there is no session
-                    log.info("pi: %s is not a pi session (its first line is no session header); skipped", f)
+                    # (no path in the log: it holds the user's home; logs reach collectors unredacted)
+                    log.debug("pi: a .jsonl file in a session dir is not a pi session (no session header); skipped")
                     continue
                 cwd = (item.header or {}).get("cwd")
                 folder = cwd_dir_name(cwd) if isinstance(cwd, str) else "--unknown-cwd--"

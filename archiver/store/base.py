@@ -31,7 +31,7 @@ class StoreError(Exception):
         self.key = key
         self.reason = reason
         self.transient = transient
-        super().__init__(f"object {key!r}: {reason}")
+        super().__init__(f"object {key!r}: {reason}" if key else reason)
 
 
 class NotFound(StoreError):

@@ -42,7 +42,8 @@ class LocalStore:
         self.root = root
         self.read_only = read_only
         if not read_only:
-            _makedirs(root, stop=Path(root.anchor))
+            with _errors("", f"create the store folder {root}"):  # a file in the way: one clear error
+                _makedirs(root, stop=Path(root.anchor))
         self._real_root = Path(os.path.realpath(root))
         # existing directories found to resolve inside the root: os.path.realpath of every key
         # (an lstat per path component, ~1 ms) was the main cost of a put per object
