@@ -14,12 +14,13 @@ import hashlib
 import multiprocessing
 import multiprocessing.connection
 import os
+import stat
 import threading
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO, Callable, Sequence
+from typing import BinaryIO, Callable, Iterator, Sequence
 
 from archiver import allocator
 from archiver.archive import SMALL_OBJECT
@@ -85,9 +86,10 @@ def pin_socket_dir(parent: Path) -> Path | None:
     """Give multiprocessing a short 0700 folder of ours for the worker pool's forkserver socket,
     before anything asks it for one: left alone it makes an empty `pymp-*` folder in the system
     temp dir. The folder lives as long as this process (the forkserver outlives a run), named by
-    pid; it is removed at exit, and by a later run if this process was killed. Returns the folder,
-    or None when multiprocessing already has one, or (every candidate path too long for a
-    socket) when it falls back to its own."""
+    pid; it is removed at exit, and by a later run if this process was killed. Tried in order:
+    `parent` (the state dir's tmp/), $XDG_RUNTIME_DIR, <system temp>/archiver-<uid>. Returns the
+    folder, or None when multiprocessing already has one, or (every candidate unusable or too long
+    a path for a socket) when it falls back to its own."""
     import multiprocessing.process
     import multiprocessing.util
     import shutil
@@ -95,11 +97,17 @@ def pin_socket_dir(parent: Path) -> Path | None:
     config = multiprocessing.process.current_process()._config  # type: ignore[attr-defined]  # noqa: SLF001
     if config.get("tempdir") is not None:
         return None
-    candidates = [parent]
-    runtime_dir = os.environ.get("XDG_RUNTIME_DIR")  # the user's own, made by the system
-    if runtime_dir and os.path.isabs(runtime_dir) and os.path.isdir(runtime_dir):
-        candidates.append(Path(runtime_dir))
-    for base in candidates:
+
+    def candidates() -> Iterator[Path]:
+        yield parent
+        runtime_dir = os.environ.get("XDG_RUNTIME_DIR")  # the user's own, made by the system
+        if runtime_dir and os.path.isabs(runtime_dir) and os.path.isdir(runtime_dir):
+            yield Path(runtime_dir)
+        own_tmp = _own_temp_folder()  # (made only when needed) a service without XDG_RUNTIME_DIR
+        if own_tmp is not None:
+            yield own_tmp
+
+    for base in candidates():
         folder = base / f"mp-{os.getpid()}"
         if len(os.fsencode(str(folder))) > _SOCKET_DIR_MAX:
             continue
@@ -119,6 +127,22 @@ def pin_socket_dir(parent: Path) -> Path | None:
         return folder
     multiprocessing.util.get_temp_dir()  # Python's own pymp-* folder, fixed now, while the temp dir is the system's
     return None
+
+
+def _own_temp_folder() -> Path | None:
+    """<system temp>/archiver-<uid>: made 0700 if absent; used only if it is a real folder (no
+    symlink) owned by this user and closed to others (anyone can plant a name in /tmp)."""
+    import tempfile
+
+    folder = Path(tempfile.gettempdir()) / f"archiver-{os.getuid()}"
+    try:
+        folder.mkdir(mode=0o700, exist_ok=True)
+        st = os.lstat(folder)
+    except OSError:
+        return None
+    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid() or st.st_mode & 0o077:
+        return None
+    return folder
 
 
 def _alive(pid: int) -> bool:

@@ -64,17 +64,42 @@ def test_the_forkserver_socket_is_in_our_folder_and_the_folder_goes_at_exit(tmp_
     assert keep.exists()
 
 
-def test_a_path_too_long_for_a_socket_falls_back_to_multiprocessing(tmp_path: Path) -> None:
-    parent = tmp_path / ("x" * 90) / "tmp"
-    systmp = tmp_path / "sys"
-    systmp.mkdir()
+def _without_runtime_dir(parent: Path, systmp: Path) -> dict:
     env_free = {k: v for k, v in os.environ.items() if k != "XDG_RUNTIME_DIR"}
     out = subprocess.run([sys.executable, "-c", PROGRAM, str(parent), str(systmp)], cwd=ROOT,
                          capture_output=True, text=True, timeout=120, env=env_free)
     assert out.returncode == 0, out.stderr
-    got = json.loads(out.stdout)
-    assert got["folder"] is None
+    return json.loads(out.stdout)
+
+
+def test_a_path_too_long_for_a_socket_falls_back_to_our_folder_in_the_temp_dir(tmp_path: Path) -> None:
+    parent = tmp_path / ("x" * 90) / "tmp"
+    systmp = tmp_path / "sys"
+    systmp.mkdir()
+    got = _without_runtime_dir(parent, systmp)
+    ours = systmp / f"archiver-{os.getuid()}"
+    assert got["folder"] == str(ours / f"mp-{got['pid']}")
+    assert got["mode"] == 0o700 and got["sockets"]
+    assert [p.name for p in systmp.iterdir()] == [ours.name]  # no pymp-* folder
+    assert list(ours.iterdir()) == []  # mp-<pid> went at exit
     assert not parent.exists()
+
+
+def test_a_planted_temp_folder_is_not_used(tmp_path: Path) -> None:
+    parent = tmp_path / ("x" * 90) / "tmp"
+    systmp = tmp_path / "sys"
+    systmp.mkdir()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir(mode=0o700)
+    (systmp / f"archiver-{os.getuid()}").symlink_to(elsewhere)  # as another user could in /tmp
+    got = _without_runtime_dir(parent, systmp)
+    assert got["folder"] is None
+    assert list(elsewhere.iterdir()) == []
+    open_folder = tmp_path / "sys2"
+    open_folder.mkdir()
+    (open_folder / f"archiver-{os.getuid()}").mkdir(mode=0o777)
+    os.chmod(open_folder / f"archiver-{os.getuid()}", 0o777)
+    assert _without_runtime_dir(parent, open_folder)["folder"] is None
 
 
 def test_xdg_runtime_dir_is_the_second_choice(tmp_path: Path) -> None:
