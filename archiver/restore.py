@@ -154,13 +154,18 @@ class Restorer:
         folded: dict[str, str] = {}  # fold_path(path) -> the path that claimed it
         roots = native_roots()
         folders = cwd_folders() if self.relocator else {}
+        relocator = self.relocator
+        if relocator:  # the folders it renames, as paths inside the files name them, follow too
+            for name in sorted({s.harness for s in sessions}):
+                relocator = relocator.with_folders(folders.get(name, ()),
+                                                   [s.cwd for s in sessions if s.harness == name])
         with tempfile.TemporaryDirectory(prefix="archiver-restore-") as tmp:
             os.chmod(tmp, 0o700)
             for session in sessions:
                 ok = True
                 for art in session.artifacts:
-                    path = (self.relocator.relpath(art.path, session.cwd, folders.get(session.harness, ()))
-                            if self.relocator else art.path)
+                    path = (relocator.relpath(art.path, session.cwd, folders.get(session.harness, ()))
+                            if relocator else art.path)
                     if path in placed and (art.shared or placed[path] == tuple(art.objects)):
                         continue  # the same bytes as another session's (FORMAT.md §5.1): written once
                     try:
@@ -174,6 +179,11 @@ class Restorer:
                         result.refused.append(f"{session.key}: {e}")
                         ok = False
                         continue
+                    except OSError as e:  # a name the filesystem refuses (too long: a relocated folder)
+                        result.refused.append(f"{session.key}: {path!r}: not written "
+                                              f"({(e.strerror or type(e).__name__).lower()})")
+                        ok = False
+                        continue
                     plain = Path(tmp) / "plain"
                     try:
                         self._fetch(art, plain)
@@ -182,9 +192,9 @@ class Restorer:
                         result.integrity_errors.append(f"{session.key}: {art.path}: {e}")
                         ok = False
                         continue
-                    if self.relocator:  # after the digest check: what was verified is the archived bytes
+                    if relocator:  # after the digest check: what was verified is the archived bytes
                         try:
-                            self.relocator.rewrite_file(plain, art.format)
+                            relocator.rewrite_file(plain, art.format)
                         except (RelocationError, OSError) as e:
                             plain.unlink(missing_ok=True)
                             result.refused.append(f"{session.key}: {art.path!r}: not written ({e})")
