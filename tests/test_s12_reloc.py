@@ -195,3 +195,26 @@ def test_restoring_twice_with_family_is_idempotent_and_stays_in_one_project(env:
     assert len(first["sessions"]) > 1
     projects = {p.split("/")[2] for p in first["files"] if p.startswith(".claude/projects/")}
     assert projects == {project_key("/srv/my app.v2")}
+
+
+@pytest.mark.parametrize("harness,prefix,encode", [
+    ("claude-code", ".claude/projects/", project_key), ("pi", ".pi/agent/sessions/", cwd_dir_name),
+])
+def test_an_archive_written_before_cwd_relocates_sessions_below_old(env: Env, harness: str, prefix: str, encode,  # noqa: ANN001, F811
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """A manifest without `cwd` (as sync wrote before the field existed): OLD is the project's
+    parent, so no folder is named after OLD itself; the cwd the transcripts record still moves
+    each session's folder."""
+    from archiver.restore import Restorer
+
+    listed = _synced(env, harness)
+    cwds = sorted({s["cwd"] for s in listed if s.get("cwd")})
+    parent = cwds[0].rsplit("/", 1)[0]
+    restore = Restorer.restore
+    monkeypatch.setattr(Restorer, "restore", lambda self, sessions, target: restore(
+        self, [s.model_copy(update={"cwd": None}) for s in sessions], target))
+    to = env.base / "moved"
+    out = _restore(env, to, "--all", "--relocate", f"{parent}=/srv/checkouts")
+    assert out["refused"] == [] and out["integrity_errors"] == []
+    folders = {p[len(prefix):].split("/")[0] for p in out["files"] if p.startswith(prefix)}
+    assert folders == {encode("/srv/checkouts" + c[len(parent):]) for c in cwds}, folders
