@@ -112,14 +112,17 @@ class Relocator:
         sessions' cwds (and their ancestors, and each OLD) that it renames."""
         names = set(self.folder_names)
         folders = list(folders)
+        kept: set[str] = set()  # folders of the sessions' paths that do not move
         for cwd in set(cwds):
             for candidate in self._candidates(cwd):
                 moved = self.cwd(candidate)
-                if moved is None:
-                    continue
                 for prefix, encode in folders:
-                    names.add((f"{prefix}{encode(candidate)}/", f"{prefix}{encode(moved)}/"))
-        return Relocator(self.relocations, names)
+                    if moved is None:
+                        kept.add(f"{prefix}{encode(candidate)}/")
+                    else:
+                        names.add((f"{prefix}{encode(candidate)}/", f"{prefix}{encode(moved)}/"))
+        # a name that is also a staying project's folder is ambiguous: left as it is
+        return Relocator(self.relocations, [(o, n) for o, n in names if o not in kept])
 
     def __bool__(self) -> bool:
         return bool(self.relocations)
@@ -145,9 +148,11 @@ class Relocator:
             if not sep:
                 continue
             for candidate in self._candidates(cwd):
-                moved = self.cwd(candidate)
-                if moved is not None and encode(candidate) == folder:
-                    return f"{prefix}{encode(moved)}/{rest}"
+                if encode(candidate) == folder:
+                    # the nearest path the folder is named after decides; a project whose name
+                    # encodes alike (Claude: `/w-app` and `/w/app` are both `-w-app`) stays
+                    moved = self.cwd(candidate)
+                    return f"{prefix}{encode(moved)}/{rest}" if moved is not None else relpath
         return relpath
 
     def _candidates(self, cwd: str | None) -> list[str]:

@@ -218,3 +218,19 @@ def test_an_archive_written_before_cwd_relocates_sessions_below_old(env: Env, ha
     assert out["refused"] == [] and out["integrity_errors"] == []
     folders = {p[len(prefix):].split("/")[0] for p in out["files"] if p.startswith(prefix)}
     assert folders == {encode("/srv/checkouts" + c[len(parent):]) for c in cwds}, folders
+
+
+def test_a_project_whose_folder_name_encodes_like_old_stays() -> None:
+    """Claude's key maps every non-alphanumeric character to `-`: `/w-app` and `/w/app` share
+    `-w-app`. Relocating /w/app leaves the /w-app project's folder, and the paths naming it."""
+    folders = [(".claude/projects/", project_key)]
+    r = _rel("/w/app=/srv/app")
+    assert project_key("/w-app") == project_key("/w/app")
+    path = f".claude/projects/{project_key('/w-app')}/s.jsonl"
+    assert r.relpath(path, "/w-app", folders) == path
+    assert r.relpath(path, "/w/app", folders) == f".claude/projects/{project_key('/srv/app')}/s.jsonl"
+    assert r.relpath(path, None, folders) == f".claude/projects/{project_key('/srv/app')}/s.jsonl"
+    ref = f"/home/u/{path}".encode()
+    assert r.with_folders(folders, ["/w-app", "/w/app/pkg"]).rewrite(ref) == ref
+    assert r.with_folders(folders, ["/w/app/pkg"]).rewrite(ref) == \
+        f"/home/u/.claude/projects/{project_key('/srv/app')}/s.jsonl".encode()
