@@ -11,7 +11,11 @@ bytes; what is written is the relocated form.
 What is rewritten:
 - folder names derived from a cwd under OLD (each harness lists its own in `cwd_folders`);
 - in JSONL, JSON and text artifacts, every occurrence of OLD at path boundaries (not `/oldx`,
-  not `/mnt/old`), raw and as JSON writes a non-ASCII path with `\\u` escapes;
+  not `/mnt/old`, not `/old.bak`; a sentence's full stop after it is no name: `in /old.`), raw,
+  as JSON writes a non-ASCII path with `\\u` escapes and with `\\/` escapes;
+- in the same files, the cwd-derived folder names inside paths (`.claude/projects/<key>/`, a pi
+  fork's `parentSession` naming `sessions/--<cwd>--/`), so what points at a restored file
+  points where it now is;
 - in SQLite artifacts, every cell of an ordinary table the same way: TEXT, hex-encoded JSON
   (Cursor's meta), and BLOBs that are text or protobuf messages (walked field by field, so the
   length prefixes follow a longer path; other binary is left alone); then the database is
@@ -33,6 +37,11 @@ from archiver.redact.walkers import protobuf
 # Characters that continue a path component: an occurrence of OLD followed or preceded by one of
 # them is part of another name. Bytes >= 0x80 are UTF-8 of non-ASCII letters.
 _NAME_CHARS = rb"A-Za-z0-9._~+@%\x80-\xff-"
+
+# after OLD: not a name character, or a run of dots that ends the sentence (`see /w/app.`)
+_AFTER = rb"(?![" + _NAME_CHARS + rb"])|(?=\.+(?![" + _NAME_CHARS + rb"]))"
+# a NEW written as is into JSON strings and SQL text: nothing there may need escaping
+_UNSAFE_NEW = re.compile(r'["\\\x00-\x1f\x7f]')
 
 _HEX_JSON = re.compile(r"(?:7[bB]|5[bB])(?:[0-9a-fA-F]{2})+")  # hex of `{...` / `[...`: Cursor's meta
 
@@ -57,9 +66,14 @@ class Relocation:
         for what, p in (("OLD", old), ("NEW", new)):
             if not p.startswith("/") or "\x00" in p or "\n" in p:
                 raise RelocationError(f"--relocate {spec!r}: {what} must be an absolute path")
-        old, new = posixpath.normpath(old), posixpath.normpath(new)
-        if old == "/":
-            raise RelocationError(f"--relocate {spec!r}: OLD may not be /")
+        if _UNSAFE_NEW.search(new):
+            raise RelocationError(f"--relocate {spec!r}: NEW may not hold a quote, a backslash or a control "
+                                  "character (it is written as is inside JSON strings)")
+        # POSIX normalisation: `//x` is `/x` here as it is to the harnesses (path.resolve)
+        old, new = _normpath(old), _normpath(new)
+        for what, p in (("OLD", old), ("NEW", new)):
+            if p == "/":
+                raise RelocationError(f"--relocate {spec!r}: {what} may not be /")
         return cls(old, new)
 
     def path(self, p: str) -> str | None:
@@ -72,17 +86,43 @@ class Relocation:
 
 
 class Relocator:
-    def __init__(self, relocations: Sequence[Relocation]) -> None:
+    def __init__(self, relocations: Sequence[Relocation], folder_names: Iterable[tuple[str, str]] = ()) -> None:
         # the longest OLD first: /home/u/work/app wins over /home/u
         self.relocations = sorted(relocations, key=lambda r: len(r.old), reverse=True)
         forms: dict[bytes, bytes] = {}
         for r in self.relocations:
-            for old, new in ((r.old, r.new), (_json_ascii(r.old), _json_ascii(r.new))):
-                forms.setdefault(old.encode("utf-8", "surrogateescape"), new.encode("utf-8", "surrogateescape"))
-        self._forms = forms
-        self._rx = re.compile(
-            rb"(?<![" + _NAME_CHARS + rb"])(?:" + b"|".join(re.escape(o) for o in forms) + rb")(?![" + _NAME_CHARS + rb"])"
-        ) if forms else None
+            for old, new in ((r.old, r.new), (_json_ascii(r.old), _json_ascii(r.new)),
+                             (r.old.replace("/", "\\/"), r.new.replace("/", "\\/"))):
+                forms.setdefault(_b(old), _b(new))
+        # `<prefix><folder>/` of a cwd-derived folder, as paths inside the files name it; the
+        # longest first, as alternatives are tried in order
+        self.folder_names = sorted(set(folder_names), key=lambda f: len(f[0]), reverse=True)
+        folder_forms = {_b(o): _b(n) for o, n in self.folder_names if o != n}
+        self._forms = {**forms, **folder_forms}
+        alternatives = []
+        if forms:
+            alternatives.append(b"(?:" + b"|".join(re.escape(o) for o in forms) + b")(?:" + _AFTER + b")")
+        if folder_forms:
+            alternatives.append(b"(?:" + b"|".join(re.escape(o) for o in folder_forms) + b")")
+        self._rx = re.compile(rb"(?<![" + _NAME_CHARS + rb"])(?:" + b"|".join(alternatives) + rb")"
+                              ) if alternatives else None
+
+    def with_folders(self, folders: Iterable[CwdFolder], cwds: Iterable[str | None]) -> "Relocator":
+        """This relocator that also rewrites, inside files, the folder names derived from these
+        sessions' cwds (and their ancestors, and each OLD) that it renames."""
+        names = set(self.folder_names)
+        folders = list(folders)
+        kept: set[str] = set()  # folders of the sessions' paths that do not move
+        for cwd in set(cwds):
+            for candidate in self._candidates(cwd):
+                moved = self.cwd(candidate)
+                for prefix, encode in folders:
+                    if moved is None:
+                        kept.add(f"{prefix}{encode(candidate)}/")
+                    else:
+                        names.add((f"{prefix}{encode(candidate)}/", f"{prefix}{encode(moved)}/"))
+        # a name that is also a staying project's folder is ambiguous: left as it is
+        return Relocator(self.relocations, [(o, n) for o, n in names if o not in kept])
 
     def __bool__(self) -> bool:
         return bool(self.relocations)
@@ -108,9 +148,11 @@ class Relocator:
             if not sep:
                 continue
             for candidate in self._candidates(cwd):
-                moved = self.cwd(candidate)
-                if moved is not None and encode(candidate) == folder:
-                    return f"{prefix}{encode(moved)}/{rest}"
+                if encode(candidate) == folder:
+                    # the nearest path the folder is named after decides; a project whose name
+                    # encodes alike (Claude: `/w-app` and `/w/app` are both `-w-app`) stays
+                    moved = self.cwd(candidate)
+                    return f"{prefix}{encode(moved)}/{rest}" if moved is not None else relpath
         return relpath
 
     def _candidates(self, cwd: str | None) -> list[str]:
@@ -201,6 +243,15 @@ def _ordinary_tables(con: sqlite3.Connection) -> list[str]:
 
 def _quote(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
+
+
+def _b(s: str) -> bytes:
+    return s.encode("utf-8", "surrogateescape")
+
+
+def _normpath(p: str) -> str:
+    p = posixpath.normpath(p)
+    return "/" + p.lstrip("/")  # normpath keeps a leading `//`
 
 
 def _json_ascii(p: str) -> str:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import filecmp
 import hashlib
+import json
 import os
 import shutil
 import stat
@@ -154,13 +155,23 @@ class Restorer:
         folded: dict[str, str] = {}  # fold_path(path) -> the path that claimed it
         roots = native_roots()
         folders = cwd_folders() if self.relocator else {}
+        relocator = self.relocator
         with tempfile.TemporaryDirectory(prefix="archiver-restore-") as tmp:
             os.chmod(tmp, 0o700)
+            if relocator:
+                # a manifest written before `cwd` existed: the cwd the session's own files record
+                recorded = {s.key: self._recorded_cwd(s, folders.get(s.harness, ()), Path(tmp)) for s in sessions}
+                sessions = [s.model_copy(update={"cwd": recorded[s.key]}) if recorded[s.key] else s
+                            for s in sessions]
+                # the folders it renames, as paths inside the files name them, follow too
+                for name in sorted({s.harness for s in sessions}):
+                    relocator = relocator.with_folders(folders.get(name, ()),
+                                                       [s.cwd for s in sessions if s.harness == name])
             for session in sessions:
                 ok = True
                 for art in session.artifacts:
-                    path = (self.relocator.relpath(art.path, session.cwd, folders.get(session.harness, ()))
-                            if self.relocator else art.path)
+                    path = (relocator.relpath(art.path, session.cwd, folders.get(session.harness, ()))
+                            if relocator else art.path)
                     if path in placed and (art.shared or placed[path] == tuple(art.objects)):
                         continue  # the same bytes as another session's (FORMAT.md §5.1): written once
                     try:
@@ -174,6 +185,11 @@ class Restorer:
                         result.refused.append(f"{session.key}: {e}")
                         ok = False
                         continue
+                    except OSError as e:  # a name the filesystem refuses (too long: a relocated folder)
+                        result.refused.append(f"{session.key}: {path!r}: not written "
+                                              f"({(e.strerror or type(e).__name__).lower()})")
+                        ok = False
+                        continue
                     plain = Path(tmp) / "plain"
                     try:
                         self._fetch(art, plain)
@@ -182,9 +198,9 @@ class Restorer:
                         result.integrity_errors.append(f"{session.key}: {art.path}: {e}")
                         ok = False
                         continue
-                    if self.relocator:  # after the digest check: what was verified is the archived bytes
+                    if relocator:  # after the digest check: what was verified is the archived bytes
                         try:
-                            self.relocator.rewrite_file(plain, art.format)
+                            relocator.rewrite_file(plain, art.format)
                         except (RelocationError, OSError) as e:
                             plain.unlink(missing_ok=True)
                             result.refused.append(f"{session.key}: {art.path!r}: not written ({e})")
@@ -219,6 +235,31 @@ class Restorer:
                 if hook:
                     result.warnings.extend(hook(root, group, overwrite=self.overwrite))
         return result
+
+    def _recorded_cwd(self, session: Session, folders: Sequence[CwdFolder], tmp: Path) -> str | None:
+        """For a session whose manifest has no `cwd` (written before the field existed) and whose
+        files lie in folders named after a cwd: the top-level `cwd` its first transcript or JSON
+        sidecar in such a folder records (Claude's records, pi's header, Cursor's meta.json), as
+        archived (redacted). Without it only a folder named after an OLD itself could be renamed."""
+        if session.cwd is not None or session.kind == "host" or not folders:
+            return None
+        for art in session.artifacts:
+            if art.format not in ("jsonl", "jsonl.zst", "json") or art.size > 64 << 20 \
+                    or not any(art.path.startswith(prefix) for prefix, _encode in folders):
+                continue
+            plain = tmp / "recorded-cwd"
+            try:
+                self._fetch(art, plain)
+                data = plain.read_bytes()
+            except (IntegrityError, OSError):
+                continue  # reported when the artifact itself is restored
+            finally:
+                plain.unlink(missing_ok=True)
+            for doc in _json_docs(data, art.format):
+                cwd = doc.get("cwd") if isinstance(doc, dict) else None
+                if isinstance(cwd, str) and cwd.startswith("/"):
+                    return cwd
+        return None
 
     def _fetch(self, art: Artifact, dst: Path) -> None:
         """Concatenate the artifact's objects into dst and check its digest and size."""
@@ -263,6 +304,18 @@ class Restorer:
 
 class IntegrityError(Exception):
     pass
+
+
+def _json_docs(data: bytes, fmt: str, max_lines: int = 64) -> list[object]:
+    """The JSON documents of a restored file: the whole file (json), or its first lines (jsonl)."""
+    chunks = [data] if fmt == "json" else data.splitlines()[:max_lines]
+    out: list[object] = []
+    for chunk in chunks:
+        try:
+            out.append(json.loads(chunk))
+        except ValueError:
+            continue
+    return out
 
 
 def _place(plain: Path, dst: Path, art: Artifact, overwrite: bool = False) -> None:

@@ -164,12 +164,20 @@ def test_restore_relocates_every_harness(env: Env, harness: str) -> None:  # noq
     if harness == "cursor-agent":
         chats = {p.split("/")[2] for p in after if p.startswith(".cursor/chats/")}
         assert chats and chats <= {md5_dir(new_home + c[len(old_home):]) for c in cwds}
-    # byte for byte: the relocated file is the plain one with the path replaced (sqlite: by cell)
+    # byte for byte: the relocated file is the plain one with the path replaced (sqlite: by cell),
+    # and the renamed folders as paths inside name them (`.../sessions/--<cwd>--/...`)
     renamed = {_rename_back(p, old_home, new_home, cwds): p for p in after}
     assert set(renamed) == set(before)
+    folder_refs = [(f"/{prefix}{enc(c)}/".encode(), f"/{prefix}{enc(new_home + c[len(old_home):])}/".encode())
+                   for c in sorted(set(cwds) | {old_home}, key=len, reverse=True)
+                   for prefix, enc in ((".claude/projects/", project_key), (".pi/agent/sessions/", cwd_dir_name),
+                                       (".cursor/chats/", md5_dir), (".cursor/projects/", slug))]
     for old_path, new_path in renamed.items():
         if not new_path.endswith((".db", ".sqlite", ".vscdb")) and "/store.db" not in new_path:
-            assert after[new_path] == before[old_path].replace(old_b, new_b), new_path
+            expected = before[old_path]
+            for ref, moved_ref in folder_refs:
+                expected = expected.replace(ref, moved_ref)
+            assert after[new_path] == expected.replace(old_b, new_b), new_path
     if harness == "opencode":
         dbs = [moved / p for p in after if p.endswith("opencode.db")]
         assert dbs
