@@ -95,7 +95,15 @@ def pin_socket_dir(parent: Path) -> Path | None:
     import shutil
 
     config = multiprocessing.process.current_process()._config  # type: ignore[attr-defined]  # noqa: SLF001
-    if config.get("tempdir") is not None:
+    pinned = config.get("tempdir")
+    if pinned is not None:
+        # ours, removed under a long-lived process (a tmp cleaner, a logout's XDG_RUNTIME_DIR):
+        # made again, or the next pool could not bind its socket there
+        if os.path.basename(pinned) == f"mp-{os.getpid()}" and not os.path.isdir(pinned):
+            try:
+                os.mkdir(pinned, 0o700)
+            except OSError:
+                pass
         return None
 
     def candidates() -> Iterator[Path]:

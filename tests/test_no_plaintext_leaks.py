@@ -4,6 +4,7 @@ and object metadata, and crash dumps (a traceback must not print session content
 
 from __future__ import annotations
 
+import atexit
 import os
 import re
 import shutil
@@ -145,7 +146,12 @@ def watched(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[_
     w.dirs.clear()
     yield w, systmp
     w.active = False
-    shutil.rmtree(runtime, ignore_errors=True)
+    if (runtime / f"mp-{os.getpid()}").exists():
+        # this process's socket folder, pinned for its lifetime (workers.pin_socket_dir): removing
+        # it now would leave the next test's worker pool without a place for its socket
+        atexit.register(shutil.rmtree, runtime, True)
+    else:
+        shutil.rmtree(runtime, ignore_errors=True)
 
 
 def _check_writes(w: _Writes, state_dir: Path, systmp: Path) -> None:

@@ -116,3 +116,29 @@ def test_xdg_runtime_dir_is_the_second_choice(tmp_path: Path) -> None:
     assert got["folder"] == str(runtime / f"mp-{got['pid']}")
     assert got["sockets"] and list(systmp.iterdir()) == []
     assert list(runtime.iterdir()) == []
+
+
+REMOVED = textwrap.dedent("""
+    import shutil, sys
+    from pathlib import Path
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from archiver.workers import pin_socket_dir
+
+    folder = pin_socket_dir(Path(sys.argv[1]))
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("forkserver")) as pool:
+        assert pool.submit(abs, -3).result() == 3
+    multiprocessing.forkserver._forkserver._stop()  # as when the fork server has gone
+    shutil.rmtree(folder)  # a tmp cleaner, or a test's teardown, removes it under the process
+    assert pin_socket_dir(Path(sys.argv[1])) is None  # pinned already: made again, not moved
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("forkserver")) as pool:
+        assert pool.submit(abs, -4).result() == 4
+    print(folder.is_dir())
+""")
+
+
+def test_a_socket_folder_removed_under_the_process_is_made_again(tmp_path: Path) -> None:
+    out = subprocess.run([sys.executable, "-c", REMOVED, str(tmp_path / "st" / "tmp")], cwd=ROOT,
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "True"
