@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import textwrap
 from pathlib import Path
 
@@ -74,15 +76,17 @@ def _without_runtime_dir(parent: Path, systmp: Path) -> dict:
 
 def test_a_path_too_long_for_a_socket_falls_back_to_our_folder_in_the_temp_dir(tmp_path: Path) -> None:
     parent = tmp_path / ("x" * 90) / "tmp"
-    systmp = tmp_path / "sys"
-    systmp.mkdir()
-    got = _without_runtime_dir(parent, systmp)
-    ours = systmp / f"archiver-{os.getuid()}"
-    assert got["folder"] == str(ours / f"mp-{got['pid']}")
-    assert got["mode"] == 0o700 and got["sockets"]
-    assert [p.name for p in systmp.iterdir()] == [ours.name]  # no pymp-* folder
-    assert list(ours.iterdir()) == []  # mp-<pid> went at exit
-    assert not parent.exists()
+    systmp = Path(tempfile.mkdtemp(prefix="st-", dir="/tmp"))  # short, as the system's is (not pytest's)
+    try:
+        got = _without_runtime_dir(parent, systmp)
+        ours = systmp / f"archiver-{os.getuid()}"
+        assert got["folder"] == str(ours / f"mp-{got['pid']}")
+        assert got["mode"] == 0o700 and got["sockets"]
+        assert [p.name for p in systmp.iterdir()] == [ours.name]  # no pymp-* folder
+        assert list(ours.iterdir()) == []  # mp-<pid> went at exit
+        assert not parent.exists()
+    finally:
+        shutil.rmtree(systmp, ignore_errors=True)
 
 
 def test_a_planted_temp_folder_is_not_used(tmp_path: Path) -> None:
