@@ -85,6 +85,9 @@ def object_key(object_id: str) -> str:
     return f"objects/{object_id[:2]}/{object_id}"
 
 
+TOMBSTONES = "tombstones/"  # FORMAT.md §7: <prefix>/tombstones/<tomb-id>, zero bytes
+
+
 def tombstone_id(object_id_key: bytes, session_key: str) -> str:
     """Keyed id of a forgotten session: collectors (who hold the team key) can check it;
     the bucket alone does not reveal which session it names."""
@@ -212,10 +215,10 @@ class Archive:
         return key
 
     def put_tombstone(self, tomb_id: str) -> None:
-        self.store.put_bytes(f"tombstones/{tomb_id}", b"", if_absent=True)
+        self.store.put_bytes(f"{TOMBSTONES}{tomb_id}", b"", if_absent=True)
 
     def tombstones(self) -> set[str]:
-        return {info.key.rsplit("/", 1)[-1] for info in self.store.list("tombstones/")}
+        return {info.key.rsplit("/", 1)[-1] for info in self.store.list(TOMBSTONES)}
 
     # ---- reading ----
     def manifests(self, host_id: str | None = None) -> list[ManifestRef]:

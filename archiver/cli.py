@@ -410,16 +410,16 @@ def _failure_reason(e: BaseException) -> str:
 def _note_failure(args: argparse.Namespace, state_dir: Path, started: float, reason: str) -> None:
     """Record a run that ended before it recorded itself, for `archiver status`."""
     import time
+    from datetime import datetime, timezone
 
+    from archiver.archive import iso_utc
     from archiver.state import record_failure
 
     if args.dry_run:
         return
 
     def iso(t: float) -> str:
-        from datetime import datetime, timezone
-
-        return datetime.fromtimestamp(t, timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        return iso_utc(datetime.fromtimestamp(t, timezone.utc))
 
     record_failure(state_dir, iso(started), iso(time.time()), plain(reason))
 

@@ -86,9 +86,8 @@ def safe_target(root: Path, relpath: str) -> Path:
     return target
 
 
-def native_roots() -> dict[str, str]:
-    """Harness name -> the folder under HOME its archived paths live in (FORMAT.md: every path
-    is in the harness's default layout: `.claude/...`, `.local/share/opencode/...`)."""
+def _harness_classes() -> dict[str, type]:
+    """Harness name -> its collector class (a restore needs no collector configured here)."""
     import importlib
 
     from archiver.harnesses.base import MODULES
@@ -96,28 +95,21 @@ def native_roots() -> dict[str, str]:
     out = {}
     for name, module in MODULES.items():
         try:
-            out[name] = importlib.import_module(f"archiver.harnesses.{module}").HARNESS.native_root
+            out[name] = importlib.import_module(f"archiver.harnesses.{module}").HARNESS
         except (ModuleNotFoundError, AttributeError):
             continue
     return out
+
+
+def native_roots() -> dict[str, str]:
+    """Harness name -> the folder under HOME its archived paths live in (FORMAT.md: every path
+    is in the harness's default layout: `.claude/...`, `.local/share/opencode/...`)."""
+    return {name: cls.native_root for name, cls in _harness_classes().items() if hasattr(cls, "native_root")}
 
 
 def cwd_folders() -> dict[str, list[CwdFolder]]:
     """Harness name -> the folders of its layout named after a cwd (for --relocate)."""
-    import importlib
-
-    from archiver.harnesses.base import MODULES
-
-    out: dict[str, list[CwdFolder]] = {}
-    for name, module in MODULES.items():
-        try:
-            cls = importlib.import_module(f"archiver.harnesses.{module}").HARNESS
-        except (ModuleNotFoundError, AttributeError):
-            continue
-        folders = getattr(cls, "cwd_folders", None)
-        if folders is not None:
-            out[name] = folders()
-    return out
+    return {name: cls.cwd_folders() for name, cls in _harness_classes().items() if hasattr(cls, "cwd_folders")}
 
 
 def check_native(roots: dict[str, str], harness: str, relpath: str) -> None:
@@ -159,14 +151,7 @@ class Restorer:
         with tempfile.TemporaryDirectory(prefix="archiver-restore-") as tmp:
             os.chmod(tmp, 0o700)
             if relocator:
-                # a manifest written before `cwd` existed: the cwd the session's own files record
-                recorded = {s.key: self._recorded_cwd(s, folders.get(s.harness, ()), Path(tmp)) for s in sessions}
-                sessions = [s.model_copy(update={"cwd": recorded[s.key]}) if recorded[s.key] else s
-                            for s in sessions]
-                # the folders it renames, as paths inside the files name them, follow too
-                for name in sorted({s.harness for s in sessions}):
-                    relocator = relocator.with_folders(folders.get(name, ()),
-                                                       [s.cwd for s in sessions if s.harness == name])
+                sessions, relocator = self._plan_relocation(relocator, sessions, folders, Path(tmp))
             for session in sessions:
                 ok = True
                 for art in session.artifacts:
@@ -235,6 +220,17 @@ class Restorer:
                 if hook:
                     result.warnings.extend(hook(root, group, overwrite=self.overwrite))
         return result
+
+    def _plan_relocation(self, relocator: Relocator, sessions: list[Session], folders: dict[str, list[CwdFolder]],
+                         tmp: Path) -> tuple[list[Session], Relocator]:
+        """The sessions with their cwd (one a manifest from before the field lacks: what the
+        session's own files record), and the relocator that also follows the folders it renames
+        where paths inside the files name them."""
+        recorded = {s.key: self._recorded_cwd(s, folders.get(s.harness, ()), tmp) for s in sessions}
+        sessions = [s.model_copy(update={"cwd": recorded[s.key]}) if recorded[s.key] else s for s in sessions]
+        for name in sorted({s.harness for s in sessions}):
+            relocator = relocator.with_folders(folders.get(name, ()), [s.cwd for s in sessions if s.harness == name])
+        return sessions, relocator
 
     def _recorded_cwd(self, session: Session, folders: Sequence[CwdFolder], tmp: Path) -> str | None:
         """For a session whose manifest has no `cwd` (written before the field existed) and whose

@@ -396,21 +396,14 @@ def record_failure(state_dir: Path, started: str, finished: str, reason: str) ->
     (config, keys, state dir, store unreachable at start), so `status` shows it rather than the
     last good run. Replaced atomically; False when the state dir cannot take it (the metrics
     file and the exit code still say so)."""
-    import tempfile
+    from archiver.metrics import write_atomic
 
     doc = {"started": started, "finished": finished, "result": "failed",
            "errors": [reason[:MAX_FAILURE_CHARS] + ("…" if len(reason) > MAX_FAILURE_CHARS else "")]}
     try:
         if not state_dir.is_dir():
             return False
-        fd, tmp = tempfile.mkstemp(prefix=f".{FAILURE_FILE}.", dir=state_dir)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump(doc, f)
-            os.replace(tmp, state_dir / FAILURE_FILE)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_atomic(state_dir / FAILURE_FILE, json.dumps(doc), mode=0o600)
     except OSError:
         return False
     return True

@@ -24,11 +24,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Callable, Sequence
 
-from archiver.archive import Archive, ArchiveFormatError, object_key, parse_utc, stamp_of, tombstone_id
+from archiver.archive import TOMBSTONES, Archive, ArchiveFormatError, object_key, parse_utc, stamp_of, tombstone_id
 from archiver.pack import ObjectHasher
 from archiver.store.base import NotFound, StoreError
 
-TOMBSTONES = "tombstones/"
 _TOMB_ID = re.compile(r"[0-9a-f]{64}")
 
 

@@ -43,7 +43,11 @@ def _engine(config: Path) -> object:
     return runtime.redactor(settings, runtime.team_keys(settings)).engine, settings
 
 
-def capture(config: Path, snapshot: Path, out: Path, mb: float) -> None:
+def capture_batches(config: Path, snapshot: Path, mb: float, verify: bool = True
+                    ) -> tuple[object, list[tuple[list[bytes], list[int]]], int]:
+    """(the engine, every (parts, modes) batch `scan_segments` was handed, bytes of files read):
+    the snapshot's artifacts redacted (`redact_file`, then `verify_file` when `verify`) as a
+    worker does, until `mb` MB of files are read. Also bench/hs_prefilter_probe.py's input."""
     import json
 
     from archiver import runtime
@@ -65,18 +69,26 @@ def capture(config: Path, snapshot: Path, out: Path, mb: float) -> None:
     E.Engine.scan_segments = keep  # type: ignore[method-assign]
     read = 0
     home = settings.home_dir
-    with tempfile.TemporaryDirectory(prefix="cands-") as tmp:
-        for f in sorted(home.rglob("*")):
-            if read > mb * 1e6 or not f.is_file():
-                continue
-            fmt = want.get(red.redact_relpath(f.relative_to(home).as_posix(), RedactionReport()))
-            if fmt is None:
-                continue
-            dst = Path(tmp) / "out"
-            red.redact_file(f, dst, fmt, RedactionReport())
-            red.verify_file(dst, fmt)
-            read += f.stat().st_size
-    E.Engine.scan_segments = orig  # type: ignore[method-assign]
+    try:
+        with tempfile.TemporaryDirectory(prefix="cands-") as tmp:
+            for f in sorted(home.rglob("*")):
+                if read > mb * 1e6 or not f.is_file():
+                    continue
+                fmt = want.get(red.redact_relpath(f.relative_to(home).as_posix(), RedactionReport()))
+                if fmt is None:
+                    continue
+                dst = Path(tmp) / "out"
+                red.redact_file(f, dst, fmt, RedactionReport())
+                if verify:
+                    red.verify_file(dst, fmt)
+                read += f.stat().st_size
+    finally:
+        E.Engine.scan_segments = orig  # type: ignore[method-assign]
+    return red.engine, batches, read
+
+
+def capture(config: Path, snapshot: Path, out: Path, mb: float) -> None:
+    _eng, batches, read = capture_batches(config, snapshot, mb)
     out.write_bytes(pickle.dumps(batches))
     size = sum(len(p) for parts, _ in batches for p in parts)
     print(f"{len(batches)} batches, {size / 1e6:.1f} MB of strings, from {read / 1e6:.1f} MB of files")

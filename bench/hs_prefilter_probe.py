@@ -36,47 +36,14 @@ from __future__ import annotations
 import argparse
 import bisect
 import hashlib
-import json
 import pickle
 import sys
-import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
 
-
-def _capture(config: Path, snapshot: Path, mb: float) -> tuple[object, list[tuple[list[bytes], list[int]]], int]:
-    from archiver import runtime
-    from archiver.config import load_settings
-    from archiver.redact import engine as E
-    from archiver.redact.base import RedactionReport
-
-    settings = load_settings(config, required=True)
-    keys = runtime.team_keys(settings)
-    home = settings.home_dir
-    snap = json.loads(snapshot.read_text())
-    want = {x["path"]: x["format"] for s in snap["sessions"] for x in s["artifacts"]}
-    red = runtime.redactor(settings, keys)
-    batches: list[tuple[list[bytes], list[int]]] = []
-    orig = E.Engine.scan_segments
-
-    def keep(self: object, parts: list[bytes], modes: list[int]) -> object:
-        batches.append((list(parts), list(modes)))
-        return orig(self, parts, modes)  # type: ignore[arg-type]
-
-    E.Engine.scan_segments = keep  # type: ignore[method-assign]
-    read = 0
-    with tempfile.TemporaryDirectory(prefix="hs-probe-") as tmp:
-        for f in sorted(home.rglob("*")):
-            if read > mb * 1e6 or not f.is_file():
-                continue
-            fmt = want.get(red.redact_relpath(f.relative_to(home).as_posix(), RedactionReport()))
-            if fmt is None:
-                continue
-            red.redact_file(f, Path(tmp) / "out", fmt, RedactionReport())
-            read += f.stat().st_size
-    E.Engine.scan_segments = orig  # type: ignore[method-assign]
-    return red.engine, batches, read
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from cands_replay import capture_batches  # noqa: E402
 
 
 def _database(eng: object, cache: Path | None) -> tuple[object, list[bytes], list[int], list[int], float, int]:
@@ -139,7 +106,7 @@ def main() -> int:
         return 2
     from archiver.redact import engine as E
 
-    eng, batches, read = _capture(a.config, a.snapshot, a.mb)
+    eng, batches, read = capture_batches(a.config, a.snapshot, a.mb, verify=False)
     data = []
     for parts, _modes in batches:
         starts, pos = [], 0

@@ -72,13 +72,21 @@ class Box:
         )
 
 
-@pytest.fixture
-def box(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Box:
-    for var in ("ARCHIVER_CONFIG", "ARCHIVER_TEAM_KEY", "CLAUDE_CONFIG_DIR", "CODEX_HOME", "CURSOR_CONFIG_DIR",
+# what the archiver and the harnesses read from the environment: a test's own config must decide
+ISOLATED_ENV = ("ARCHIVER_CONFIG", "ARCHIVER_TEAM_KEY", "CLAUDE_CONFIG_DIR", "CODEX_HOME", "CURSOR_CONFIG_DIR",
                 "CURSOR_DATA_DIR", "PI_CODING_AGENT_DIR", "PI_CODING_AGENT_SESSION_DIR", "XDG_DATA_HOME",
                 "XDG_CONFIG_HOME", "XDG_STATE_HOME", "ARCHIVER_IDENTITY_FILE", "OPENCODE_DB",
-                "ARCHIVER_RESTORE_MAX_BYTES", "ARCHIVER_RESTORE_MAX_RATIO"):
+                "ARCHIVER_RESTORE_MAX_BYTES", "ARCHIVER_RESTORE_MAX_RATIO")
+
+
+def isolate_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    for var in ISOLATED_ENV:
         monkeypatch.delenv(var, raising=False)
+
+
+@pytest.fixture
+def box(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Box:
+    isolate_env(monkeypatch)
     b = Box(base=tmp_path, home=tmp_path / "home", config=tmp_path / "config.toml")
     b.home.mkdir()
     (tmp_path / "store").mkdir()

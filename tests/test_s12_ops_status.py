@@ -24,6 +24,7 @@ from archiver.cli import main
 from archiver.demo.claude_sample import make_claude_home
 from archiver.lock import RunLock
 from archiver.metrics import parse
+from tests.fx_home import isolate_env
 
 ROOT = Path(__file__).resolve().parent.parent
 USER = "alice"
@@ -63,9 +64,7 @@ class Box:
 
 @pytest.fixture
 def box(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Box:
-    for var in ("ARCHIVER_CONFIG", "ARCHIVER_TEAM_KEY", "ARCHIVER_IDENTITY_FILE", "CLAUDE_CONFIG_DIR", "CODEX_HOME",
-                "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME"):
-        monkeypatch.delenv(var, raising=False)
+    isolate_env(monkeypatch)
     b = Box(tmp_path, tmp_path / "home", tmp_path / "keys", tmp_path / "state", tmp_path / "store",
             tmp_path / "metrics" / "archiver.prom")
     b.home.mkdir()

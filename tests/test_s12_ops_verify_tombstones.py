@@ -19,6 +19,7 @@ import pytest
 
 from archiver.cli import main
 from archiver.demo.claude_sample import make_claude_home
+from tests.fx_home import isolate_env
 
 USER = "alice"
 
@@ -46,9 +47,7 @@ class Box:
 
 @pytest.fixture
 def box(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Box:
-    for var in ("ARCHIVER_CONFIG", "ARCHIVER_TEAM_KEY", "ARCHIVER_IDENTITY_FILE", "CLAUDE_CONFIG_DIR",
-                "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME"):
-        monkeypatch.delenv(var, raising=False)
+    isolate_env(monkeypatch)
     b = Box(tmp_path)
     b.home.mkdir()
     make_claude_home(b.home, USER)

@@ -375,11 +375,10 @@ class Doctor:
     def state_dir(self) -> None:
         d = Path(self.settings.state_dir)
         if not d.exists():
-            parent = _existing_parent(d)
-            if parent is not None and parent.is_dir() and os.access(parent, os.W_OK | os.X_OK):
+            why = _why_not_creatable(d)
+            if why is None:
                 self.add("state dir", "ok", f"{d} (created on first sync)")
             else:
-                why = f"{parent} is not a folder" if parent is not None and not parent.is_dir() else "cannot be created"
                 self.add("state dir", "fail", f"{d} does not exist and {why}")
             return
         if not d.is_dir():
@@ -404,12 +403,13 @@ class Doctor:
 
         if not db.exists() and not db.is_symlink():
             return
+        if not db.is_file():
+            self.add("state database", "fail", f"{db}: not a regular file; sync cannot open it")
+            return
         try:
-            if not db.is_file():
-                raise StateError(f"{db}: not a regular file")
             runs, _ = read_runs(db, limit=1)
         except StateError as e:
-            if "not a regular file" in str(e) or _is_environment(e):
+            if _is_environment(e):
                 self.add("state database", "fail", f"{e}; sync cannot open it")
             else:
                 self.add("state database", "warn", f"{e}; the next sync moves it aside and starts a fresh one "
@@ -428,10 +428,8 @@ class Doctor:
 
             path = Path(unquote(urlsplit(s.url).path))
             if not path.exists():
-                parent = _existing_parent(path)
-                ok = parent is not None and parent.is_dir() and os.access(parent, os.W_OK | os.X_OK)
-                why = f"{parent} is not a folder" if parent is not None and not parent.is_dir() else "cannot be created"
-                self.add("store", "ok" if ok else "fail", f"{s.url}: " + ("created on first sync" if ok else why))
+                why = _why_not_creatable(path)
+                self.add("store", "ok" if why is None else "fail", f"{s.url}: {why or 'created on first sync'}")
             elif not path.is_dir() or not os.access(path, os.W_OK | os.X_OK):
                 self.add("store", "fail", f"{s.url}: not a writable folder")
             else:
@@ -621,9 +619,15 @@ class Doctor:
                      f"{self.settings.home_dir}: sync would archive nothing")
 
 
-def _existing_parent(path: Path) -> Path | None:
-    """The nearest ancestor that exists (a file there means nothing below it can be made)."""
-    return next((p for p in path.parents if p.exists()), None)
+def _why_not_creatable(path: Path) -> str | None:
+    """Why a missing folder could not be made by the first sync, or None if it can: its nearest
+    existing ancestor must be a folder this user may write (a file there blocks everything below)."""
+    parent = next((p for p in path.parents if p.exists()), None)
+    if parent is not None and not parent.is_dir():
+        return f"{parent} is not a folder"
+    if parent is None or not os.access(parent, os.W_OK | os.X_OK):
+        return "cannot be created"
+    return None
 
 
 def _identity_files(folder: Path) -> Iterator[Path]:
