@@ -25,7 +25,7 @@ from typing import Callable, Iterator, Sequence
 
 from archiver import FORMAT, __version__
 from archiver.model import Manifest, Session
-from archiver.pack import pack_bytes, pack_file
+from archiver.pack import SMALL_OBJECT, pack_bytes, pack_file
 from archiver.store.base import NotFound, ObjectInfo, ObjectStore, StoreError
 
 log = logging.getLogger(__name__)
@@ -34,7 +34,6 @@ MARKER_KEY = "archiver.json"
 MAX_MANIFEST_BYTES = 512 * 1024 * 1024
 MANIFEST_RATIO_FLOOR = 1 << 20  # manifests are held in memory: their ratio counts early
 STAMP = "%Y%m%dT%H%M%SZ"  # the time in a manifest key (UTC, whole seconds)
-SMALL_OBJECT = 1 << 20  # plaintext up to this is packed in memory and put conditionally (a few MB per thread at most)
 # An object found already stored but written longer ago than this is written again when a run
 # names it anew: prune deletes only unreferenced objects older than its grace period (6 h by
 # default, always above this), so the new write protects it until the manifest naming it exists.

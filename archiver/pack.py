@@ -28,6 +28,7 @@ __all__ = [
     "unpack_bytes",
 ]
 
+SMALL_OBJECT = 1 << 20  # plaintext up to this is packed in memory and put conditionally (a few MB per thread at most)
 _READ_SIZE = 64 * 1024
 # Input fed to zstd per call. A zstd block (<=128 KiB out) needs >=4 bytes in, so
 # one call yields at most ~32768x its input: 256 bytes bound a call to ~8 MiB.

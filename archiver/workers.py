@@ -23,8 +23,7 @@ from pathlib import Path
 from typing import BinaryIO, Callable, Iterator, Sequence
 
 from archiver import allocator
-from archiver.archive import SMALL_OBJECT
-from archiver.pack import ObjectHasher, pack_bytes, pack_file
+from archiver.pack import SMALL_OBJECT, ObjectHasher, pack_bytes, pack_file
 from archiver.redact.base import RedactionReport, Redactor
 from archiver.snapshot import iter_lines
 

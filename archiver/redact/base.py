@@ -7,9 +7,10 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from archiver.model import Format
+if TYPE_CHECKING:  # not at run time: a redaction worker imports no pydantic (workers.py)
+    from archiver.model import Format
 
 
 class RedactionReport:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 import getpass
 import socket
 
 from archiver.config import ConfigError, Settings
 from archiver.redact.base import Redactor
+from archiver.redact.presidio_engine import PresidioOptions
 from archiver.redact.rules import GENERIC_ACCOUNTS, RuleError, RuntimeTerms
 
 
@@ -42,17 +44,29 @@ def _host_names(settings: Settings) -> list[str]:
     return names
 
 
+def _redactor_args(settings: Settings) -> tuple[list[str], RuntimeTerms, PresidioOptions | None]:
+    presidio = None
+    if settings.redaction.presidio.enabled:
+        p = settings.redaction.presidio
+        presidio = PresidioOptions(enabled=True, entities=list(p.entities), score_threshold=p.score_threshold,
+                                   recognizers=list(p.recognizers), max_chars=p.max_chars)
+    return list(settings.redaction.rules), runtime_terms(settings), presidio
+
+
 def build_from_settings(settings: Settings, pseudonym_key: bytes) -> Redactor:
     from archiver.redact.redactor import build_redactor
 
-    presidio = None
-    if settings.redaction.presidio.enabled:
-        from archiver.redact.presidio_engine import PresidioOptions
-
-        p = settings.redaction.presidio
-        presidio = PresidioOptions(enabled=True, entities=p.entities, score_threshold=p.score_threshold,
-                                   recognizers=p.recognizers, max_chars=p.max_chars)
+    rules, terms, presidio = _redactor_args(settings)
     try:
-        return build_redactor(settings.redaction.rules, pseudonym_key, runtime_terms(settings), presidio)
+        return build_redactor(rules, pseudonym_key, terms, presidio)
     except RuleError as e:
         raise ConfigError(f"redaction.rules: {e}") from None
+
+
+def redactor_recipe(settings: Settings, pseudonym_key: bytes) -> "functools.partial[Redactor]":
+    """`build_from_settings` as a picklable call of `build_redactor` on plain data (the host
+    and user names resolved here, as they are for the parent's redactor)."""
+    from archiver.redact.redactor import build_redactor
+
+    rules, terms, presidio = _redactor_args(settings)
+    return functools.partial(build_redactor, rules, pseudonym_key, terms, presidio)

@@ -14,12 +14,11 @@ import shutil
 import tempfile
 from collections import Counter
 from pathlib import Path
-from typing import Any, BinaryIO, Callable, Iterator
+from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Iterator
 
 import orjson
 import re2
 
-from archiver.model import Format
 from archiver.redact import rawcheck
 from archiver.redact.base import RedactionReport
 from archiver.redact.engine import MODE_PATHS, Engine
@@ -31,6 +30,9 @@ from archiver.redact.walkers.jsondoc import JsonRedactor
 from archiver.redact.walkers.sqlite import redact_sqlite, scan_sqlite
 from archiver.redact.walkers.text import redact_any_encoding, redact_stream
 from archiver.snapshot import LONG_LINE, ZSTD_MAGIC, iter_lines
+
+if TYPE_CHECKING:  # not at run time: a redaction worker imports no pydantic (workers.py)
+    from archiver.model import Format
 
 JSON_FILE_MAX = 8 << 20  # larger JSON files are redacted from the file, in bounded memory (walkers/longjson)
 BATCH_BYTES = 256 << 10  # JSONL lines are redacted in batches: one engine pass per batch
