@@ -6,7 +6,8 @@ replaced atomically (temp file in the same folder + rename) so it never sees hal
 Gauges describe the last run; the two `_total` counters accumulate across runs by
 carrying the values of the previous file forward (a deleted file restarts them, which
 Prometheus treats as an ordinary counter reset). `archiver_last_success_timestamp_seconds`
-is carried forward too, so a failing run does not hide how long ago the last good one was.
+is carried forward too, so a failing run does not hide how long ago the last good one was
+(0 while no run has succeeded).
 """
 
 from __future__ import annotations
@@ -112,9 +113,10 @@ def render(result: Mapping[str, Any] | None, *, started: float, finished: float,
            [({}, finished)])
     metric("archiver_last_run_success", "gauge", "1 if the last sync run archived every session without error.",
            [({}, 1 if ok else 0)])
-    if last_success is not None:
-        metric("archiver_last_success_timestamp_seconds", "gauge",
-               "When the last fully successful sync run finished (Unix time).", [({}, last_success)])
+    # 0 until a run succeeds, not absent: `time() - x > limit` then fires for a host that never
+    # had a good run, as it does for one whose last good run is old
+    metric("archiver_last_success_timestamp_seconds", "gauge",
+           "When the last fully successful sync run finished (Unix time; 0: none yet).", [({}, last_success or 0)])
     metric("archiver_run_duration_seconds", "gauge", "Wall time of the last sync run.",
            [({}, max(0.0, finished - started))])
     if result is not None:

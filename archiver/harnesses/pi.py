@@ -120,7 +120,7 @@ class Pi:
             if settings.is_file() and settings.stat().st_size < 1024 * 1024:
                 data = orjson.loads(settings.read_bytes())
                 if isinstance(data, dict) and isinstance(data.get("sessionDir"), str) and data["sessionDir"]:
-                    out.extend(self._pi_session_dir(data["sessionDir"], f"{settings} sessionDir"))
+                    out.extend(self._pi_session_dir(data["sessionDir"], "sessionDir in pi's settings.json"))
         except (OSError, orjson.JSONDecodeError):
             pass
         default = (self.root / "sessions").resolve()
@@ -136,9 +136,11 @@ class Pi:
         d = expand_home(value, self.ctx.home)
         if d.is_absolute():
             return [d]
-        log.warning("pi: %s is a relative path (%s): pi resolves it against the folder it was started in, "
+        # neither the settings file's path nor the value: both may name the user (logs reach
+        # collectors unredacted)
+        log.warning("pi: %s is a relative path: pi resolves it against the folder it was started in, "
                     "which the archiver cannot know; its sessions are not collected (set the archiver's "
-                    "[harnesses.pi] session_dir to where they are)", source, value)
+                    "[harnesses.pi] session_dir to where they are)", source)
         return []
 
     # ---- discovery ----
