@@ -20,8 +20,7 @@ import pytest
 
 import archiver.cli as cli
 from archiver.cli import build_parser, main
-from tests.fx_home import EMAIL, UUID_A, UUID_F, USER, Box, write_rollout
-from tests.fx_home import box as box  # noqa: F401  (the fixture)
+from tests.fx_home import EMAIL, USER, UUID_A, UUID_F, Box, box, write_rollout  # noqa: F401
 
 COMMANDS = ["keygen", "scan", "sync", "ls", "lineage", "restore", "verify", "redact", "rules", "status", "doctor",
             "export", "bucket", "hold", "release", "prune", "forget-session", "rekey", "recovery-key", "snapshots",

@@ -17,7 +17,8 @@ from archiver.cli import (EXIT_OK, EXIT_PARTIAL, Terminated, UsageError, console
 
 
 def _terminate_on_sigterm() -> Callable[[], None]:
-    """Install the handler; returns what puts the previous one back."""
+    """Install a SIGTERM handler that raises cli.Terminated (main exits 143); returns what puts
+    the previous one back."""
     import signal
     import threading
 
