@@ -1,5 +1,5 @@
-"""One module per command (or small group of commands); cli.py only builds the parser and
-dispatches. Each command module defines
+"""One module per command (or small group of commands), as borgbackup does; cli.py only
+builds the parser, dispatches and holds the output helpers. Each command module defines
 
     def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None
 
@@ -12,19 +12,19 @@ Modules without `register` are shared helpers (reading.py: what the readers shar
 import importlib
 import pkgutil
 
-# registered by cli.py right after `sync`, in this order (the order `archiver --help` lists)
-READERS = ("ls", "lineage", "restore", "verify")
-# then, after `rules`: these first, in this order, then any other module by name
-LATER = ("ops", "export", "review", "snapshots")
+# the order `archiver --help` lists the commands in (by module; ops is status and doctor, review
+# the bucket, hold, release, prune, forget-session, rekey and recovery-key commands); a module
+# not named here comes after these, by name, and before LAST
+ORDER = ("keygen", "scan", "sync", "ls", "lineage", "restore", "verify", "redact", "rules",
+         "ops", "export", "review", "snapshots")
+LAST = ("demo",)
 
 
-def register_all(sub, common, only=None) -> None:  # type: ignore[no-untyped-def]
-    """Register the commands of the modules named in `only`, or of every module not in
-    READERS (LATER first)."""
-    if only is None:
-        found = sorted(m.name for m in pkgutil.iter_modules(__path__))
-        only = [*LATER, *(n for n in found if n not in LATER and n not in READERS)]
-    for name in only:
+def register_all(sub, common) -> None:  # type: ignore[no-untyped-def]
+    """Register every command module's commands, in ORDER, then the others by name, then LAST."""
+    found = sorted(m.name for m in pkgutil.iter_modules(__path__))
+    named = (*ORDER, *LAST)
+    for name in (*ORDER, *(n for n in found if n not in named), *LAST):
         module = importlib.import_module(f"{__name__}.{name}")
         register = getattr(module, "register", None)
         if register is not None:

@@ -1,0 +1,26 @@
+"""`archiver demo`: the whole job on generated sample sessions against an S3 endpoint started
+on 127.0.0.1, then lineage, restore and verify. Argument parsing and output only (archiver.demo.run)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from archiver.cli import EXIT_OK, EXIT_PARTIAL, console, emit_json
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from archiver.demo.run import run_demo
+
+    out = run_demo(Path(args.dir).absolute() if args.dir else None, log=lambda m: console().print(m))
+    if args.json:
+        emit_json(out)
+    return EXIT_OK if out.get("ok") else EXIT_PARTIAL
+
+
+def register(sub: Any, common: argparse.ArgumentParser) -> None:
+    help_ = "the whole job on bundled sample sessions against an embedded S3"
+    sp = sub.add_parser("demo", parents=[common], help=help_, description=help_)
+    sp.set_defaults(func=cmd_demo)
+    sp.add_argument("--dir", help="keep the demo's files here (default: a temp folder)")

@@ -1,0 +1,62 @@
+"""`archiver redact`: one file through the configured rules, the redacted bytes to stdout and
+the counts per rule to stderr. Argument parsing and output only (the rules are archiver.redact)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from archiver.cli import EXIT_OK, UsageError, err, settings_of
+
+
+def cmd_redact(args: argparse.Namespace) -> int:
+    import shutil
+    import tempfile
+
+    from archiver import runtime
+    from archiver.redact.base import RedactionReport
+
+    settings = settings_of(args)
+    keys = runtime.team_keys(settings)
+    redactor = runtime.redactor(settings, keys)
+    src = Path(args.file)
+    if not src.is_file():
+        raise UsageError(f"{src}: not a file")
+    fmt = args.format or guess_format(src)
+    report = RedactionReport()
+    with tempfile.TemporaryDirectory(prefix="archiver-redact-") as tmp:
+        os.chmod(tmp, 0o700)
+        out = Path(tmp) / "out"
+        redactor.redact_file(src, out, fmt, report)  # type: ignore[arg-type]
+        with out.open("rb") as f:
+            shutil.copyfileobj(f, sys.stdout.buffer)
+    sys.stdout.flush()
+    counts = report.by_rule()
+    if counts:
+        err("redactions: " + ", ".join(f"{k}={v}" for k, v in counts.items()))
+    return EXIT_OK
+
+
+def guess_format(p: Path) -> str:
+    """A file's format from its name, else its first bytes (also `rules test`'s guess)."""
+    name = p.name.lower()
+    if name.endswith(".jsonl"):
+        return "jsonl"
+    if name.endswith(".json"):
+        return "json"
+    with p.open("rb") as f:
+        head = f.read(16)
+    if head.startswith(b"SQLite format 3\x00"):
+        return "sqlite"
+    return "text"
+
+
+def register(sub: Any, common: argparse.ArgumentParser) -> None:
+    help_ = "redact one file to stdout with the configured rules"
+    sp = sub.add_parser("redact", parents=[common], help=help_, description=help_)
+    sp.set_defaults(func=cmd_redact)
+    sp.add_argument("file")
+    sp.add_argument("--format", choices=["jsonl", "json", "text", "sqlite", "git-object", "binary"])

@@ -1,0 +1,294 @@
+"""`archiver sync`: discover, redact, pack, encrypt and upload; write a manifest. Argument
+parsing, output, the run lock, metrics and the failure note that `status` shows for a run that
+died (SIGTERM: exit 143). The work is archiver.sync.Syncer. A run that finds nothing changed
+imports no boto3, rich or presidio: keep the imports here lazy."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+from pathlib import Path
+from typing import Any, Callable
+
+from archiver import __version__
+from archiver.cli import (EXIT_OK, EXIT_PARTIAL, Terminated, UsageError, console, emit_json, err, plain,
+                          settings_of)
+
+
+def _terminate_on_sigterm() -> Callable[[], None]:
+    """Install a SIGTERM handler that raises cli.Terminated (main exits 143); returns what puts
+    the previous one back."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+    previous = signal.getsignal(signal.SIGTERM)
+
+    def stop(signum: int, frame: object) -> None:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a second SIGTERM ends the process at once
+        raise Terminated()
+
+    signal.signal(signal.SIGTERM, stop)
+    return lambda: signal.signal(signal.SIGTERM, previous)
+
+
+def cmd_sync(args: argparse.Namespace) -> int:
+    import time
+
+    where: dict[str, Path] = {}  # the state dir, once the config names it
+    started = time.time()
+    restore_sigterm = _terminate_on_sigterm()
+    try:
+        return _sync(args, started, where)
+    except BaseException as e:  # a run that died: `status` shows it, not the last good run
+        if "state_dir" in where:
+            _note_failure(args, where["state_dir"], started, _failure_reason(e))
+        raise
+    finally:
+        restore_sigterm()
+
+
+def _sync(args: argparse.Namespace, started: float, where: dict[str, Path]) -> int:
+    import time
+
+    from archiver import metrics, runtime
+    from archiver.archive import Archive
+    from archiver.lock import AlreadyRunning, RunLock
+    from archiver.logs import use_json
+    from archiver.progress import make_progress
+    from archiver.state import DiscoveryCache, State, StateError, clear_failure
+    from archiver.sync import Syncer, SyncOptions
+
+    try:  # a run that stops before it starts (config, keys, state dir) is a failed run to the metrics too
+        settings = settings_of(args)
+        state_dir = settings.state_dir
+        where["state_dir"] = state_dir
+        keys = runtime.team_keys(settings)
+        recipients = runtime.recipients(settings)
+        redactor = LazyRedactor(settings, keys)
+        archive = None if args.dry_run else Archive(runtime.store(settings, lazy=True))
+        if args.workers < 1:
+            raise UsageError("--workers must be at least 1")
+        if args.metrics_file and not args.metrics_file.endswith(".prom"):
+            logging.getLogger("archiver.sync").warning(
+                "--metrics-file %s: node_exporter's textfile collector reads only *.prom files", args.metrics_file)
+        lock = RunLock(state_dir / "lock")
+        try:
+            state_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+            lock.acquire()
+        except AlreadyRunning as e:
+            if args.json:
+                emit_json({"skipped": True, "reason": str(e)})
+            if use_json(args.log_format):  # a log collector parses stderr: one record, not a bare line
+                logging.getLogger("archiver.sync").warning(
+                    "another sync is running; nothing to do",
+                    extra={"skipped": True, "running_pid": e.holder, "lock": str(e.path)})
+            elif not args.json:
+                console().print(f"another sync is running ({plain(e)}); nothing to do")
+            return EXIT_OK
+        except OSError as e:  # a state dir that cannot be made or written: one line, not a traceback
+            return _sync_failed(args, f"state dir {state_dir}: {e.strerror or type(e).__name__}"
+                                      f"{f' ({e.filename})' if e.filename else ''}", started, state_dir)
+    except Exception:
+        _failure_metrics(args, started)
+        raise
+    progress = make_progress(quiet=args.quiet, json_output=args.json, json_logs=args.log_format == "json")
+    # tens of thousands of small objects (sessions, paths, cached rows) live for the whole run:
+    # collect young garbage less often than every 700 allocations (the default)
+    import gc
+
+    saved_gc = gc.get_threshold()
+    gc.set_threshold(max(saved_gc[0], 50_000), max(saved_gc[1], 20), max(saved_gc[2], 100))
+    try:
+        try:
+            state = State(state_dir / ("state-dry.db" if args.dry_run else "state.db"))
+        except StateError as e:
+            return _sync_failed(args, str(e), started, state_dir)
+        host_id = runtime.host(settings, keys)
+        state.bind(settings.store.url, host_id)
+        cache = DiscoveryCache(state)
+        harnesses = runtime.harnesses(settings, args.harness, cache=cache)
+        syncer = Syncer(
+            harnesses=harnesses, redactor=redactor, archive=archive, state=state, recipients=recipients,
+            object_id_key=keys.object_id, host_id=host_id, workdir_parent=state_dir / "tmp",
+            options=SyncOptions(dry_run=args.dry_run, fail_closed=settings.redaction.fail_closed,
+                                workers=args.workers,
+                                redaction_fingerprint=redaction_fingerprint(settings, keys)),
+            redactor_factory=runtime.redactor_factory(settings, keys),
+            progress=progress,
+        )
+        try:
+            with progress:
+                result = syncer.run()
+            if not args.dry_run:
+                cache.flush()
+        except StateError as e:
+            return _sync_failed(args, str(e), started, state_dir)
+        finally:
+            state.close()
+    except BaseException:
+        _failure_metrics(args, started)  # (a metrics file it cannot write does not hide why the run failed)
+        raise
+    finally:
+        gc.set_threshold(*saved_gc)
+        lock.release()
+    if not args.dry_run:
+        clear_failure(state_dir)  # this run is in the state database: it is what status shows
+    metrics_failed = False
+    if args.metrics_file and not args.dry_run:
+        try:
+            metrics.write_metrics(Path(args.metrics_file), result.to_json(), started=started, finished=time.time())
+        except OSError as e:  # the run is archived and recorded; the monitoring is what is broken
+            err(f"--metrics-file {args.metrics_file}: cannot write it ({e.strerror or type(e).__name__})")
+            metrics_failed = True
+    logging.getLogger("archiver.sync").info(
+        "sync finished", extra={"sessions": result.to_json()["sessions"], "bytes_uploaded": result.bytes_uploaded,
+                                "snapshot": result.snapshot, "errors": len(result.errors)})
+    if args.json:
+        emit_json(result.to_json())
+    elif not args.quiet:
+        c = console()
+        c.print(f"sessions: {result.total} total, {result.uploaded} uploaded, {result.unchanged} unchanged, {result.failed} failed")
+        c.print(f"bytes: {result.bytes_read} read, {result.bytes_uploaded} uploaded ({result.objects_uploaded} objects)")
+        if result.snapshot:
+            c.print(f"snapshot: {result.snapshot}")
+        if result.redactions:
+            c.print("redactions: " + ", ".join(f"{k}={v}" for k, v in sorted(result.redactions.items())))
+    for w in result.warnings:
+        err(f"warning: {w}")
+    for e in result.errors:
+        err(e)
+    return EXIT_PARTIAL if result.failed or result.errors or metrics_failed else EXIT_OK
+
+
+class LazyRedactor:
+    """The configured redactor, built (its rules compiled) on first use: a re-sync where
+    nothing changed never needs it. `ready()` builds it now; Syncer calls it before it
+    archives anything, so a rules error still stops the run before any session."""
+
+    def __init__(self, settings: Any, keys: Any) -> None:
+        import threading
+
+        self._settings, self._keys = settings, keys
+        self._real: Any = None
+        self._build_lock = threading.Lock()
+
+    def ready(self) -> Any:
+        with self._build_lock:
+            if self._real is None:
+                from archiver import runtime
+
+                self._real = runtime.redactor(self._settings, self._keys)
+            return self._real
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__") or name in ("_settings", "_keys", "_real", "_build_lock"):
+            raise AttributeError(name)
+        return getattr(self.ready(), name)
+
+
+def redaction_fingerprint(settings: Any, keys: Any) -> str:
+    """What redacted titles, warnings and paths depend on: the redaction settings, the rule
+    packs' bytes, the runtime terms (OS user, HOME), the pseudonym key and this version.
+    A session whose metadata is unchanged under the same fingerprint is not redacted again.
+    (No redact module is imported for it: compiling the rules is what a re-sync avoids.)"""
+    import getpass
+    import hashlib
+
+    import archiver
+
+    try:
+        user = getpass.getuser()
+    except (KeyError, OSError):
+        user = ""
+    h = hashlib.sha256()
+    for part in (__version__, settings.redaction.model_dump_json(), user, str(settings.home_dir)):
+        h.update(part.encode() + b"\0")
+    h.update(hashlib.sha256(keys.pseudonym).digest())
+    package = Path(archiver.__file__).resolve().parent
+    for spec in settings.redaction.rules:
+        if spec.startswith("builtin:"):  # every place redact.rules.builtin_pack_path looks
+            name = spec[len("builtin:"):]
+            paths = [package / "rules" / f"{name}.toml", package.parent / "rules" / f"{name}.toml"]
+        else:
+            paths = [Path(spec).expanduser()]
+        for path in paths:
+            try:
+                h.update(path.read_bytes())
+            except (OSError, ValueError) as e:
+                h.update(f"unreadable: {type(e).__name__}".encode())  # the redactor reports it when built
+            h.update(b"\0")
+    return h.hexdigest()
+
+
+def _failure_metrics(args: argparse.Namespace, started: float) -> None:
+    """--metrics-file of a run that failed as a whole; a metrics file that cannot be written
+    does not hide why the run failed."""
+    import time
+
+    from archiver import metrics
+
+    if args.metrics_file and not args.dry_run:
+        try:
+            metrics.write_metrics(Path(args.metrics_file), None, started=started, finished=time.time(), success=False)
+        except OSError as e:
+            err(f"--metrics-file {args.metrics_file}: cannot write it ({e.strerror or type(e).__name__})")
+
+
+def _sync_failed(args: argparse.Namespace, reason: str, started: float, state_dir: Path | None = None) -> int:
+    """A run that could not finish (state dir full, unreadable): one clear line, exit 1."""
+    _failure_metrics(args, started)
+    if state_dir is not None:
+        _note_failure(args, state_dir, started, reason)
+    if args.json:
+        emit_json({"snapshot": None, "errors": [reason], "failed": True})
+    err(reason)
+    return EXIT_PARTIAL
+
+
+def _failure_reason(e: BaseException) -> str:
+    """What main() prints for an exception that ends a run, as one line."""
+    from archiver.config import ConfigError
+    from archiver.store.base import StoreError
+
+    if isinstance(e, (UsageError, ConfigError)):
+        return str(e)
+    if isinstance(e, StoreError):
+        return f"store: {e}"
+    if isinstance(e, Terminated):
+        return "terminated (SIGTERM)"
+    if isinstance(e, KeyboardInterrupt):
+        return "interrupted"
+    if isinstance(e, SystemExit):
+        return f"exited ({e.code})"
+    return f"{type(e).__name__}: {e}"
+
+
+def _note_failure(args: argparse.Namespace, state_dir: Path, started: float, reason: str) -> None:
+    """Record a run that ended before it recorded itself, for `archiver status`."""
+    import time
+    from datetime import datetime, timezone
+
+    from archiver.archive import iso_utc
+    from archiver.state import record_failure
+
+    if args.dry_run:
+        return
+
+    def iso(t: float) -> str:
+        return iso_utc(datetime.fromtimestamp(t, timezone.utc))
+
+    record_failure(state_dir, iso(started), iso(time.time()), plain(reason))
+
+
+def register(sub: Any, common: argparse.ArgumentParser) -> None:
+    help_ = "discover, redact, pack and upload; write a manifest"
+    sp = sub.add_parser("sync", parents=[common], help=help_, description=help_)
+    sp.set_defaults(func=cmd_sync)
+    sp.add_argument("--dry-run", action="store_true")
+    sp.add_argument("--metrics-file", help="write Prometheus textfile-collector metrics here (atomically)")
+    sp.add_argument("--workers", type=int, default=min(4, os.cpu_count() or 1),
+                    help="sessions processed at once, and redaction processes (default: cores, at most 4)")
+    sp.add_argument("--harness", action="append")
