@@ -68,7 +68,7 @@ class SyncOptions:
     dry_run: bool = False
     fail_closed: bool = True
     workers: int = 1  # sessions processed at once (threads) and redaction processes
-    # what redacted titles, warnings and paths depend on (rules, terms, keys: cli.py computes
+    # what redacted titles, warnings and paths depend on (rules, terms, keys: commands/sync.py computes
     # it). Set, a session found exactly as last archived is taken as is, without redacting
     # anything again; None, every session goes the long way.
     redaction_fingerprint: str | None = None
@@ -196,7 +196,7 @@ class Syncer:
             if self._fast:
                 self.progress("session", len(self._fast))
             processed: dict[str, tuple[Session, list[ArtifactState]]] = {}
-            ready = getattr(self.redactor, "ready", None)  # a redactor built on first use (cli.py)
+            ready = getattr(self.redactor, "ready", None)  # a redactor built on first use (commands/sync.py)
             if discovered and ready is not None:
                 ready()  # here, so a rules error stops the run before any session starts
 

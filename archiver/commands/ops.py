@@ -103,7 +103,7 @@ def status_doc(state_dir: Path, interval: float, now: datetime | None = None) ->
             doc["state_error"] = f"{state_dir}: not a folder; sync cannot run"
         elif not os.access(state_dir, os.W_OK | os.X_OK):
             doc["state_error"] = f"{state_dir}: not writable; sync cannot run"
-    aborted = read_failure(state_dir)  # a run that ended before it could record itself (cli._note_failure)
+    aborted = read_failure(state_dir)  # a run that ended before it could record itself (commands.sync._note_failure)
     db = state_dir / "state.db"
     last: dict[str, Any] | None = None
     last_ok = None
