@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Callable, Iterator, Sequence
 
-from archiver import allocator
+from archiver import allocator, interrupts
 from archiver.pack import SMALL_OBJECT, ObjectHasher, pack_bytes, pack_file
 from archiver.redact.base import RedactionReport, Redactor
 from archiver.snapshot import iter_lines
@@ -335,6 +335,12 @@ class _Pool(ProcessPoolExecutor):
     def _adjust_process_count(self) -> None:
         if len(self._processes) < self._max_workers:  # type: ignore[attr-defined]
             self._spawn_process()  # type: ignore[attr-defined]
+
+    def submit(self, fn, /, *args, **kwargs):  # type: ignore[no-untyped-def]
+        # not cut between starting a worker and recording it, nor before the manager thread that
+        # joins it at shutdown is started (both happen in here)
+        with interrupts.deferred():
+            return super().submit(fn, *args, **kwargs)
 
 
 SPLIT_BYTES = 8 << 20  # a pooled segment longer than twice this is redacted in pieces of about this
