@@ -83,6 +83,7 @@ _IMAGE_RX = re2.compile(
     rb"data:[\w.+-]+/[\w.+-]+(?:;[\w.+-]+=[\w.+-]+)*;base64,[A-Za-z0-9+/=]+"
     rb"|(?:iVBORw0KGgo|/9j/|R0lGOD|UklGR)[A-Za-z0-9+/]{32,}={0,2}"
 )._regexp  # noqa: SLF001
+_DECODE_GATE = re2.compile(decoded.TEXT_GATE)._regexp  # noqa: SLF001
 _TOKEN_PATTERN = rb"<[A-Z][A-Z0-9_]*:[0-9a-f]{8}>|<REDACTED:[A-Z0-9_]+>|\buser-[0-9a-f]{4}\b"
 _TOKEN_RX = re2.compile(_TOKEN_PATTERN)._regexp  # noqa: SLF001
 _ID_PATTERN = (
@@ -590,11 +591,16 @@ class Engine:
         for idx, r in enumerate(self.rules):
             if r.decode is not None:  # a pass of its own, in no group
                 rx = _compiled(r.regex)
+                fast = re2.Options()
+                fast.never_capture = True
+                fast.max_mem = 64 << 20
+                fast.log_errors = False
                 self._c.append(_Compiled(
                     rule=r, idx=idx, rx=rx, sgroup=1, kw=(), kw_ascii=True, allow=None, anchored=False,
                     modes=(True, False, False, False, False), rank=r.rank, simple=True, terms=(), group=-1,
                     rx_joined=rx))
-                self._decoders.append(decoded.Decoder(r, idx, rx))
+                self._decoders.append(decoded.Decoder(r, idx, re2.compile(r.regex, fast)._regexp,  # noqa: SLF001
+                                                      _DECODE_GATE))
                 continue
             rx = _compiled(r.regex)
             anchored = _is_anchored(r.regex)
@@ -737,10 +743,8 @@ class Engine:
         return self._decode_hit(buf)
 
     def _decode_hit(self, buf: bytes) -> bool:
-        for d in self._decoders:
-            if _first(d.rx, buf)[0] >= 0:
-                return True
-        return False
+        """Might the decode pass find a run of base64 of text in buf (decoded.TEXT_GATE)?"""
+        return bool(self._decoders) and _first(_DECODE_GATE, buf)[0] >= 0
 
     def may_match(self, buf: bytes) -> bool:
         """A cheap superset test: False means no rule can match buf."""
@@ -1083,10 +1087,8 @@ class Engine:
         dcands: dict[int, list[_Cand]] = {}
         if self._decoders and self._decode_hit(joined):
             touched: set[int] = set()
-            for d in self._decoders:
-                for sp in _spans(d.rx, joined):
-                    a, b = sp[0]
-                    touched.update(range(max(0, bisect_right(starts, a) - 1), bisect_right(starts, b - 1)))
+            for sp in _spans(_DECODE_GATE, joined):  # the gate holds no newline: one string each
+                touched.add(bisect_right(starts, sp[0][0]) - 1)
             for i in sorted(touched):
                 if modes[i] == MODE_ALL:
                     found = self._decoded_cands(parts[i], 0, starts[i])
