@@ -39,6 +39,10 @@ built-in packs, one core: ~60 MB/s for JSONL files; presidio ~0.2 MB/s):
   rules are loaded. A pattern in the literal Set pass gates it (a separator-like run), then a
   search for a secret word; `scan_segments` then seeks separator lines in the joined text and reads only the strings
   holding one.
+* Base64 of whole files (`base64 .env`): a rule with `decode = "base64"` is no pattern rule but
+  a pass of its own (decoded.py): its regex finds base64 runs (wrapped lines included) in MODE_ALL
+  strings, the runs that decode to text are scanned by this engine again, and a run whose text
+  holds a finding of the rule's `decode_packs` is one candidate of the rule, the whole run.
 * Never touched: base64 images and data: URIs, our own tokens (`<LABEL:1a2b3c4d>`,
   `<REDACTED:X>`, `user-1a2b`), and a match that is only an id (the whole match lies
   inside a UUID, a 7-64 character lowercase hex run with a letter, such as a git SHA
@@ -61,7 +65,7 @@ from typing import Iterator, NamedTuple
 
 import re2
 
-from archiver.redact import tables
+from archiver.redact import decoded, tables
 from archiver.redact.base import RedactionReport
 from archiver.redact.pseudonym import Pseudonymizer
 from archiver.redact.rules import Rule
@@ -79,6 +83,7 @@ _IMAGE_RX = re2.compile(
     rb"data:[\w.+-]+/[\w.+-]+(?:;[\w.+-]+=[\w.+-]+)*;base64,[A-Za-z0-9+/=]+"
     rb"|(?:iVBORw0KGgo|/9j/|R0lGOD|UklGR)[A-Za-z0-9+/]{32,}={0,2}"
 )._regexp  # noqa: SLF001
+_DECODE_GATE = re2.compile(decoded.TEXT_GATE)._regexp  # noqa: SLF001
 _TOKEN_PATTERN = rb"<[A-Z][A-Z0-9_]*:[0-9a-f]{8}>|<REDACTED:[A-Z0-9_]+>|\buser-[0-9a-f]{4}\b"
 _TOKEN_RX = re2.compile(_TOKEN_PATTERN)._regexp  # noqa: SLF001
 _ID_PATTERN = (
@@ -582,7 +587,21 @@ class Engine:
         kw_index: dict[bytes, int] = {}
         kw_rules: list[list[int]] = []
         self._groups: dict[int, list[int]] = {STRONG: [], ALWAYS: [], COMMON: []}
+        self._decoders: list[decoded.Decoder] = []
         for idx, r in enumerate(self.rules):
+            if r.decode is not None:  # a pass of its own, in no group
+                rx = _compiled(r.regex)
+                fast = re2.Options()
+                fast.never_capture = True
+                fast.max_mem = 64 << 20
+                fast.log_errors = False
+                self._c.append(_Compiled(
+                    rule=r, idx=idx, rx=rx, sgroup=1, kw=(), kw_ascii=True, allow=None, anchored=False,
+                    modes=(True, False, False, False, False), rank=r.rank, simple=True, terms=(), group=-1,
+                    rx_joined=rx))
+                self._decoders.append(decoded.Decoder(r, idx, re2.compile(r.regex, fast)._regexp,  # noqa: SLF001
+                                                      _DECODE_GATE))
+                continue
             rx = _compiled(r.regex)
             anchored = _is_anchored(r.regex)
             rx_joined = _compiled(_multiline(r.regex)) if anchored else rx
@@ -608,9 +627,14 @@ class Engine:
                         kw_index[k] = len(kw_rules)
                         kw_rules.append([])
                     kw_rules[kw_index[k]].append(idx)
-        uses = Counter(id(c.rx) for c in self._c)
+        uses = Counter(id(c.rx) for c in self._c if c.group >= 0)
         for c in self._c:
-            c.shared = not c.terms and uses[id(c.rx)] > 1
+            c.shared = c.group >= 0 and not c.terms and uses[id(c.rx)] > 1
+        # the rules a decoded text is scanned with: this engine's, or for a decode rule alone (its
+        # examples checked by themselves) the built-in packs it counts, built when first needed
+        self._rescan: Engine | None = self if any(
+            r.decode is None and (r.pack in d.packs or (r.generated and "runtime" in d.packs))
+            for d in self._decoders for r in self.rules) else None
         self._kw_rules = [sorted(set(x)) for x in kw_rules]
         self.keywords = list(kw_index)
         self._gate = None
@@ -712,8 +736,15 @@ class Engine:
 
     def always_hit(self, buf: bytes) -> bool:
         """Might an always-on rule (no or one-character keywords) match in buf or in any string
-        inside it (anchors are ignored, so a raw JSON line is a superset)?"""
-        return self._always_gate is not None and _first(self._always_gate, buf)[0] >= 0
+        inside it (anchors are ignored, so a raw JSON line is a superset)? The decode pass
+        counts as one: a base64 run long enough to decode."""
+        if self._always_gate is not None and _first(self._always_gate, buf)[0] >= 0:
+            return True
+        return self._decode_hit(buf)
+
+    def _decode_hit(self, buf: bytes) -> bool:
+        """Might the decode pass find a run of base64 of text in buf (decoded.TEXT_GATE)?"""
+        return bool(self._decoders) and _first(_DECODE_GATE, buf)[0] >= 0
 
     def may_match(self, buf: bytes) -> bool:
         """A cheap superset test: False means no rule can match buf."""
@@ -952,17 +983,55 @@ class Engine:
         r = comp[best[2]].rule  # type: ignore[index]
         return Match(r.id, us - offset, ue - offset, r.label, "mask" if r.replace == "mask" else "token")
 
-    def scan_bytes(self, buf: bytes, mode: int = MODE_ALL, ansi_text: bool = True) -> list[Match]:
+    # ------------------------------------------------------------------ decoded runs
+
+    def _decoded_cands(self, buf: bytes, depth: int, offset: int = 0) -> list[_Cand]:
+        """Candidates of the decode rules: the base64 runs of buf whose decoded text holds a
+        finding of a counted pack (offsets + offset)."""
+        out: list[_Cand] = []
+        for d in self._decoders:
+            for s, e in d.secret_runs(buf, self._decoded_packs, depth):
+                out.append((s + offset, e + offset, d.idx, s + offset, e + offset))
+        return out
+
+    def _decoded_packs(self, text: bytes, depth: int) -> set[str]:
+        """The packs ("runtime" for the generated rules) of the findings in a decoded text."""
+        eng = self._rescan
+        if eng is None:
+            from archiver.redact.rules import BUILTIN_PACKS, load_rules
+
+            packs = {p for d in self._decoders for p in d.packs if p in BUILTIN_PACKS}
+            eng = self._rescan = Engine(load_rules([f"builtin:{p}" for p in sorted(packs)]), self.pseudonyms)
+        out: set[str] = set()
+        for m in eng.scan_bytes(text, MODE_ALL, depth=depth):
+            r = eng._by_id[m.rule_id]
+            out.add("runtime" if r.generated else r.pack)
+        return out
+
+    def secret_runs(self, buf: bytes) -> list[tuple[int, int, str]]:
+        """(start, end, rule id) of the base64 runs of buf whose decoded text holds a secret, as
+        scan_bytes finds them in MODE_ALL (fail_closed's raw half looks for them in raw bytes)."""
+        if not self._decoders or not self._decode_hit(buf):
+            return []
+        return [(s, e, self._c[i].rule.id) for s, e, i, _, _ in self._decoded_cands(buf, 0)]
+
+    def scan_bytes(self, buf: bytes, mode: int = MODE_ALL, ansi_text: bool = True, depth: int = 0) -> list[Match]:
+        """Matches in buf scanned alone; `depth`: how many base64 decodings deep buf lies (the
+        decode pass runs below decoded.DEPTH)."""
         buf = blank_line_numbers(blank_ansi(buf, ansi_text))
         if b"\x00" in buf:  # NUL-separated records (`env -0`): each ends where a line would
             buf = buf.replace(b"\x00", b"\n")
         rules, images, table = self._plan(buf, mode)
         tcands = self._table_cands(buf) if table else None
-        if not rules and not tcands:
+        dcands = (self._decoded_cands(buf, depth) if self._decoders and mode == MODE_ALL and depth < decoded.DEPTH
+                  and self._decode_hit(buf) else None)
+        if not rules and not tcands and not dcands:
             return []
         cands = self._collect(buf, rules) if rules else []
         if tcands:
             cands.extend(tcands)
+        if dcands:
+            cands.extend(dcands)
         if not cands:
             return []
         return self._resolve(self._keep(buf, 0, len(buf), cands, self._protected(buf, images)))
@@ -1014,7 +1083,18 @@ class Engine:
                     found = self._table_cands(p, starts[i])
                     if found:
                         tcands[i] = found
-        if not rules and not weak and not tcands:
+        # The decode pass, string by string, on the MODE_ALL strings a run of its regex touched.
+        dcands: dict[int, list[_Cand]] = {}
+        if self._decoders and self._decode_hit(joined):
+            touched: set[int] = set()
+            for sp in _spans(_DECODE_GATE, joined):  # the gate holds no newline: one string each
+                touched.add(bisect_right(starts, sp[0][0]) - 1)
+            for i in sorted(touched):
+                if modes[i] == MODE_ALL:
+                    found = self._decoded_cands(parts[i], 0, starts[i])
+                    if found:
+                        dcands[i] = found
+        if not rules and not weak and not tcands and not dcands:
             return {}
         lows: dict[int, bytes] = {}
         per: dict[int, list[_Cand]] = {}
@@ -1109,6 +1189,9 @@ class Engine:
         for i, found in tcands.items():
             if i not in rerun:
                 per.setdefault(i, []).extend(found)
+        for i, found in dcands.items():
+            if i not in rerun:
+                per.setdefault(i, []).extend(found)
         out: dict[int, list[Match]] = {}
         prot = self._protected(joined, images) if per else False
         for i, cands in per.items():
@@ -1163,7 +1246,7 @@ class Engine:
             v = self._canonical(r, v.lower()) or v  # a slug variant (john-doe) as its name (john.doe)
             out = self.pseudonyms.username(v.decode("utf-8", "surrogateescape").lower()).encode()
         else:
-            v = _normal(value) if r.generated else value
+            v = _normal(value) if r.generated else decoded.normal_run(value) if r.decode else value
             v = v.lower() if r.fold_case else v
             if r.fold_separators:
                 v = self._canonical(r, v) or _SEPARATOR_RUN.sub(b" ", v.strip())

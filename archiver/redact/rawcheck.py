@@ -10,8 +10,11 @@ raw bytes hold numbers the walkers never scan (a float's digits pass the card ru
 that keep them by design (SECURITY.md §3) and binary payloads (an e-mail in a PNG text
 chunk) that a user could never get archived. Matches inside a long base64 run (signatures,
 encrypted content) are left out too, as the walkers leave those runs.
+Base64 of whole files (`Engine.secret_runs`, the decode rules): a run whose decoded text holds a
+secret is found here too, when the block holds it whole (a run cut by a block edge is left to
+the block that holds it whole; one longer than OVERLAP across an edge is seen by neither).
 What it cannot see: a secret written with escapes (`\\u0067hp_`), inside compressed or
-encoded bytes, glued to a long base64 run, or split across SQLite pages.
+otherwise encoded bytes, glued to a long base64 run, or split across SQLite pages.
 """
 
 from __future__ import annotations
@@ -31,11 +34,15 @@ _BASE64_BYTES = bytes(sorted(_BASE64))
 _WRAPPED_BASE64 = _BASE64 | frozenset(b"\r\n\\")  # \\n: a line break inside a JSON string
 
 
-def _blocks(f: BinaryIO) -> Iterator[bytes]:
+def _blocks(f: BinaryIO) -> Iterator[tuple[bytes, bool]]:
+    """(block with the previous one's last OVERLAP bytes before it, whether more follows)."""
     tail = b""
-    while block := f.read(BLOCK):
-        yield tail + block
+    block = f.read(BLOCK)
+    while block:
+        nxt = f.read(BLOCK)
+        yield tail + block, bool(nxt)
         tail = block[-OVERLAP:]
+        block = nxt
 
 
 def raw_leftovers(engine: Engine, path: Path) -> set[str]:
@@ -51,7 +58,10 @@ def raw_leftovers(engine: Engine, path: Path) -> set[str]:
             import zstandard
 
             src = zstandard.ZstdDecompressor().stream_reader(f)  # type: ignore[assignment]
-        for i, buf in enumerate(_blocks(src)):  # type: ignore[union-attr]
+        for i, (buf, more) in enumerate(_blocks(src)):  # type: ignore[union-attr]
+            # decoded secrets: a run touching a block edge may be cut (its neighbour sees it whole)
+            found.update(rid for s, e, rid in engine.secret_runs(buf)
+                         if (s > 0 or i == 0) and (e < len(buf) or not more))
             if len(buf.translate(None, _BASE64_BYTES)) * 20 < len(buf):
                 continue  # an image or blob: a match could only lie in a long base64 run
             if engine.may_match(buf):

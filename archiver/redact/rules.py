@@ -44,7 +44,13 @@ _PACK_KEYS = frozenset({"name", "version", "description"})
 _RULE_KEYS = frozenset({
     "id", "description", "regex", "secret_group", "keywords", "entropy", "min_length", "validator",
     "allowlist", "label", "replace", "confidence", "positive", "negative", "expect", "same_as", "paths",
+    "decode", "decode_packs",
 })
+# `decode = "base64"`: not a pattern rule but the engine's decode-and-rescan pass (decoded.py). Its
+# regex finds the runs, min_length is the shortest run decoded, decode_packs the packs whose
+# findings in the decoded text make the whole run a secret ("runtime": the configured terms).
+DECODERS = ("base64",)
+DECODE_PACKS = (*BUILTIN_PACKS, "runtime")
 _VALIDATOR_NAMES = ("luhn", "iban", "jwt", "ssn", "pem_base64", "non_ascii")
 _ID_RE = re2.compile(r"^[a-z0-9][a-z0-9._-]*$")
 _LABEL_RE = re2.compile(r"^[A-Z][A-Z0-9_]*$")
@@ -96,6 +102,8 @@ class Rule:
     # Generated literal-term rules: the terms themselves, so the engine can match them with a
     # find loop instead of RE2 (cheaper per match; usernames occur in almost every path).
     terms: tuple[str, ...] = ()
+    decode: str | None = None  # the decode-and-rescan pass (DECODERS), not a pattern rule
+    decode_packs: tuple[str, ...] = ()
 
     @property
     def rank(self) -> int:
@@ -337,6 +345,19 @@ def _parse_rule(raw: dict[str, Any], where: str, pack: str, src: str,
     in_paths = raw.get("paths", False)
     if not isinstance(in_paths, bool):
         raise RuleError(f"{where}: 'paths' must be true or false")
+    decode = raw.get("decode")
+    decode_packs = _str_list(raw, "decode_packs", where)
+    if decode is not None:
+        if decode not in DECODERS:
+            raise RuleError(f"{where}: 'decode' must be one of {', '.join(DECODERS)}")
+        if not decode_packs or any(p not in DECODE_PACKS for p in decode_packs):
+            raise RuleError(f"{where}: 'decode_packs' must list packs of {', '.join(DECODE_PACKS)}")
+        if secret_group != 1 or groups != 1:
+            raise RuleError(f"{where}: a decode rule's regex has one group, the run")
+        if min_length < 16:
+            raise RuleError(f"{where}: a decode rule needs 'min_length' of 16 or more (the shortest run decoded)")
+    elif decode_packs:
+        raise RuleError(f"{where}: 'decode_packs' needs 'decode'")
     return Rule(
         id=raw["id"], regex=regex, label=label, description=description, secret_group=secret_group,
         keywords=keywords, entropy=float(entropy) if entropy is not None else None, min_length=min_length,
@@ -344,6 +365,7 @@ def _parse_rule(raw: dict[str, Any], where: str, pack: str, src: str,
         validator=validator, allowlist=allowlist, replace=replace, confidence=confidence,
         positive=_str_list(raw, "positive", where), negative=_str_list(raw, "negative", where),
         expect=_str_list(raw, "expect", where), pack=pack, source=src, check=check, in_paths=in_paths,
+        decode=decode, decode_packs=decode_packs,
     )
 
 
