@@ -363,3 +363,28 @@ def test_the_gate_is_cheap_on_ordinary_text(red: RuleRedactor, monkeypatch: pyte
     text = "\n".join(lines)
     assert not red.engine.always_hit(text.encode())
     assert red.redact_text(text, RedactionReport()) is not None and calls == []
+
+
+def test_a_custom_pack_set_without_always_on_rules_still_decodes_wrapped_runs_in_jsonl(tmp_path: Path) -> None:
+    """A team's own packs: one keyword rule and a decode rule, no always-on rule. A JSONL line with
+    escapes (a wrapped run always has `\\n` in raw JSON) used to be skipped as needing no work."""
+    (shipped,) = [r for r in load_rules(["builtin:secrets"]) if r.decode]
+    pack = tmp_path / "acme.toml"
+    pack.write_text(
+        '[pack]\nname = "acme"\nversion = 1\n\n'
+        "[[rules]]\nid = 'acme-token'\nregex = '''\\b(acme_live_[A-Za-z0-9]{32})\\b'''\n"
+        "keywords = ['acme_live_']\nlabel = 'ACME_TOKEN'\nconfidence = 'high'\n\n"
+        f"[[rules]]\nid = 'acme-base64-file'\nregex = '''{shipped.regex}'''\nlabel = 'BASE64_SECRET'\n"
+        "decode = 'base64'\ndecode_packs = ['secrets']\nmin_length = 32\nconfidence = 'high'\n")
+    custom = build_redactor([str(pack)], KEY, RuntimeTerms(usernames=[], names=[], home_dirs=[], extra_terms=[], hosts=[]))
+    assert not custom.engine.has_always
+    env, secrets = fx.env_file(7)
+    line = fx.claude_tool_result("$ base64 .env\n" + fx.wrap(fx.b64(env), 76))
+    assert b"\\n" in line
+    src, dst = tmp_path / "s.jsonl", tmp_path / "out.jsonl"
+    src.write_bytes(line)
+    report = RedactionReport()
+    custom.redact_file(src, dst, "jsonl", report)
+    out = dst.read_bytes()
+    assert b"<BASE64_SECRET:" in out and report.by_rule().get("acme-base64-file") == 1
+    assert fx.b64(env)[:76].encode() not in out

@@ -477,7 +477,9 @@ class JsonRedactor:
             if (b"\\u" in raw or b"\\/" in raw) and self._hiding_escape(raw):
                 return True
             # Always-on rules run on decoded strings: escapes in the raw line could hide a match.
-            return not eng.keywords_json_safe or eng.has_always
+            # Without any (a custom pack set), the decode pass's gate still sees a wrapped base64
+            # run through its `\n` escapes.
+            return not eng.keywords_json_safe or eng.has_always or eng.always_hit(raw)
         return eng.always_hit(raw)
 
     @staticmethod
