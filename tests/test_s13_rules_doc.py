@@ -302,7 +302,7 @@ def test_pack_name_changes_what_rules_run_on(tmp_path: Path) -> None:
                     "paths": (True, False, True, [], False), "secrets": (False, True, False, tp, True)}
 
 
-def test_custom_pack_token_inside_base64_is_not_found(tmp_path: Path) -> None:
+def test_custom_pack_token_inside_base64_is_found(tmp_path: Path) -> None:
     import base64
 
     (tmp_path / "acme.toml").write_text(example_pack_text(), "utf-8")
@@ -310,7 +310,10 @@ def test_custom_pack_token_inside_base64_is_not_found(tmp_path: Path) -> None:
     assert eng.redact(f"see {TOKEN} here", None) != f"see {TOKEN} here"
     run = base64.b64encode(f"see {TOKEN} here and more plain words follow now\n".encode()).decode()
     text = f"$ base64 notes.txt\n{run}\n"
-    assert eng.redact(text, None) == text
+    out = eng.redact(text, None)
+    assert run not in out and out.startswith("$ base64 notes.txt\n<BASE64_SECRET:")
+    harmless = base64.b64encode(b"see the acme wiki for the release notes and more plain words\n").decode()
+    assert eng.redact(harmless, None) == harmless  # no finding of any pack: the run stays
 
 
 def test_impossible_min_length_loads_and_only_examples_catch_it(tmp_path: Path) -> None:

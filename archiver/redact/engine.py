@@ -68,7 +68,7 @@ import re2
 from archiver.redact import decoded, tables
 from archiver.redact.base import RedactionReport
 from archiver.redact.pseudonym import Pseudonymizer
-from archiver.redact.rules import Rule
+from archiver.redact.rules import Rule, decode_class
 
 _UNANCHORED = re2._Anchor.UNANCHORED  # noqa: SLF001 - the public wrapper has no cheaper entry point
 _ANCHOR_START = re2._Anchor.ANCHOR_START  # noqa: SLF001
@@ -633,8 +633,7 @@ class Engine:
         # the rules a decoded text is scanned with: this engine's, or for a decode rule alone (its
         # examples checked by themselves) the built-in packs it counts, built when first needed
         self._rescan: Engine | None = self if any(
-            r.decode is None and (r.pack in d.packs or (r.generated and "runtime" in d.packs))
-            for d in self._decoders for r in self.rules) else None
+            r.decode is None and decode_class(r) in d.packs for d in self._decoders for r in self.rules) else None
         self._kw_rules = [sorted(set(x)) for x in kw_rules]
         self.keywords = list(kw_index)
         self._gate = None
@@ -1004,8 +1003,7 @@ class Engine:
             eng = self._rescan = Engine(load_rules([f"builtin:{p}" for p in sorted(packs)]), self.pseudonyms)
         out: set[str] = set()
         for m in eng.scan_bytes(text, MODE_ALL, depth=depth):
-            r = eng._by_id[m.rule_id]
-            out.add("runtime" if r.generated else r.pack)
+            out.add(decode_class(eng._by_id[m.rule_id]))
         return out
 
     def secret_runs(self, buf: bytes) -> list[tuple[int, int, str]]:

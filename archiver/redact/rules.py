@@ -48,9 +48,17 @@ _RULE_KEYS = frozenset({
 })
 # `decode = "base64"`: not a pattern rule but the engine's decode-and-rescan pass (decoded.py). Its
 # regex finds the runs, min_length is the shortest run decoded, decode_packs the packs whose
-# findings in the decoded text make the whole run a secret ("runtime": the configured terms).
+# findings in the decoded text make the whole run a secret ("runtime": the configured terms;
+# "custom": every pack that is not built in, a team's own).
 DECODERS = ("base64",)
-DECODE_PACKS = (*BUILTIN_PACKS, "runtime")
+DECODE_PACKS = (*BUILTIN_PACKS, "runtime", "custom")
+
+
+def decode_class(rule: "Rule") -> str:
+    """The name a finding of `rule` counts under for a decode rule's `decode_packs`."""
+    if rule.generated:
+        return "runtime"
+    return rule.pack if rule.pack in BUILTIN_PACKS else "custom"
 _VALIDATOR_NAMES = ("luhn", "iban", "jwt", "ssn", "pem_base64", "non_ascii")
 _ID_RE = re2.compile(r"^[a-z0-9][a-z0-9._-]*$")
 _LABEL_RE = re2.compile(r"^[A-Z][A-Z0-9_]*$")
