@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from archiver.cli import EXIT_OK, EXIT_PARTIAL, console, emit_json
+from archiver.commands import add_command
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -20,7 +21,5 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
-    help_ = "the whole job on bundled sample sessions against an embedded S3"
-    sp = sub.add_parser("demo", parents=[common], help=help_, description=help_)
-    sp.set_defaults(func=cmd_demo)
+    sp = add_command(sub, common, "demo", cmd_demo, "the whole job on bundled sample sessions against an embedded S3")
     sp.add_argument("--dir", help="keep the demo's files here (default: a temp folder)")

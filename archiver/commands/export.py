@@ -12,6 +12,7 @@ from typing import Any
 
 from archiver.cli import EXIT_INTEGRITY, EXIT_OK, UsageError, console, emit_json, err, plain, settings_of
 from archiver.commands.reading import add_at, add_identity, catalog_of, iso_utc, open_archive, resolve_key
+from archiver.commands import add_command
 
 
 def cmd_export(args: argparse.Namespace) -> int:
@@ -65,9 +66,7 @@ def _write_private(out: Path, text: str) -> None:
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
-    help_ = "a readable transcript (HTML or Markdown) of an archived session and its subagents"
-    sp = sub.add_parser("export", parents=[common], help=help_, description=help_)
-    sp.set_defaults(func=cmd_export)
+    sp = add_command(sub, common, "export", cmd_export, "a readable transcript (HTML or Markdown) of an archived session and its subagents")
     sp.add_argument("key")
     sp.add_argument("--format", choices=["html", "md"], default="html")
     sp.add_argument("--out", help="file to write (default: stdout)")

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from archiver.cli import EXIT_OK, UsageError, console, emit_json
+from archiver.commands import add_command
 
 
 def cmd_keygen(args: argparse.Namespace) -> int:
@@ -30,8 +31,6 @@ def cmd_keygen(args: argparse.Namespace) -> int:
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
-    help_ = "write identity.txt, recipient.txt and team.key (0600)"
-    sp = sub.add_parser("keygen", parents=[common], help=help_, description=help_)
-    sp.set_defaults(func=cmd_keygen)
+    sp = add_command(sub, common, "keygen", cmd_keygen, "write identity.txt, recipient.txt and team.key (0600)")
     sp.add_argument("--out", required=True)
     sp.add_argument("--force", action="store_true")

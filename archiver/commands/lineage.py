@@ -8,6 +8,7 @@ from typing import Any
 
 from archiver.cli import EXIT_INTEGRITY, EXIT_OK, console, emit_json, err, plain, settings_of
 from archiver.commands.reading import add_at, add_identity, as_of, catalog_of, iso_utc, resolve_key
+from archiver.commands import add_command
 
 
 def cmd_lineage(args: argparse.Namespace) -> int:
@@ -58,9 +59,7 @@ def cmd_lineage(args: argparse.Namespace) -> int:
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
-    help_ = "the lineage forest, or one family, as a tree"
-    sp = sub.add_parser("lineage", parents=[common], help=help_, description=help_)
-    sp.set_defaults(func=cmd_lineage)
+    sp = add_command(sub, common, "lineage", cmd_lineage, "the lineage forest, or one family, as a tree")
     sp.add_argument("key", nargs="?")
     add_identity(sp)
     add_at(sp)

@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from archiver.cli import EXIT_INTEGRITY, EXIT_OK, UsageError, console, emit_json, err, plain, settings_of
+from archiver.commands import add_command
 from archiver.commands.reading import add_at, add_identity, as_of, catalog_of, iso_utc, parse_since
 
 
@@ -88,9 +89,7 @@ def cmd_ls(args: argparse.Namespace) -> int:
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
-    sp = sub.add_parser("ls", parents=[common], help="sessions in the archive (latest state per session, or as of --at)",
-                        description="sessions in the archive (latest state per session, or as of --at)")
-    sp.set_defaults(func=cmd_ls)
+    sp = add_command(sub, common, "ls", cmd_ls, "sessions in the archive (latest state per session, or as of --at)")
     add_identity(sp)
     add_at(sp)
     sp.add_argument("--harness", action="append")

@@ -16,6 +16,8 @@ from email.utils import parsedate_to_datetime
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
+from archiver.commands import add_command
+
 DEFAULT_INTERVAL = "1h"
 CLOCK_SKEW_LIMIT = 300.0  # seconds: S3 signatures fail beyond 15 min; we complain at 5
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhd]?)\s*$", re.IGNORECASE)
@@ -23,17 +25,15 @@ _UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
 def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:  # type: ignore[type-arg]
-    sp = sub.add_parser("status", parents=[common], help="the last sync run: time, result, counts, bytes, next due",
-                        description="The last sync run recorded in the local state: time, result, counts, bytes, "
-                                    "errors and when the next run is due.")
+    sp = add_command(sub, common, "status", cmd_status, "the last sync run: time, result, counts, bytes, next due",
+                     "The last sync run recorded in the local state: time, result, counts, bytes, "
+                     "errors and when the next run is due.")
     sp.add_argument("--interval", default=DEFAULT_INTERVAL,
                     help="schedule interval for 'next due' (e.g. 1h, 30m, 86400; default 1h)")
-    sp.set_defaults(func=cmd_status)
 
-    sp = sub.add_parser("doctor", parents=[common], help="check config, key files, bucket, harness roots and clock",
-                        description="Check that this collector is set up right; exit 2 if any check fails.")
+    sp = add_command(sub, common, "doctor", cmd_doctor, "check config, key files, bucket, harness roots and clock",
+                     "Check that this collector is set up right; exit 2 if any check fails.")
     sp.add_argument("--timeout", type=float, default=5.0, help="seconds per store request (default 5)")
-    sp.set_defaults(func=cmd_doctor)
 
 
 def parse_duration(text: str) -> float:

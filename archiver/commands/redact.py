@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from archiver.cli import EXIT_OK, UsageError, err, settings_of
+from archiver.commands import add_command
 
 
 def cmd_redact(args: argparse.Namespace) -> int:
@@ -55,8 +56,6 @@ def guess_format(p: Path) -> str:
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
-    help_ = "redact one file to stdout with the configured rules"
-    sp = sub.add_parser("redact", parents=[common], help=help_, description=help_)
-    sp.set_defaults(func=cmd_redact)
+    sp = add_command(sub, common, "redact", cmd_redact, "redact one file to stdout with the configured rules")
     sp.add_argument("file")
     sp.add_argument("--format", choices=["jsonl", "json", "text", "sqlite", "git-object", "binary"])

@@ -9,6 +9,7 @@ from typing import Any
 
 from archiver.cli import EXIT_INTEGRITY, EXIT_OK, UsageError, console, emit_json, err, plain, settings_of
 from archiver.commands.reading import add_at, add_identity, as_of, catalog_of, iso_utc, open_archive, resolve_key
+from archiver.commands import add_command
 
 
 def cmd_restore(args: argparse.Namespace) -> int:
@@ -71,9 +72,7 @@ def cmd_restore(args: argparse.Namespace) -> int:
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
-    help_ = "restore sessions into DIR laid out like a HOME"
-    sp = sub.add_parser("restore", parents=[common], help=help_, description=help_)
-    sp.set_defaults(func=cmd_restore)
+    sp = add_command(sub, common, "restore", cmd_restore, "restore sessions into DIR laid out like a HOME")
     sp.add_argument("keys", nargs="*")
     sp.add_argument("--all", action="store_true")
     sp.add_argument("--to", required=True)

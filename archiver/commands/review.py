@@ -5,10 +5,12 @@ ls, lineage, restore, verify, export, snapshots.)"""
 from __future__ import annotations
 
 import argparse
+import functools
 from pathlib import Path
 from typing import Any
 
 from archiver.cli import EXIT_INTEGRITY, EXIT_OK, EXIT_PARTIAL, UsageError, console, emit_json, err, settings_of
+from archiver.commands import add_command
 from archiver.commands.reading import add_identity, identities_of, object_id_key_of, open_archive
 
 
@@ -211,10 +213,7 @@ def cmd_recovery_key(args: argparse.Namespace) -> int:
 
 # ---------------------------------------------------------------- registration
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
-    def add(name: str, func: Any, help_: str) -> argparse.ArgumentParser:
-        sp = sub.add_parser(name, parents=[common], help=help_, description=help_)
-        sp.set_defaults(func=func)
-        return sp
+    add = functools.partial(add_command, sub, common)
 
     sp = add("bucket", cmd_bucket_init, "bucket set-up")
     bsub = sp.add_subparsers(dest="bucket_cmd", required=True)

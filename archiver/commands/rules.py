@@ -10,6 +10,7 @@ from typing import Any
 
 from archiver.cli import EXIT_OK, EXIT_USAGE, UsageError, console, emit_json, err, settings_of
 from archiver.commands.redact import guess_format
+from archiver.commands import add_command
 
 
 def cmd_rules(args: argparse.Namespace) -> int:
@@ -60,9 +61,7 @@ def cmd_rules(args: argparse.Namespace) -> int:
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
-    help_ = "list rules, or show which rules fire in a file (never the values)"
-    sp = sub.add_parser("rules", parents=[common], help=help_, description=help_)
-    sp.set_defaults(func=cmd_rules)
+    sp = add_command(sub, common, "rules", cmd_rules, "list rules, or show which rules fire in a file (never the values)")
     rsub = sp.add_subparsers(dest="rules_cmd", required=True)
     # the common options may come before or after the subcommand; SUPPRESS keeps the outer value
     inner = argparse.ArgumentParser(add_help=False)

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from archiver.cli import EXIT_OK, EXIT_PARTIAL, console, emit_json, err, plain, settings_of
+from archiver.commands import add_command
 
 
 def cmd_scan(args: argparse.Namespace) -> int:
@@ -59,7 +60,5 @@ def _size(p: Path) -> int:
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
-    help_ = "what would be archived, with lineage; reads nothing remote"
-    sp = sub.add_parser("scan", parents=[common], help=help_, description=help_)
-    sp.set_defaults(func=cmd_scan)
+    sp = add_command(sub, common, "scan", cmd_scan, "what would be archived, with lineage; reads nothing remote")
     sp.add_argument("--harness", action="append")

@@ -8,6 +8,7 @@ from typing import Any
 
 from archiver.cli import EXIT_INTEGRITY, EXIT_OK, console, emit_json, err, plain, settings_of
 from archiver.commands.reading import add_at, add_identity, as_of, catalog_of, iso_utc
+from archiver.commands import add_command
 
 
 def cmd_snapshots(args: argparse.Namespace) -> int:
@@ -35,9 +36,7 @@ def cmd_snapshots(args: argparse.Namespace) -> int:
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
-    help_ = "each host's snapshots (manifests): when, how many sessions, how many bytes; pick a time for --at"
-    sp = sub.add_parser("snapshots", parents=[common], help=help_, description=help_)
-    sp.set_defaults(func=cmd_snapshots)
+    sp = add_command(sub, common, "snapshots", cmd_snapshots, "each host's snapshots (manifests): when, how many sessions, how many bytes; pick a time for --at")
     sp.add_argument("--host", help="only this host id")
     add_identity(sp)
     add_at(sp, "only snapshots created at or before TIME (the forms of ls --at: 2026-11-30T12:00:00Z, "

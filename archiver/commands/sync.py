@@ -14,6 +14,7 @@ from typing import Any, Callable
 from archiver import __version__
 from archiver.cli import (EXIT_OK, EXIT_PARTIAL, Terminated, UsageError, console, emit_json, err, plain,
                           settings_of)
+from archiver.commands import add_command
 
 
 def _terminate_on_sigterm() -> Callable[[], None]:
@@ -284,9 +285,7 @@ def _note_failure(args: argparse.Namespace, state_dir: Path, started: float, rea
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
-    help_ = "discover, redact, pack and upload; write a manifest"
-    sp = sub.add_parser("sync", parents=[common], help=help_, description=help_)
-    sp.set_defaults(func=cmd_sync)
+    sp = add_command(sub, common, "sync", cmd_sync, "discover, redact, pack and upload; write a manifest")
     sp.add_argument("--dry-run", action="store_true")
     sp.add_argument("--metrics-file", help="write Prometheus textfile-collector metrics here (atomically)")
     sp.add_argument("--workers", type=int, default=min(4, os.cpu_count() or 1),

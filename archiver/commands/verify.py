@@ -9,6 +9,7 @@ import argparse
 from typing import Any
 
 from archiver.cli import EXIT_INTEGRITY, EXIT_OK, UsageError, console, emit_json, err, settings_of
+from archiver.commands import add_command
 from archiver.commands.reading import (add_at, add_identity, at_of, identities_of, iso_utc, object_id_key_of,
                                        open_archive, require_archive, wrong_identity_hint)
 
@@ -66,9 +67,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
-    help_ = "check manifests, objects and tombstones (--read-data downloads and checks content)"
-    sp = sub.add_parser("verify", parents=[common], help=help_, description=help_)
-    sp.set_defaults(func=cmd_verify)
+    sp = add_command(sub, common, "verify", cmd_verify, "check manifests, objects and tombstones (--read-data downloads and checks content)")
     add_identity(sp)
     sp.add_argument("--read-data", action="store_true")
     sp.add_argument("--read-data-subset", help="e.g. 5%% or 0.05")
