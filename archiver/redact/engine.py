@@ -68,7 +68,7 @@ import re2
 from archiver.redact import decoded, tables
 from archiver.redact.base import RedactionReport
 from archiver.redact.pseudonym import Pseudonymizer
-from archiver.redact.rules import Rule, decode_class
+from archiver.redact.rules import BUILTIN_PACKS, Rule, decode_class, load_rules
 
 _UNANCHORED = re2._Anchor.UNANCHORED  # noqa: SLF001 - the public wrapper has no cheaper entry point
 _ANCHOR_START = re2._Anchor.ANCHOR_START  # noqa: SLF001
@@ -994,11 +994,9 @@ class Engine:
         return out
 
     def _decoded_packs(self, text: bytes, depth: int) -> set[str]:
-        """The packs ("runtime" for the generated rules) of the findings in a decoded text."""
+        """The classes of the findings in a decoded text (rules.decode_class: a built-in pack, "runtime" or "custom")."""
         eng = self._rescan
         if eng is None:
-            from archiver.redact.rules import BUILTIN_PACKS, load_rules
-
             packs = {p for d in self._decoders for p in d.packs if p in BUILTIN_PACKS}
             eng = self._rescan = Engine(load_rules([f"builtin:{p}" for p in sorted(packs)]), self.pseudonyms)
         out: set[str] = set()

@@ -54,18 +54,15 @@ def _redactor_args(settings: Settings) -> tuple[list[str], RuntimeTerms, Presidi
 
 
 def build_from_settings(settings: Settings, pseudonym_key: bytes) -> Redactor:
-    from archiver.redact.redactor import build_redactor
-
-    rules, terms, presidio = _redactor_args(settings)
     try:
-        return build_redactor(rules, pseudonym_key, terms, presidio)
+        return redactor_recipe(settings, pseudonym_key)()
     except RuleError as e:
         raise ConfigError(f"redaction.rules: {e}") from None
 
 
 def redactor_recipe(settings: Settings, pseudonym_key: bytes) -> "functools.partial[Redactor]":
-    """`build_from_settings` as a picklable call of `build_redactor` on plain data (the host
-    and user names resolved here, as they are for the parent's redactor)."""
+    """The configured redactor as a picklable call of `build_redactor` on plain data (the host
+    and user names resolved here): the parent calls it, and worker processes unpickle and call it."""
     from archiver.redact.redactor import build_redactor
 
     rules, terms, presidio = _redactor_args(settings)
