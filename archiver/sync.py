@@ -68,6 +68,9 @@ class SyncOptions:
     dry_run: bool = False
     fail_closed: bool = True
     workers: int = 1  # sessions processed at once (threads) and redaction processes
+    # with workers > 1, a run with less than this to redact does it in this process (None:
+    # workers.INLINE_BYTES; 0: always in the workers)
+    inline_bytes: int | None = None
     # what redacted titles, warnings and paths depend on (rules, terms, keys: commands/sync.py computes
     # it). Set, a session found exactly as last archived is taken as is, without redacting
     # anything again; None, every session goes the long way.
@@ -180,7 +183,8 @@ class Syncer:
         packing = not self.options.dry_run and self.archive is not None
         self.jobs = Jobs(self.redactor, self.object_id_key, self.options.fail_closed,
                          workers=self.options.workers, factory=self.redactor_factory,
-                         recipients=self.recipients if packing else None)
+                         recipients=self.recipients if packing else None,
+                         inline_bytes=self.options.inline_bytes)
         try:
             # ids, keys and parents as archived (redacted) from here on: state, signatures,
             # tombstones, messages and the manifest all name a session by its archived key
@@ -373,12 +377,14 @@ class Syncer:
         and their stored rows are parsed only if this run writes a manifest (_commit).
         Returns the others. A signature is stored only with the session archived under it
         (see _note_signature), so equal signatures mean the long way would change nothing.
-        The first of them with a file not as stored starts the redaction workers, whose start
-        (imports, rules) then overlaps the rest of discovery."""
+        Once the files not as stored add up to more than the jobs' inline budget, the redaction
+        workers start, and their start (imports, rules) overlaps the rest of discovery; less than
+        that is redacted in this process (workers.INLINE_BYTES)."""
         self._known = self.state.known()
         known_get = self._known.get
         rest: list[DiscoveredSession] = []
         warm = self.jobs.warm if self.jobs is not None else None
+        budget = self.jobs.inline_bytes if self.jobs is not None else 0
         for ds in discovered:
             key = ds.key
             try:
@@ -396,9 +402,11 @@ class Syncer:
                         break
             if not same:
                 rest.append(ds)
-                if warm is not None and _has_new_files(ds, known, stats):
-                    warm()
-                    warm = None
+                if warm is not None:
+                    budget -= _bytes_to_redact(ds, known, stats)
+                    if budget < 0:
+                        warm()
+                        warm = None
                 continue
             self._fast[key] = ds
             self.result.unchanged += 1
@@ -909,11 +917,22 @@ def _identity(src: SourceArtifact) -> FileIdentity:
     return ident
 
 
-def _has_new_files(ds: DiscoveredSession, known: Known | None, stats: list[object]) -> bool:
-    """Will the long way likely redact something: a session not stored, or a file of it not as stored?"""
-    if known is None:
-        return True
-    return any(type(st) is tuple and known.files.get(_logical(src.path)) != st for src, st in zip(ds.sources, stats))
+def _bytes_to_redact(ds: DiscoveredSession, known: Known | None, stats: list[object]) -> int:
+    """About how much the long way will redact: every file not as stored; of a file that only
+    grew (same inode), what it grew by, as a JSONL transcript is redacted from where it was."""
+    total = 0
+    files = known.files if known is not None else {}
+    for src, st in zip(ds.sources, stats):
+        if type(st) is not tuple:
+            continue
+        was = files.get(_logical(src.path))
+        if was == st:
+            continue
+        size = st[1]
+        if was is not None and was[0] == st[0] and size > was[1]:
+            size -= was[1]
+        total += size
+    return total
 
 
 def _drain(items: deque[DiscoveredSession]) -> Iterator[DiscoveredSession]:

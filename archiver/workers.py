@@ -34,6 +34,11 @@ BATCH_LINES = 64
 # never join a batch: they are redacted from the file (redactor.redact_jsonl_span).
 BATCH_BYTES = 1024 * 1024
 BIG_JOB = 8 << 20  # after a job over this many bytes the allocator gives free memory back
+# A run with less than this to redact does it in the main process: starting the pool costs each
+# worker its imports and the rules' compilation (~1.5 CPU-s, the parent has already paid it),
+# more than redacting 8 MB inline takes, so an hourly run that finds a few appended lines would
+# spend most of its CPU starting workers. Also a bound on what the parent redacts in a run.
+INLINE_BYTES = 8 << 20
 
 
 @dataclass
@@ -382,7 +387,8 @@ class Jobs:
 
     def __init__(self, redactor: Redactor, object_id_key: bytes, verify: bool, workers: int = 1,
                  factory: Callable[[], Redactor] | None = None,
-                 recipients: Sequence[object] | None = None, jobs_per_worker: int | None = JOBS_PER_WORKER) -> None:
+                 recipients: Sequence[object] | None = None, jobs_per_worker: int | None = JOBS_PER_WORKER,
+                 inline_bytes: int | None = 0) -> None:
         self.redactor = redactor
         self.key = object_id_key
         self.verify = verify
@@ -393,10 +399,32 @@ class Jobs:
         self._pool_lock = threading.Lock()
         self._closed = False
         self._jobs_per_worker = jobs_per_worker
+        # pooled jobs may run in this process until the pool is wanted (warm(), or this budget of
+        # inline bytes (None: INLINE_BYTES) is spent), one at a time: the redactor's warnings are
+        # counted per job
+        budget = INLINE_BYTES if inline_bytes is None else inline_bytes
+        self.inline_bytes = budget if self.pooled else 0
+        self._inline_left = self.inline_bytes
+        self._pool_wanted = self.inline_bytes == 0
+        self._inline_lock = threading.Lock()
+        self.inline_jobs = 0
 
     @property
     def pooled(self) -> bool:
         return self._workers > 1 and self._factory is not None
+
+    def _runs_inline(self, nbytes: int) -> bool:
+        """Does a job of nbytes run here? Yes without a pool, and while the pool is not wanted and
+        the job fits in what is left of the inline budget; a job that does not fit wants the pool."""
+        if not self.pooled:
+            return True
+        with self._pool_lock:
+            if not self._pool_wanted and nbytes <= self._inline_left:
+                self._inline_left -= nbytes
+                self.inline_jobs += 1
+                return True
+            self._pool_wanted = True
+            return False
 
     def _get_pool(self) -> ProcessPoolExecutor:
         """Started on the first job: a run with nothing to redact never pays for it."""
@@ -436,9 +464,12 @@ class Jobs:
 
     def warm(self) -> None:
         """Start the worker processes now, without waiting for them (their start: imports and
-        the redactor's rules, about a second each, overlaps what the caller does next)."""
+        the redactor's rules, about a second each, overlaps what the caller does next). From
+        here on every job runs in the pool."""
         if not self.pooled:
             return
+        with self._pool_lock:
+            self._pool_wanted = True
         try:
             pool = self._get_pool()
             for _ in range(self._workers):
@@ -447,14 +478,16 @@ class Jobs:
             pass  # the first real job reports it
 
     def whole(self, src: Path, dst: Path, fmt: str) -> JobResult:
-        if not self.pooled:
-            return redact_whole(self.redactor, self.key, self.verify, str(src), str(dst), fmt, self.recipients)
+        if self._runs_inline(src.stat().st_size if self.pooled else 0):
+            with self._inline_lock:
+                return redact_whole(self.redactor, self.key, self.verify, str(src), str(dst), fmt, self.recipients)
         return self._run(_whole_in_worker, str(src), str(dst), fmt)
 
     def segment(self, src: Path, start: int, end: int, dst: Path) -> JobResult:
-        if not self.pooled:
-            return redact_segment(self.redactor, self.key, self.verify, str(src), start, end, str(dst),
-                                  self.recipients)
+        if self._runs_inline(end - start):
+            with self._inline_lock:
+                return redact_segment(self.redactor, self.key, self.verify, str(src), start, end, str(dst),
+                                      self.recipients)
         cuts = line_cuts(src, start, end, SPLIT_BYTES) if end - start > 2 * SPLIT_BYTES else [start, end]
         if len(cuts) == 2:
             return self._run(_segment_in_worker, str(src), start, end, str(dst))

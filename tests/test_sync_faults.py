@@ -153,12 +153,12 @@ def test_store_failure_names_object_and_keeps_archive_consistent(env: Env) -> No
     assert rerun["sessions"]["failed"] == 0
 
 
-def _big_home(home: Path) -> None:
+def _big_home(home: Path, lines: int = 400) -> None:
     for seed in range(12):
         s = make_claude_home(home, USER, seed=seed)
         p = s.root / "projects" / s.project_key / f"{s.main}.jsonl"
         with p.open("a") as f:
-            for i in range(400):
+            for i in range(lines):
                 f.write(json.dumps({"type": "user", "uuid": f"{seed}-{i}", "message": {"role": "user",
                         "content": f"line {i} in /home/{USER}/work " + os.urandom(300).hex()}}) + "\n")
 
@@ -208,7 +208,7 @@ def _marked_pids(mark: str) -> list[int]:
 def test_a_killed_sync_leaves_no_worker_processes_behind(env: Env) -> None:  # noqa: F811
     """SIGKILL (the OOM killer, a scheduler's timeout) gives the run no chance to stop its pool:
     the workers, the forkserver and the resource tracker must still go, not wait forever."""
-    _big_home(env.home)
+    _big_home(env.home, lines=1300)  # more than workers.INLINE_BYTES: the run starts its pool
     mark = f"ARCHIVER_TEST_MARK=orphan-{os.getpid()}-{time.monotonic_ns()}"
     environment = {**os.environ, mark.split("=")[0]: mark.split("=")[1]}
     cmd = [sys.executable, "-m", "archiver", "sync", "--config", str(env.config), "--workers", "2"]
