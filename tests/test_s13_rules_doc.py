@@ -157,11 +157,12 @@ def test_errors_quoted_in_prose(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
         load_rules(["acme.toml"])
 
 
-def test_reserved_id_loads_until_its_term_is_configured(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """What the page says of generated ids: refused only once the term that generates them is set."""
+def test_reserved_id_is_refused_without_its_term(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the page says of generated ids: refused in every pack, the term configured or not."""
     monkeypatch.chdir(tmp_path)
     (tmp_path / "acme.toml").write_text(HEADER + "[[rules]]\nid = \"user-name\"\nregex = '''(Zelda)'''\n")
-    assert [r.id for r in load_rules(["acme.toml"])] == ["user-name"]
+    with pytest.raises(RuleError, match=r"^acme\.toml: rule 'user-name': id is reserved for generated runtime-term rules$"):
+        load_rules(["acme.toml"])
     generated = {r.id for r in rules_mod.term_rules(RuntimeTerms(
         usernames=["zqxcanary", "max", "ab"], names=["Zelda Quixote"], hosts=["devbox-17"], extra_terms=["falcon"]))}
     table = section("Runtime terms: generated rules", "### ")
@@ -263,10 +264,10 @@ def test_a_bad_pack_is_refused_by_the_cli(box: Box, capsys: pytest.CaptureFixtur
     code, _ = _run("redact", "--config", str(box.config), str(box.base / "s.txt"))
     assert code == 2
     assert capsys.readouterr().err == f"archiver: redaction.rules: {msg}\n"
-    # sync: only once it has a session to redact (the page says so)
+    # sync: also with nothing to redact (the page says so)
     code, _ = _run("sync", "--config", str(box.config), "--workers", "1")
-    assert code == 0
-    capsys.readouterr()
+    assert code == 2
+    assert capsys.readouterr().err.endswith(f"archiver: redaction.rules: {msg}\n")
     rollouts = box.home / ".codex" / "sessions" / "2026" / "01" / "02"
     rollouts.mkdir(parents=True)
     write_rollout(rollouts, UUID_A, "03-04-05")
@@ -285,13 +286,18 @@ def _pack(tmp_path: Path, name: str, body: str) -> list[rules_mod.Rule]:
 
 
 def test_pack_name_changes_what_rules_run_on(tmp_path: Path) -> None:
+    """Why a pack file may not take a built-in name: the rules of packs so named (parsed here
+    directly, as the built-in packs are) run on other strings."""
     body = ("[[rules]]\nid = \"n-medium\"\nregex = '''pw=([a-z]+)'''\nkeywords = [\"pw=\"]\nconfidence = \"medium\"\n"
             "[[rules]]\nid = \"n-high\"\nregex = '''(acme_live_[0-9A-Za-z]{32})'''\nkeywords = [\"acme_live_\"]\n")
     p = Pseudonymizer(b"s13-rules-doc-key-0000")
     table = "+----+----------+\n| id | password |\n+----+----------+\n|  1 | hunter2x |\n+----+----------+\n"
     seen = {}
     for name in ("acme", "pii", "paths", "secrets"):
-        rules = _pack(tmp_path, name, body)
+        if name != "acme":
+            with pytest.raises(RuleError, match=rf"\[pack\]: name '{name}' is reserved"):
+                _pack(tmp_path, name, body)
+        rules = rules_mod.parse_pack(tomllib.loads(f'[pack]\nname = "{name}"\nversion = 1\n\n{body}'), "p.toml")
         assert rules[1].secret_shape == (name not in ("pii", "paths"))  # fail_closed's raw-bytes check
         eng = Engine(rules, p)
         seen[name] = (bool(eng.scan("pw=abc", MODE_KEYS)), bool(eng.scan(TOKEN, MODE_IDS)),
@@ -316,8 +322,13 @@ def test_custom_pack_token_inside_base64_is_found(tmp_path: Path) -> None:
     assert eng.redact(harmless, None) == harmless  # no finding of any pack: the run stays
 
 
-def test_impossible_min_length_loads_and_only_examples_catch_it(tmp_path: Path) -> None:
-    rules = _pack(tmp_path, "acme", "[[rules]]\nid = \"acme-short\"\nregex = '''(x{3})'''\nmin_length = 10\n"
-                                    "positive = [\"xxx\"]\n")
+def test_impossible_checks_are_refused_and_examples_catch_the_rest(tmp_path: Path) -> None:
     src = tmp_path / "acme-pack.toml"
+    with pytest.raises(RuleError) as ei:
+        _pack(tmp_path, "acme", "[[rules]]\nid = \"acme-short\"\nregex = '''(x{3})'''\nmin_length = 10\n")
+    assert str(ei.value) == (f"{src}: rule 'acme-short': 'min_length' 10 can never be reached: "
+                             "the secret group matches at most 3 characters")
+    # a keyword real matches lack loads, and never fires: only the positives tell
+    rules = _pack(tmp_path, "acme", "[[rules]]\nid = \"acme-short\"\nregex = '''(x{3})'''\nkeywords = [\"acme\"]\n"
+                                    "positive = [\"xxx\"]\n")
     assert check_examples(rules) == [f"{src}: rule 'acme-short': positive example 1 is not matched"]

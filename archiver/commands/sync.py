@@ -69,6 +69,7 @@ def _sync(args: argparse.Namespace, started: float, where: dict[str, Path]) -> i
         keys = runtime.team_keys(settings)
         recipients = runtime.recipients(settings)
         redactor = LazyRedactor(settings, keys)
+        _check_rule_packs(settings)
         archive = None if args.dry_run else Archive(runtime.store(settings, lazy=True))
         if args.workers < 1:
             raise UsageError("--workers must be at least 1")
@@ -188,6 +189,19 @@ class LazyRedactor:
         if name.startswith("__") or name in ("_settings", "_keys", "_real", "_build_lock"):
             raise AttributeError(name)
         return getattr(self.ready(), name)
+
+
+def _check_rule_packs(settings: Any) -> None:
+    """Refuse a bad rule pack now, as building the redactor would (the same message, exit 2),
+    also on a run with nothing to redact, which never builds it. Cheap: the packs that are not
+    built in are validated, the built-in ones (shipped, tested) are not compiled."""
+    from archiver.config import ConfigError
+    from archiver.redact.rules import RuleError, check_packs
+
+    try:
+        check_packs(list(settings.redaction.rules))
+    except RuleError as e:
+        raise ConfigError(f"redaction.rules: {e}") from None
 
 
 def redaction_fingerprint(settings: Any, keys: Any) -> str:

@@ -22,8 +22,12 @@ from __future__ import annotations
 import getpass
 import importlib
 import importlib.resources
+import math
+import re
+import re._parser as sre_parse  # Python's regex parser: the widths of an RE2 pattern it reads alike
 import tomllib
 import unicodedata
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Literal
@@ -52,6 +56,20 @@ _RULE_KEYS = frozenset({
 # "custom": every pack that is not built in, a team's own).
 DECODERS = ("base64",)
 DECODE_PACKS = (*BUILTIN_PACKS, "runtime", "custom")
+# A pack of one's own may take none of these names: the engine treats the built-in names specially
+# (what their rules run on), and "runtime" and "custom" are what decode_packs counts findings under.
+RESERVED_PACK_NAMES = DECODE_PACKS
+# Ids the loader generates from runtime terms (term_rules) or the engine adds (its table pass):
+# refused in every pack file, whether or not the term that generates them is configured.
+GENERATED_IDS = frozenset({"user-username", "user-username-account", "user-username-login", "user-name",
+                           "host-name", "table-password-column", "table-secret-column"})
+_GENERATED_ID_RE = re2.compile(r"^(?:user-home|extra-term)-[0-9]+$")
+# Keys a decode rule (decoded.py) has no use for: its regex finds runs, it has no keyword gate,
+# and its candidates go through none of the engine's filters nor path mode.
+DECODE_UNUSED_KEYS = ("keywords", "entropy", "allowlist", "validator", "same_as", "paths")
+# Shannon entropy is computed over the secret group's bytes (engine._entropy): at most log2(256).
+MAX_ENTROPY = 8.0
+HEX_RUN_MIN = 32  # engine._HEX: a hex run this long may pass an entropy bar above 3.0 with 3.0
 
 
 def decode_class(rule: "Rule") -> str:
@@ -241,7 +259,7 @@ def _validators() -> dict[str, Callable[[str], bool]]:
     return dict(getattr(mod, "VALIDATORS", {}))
 
 
-def load_pack(path: Path, source: str | None = None) -> list[Rule]:
+def load_pack(path: Path, source: str | None = None, builtin: bool = False) -> list[Rule]:
     src = source or str(path)
     try:
         data = tomllib.loads(path.read_text("utf-8"))
@@ -249,10 +267,18 @@ def load_pack(path: Path, source: str | None = None) -> list[Rule]:
         raise RuleError(f"{src}: cannot read rule pack: {e.strerror or e}") from e
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
         raise RuleError(f"{src}: invalid TOML: {e}") from e
-    return parse_pack(data, src)
+    if not builtin:
+        name = data.get("pack", {}).get("name") if isinstance(data.get("pack"), dict) else None
+        if name in RESERVED_PACK_NAMES:
+            raise RuleError(f"{src}: [pack]: name {name!r} is reserved ({', '.join(RESERVED_PACK_NAMES)}: "
+                            f"the engine treats them specially); name the pack after your team")
+    return parse_pack(data, src, builtin)
 
 
-def parse_pack(data: dict[str, Any], src: str) -> list[Rule]:
+def parse_pack(data: dict[str, Any], src: str, builtin: bool = False) -> list[Rule]:
+    """The rules of a parsed pack file, validated. `builtin`: a shipped pack, whose rules the
+    tests check (tests/test_s14_rules_validation.py), so loading skips the costlier checks of
+    what a regex can match."""
     unknown = sorted(set(data) - {"pack", "rules"})
     if unknown:
         raise RuleError(f"{src}: unknown top-level key {unknown[0]!r}")
@@ -282,11 +308,19 @@ def parse_pack(data: dict[str, Any], src: str) -> list[Rule]:
             raise RuleError(f"{where}: 'id' must be a lowercase id like 'aws-access-key-id'")
         if rid in seen:
             raise RuleError(f"{where}: duplicate rule id")
+        if reserved_id(rid):
+            kind = "the engine's table pass" if rid.startswith("table-") else "generated runtime-term rules"
+            raise RuleError(f"{where}: id is reserved for {kind}")
         seen.add(rid)
         if raw.get("validator") is not None and validators is None:
             validators = _validators()
-        out.append(_parse_rule(raw, where, name, src, validators or {}))
+        out.append(_parse_rule(raw, where, name, src, validators or {}, builtin))
     return out
+
+
+def reserved_id(rid: str) -> bool:
+    """Is `rid` an id of a generated rule (runtime terms, the engine's table pass)?"""
+    return rid in GENERATED_IDS or _GENERATED_ID_RE.search(rid) is not None
 
 
 def _str_list(raw: dict[str, Any], key: str, where: str) -> tuple[str, ...]:
@@ -297,10 +331,14 @@ def _str_list(raw: dict[str, Any], key: str, where: str) -> tuple[str, ...]:
 
 
 def _parse_rule(raw: dict[str, Any], where: str, pack: str, src: str,
-                validators: dict[str, Callable[[str], bool]]) -> Rule:
+                validators: dict[str, Callable[[str], bool]], builtin: bool = False) -> Rule:
     bad = sorted(set(raw) - _RULE_KEYS)
     if bad:
         raise RuleError(f"{where}: unknown key {bad[0]!r}")
+    unused = [k for k in DECODE_UNUSED_KEYS if k in raw] if raw.get("decode") is not None else []
+    if unused:
+        raise RuleError(f"{where}: a decode rule does not use {', '.join(repr(k) for k in unused)}: remove "
+                        f"{'it' if len(unused) == 1 else 'them'}")
     regex = raw.get("regex")
     if not isinstance(regex, str) or not regex:
         raise RuleError(f"{where}: 'regex' must be a non-empty string")
@@ -322,8 +360,12 @@ def _parse_rule(raw: dict[str, Any], where: str, pack: str, src: str,
         if any(ord(c) < 0x20 or c == "\x7f" for c in k):
             raise RuleError(f"{where}: keyword {k!r} contains a control character")
     entropy = raw.get("entropy")
-    if entropy is not None and (not isinstance(entropy, (int, float)) or isinstance(entropy, bool) or entropy < 0):
+    if entropy is not None and (not isinstance(entropy, (int, float)) or isinstance(entropy, bool)
+                                or math.isnan(entropy) or entropy < 0):
         raise RuleError(f"{where}: 'entropy' must be a non-negative number")
+    if entropy is not None and entropy > MAX_ENTROPY:
+        raise RuleError(f"{where}: 'entropy' {entropy} can never be reached: the entropy of the secret's bytes "
+                        f"is at most {MAX_ENTROPY:g} bits a byte")
     min_length = raw.get("min_length", 0)
     if not isinstance(min_length, int) or isinstance(min_length, bool) or min_length < 0:
         raise RuleError(f"{where}: 'min_length' must be a non-negative integer")
@@ -339,6 +381,9 @@ def _parse_rule(raw: dict[str, Any], where: str, pack: str, src: str,
     for a in allowlist:
         _compile(a, where, "allowlist entry")
     label = raw.get("label", raw["id"].upper().replace("-", "_").replace(".", "_"))
+    if "label" not in raw and (not _LABEL_RE.search(label) or len(label) > 40):
+        raise RuleError(f"{where}: an id without a 'label' must start with a letter and have at most 40 "
+                        f"characters, like 'aws-access-key-id' (the label is made from it); or give a 'label'")
     if not isinstance(label, str) or not _LABEL_RE.search(label) or len(label) > 40:
         raise RuleError(f"{where}: 'label' must look like 'AWS_ACCESS_KEY' (at most 40 characters)")
     replace = raw.get("replace", "token")
@@ -366,6 +411,8 @@ def _parse_rule(raw: dict[str, Any], where: str, pack: str, src: str,
             raise RuleError(f"{where}: a decode rule needs 'min_length' of 16 or more (the shortest run decoded)")
     elif decode_packs:
         raise RuleError(f"{where}: 'decode_packs' needs 'decode'")
+    if not builtin and (min_length or entropy is not None):
+        _check_reachable(regex, secret_group, groups, min_length, entropy, where)
     return Rule(
         id=raw["id"], regex=regex, label=label, description=description, secret_group=secret_group,
         keywords=keywords, entropy=float(entropy) if entropy is not None else None, min_length=min_length,
@@ -375,6 +422,42 @@ def _parse_rule(raw: dict[str, Any], where: str, pack: str, src: str,
         expect=_str_list(raw, "expect", where), pack=pack, source=src, check=check, in_paths=in_paths,
         decode=decode, decode_packs=decode_packs,
     )
+
+
+def max_chars(regex: str, group: int, groups: int) -> int | None:
+    """The most characters `group` of an RE2 regex (0: the whole match) can match, or None when
+    that is unbounded or cannot be told soundly: Python's parser reads the pattern, and a pattern
+    it refuses (`\\pL`, `\\z`, a flag group inside) or may read otherwise than RE2 (`{,n}` is a
+    repeat to Python, a literal to RE2) is not measured."""
+    if "{," in regex:
+        return None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # "possible nested set" and the like
+            tree = sre_parse.parse(regex)
+            widths = tree.state.groupwidths
+            if len(widths) != groups + 1 or (group and widths[group] is None):
+                return None
+            hi = widths[group][1] if group else tree.getwidth()[1]
+    except Exception:  # noqa: BLE001 - any pattern Python cannot read is simply not measured
+        return None
+    return hi if hi < sre_parse.MAXREPEAT else None
+
+
+def _check_reachable(regex: str, group: int, groups: int, min_length: int, entropy: float | None,
+                     where: str) -> None:
+    """Refuse a min_length or entropy the secret group can never reach (engine._keep's filters)."""
+    most = max_chars(regex, group, groups)
+    if most is None:
+        return
+    if min_length > most:
+        raise RuleError(f"{where}: 'min_length' {min_length} can never be reached: the secret group matches "
+                        f"at most {most} characters")
+    # n bytes score at most log2(n) bits a byte; a character is at most 4 UTF-8 bytes. (A hex run of
+    # HEX_RUN_MIN or more may pass with less: engine._random_hex.)
+    if entropy is not None and most < HEX_RUN_MIN and most and entropy > math.log2(min(4 * most, 256)) + 1e-9:
+        raise RuleError(f"{where}: 'entropy' {entropy} can never be reached: the secret group matches at most "
+                        f"{most} characters, whose bytes score at most {math.log2(min(4 * most, 256)):.2f}")
 
 
 def _quiet() -> Any:
@@ -393,29 +476,62 @@ def _compile(pattern: str, where: str, what: str) -> Any:
         raise RuleError(f"{where}: bad {what} (RE2 syntax): {msg}") from e
 
 
+def _builtin_name(spec: str) -> str:
+    name = spec.split(":", 1)[1]
+    if name not in BUILTIN_PACKS:
+        raise RuleError(f"{spec}: unknown builtin pack (known: {', '.join(BUILTIN_PACKS)})")
+    return name
+
+
+def _add_ids(spec: str, ids: list[str], where_of: dict[str, str]) -> None:
+    for rid in ids:
+        if rid in where_of:
+            raise RuleError(f"{spec}: rule {rid!r}: duplicate id (already defined in {where_of[rid]})")
+        where_of[rid] = spec
+
+
 def load_rules(specs: list[str], extra: RuntimeTerms | None = None) -> list[Rule]:
     """Load packs in order, then append the rules generated from `extra`; ids must be unique."""
     rules: list[Rule] = []
     where_of: dict[str, str] = {}
     for spec in specs:
         if spec.startswith("builtin:"):
-            name = spec.split(":", 1)[1]
-            if name not in BUILTIN_PACKS:
-                raise RuleError(f"{spec}: unknown builtin pack (known: {', '.join(BUILTIN_PACKS)})")
-            pack_rules = load_pack(builtin_pack_path(name), spec)
+            pack_rules = load_pack(builtin_pack_path(_builtin_name(spec)), spec, builtin=True)
         else:
             pack_rules = load_pack(Path(spec).expanduser(), spec)
-        for r in pack_rules:
-            if r.id in where_of:
-                raise RuleError(f"{spec}: rule {r.id!r}: duplicate id (already defined in {where_of[r.id]})")
-            where_of[r.id] = spec
-            rules.append(r)
+        _add_ids(spec, [r.id for r in pack_rules], where_of)
+        rules.extend(pack_rules)
     for r in term_rules(extra or RuntimeTerms()):
         if r.id in where_of:
             raise RuleError(f"{where_of[r.id]}: rule {r.id!r}: id is reserved for generated runtime-term rules")
         where_of[r.id] = "runtime terms"
         rules.append(r)
     return rules
+
+
+_BUILTIN_ID_LINE = re.compile(r"""^id = '([^']+)'$""", re.M)
+
+
+def builtin_ids(name: str) -> list[str]:
+    """The rule ids of a built-in pack, read from its text without parsing it (each rule's
+    `id = '...'` line; tests/test_s14_rules_validation.py checks they are the loaded ids)."""
+    return _BUILTIN_ID_LINE.findall(builtin_pack_path(name).read_text("utf-8"))
+
+
+def check_packs(specs: list[str]) -> None:
+    """Raise the RuleError load_rules would raise for these specs, cheaply: the packs that are not
+    built in are read and validated (their regexes compiled), the built-in ones only named (they
+    ship tested) and their ids read as text. For a run that may never build the redactor."""
+    if all(s.startswith("builtin:") for s in specs):
+        names = [_builtin_name(s) for s in specs]
+        if len(set(names)) == len(names):
+            return  # shipped packs, each once: nothing to read
+    where_of: dict[str, str] = {}
+    for spec in specs:
+        if spec.startswith("builtin:"):
+            _add_ids(spec, builtin_ids(_builtin_name(spec)), where_of)
+        else:
+            _add_ids(spec, [r.id for r in load_pack(Path(spec).expanduser(), spec)], where_of)
 
 
 # ---------------------------------------------------------------- generated rules
