@@ -34,7 +34,7 @@ def _pack(tmp_path: Path, name: str, body: str, file: str | None = None) -> str:
 
 
 def _engine(rules_toml: str, tmp_path: Path, terms: RuntimeTerms | None = None) -> Engine:
-    return Engine(load_rules([_pack(tmp_path, "secrets", rules_toml)], terms), Pseudonymizer(KEY))
+    return Engine(load_rules([_pack(tmp_path, "acme", rules_toml)], terms), Pseudonymizer(KEY))
 
 
 # ---------------------------------------------------------------- loading
