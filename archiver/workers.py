@@ -277,6 +277,7 @@ _worker_redactor: Redactor | None = None
 _worker_key: bytes = b""
 _worker_verify: bool = True
 _worker_recipients: Sequence[object] | None = None
+_worker_bytes = 0  # what this worker redacted so far (_Retirement)
 
 
 def _exit_with_parent() -> None:
@@ -306,12 +307,16 @@ def _init_worker(factory: Callable[[], Redactor], object_id_key: bytes, verify: 
 
 
 def _whole_in_worker(src: str, dst: str, fmt: str) -> JobResult:
+    global _worker_bytes
     assert _worker_redactor is not None
+    _worker_bytes += os.stat(src).st_size
     return redact_whole(_worker_redactor, _worker_key, _worker_verify, src, dst, fmt, _worker_recipients)
 
 
 def _segment_in_worker(src: str, start: int, end: int, dst: str, pack: bool = True) -> JobResult:
+    global _worker_bytes
     assert _worker_redactor is not None
+    _worker_bytes += end - start
     return redact_segment(_worker_redactor, _worker_key, _worker_verify, src, start, end, dst,
                           _worker_recipients if pack else None)
 
@@ -320,13 +325,34 @@ def _noop() -> None:
     pass
 
 
-# A worker is replaced by a fresh one after this many jobs. Its memory grows with the jobs it
-# ran (RE2's DFA caches, the walkers' memos, pymalloc arenas: 62 -> 82 MB RSS over ~1,850 jobs on
-# a 300 MB corpus) and a fresh one costs about a second of CPU (imports and rules). The trade,
-# measured: at 2,000 the 1 GB-transcript case peaked at 292.9 MB (whole tree) against 280.4 at
-# 800, while a cold sync of 10,000 tiny sessions took 64.5 CPU-s against 84.7. The peak is a
-# target (< 300 MB); tiny sessions' cold CPU is not.
-JOBS_PER_WORKER = 800
+# A worker is replaced by a fresh one once it has redacted this many bytes (or run this many
+# jobs). Its memory grows with what it redacted (RE2's DFA caches, the walkers' memos, pymalloc
+# arenas: 62 -> 82 MB RSS over ~150 MB of a dense corpus), hardly with the number of jobs (two
+# workers ran 6,000 tiny jobs each and grew 4 MB), and a fresh one costs about a second of CPU
+# (imports and rules). Counting jobs (800, until s14) replaced workers ~16 times in a cold sync of
+# 10,000 tiny sessions: 71 CPU-s against 51 without replacement.
+BYTES_PER_WORKER = 96 << 20
+JOBS_PER_WORKER = 20_000
+
+
+class _Retirement(int):
+    """max_tasks_per_child for the pool: the job count, and a byte count. The stock worker loop
+    asks `num_tasks >= max_tasks` before each job and leaves after that job when it is true; the
+    reflected comparison lands here (an int subclass on the right is asked first), in the worker,
+    where the bytes it redacted so far are known. Pickled to the worker with both limits."""
+
+    bytes_limit: int
+
+    def __new__(cls, jobs: int, nbytes: int) -> "_Retirement":
+        self = super().__new__(cls, jobs)
+        self.bytes_limit = nbytes
+        return self
+
+    def __reduce__(self) -> tuple[type, tuple[int, int]]:
+        return _Retirement, (int(self), self.bytes_limit)
+
+    def __le__(self, num_tasks: object) -> bool:  # `num_tasks >= self`
+        return int(self) <= num_tasks or _worker_bytes >= self.bytes_limit  # type: ignore[operator]
 
 
 class _Pool(ProcessPoolExecutor):
@@ -388,6 +414,7 @@ class Jobs:
     def __init__(self, redactor: Redactor, object_id_key: bytes, verify: bool, workers: int = 1,
                  factory: Callable[[], Redactor] | None = None,
                  recipients: Sequence[object] | None = None, jobs_per_worker: int | None = JOBS_PER_WORKER,
+                 bytes_per_worker: int = BYTES_PER_WORKER,
                  inline_bytes: int | None = 0) -> None:
         self.redactor = redactor
         self.key = object_id_key
@@ -399,6 +426,7 @@ class Jobs:
         self._pool_lock = threading.Lock()
         self._closed = False
         self._jobs_per_worker = jobs_per_worker
+        self._bytes_per_worker = bytes_per_worker
         # pooled jobs may run in this process until the pool is wanted (warm(), or this budget of
         # inline bytes (None: INLINE_BYTES) is spent), one at a time: the redactor's warnings are
         # counted per job
@@ -449,7 +477,8 @@ class Jobs:
             # reference counts, ends up with its own copy of the pages anyway.
             self.pool = _Pool(workers, mp_context=ctx, initializer=_init_worker,
                               initargs=(factory, self.key, self.verify, self.recipients),
-                              max_tasks_per_child=self._jobs_per_worker)
+                              max_tasks_per_child=None if self._jobs_per_worker is None
+                              else _Retirement(self._jobs_per_worker, self._bytes_per_worker))
 
     def _run(self, fn: Callable[..., JobResult], *args: object) -> JobResult:
         pool = self._get_pool()

@@ -1,4 +1,4 @@
-"""Redaction workers are replaced by fresh ones after JOBS_PER_WORKER jobs (their memory grows
+"""Redaction workers are replaced by fresh ones after JOBS_PER_WORKER jobs or BYTES_PER_WORKER bytes (their memory grows
 with the jobs they ran), and the replacement never stalls the pool (CPython gh-115634)."""
 
 from __future__ import annotations
