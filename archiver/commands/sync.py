@@ -303,5 +303,6 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     sp.add_argument("--dry-run", action="store_true")
     sp.add_argument("--metrics-file", help="write Prometheus textfile-collector metrics here (atomically)")
     sp.add_argument("--workers", type=int, default=min(4, os.cpu_count() or 1),
-                    help="sessions processed at once, and redaction processes (default: cores, at most 4)")
+                    help="sessions processed at once, and redaction processes, started when there is more "
+                         "than 8 MB to redact (default: cores, at most 4)")
     sp.add_argument("--harness", action="append")
