@@ -114,7 +114,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from archiver.config import ConfigError
+    from archiver.errors import ConfigError
 
     parser = build_parser()
     try:

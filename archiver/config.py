@@ -16,11 +16,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
+from archiver.errors import ConfigError  # defined apart so the CLI names it without pydantic
 from archiver.model import HARNESS_NAMES
-
-
-class ConfigError(ValueError):
-    """A configuration problem; the message names the file and key."""
 
 
 class _Section(BaseModel):
