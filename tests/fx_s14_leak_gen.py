@@ -133,9 +133,6 @@ def samples(seed: int = 14) -> list[Sample]:  # noqa: C901, PLR0915
     add("printenv-named", f"$ printenv | grep -i key\nENCRYPTION_KEY={enc}\nSIGNING_KEY_ID=k1\n", enc)
     sig = g.s(HEX, 32)
     add("set-dump-quoted", f"$ set | grep -i secret\nSLACK_SIGNING_SECRET='{sig}'\n", sig)
-    add("docker-inspect-env",
-        json.dumps([{"Config": {"Env": [f"PATH=/usr/local/bin:/usr/bin", f"DATABASE_PASSWORD={pw}", f"AUTH0_CLIENT_SECRET={csec}"]}}], indent=4),
-        pw, csec)
     add("export-then-echo", f"$ export API_SECRET={sess_secret[::-1]}; echo $API_SECRET\n{sess_secret[::-1]}\n", sess_secret[::-1])
     add("printenv-one-var", f"$ printenv GITLAB_DEPLOY_TOKEN\n{gl_tok[::-1]}\n", gl_tok[::-1])
     add("ps-eww-environ",
