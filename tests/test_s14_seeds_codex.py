@@ -14,7 +14,7 @@ import zstandard
 
 from archiver.harnesses.base import HarnessContext, load_harness
 from archiver.model import DiscoveredSession, LineageEdge
-from tests.fx_home import Box, _line, box  # noqa: F401
+from tests.fx_home import EMAIL, USER, Box, _line, box  # noqa: F401
 
 ROOT = "0199aaaa-0000-7000-8000-0000000000a1"
 MID = "0199aaaa-0000-7000-8000-0000000000a2"
@@ -145,6 +145,34 @@ def test_every_host_database_of_the_seed_is_in_the_host_session(tmp_path: Path) 
     host = discover(tmp_path)["codex:@host"]
     assert sorted((a.path, a.role, a.format, a.mode) for a in host.sources) == [
         (f".codex/{n}.sqlite", "database", "sqlite", "sqlite") for n in ("goals_1", "logs_2", "memories_1", "queue_1")]
+
+
+def test_path_keyed_file_changes_are_redacted_in_the_archived_bytes(box: Box) -> None:  # noqa: F811
+    """records: patch_apply_end.changes and item_completed FileChange item.changes are
+    object<path, FileChange>: the paths are object KEYS (the seed's s11 audit keeps keys as the
+    seed example has them, /home/user/..., no configured user). Restored bytes carry no user name
+    or e-mail in a key, and the diff under it is intact."""
+    box.only("codex")
+    home_path, mail_path = f"/home/{USER}/project/a.txt", f"/srv/{EMAIL}/b.txt"
+    recs = [meta_line(ROOT, f"/home/{USER}/project"),
+            {"timestamp": "2026-01-02T03:04:06.000Z", "ordinal": 1, "type": "event_msg", "payload": {
+                "type": "patch_apply_end", "call_id": "call_def", "turn_id": "t1", "stdout": "Success.", "stderr": "",
+                "success": True, "status": "completed",
+                "changes": {home_path: {"type": "add", "content": "hi\n"}, mail_path: {"type": "delete", "content": ""}}}},
+            {"timestamp": "2026-01-02T03:04:07.000Z", "ordinal": 2, "type": "event_msg", "payload": {
+                "type": "item_completed", "thread_id": ROOT, "turn_id": "t1", "item": {
+                    "type": "FileChange", "id": "call_def", "status": "completed",
+                    "changes": {home_path: {"type": "update", "unified_diff": "@@ -1 +1 @@\n-a\n+b\n", "move_path": None}}}}}]
+    rollout(box.home / ".codex", ROOT, "03-04-05", *recs)
+    assert box.sync()["sessions"]["failed"] == 0
+    ((_, data),) = _restored_rollouts(box, "keys").items()
+    lines = [json.loads(x) for x in data.splitlines()]
+    patch_keys = list(lines[1]["payload"]["changes"])
+    item_keys = list(lines[2]["payload"]["item"]["changes"])
+    for key in patch_keys + item_keys:
+        assert USER not in key and EMAIL.split("@")[1] not in key, key
+    assert patch_keys[0].endswith("/project/a.txt") and item_keys[0] == patch_keys[0]
+    assert lines[2]["payload"]["item"]["changes"][item_keys[0]]["unified_diff"] == "@@ -1 +1 @@\n-a\n+b\n"
 
 
 def _rollout_bytes(tid: str, turns: int) -> bytes:
