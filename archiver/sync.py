@@ -572,14 +572,19 @@ class Syncer:
 
     def _moved(self, key: str, gone: list[Artifact], states: list[ArtifactState]) -> set[str]:
         """Archived paths of `gone` whose file this run archived under another path: same inode,
-        and at least the bytes archived before (an inode reused by a new, shorter file is not it)."""
+        and at least the bytes archived before (an inode reused by a new, shorter file is not it);
+        or a transcript of the same name, at least as long, under another folder: a Codex rollout
+        compressed (.jsonl.zst is a new file) and archived (moved flat) between two runs."""
         with self._lock:
             before = self.state.artifact_identities(key)
         sizes = {st.inode: st.size for st in states if st.inode}
+        transcripts = {_basename(st.artifact.path): st.artifact.size for st in states if st.artifact.role == "transcript"}
         out = set()
         for old in gone:
             ident = before.get(old.path)
             if ident is not None and ident[0] in sizes and sizes[ident[0]] >= ident[1]:
+                out.add(old.path)
+            elif old.role == "transcript" and transcripts.get(_basename(old.path), -1) >= old.size:
                 out.add(old.path)
         return out
 
@@ -946,6 +951,10 @@ def _printable(text: str) -> str:
 
 def _logical(path: str) -> str:
     return path[:-4] if path.endswith(".zst") else path
+
+
+def _basename(path: str) -> str:
+    return _logical(path).rsplit("/", 1)[-1]
 
 
 def _differs(a: Session, b: Session) -> bool:

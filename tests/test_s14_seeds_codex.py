@@ -9,7 +9,6 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-import pytest
 import zstandard
 
 from archiver.harnesses.base import HarnessContext, load_harness
@@ -214,8 +213,6 @@ def test_resume_decompressing_a_zst_rollout_restores_one_plain_rollout(box: Box)
     assert _restored_rollouts(box, "plain") == {f"{DAY}/{name}": _rollout_bytes(ROOT, 3)}
 
 
-@pytest.mark.xfail(strict=True, reason="sync.py _moved matches a moved file by inode only: a rollout compressed "
-                   "(new inode) and archived between two syncs is kept twice (report s14-seeds-cc)")
 def test_compressed_then_archived_rollout_restores_one_file(box: Box) -> None:  # noqa: F811
     """layout: the 7-day compression writes a new .jsonl.zst (a new inode) and archiving moves it
     flat to archived_sessions/. When both happen between two syncs, the old sessions/ path is
