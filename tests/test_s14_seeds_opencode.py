@@ -99,3 +99,107 @@ def test_the_archived_attachments_decode_to_text_without_the_private_data(synced
     assert decoded[0].startswith(b"owner: ") and decoded[1].startswith(b"name,mail\n")
     for text in decoded:
         assert [n for n, v in built["needles"] if v.encode() in text] == []
+
+
+# ---------------------------------------------------------------- 1.x rows an upgrade never imported
+
+V1_SCHEMA = """
+CREATE TABLE project (id TEXT PRIMARY KEY, worktree TEXT NOT NULL, name TEXT);
+CREATE TABLE session_v2 (id TEXT PRIMARY KEY, project_id TEXT NOT NULL, parent_id TEXT, directory TEXT, title TEXT,
+  time_created INTEGER, time_updated INTEGER);
+CREATE TABLE session_message (id TEXT PRIMARY KEY, session_id TEXT NOT NULL, type TEXT NOT NULL, seq INTEGER NOT NULL,
+  data TEXT NOT NULL);
+CREATE TABLE kv (key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE session (id TEXT PRIMARY KEY, project_id TEXT, parent_id TEXT, title TEXT, directory TEXT,
+  time_created INTEGER, time_updated INTEGER);
+CREATE TABLE message (id TEXT PRIMARY KEY, session_id TEXT, time_created INTEGER, data TEXT);
+CREATE TABLE part (id TEXT PRIMARY KEY, message_id TEXT, session_id TEXT, time_created INTEGER, data TEXT);
+"""
+IMPORTED, LATE, LATE_CHILD = "ses_0imported000000000000000", "ses_0late1x00000000000000000", "ses_0latechild0000000000000"
+
+
+def _upgraded_db(root: Path) -> Path:
+    """An upgraded database (seed gotcha: the 1.x session / message / part tables stay): IMPORTED
+    is in session_v2 and, stale, in `session`; LATE and its subagent LATE_CHILD were written by a
+    1.x build after the one-time import (kv migration.v1-v2 set), so only the 1.x tables hold them."""
+    root.mkdir(parents=True)
+    db = root / "opencode.db"
+    with sqlite3.connect(db) as conn:
+        conn.executescript(V1_SCHEMA)
+        conn.execute("INSERT INTO project VALUES ('prj_1', '/home/alice/app', 'app')")
+        conn.execute("INSERT INTO kv VALUES ('migration.v1-v2', '{}')")
+        conn.execute("INSERT INTO session_v2 VALUES (?, 'prj_1', NULL, '/home/alice/app', 'imported', 1767261600000, 1767261600001)",
+                     (IMPORTED,))
+        conn.execute("INSERT INTO session_message VALUES ('msg_i1', ?, 'user', 1, ?)", (IMPORTED, json.dumps({"text": "hi"})))
+        rows = [(IMPORTED, None, "imported (stale 1.x copy)", 1767261600000),
+                (LATE, None, "written by 1.x after the import", 1767261700000),
+                (LATE_CHILD, LATE, "its subagent", 1767261700500)]
+        for sid, parent, title, t in rows:
+            conn.execute("INSERT INTO session VALUES (?, 'prj_1', ?, ?, '/home/alice/app', ?, ?)", (sid, parent, title, t, t + 1))
+        conn.execute("INSERT INTO message VALUES ('msg_l1', ?, 1, ?)", (LATE, json.dumps({"role": "user"})))
+        conn.execute("INSERT INTO message VALUES ('msg_l2', ?, 2, ?)", (LATE, json.dumps({"role": "assistant", "time": {"created": 2}})))
+        conn.execute("INSERT INTO part VALUES ('prt_l1', 'msg_l1', ?, 1, ?)", (LATE, json.dumps({"type": "text", "text": "late hello"})))
+        conn.execute("INSERT INTO part VALUES ('prt_l2', 'msg_l2', ?, 2, ?)",
+                     (LATE, json.dumps({"type": "tool", "callID": "call_task", "tool": "task",
+                                        "state": {"status": "completed", "metadata": {"sessionId": LATE_CHILD}}})))
+    return db
+
+
+def _oc_discover(home: Path, cache: dict[str, str] | None = None) -> dict[str, Any]:
+    from archiver.harnesses.base import HarnessContext
+    from archiver.harnesses.opencode import OpenCode
+    h = OpenCode(HarnessContext(home=home, env={}, cache=cache if cache is not None else {}))
+    try:
+        return {s.key: s for s in h.discover()}
+    finally:
+        h.close()
+
+
+def test_a_1x_session_an_upgraded_database_never_imported_is_archived(tmp_path: Path) -> None:
+    """Ambiguous in the seed (the 1.x tables of an upgraded database are "stale pre-import data"),
+    resolved as a backup must: a session only those tables hold is no stale copy of anything, so
+    it is a session, with its 1.x lineage, archived from them; the stale copy of an imported
+    session is not listed twice."""
+    from archiver.harnesses.base import HarnessContext
+    from archiver.harnesses.opencode import OpenCode
+
+    home = tmp_path / "home"
+    _upgraded_db(home / ".local" / "share" / "opencode")
+    h = OpenCode(HarnessContext(home=home, env={}))
+    try:
+        found = {s.key: s for s in h.discover()}
+        assert sorted(k for k in found if not k.startswith(f"{H}:@")) == sorted(f"{H}:{x}" for x in (IMPORTED, LATE, LATE_CHILD))
+        late = found[f"{H}:{LATE}"]
+        assert (late.kind, late.title, late.cwd) == ("main", "written by 1.x after the import", "/home/alice/app")
+        assert any("only in the 1.x tables" in w for w in late.warnings)
+        assert not any("only in the 1.x tables" in w for w in found[f"{H}:{IMPORTED}"].warnings)
+        assert found[f"{H}:{IMPORTED}"].title == "imported"  # from session_v2, not the stale copy
+        child = found[f"{H}:{LATE_CHILD}"]
+        assert [(e.relation, e.parent, e.at) for e in child.parents] == [("subagent", f"{H}:{LATE}", "call_task")]
+        # its extract holds its 1.x rows and the project it needs, nothing of the others
+        dst = tmp_path / "late.db"
+        late.sources[0].produce(dst)  # type: ignore[misc]
+        with sqlite3.connect(dst) as conn:
+            assert conn.execute("SELECT id, title FROM session").fetchall() == [(LATE, "written by 1.x after the import")]
+            assert conn.execute("SELECT count(*) FROM session_v2").fetchone() == (0,)
+            assert sorted(conn.execute("SELECT id FROM message")) == [("msg_l1",), ("msg_l2",)]
+            assert sorted(conn.execute("SELECT id FROM part")) == [("prt_l1",), ("prt_l2",)]
+            assert conn.execute("SELECT id FROM project").fetchall() == [("prj_1",)]
+    finally:
+        h.close()
+
+
+def test_facts_cached_before_unimported_rows_were_listed_are_read_again(tmp_path: Path) -> None:
+    """The facts cache key is unchanged (opencode:facts:v3): an entry written by the older
+    collector (no "table" in its facts) must not hide the 1.x-only sessions."""
+    home = tmp_path / "home"
+    _upgraded_db(home / ".local" / "share" / "opencode")
+    cache: dict[str, str] = {}
+    _oc_discover(home, cache)
+    (key,) = [k for k in cache if k.startswith("opencode:facts:")]
+    facts = [f for f in json.loads(cache[key]) if f.get("table") == "session_v2"]
+    for f in facts:
+        del f["table"]
+    cache[key] = json.dumps(facts)  # what the older collector cached: session_v2 rows only
+    assert f"{H}:{LATE}" in _oc_discover(home, cache)
+    assert all("table" in f for f in json.loads(cache[key]))
