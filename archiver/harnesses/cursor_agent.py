@@ -37,6 +37,10 @@ Lineage:
   bytes in unrelated chats), P was created before C; the latest such root in C's history is
   the fork point (`at`). Ties prefer P whose name + " (forked)" is C's name. Creation times
   are compared in milliseconds: a createdAt in seconds, micro- or nanoseconds is scaled first.
+  A chat named '<name> (forked)' that no older chat's reachable roots explain may come from a
+  source rewound past the fork point since (its copied roots are unreachable rows there): then
+  the older chat of the same workspace whose blobs table holds the latest of its turned roots
+  is the parent (same `at`, inferred=True, with a warning); cached per state of both stores.
 
 Environment: CURSOR_CONFIG_DIR moves the root, else XDG_CONFIG_HOME does
 (`$XDG_CONFIG_HOME/cursor`; chats older builds left in ~/.cursor are read too);
@@ -531,6 +535,8 @@ def read_store(db: Path, owner: str | None = None) -> StoreGraph:
 # v2: terminals named by unreachable rows. A v2 entry written before run_outputs existed lacks
 # that key: _graph_from_json reads it as a miss, so the store is walked again and re-cached.
 _GRAPH_CACHE = "cursor-agent:graph:v2"
+# child store + state, source store + state -> the fork point found among the source's rows ("": none)
+_FORK_ROWS_CACHE = "cursor-agent:fork-rows:v1"
 
 
 def _store_identity(db: Path) -> str | None:
@@ -1031,6 +1037,60 @@ class CursorAgent:
                 parent = cands[-1]
                 child.fork_edge = LineageEdge(relation="fork", parent=session_key(NAME, parent.chat_id), at=r, inferred=True)
                 break
+            if child.fork_edge is None and (child.name or "").endswith(FORKED_SUFFIX):
+                self._fork_from_rows(child, chats)
+
+    def _fork_from_rows(self, child: _Chat, chats: list[_Chat]) -> None:
+        """A chat named '<name> (forked)' whose roots no older chat reaches: its source may have
+        been rewound (or resumed from an earlier root) past the fork point since, so the roots
+        /fork copied are rewound-away rows of the source's store (seed: rewind keeps them as
+        unreachable rows), which the walk does not reach. The source is then the older chat of
+        the same workspace whose store holds the latest of the child's turned roots as a row;
+        one whose name + ' (forked)' is the child's is asked first. Only such chats are looked
+        at (each lookup opens another store); the answer is cached per state of both stores."""
+        g = child.graph
+        if g is None:
+            return
+        roots = [r for r in reversed(g.root_order) if r in g.turned_roots]
+        if not roots:
+            return
+        cname = child.name or ""
+        cands = [
+            p for p in chats
+            if p is not child and p.graph is not None and p.subagent_info is None and p.md5 == child.md5
+            and p.area == child.area and self._older(p, child)
+        ]
+        cands.sort(key=lambda p: ((p.name or "") + FORKED_SUFFIX == cname, p.created_ms or 0, p.chat_id), reverse=True)
+        for parent in cands:
+            at = self._root_row(parent.folder / "store.db", child.folder / "store.db", roots)
+            if at:
+                child.fork_edge = LineageEdge(relation="fork", parent=session_key(NAME, parent.chat_id), at=at, inferred=True)
+                child.warnings.append(
+                    f"fork point {at} is no longer reachable in its source's store (rewound away there); "
+                    "source inferred from the rows /fork copied"
+                )
+                return
+
+    def _root_row(self, store: Path, child_store: Path, roots: list[str]) -> str | None:
+        """The first of `roots` that `store` holds as a blobs row (reachable or not)."""
+        ident, cident = _store_identity(store), _store_identity(child_store)
+        key = f"{_FORK_ROWS_CACHE}:{child_store}:{cident}:{store}:{ident}"
+        if ident is not None and cident is not None:
+            hit = self.ctx.cache.get(key)
+            if hit is not None:
+                return hit or None
+        try:
+            with open_store(store) as conn:
+                have = {
+                    str(r[0]).lower()
+                    for r in conn.execute(f"SELECT id FROM blobs WHERE id IN ({','.join('?' * len(roots))})", roots)
+                }
+        except (sqlite3.Error, OSError):
+            return None
+        found = next((r for r in roots if r in have), None)
+        if ident is not None and ident == _store_identity(store) and cident is not None:
+            self.ctx.cache[key] = found or ""
+        return found
 
     @staticmethod
     def _older(p: _Chat, c: _Chat) -> bool:

@@ -6,6 +6,10 @@ All projects share one `opencode.db` (OPENCODE_DB overrides it, relative to the 
 (mode "produced", see `extract_session`), so a restore of one session never carries
 another session's rows. A database no 2.x build has upgraded yet (1.x: session / message /
 part; a pre-split 2.x build) has its sessions in `session` instead (see `session_table`).
+On an upgraded database the 1.x `session` rows are stale copies of imported sessions (seed
+gotcha), but one session_v2 does not hold (a 1.x build run after the one-time import, or a
+row the import skipped) exists only there: it is a session too, read from the 1.x tables and
+warned (see `_unimported_rows`).
 Its sidecars: `tool-output/tool_*` files its rows name (metadata.outputPath or the inline marker) and `shell/<project>/<sh_id>.out` of its shell
 rows, both optional (OpenCode deletes them after 7 days).
 
@@ -254,6 +258,12 @@ def _session_selects(
         names = [d[0] for d in cur.description]
         row = cur.fetchone()
         info = dict(zip(names, row)) if row else {}
+        if not info and sessions == "session_v2" and "session" in tables and "id" in _columns(conn, "src", "session"):
+            # a 1.x row an upgraded database never imported (see _unimported_rows)
+            cur = conn.execute("SELECT * FROM src.session WHERE id = ?", (session_id,))
+            names = [d[0] for d in cur.description]
+            row = cur.fetchone()
+            info = dict(zip(names, row)) if row else {}
     for name, cols, policy, key in _archived_tables(conn, rows):
         where: str = ""
         params: list[Any] = []
@@ -761,7 +771,9 @@ class OpenCode:
         ident = sqlite_identity(db)
         key = f"opencode:facts:v3:{db}:{ident}"
         facts = cache_get(self.ctx.cache, key)
-        if isinstance(facts, list) and all(isinstance(f, dict) and isinstance(f.get("id"), str) for f in facts):
+        # facts cached before the 1.x rows an upgrade never imported were listed lack "table"
+        if isinstance(facts, list) and all(isinstance(f, dict) and isinstance(f.get("id"), str)
+                                           and (f.get("error") or "table" in f) for f in facts):
             return DbSnapshot(db, lazy=True), facts
         snap = DbSnapshot(db)
         conn = snap.connect()
@@ -792,6 +804,9 @@ class OpenCode:
             s.parents.append(LineageEdge(relation="fork", parent=session_key(NAME, f["fork"]), at=f["fork_at"]))
         if f["revert"]:
             s.warnings.append(f"staged revert to {f['revert']}: committing it deletes this session's later rows")
+        if f.get("unimported"):
+            s.warnings.append(f"{self._native(db)}: only in the 1.x tables of this upgraded database (session_v2 "
+                              "does not hold it, so OpenCode 2.x does not list it); archived from them")
         extract = f.get("extract")
         s.sources.append(
             SourceArtifact(
@@ -991,10 +1006,13 @@ def read_facts(conn: sqlite3.Connection, db: Path | None = None) -> list[dict[st
     try:
         schema = _schema(fp, "src") if fp is not None else []
         out = []
-        for row in conn.execute(f"SELECT * FROM {sql_ident(sessions)} ORDER BY time_created, id").fetchall():
+        rows = [(sessions, r) for r in conn.execute(f"SELECT * FROM {sql_ident(sessions)} ORDER BY time_created, id")]
+        rows += [("session", r) for r in _unimported_rows(conn, tables)]
+        for table, row in rows:
             sid = str(row["id"])
             try:
-                f = _session_facts(conn, tables, row)
+                f = _session_facts(conn, tables, row, unimported=table != sessions)
+                f["table"] = table
                 if fp is not None:
                     f["extract"] = extract_fingerprint(fp, sid, schema)
                 out.append(f)
@@ -1006,11 +1024,29 @@ def read_facts(conn: sqlite3.Connection, db: Path | None = None) -> list[dict[st
             fp.close()
 
 
-def _session_facts(conn: sqlite3.Connection, tables: set[str], row: sqlite3.Row) -> dict[str, Any]:
+def _unimported_rows(conn: sqlite3.Connection, tables: set[str]) -> list[sqlite3.Row]:
+    """1.x `session` rows of an upgraded database (sessions in session_v2) that session_v2 does
+    not hold: written by a 1.x build after the import (OpenCode imports once) or skipped by it.
+    Their rows live only in the 1.x tables; a backup keeps them (never drops a session)."""
+    if session_table(tables) != "session_v2" or "session" not in tables:
+        return []
+    cols = _columns(conn, "main", "session")
+    if "id" not in cols:
+        return []
+    order = "time_created, id" if "time_created" in cols else "id"
+    return conn.execute(
+        f"SELECT * FROM session WHERE id NOT IN (SELECT id FROM session_v2 WHERE id IS NOT NULL) ORDER BY {order}"
+    ).fetchall()
+
+
+def _session_facts(
+    conn: sqlite3.Connection, tables: set[str], row: sqlite3.Row, unimported: bool = False
+) -> dict[str, Any]:
     sid = str(row["id"])
-    # a 1.x database (never opened by 2.x): role+parts rows in `message` / `part`
-    legacy = "session_message" not in tables and {"message", "part"} <= tables
-    messages = "session_message" in tables or legacy
+    # a 1.x database (never opened by 2.x), or a 1.x row an upgraded one never imported:
+    # role+parts rows in `message` / `part`
+    legacy = (unimported or "session_message" not in tables) and {"message", "part"} <= tables
+    messages = legacy or (not unimported and "session_message" in tables)
     title = _get(row, "title")
     directory = _get(row, "directory")
     parent = _get(row, "parent_id")
@@ -1035,6 +1071,7 @@ def _session_facts(conn: sqlite3.Connection, tables: set[str], row: sqlite3.Row)
         "revert": str(revert["messageID"]) if isinstance(revert, dict) and revert.get("messageID") else None,
         "messages": messages,
         "project": str(project) if project else None,
+        "unimported": unimported,
     }
     if legacy:
         f["in_flight"] = _legacy_in_flight(conn, sid)

@@ -18,7 +18,8 @@ Sidecars: `fullOutputPath` temp files (toolResult.details.fullOutputPath,
 bashExecution.fullOutputPath) that still exist are archived (role sidecar, optional) at a
 synthetic path inside the session's folder: `.pi/agent/sessions/--<cwd>--/<id>.tmp/<basename>`
 (pi never looks there; restore does not rewrite the absolute path in the transcript).
-Missing ones are reported as warnings.
+Missing ones are reported as warnings; a symbolic link there is reported and never followed (the
+temp dir is shared with every local user; other collectors never follow links either).
 
 Lineage: header.parentSession is the absolute path of the source file (/fork, /clone,
 forkFrom, newSession({parentSession})) -> edge `fork` to that file's header id. When the
@@ -233,7 +234,9 @@ class Pi:
         folder = item.native.rsplit("/", 1)[0]
         for out in outputs:
             p = Path(out)
-            if p.is_file():
+            if p.is_symlink():  # never followed: os.tmpdir() is shared, the link may lead to a key
+                s.warnings.append(f"{item.file.name}: fullOutputPath {out} is a symbolic link; not archived")
+            elif p.is_file():
                 s.sources.append(
                     SourceArtifact(
                         source=p, path=f"{folder}/{s.session_id}.tmp/{p.name}", role="sidecar", format="text",
