@@ -53,6 +53,9 @@ _MAX_DEPTH = 12
 _CODEX_HEAD = re2.compile(r"^(?:Exit code: -?[0-9]+\nWall time: [^\n]*\n|Process exited with code -?[0-9]+\n)"
                           r"(?:[^\n]*\n){0,3}?Output:\n")
 
+_CMD_HINT = re2.compile(rb"cmd|command")._regexp  # noqa: SLF001
+_UNANCHORED = re2._Anchor.UNANCHORED  # noqa: SLF001
+
 Target = tuple[Any, Any, str]  # (container, key or index, the command line to scan the string after)
 
 
@@ -132,7 +135,7 @@ class ToolPairs:
         self.on = rule is not None
         self._rx = re2.compile(rule.regex) if rule is not None else None
         kws = rule.keywords if rule is not None else ()
-        self._gate = (re2.compile(b"(?i)" + b"|".join(re2.escape(k.encode()) for k in kws))
+        self._gate = (re2.compile(b"(?i)" + b"|".join(re2.escape(k.encode()) for k in kws))._regexp  # noqa: SLF001
                       if kws else None)
         self.pending: dict[str, str] = {}  # call id -> the command line its output follows
         self._pending_b: list[bytes] = []
@@ -152,7 +155,11 @@ class ToolPairs:
             for cid in self._pending_b:
                 if cid in raw:
                     return True
-        return work and self._gate is not None and self._gate.search(raw) is not None
+        # a call names its command under `command` or `cmd` (also inside a JSON string of arguments):
+        # that first (one literal search), the rule's keywords only then
+        gate = self._gate
+        return (work and gate is not None and _CMD_HINT.Match(_UNANCHORED, raw, 0, len(raw))[0][0] >= 0
+                and gate.Match(_UNANCHORED, raw, 0, len(raw))[0][0] >= 0)
 
     def _prints_secret(self, cmd: str) -> str | None:
         """The line of cmd that prints a secret, with its newline; None when none does."""
