@@ -101,7 +101,6 @@ def test_negative_twin_stays(red, family: str, text: str) -> None:  # noqa: ANN0
         assert red.redact_jsonl_line(line, report) == line, (name, report.by_rule())
 
 
-@pytest.mark.xfail(strict=True, reason="gap: a tool_result holding only a printed secret is redacted without its tool_use")
 def test_a_secret_printed_into_its_own_tool_result_is_gone(red) -> None:  # noqa: ANN001
     pw = "Xq7-FAKE.pw!29"
     use = {"type": "assistant", "message": {"role": "assistant", "content": [

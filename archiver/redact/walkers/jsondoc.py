@@ -49,6 +49,7 @@ import re2
 from archiver.redact.base import RedactionReport
 from archiver.redact.engine import MODE_ALL, MODE_IDS, MODE_KEYS, MODE_OPAQUE, Engine, whole_id
 from archiver.redact.walkers import SECRET_NAME, SECRET_NAME_MAX, attachments
+from archiver.redact.walkers.toolpair import Target, ToolPairs
 
 SKIP_KEYS = frozenset({
     "signature", "encrypted_content", "encryptedContent", "thoughtSignature", "thought_signature",
@@ -454,6 +455,9 @@ class JsonRedactor:
         self._secret_keys: dict[str, bool] = {}
         # per mode, and one for strings scanned with their key
         self._memo: tuple[dict[str, tuple[str, tuple[str, ...]]], ...] = tuple({} for _ in range(_KEYED_MEMO + 1))
+        # the output of a command that prints a secret, in a later record than the command (toolpair.py)
+        pairs = ToolPairs(engine)
+        self.pairs: ToolPairs | None = pairs if pairs.on else None
 
     # ------------------------------------------------------------------ public
 
@@ -507,7 +511,19 @@ class JsonRedactor:
         if not isinstance(root, (dict, list)):
             return raw
         root, std, doc = self._walk_doc(raw, root, std)
+        pairs = self.pairs if depth == 0 else None
+        targets = None
+        if pairs is not None:
+            pairs.scope(report)
+            if pairs.wants(raw, True):
+                targets = pairs.collect(root)
         res = self._redact_strings(doc, report, carrier, depth)
+        if targets:
+            linked = res or _Result()
+            if self._link(doc, linked, targets, report, carrier):
+                res = linked
+                res.changes, res.number_changes, res.conflict = {}, {}, False
+                self._changes(doc, res)
         if res is None:
             return raw
         if keep_layout or depth:
@@ -968,15 +984,31 @@ class JsonRedactor:
         """Many JSONL lines at once (same result as one by one; one engine pass per batch)."""
         out = list(lines)
         docs: list[tuple[int, Any, int, _Doc, str]] = []
+        pairs = self.pairs
+        if pairs is not None:
+            pairs.scope(report)
+        links: dict[int, list[Target]] = {}
         for k, line in enumerate(lines):
-            if not self.needs_work(line):
+            work = self.needs_work(line)
+            paired = pairs is not None and pairs.wants(line, work)
+            if not work and not paired:
                 continue
             parsed = _parse(line)
             if parsed is None or not isinstance(parsed[0], (dict, list)):
-                out[k] = self.redact_line(line, report, carrier)
+                if work:
+                    out[k] = self.redact_line(line, report, carrier)
                 continue
-            docs.append((k, *self._walk_doc(line, *parsed), carrier))
+            walked = self._walk_doc(line, *parsed)
+            if paired:
+                targets = pairs.collect(walked[0])  # type: ignore[union-attr]
+                if targets:
+                    links[k] = targets
+                elif not work:
+                    continue
+            docs.append((k, *walked, carrier))
         for k, root, std, doc, res in self._scan_docs(docs, report):
+            if links and k in links:
+                self._link(doc, res, links[k], report, carrier)
             if res.news or res.nested:
                 self._apply_tree(doc, res)
                 out[k] = self._dumps(root, std, lines[k])
@@ -987,6 +1019,10 @@ class JsonRedactor:
         gives it (None: not JSON), in one engine pass (SQLite cells: a message or part per row)."""
         out: list[bytes | None] = list(raws)
         docs: list[tuple[int, Any, int, _Doc, str]] = []
+        pairs = self.pairs
+        if pairs is not None:
+            pairs.scope(report)
+        links: dict[int, list[Target]] = {}
         for k, raw in enumerate(raws):
             parsed = _parse(raw)
             if parsed is None:
@@ -995,8 +1031,15 @@ class JsonRedactor:
             if not isinstance(parsed[0], (dict, list)):  # a string or a number: as redact_doc does it
                 out[k] = self.redact_doc(raw, report, carriers[k], keep_layout=True)
                 continue
-            docs.append((k, *self._walk_doc(raw, *parsed), carriers[k]))
+            walked = self._walk_doc(raw, *parsed)
+            if pairs is not None and pairs.wants(raw, True):
+                targets = pairs.collect(walked[0])
+                if targets:
+                    links[k] = targets
+            docs.append((k, *walked, carriers[k]))
         for k, root, std, doc, res in self._scan_docs(docs, report):
+            if links and k in links:
+                self._link(doc, res, links[k], report, carriers[k])
             if not res.news and not res.nested:
                 continue
             self._changes(doc, res)
@@ -1006,6 +1049,40 @@ class JsonRedactor:
                 patched = self._dumps(root, std, raws[k])
             out[k] = patched
         return out
+
+    def _link(self, doc: _Doc, res: _Result, targets: list[Target], report: RedactionReport, carrier: str) -> bool:
+        """The output strings of a result paired with a secret-printing call (targets), scanned after
+        their command line on top of what the walk made of them (res); True when one changed."""
+        pairs = self.pairs
+        assert pairs is not None
+        where = {(id(node), key): i for i, (node, key, is_key) in enumerate(doc.locs) if not is_key}
+        nested = {(id(node), key): j for j, (node, key, _old, _new) in enumerate(res.nested)}
+        changed = False
+        seen: set[tuple[int, Any]] = set()
+        for node, key, line in targets:
+            at = (id(node), key)
+            if at in seen:
+                continue
+            seen.add(at)
+            i = where.get(at)
+            if i is not None:
+                new = pairs.scan_output(res.news.get(i, doc.strs[i]), line, report, carrier)
+                if new is not None:
+                    res.news[i] = new
+                    changed = True
+                continue
+            v = node[key]
+            if type(v) is not str or v[:1] != "{":
+                continue  # set aside (media) or not walked
+            j = nested.get(at)
+            new = pairs.scan_output(v if j is None else res.nested[j][3], line, report, carrier)
+            if new is not None:
+                if j is None:
+                    res.nested.append((node, key, v, new))
+                else:
+                    res.nested[j] = (node, key, v, new)
+                changed = True
+        return changed
 
     def secret_key(self, key: str) -> bool:
         """Is a string under this key scanned as `"key": "value"` (_SECRET_KEY)?"""

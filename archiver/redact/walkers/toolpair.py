@@ -1,0 +1,249 @@
+"""Tool call / result pairing: the output of a command that prints a secret.
+
+A coding agent runs `op read op://...`, `gh auth token`, `echo $DB_PASSWORD`; the command sits in one
+record (the tool call), its output, often the bare secret and a newline, in a later record (the tool
+result), linked by an id. Each record alone shows nothing a rule can judge. Here the call ids whose
+command prints a secret are remembered, and the output strings of a later record that names one of
+them are scanned as the terminal transcript `<command line>\\n<output>` would be: the rule
+`secret-printing-command-output` (rules/secrets.toml) decides, with its allowlist (error words,
+references), and takes the first token of the output's first line only (a multi-line output keeps the
+rest, which the other rules judge as usual).
+
+The command side is that rule too: a command prints a secret when the rule matches the command
+followed by a newline and a probe token (no second pattern to keep in step). The shapes (one generic
+walk; per harness in /work/shared/seeds): a call is an object with an id (`id`, `call_id`, `callID`,
+`toolCallId`, ...) and a command (`command`/`cmd` in the object, or in its `input`, `arguments` (also
+a JSON string), `action`, `state.input`); a result is an object whose id names a remembered call, with
+its output under `content` (a string or text blocks), `output` (also Codex's JSON `{"output": ...}`),
+`stdout`, `aggregated_output`, `formatted_output`, `state.output` / `state.content` /
+`state.metadata.output`; a Claude Code record holding such a result has its `toolUseResult.stdout`
+scanned too. An object that is both (OpenCode's tool part, Codex's CommandExecution item) is paired
+with itself. Results flagged as errors (`is_error`, `isError`) are left to the ordinary rules.
+
+The memory is per job (a RedactionReport: one per segment or file) and bounded (PENDING_MAX ids, the
+oldest forgotten first).
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any
+
+import orjson
+import re2
+
+from archiver.redact.base import RedactionReport
+from archiver.redact.engine import Engine
+
+PAIR_RULE = "secret-printing-command-output"
+PENDING_MAX = 64  # secret-printing calls awaiting their result(s): a handful in a real session
+_PROBE = "\nPAIRprobe0tok"  # stands for the output when the command alone is tested
+COMMAND_MAX = 16 << 10  # a longer command text is tested on its last COMMAND_MAX characters
+ARGS_MAX = 64 << 10  # an `arguments` JSON string longer than this is not parsed for a command
+OUTPUT_HEAD = 1024  # the rule looks at the first token of the first line only
+# the call's own id first: an OpenCode part has its part `id` beside the `callID`
+_ID_KEYS = ("call_id", "callId", "callID", "toolCallId", "tool_call_id", "tool_use_id", "toolUseId", "toolUseID",
+            "id")
+_INPUT_KEYS = ("input", "arguments", "action", "args")
+_CMD_KEYS = ("command", "cmd")
+_OUT_KEYS = ("content", "output", "stdout", "aggregated_output", "aggregatedOutput", "formatted_output", "result")
+_ERROR_KEYS = ("is_error", "isError")
+_MAX_DEPTH = 12
+# Codex's function_call_output text: a header, then the command's output
+_CODEX_HEAD = re2.compile(r"^(?:Exit code: -?[0-9]+\nWall time: [^\n]*\n|Process exited with code -?[0-9]+\n)"
+                          r"(?:[^\n]*\n){0,3}?Output:\n")
+
+_CMD_HINT = re2.compile(rb"cmd|command")._regexp  # noqa: SLF001
+_UNANCHORED = re2._Anchor.UNANCHORED  # noqa: SLF001
+
+Target = tuple[Any, Any, str]  # (container, key or index, the command line to scan the string after)
+
+
+def _command_text(c: Any) -> str | None:
+    if type(c) is str:
+        return c or None
+    if type(c) is list and c and all(type(x) is str for x in c):
+        return " ".join(c)
+    return None
+
+
+def _command(node: dict[str, Any]) -> str | None:
+    """The command a call object runs, if it names one."""
+    for k in _CMD_KEYS:
+        c = _command_text(node.get(k))
+        if c is not None:
+            return c
+    for k in _INPUT_KEYS:
+        a = node.get(k)
+        if type(a) is str and a[:1] == "{" and len(a) <= ARGS_MAX and ("command" in a or "cmd" in a):
+            try:
+                a = orjson.loads(a)
+            except orjson.JSONDecodeError:
+                continue
+        if type(a) is dict:
+            for ck in _CMD_KEYS:
+                c = _command_text(a.get(ck))
+                if c is not None:
+                    return c
+    state = node.get("state")
+    if type(state) is dict:
+        inp = state.get("input")
+        if type(inp) is dict:
+            for ck in _CMD_KEYS:
+                c = _command_text(inp.get(ck))
+                if c is not None:
+                    return c
+    return None
+
+
+def _leaves(node: Any, key: Any, out: list[tuple[Any, Any]]) -> None:
+    """The output strings under node[key]: a string, or the strings and text blocks of a list."""
+    v = node[key]
+    if type(v) is str:
+        if v:
+            out.append((node, key))
+    elif type(v) is list:
+        for j, item in enumerate(v):
+            if type(item) is str and item:
+                out.append((v, j))
+            elif type(item) is dict and type(item.get("text")) is str and item["text"]:
+                out.append((item, "text"))
+
+
+def _outputs(node: dict[str, Any]) -> list[tuple[Any, Any]]:
+    out: list[tuple[Any, Any]] = []
+    for k in _OUT_KEYS:
+        if k in node:
+            _leaves(node, k, out)
+    state = node.get("state")
+    if type(state) is dict:
+        for k in ("output", "content"):
+            if k in state:
+                _leaves(state, k, out)
+        meta = state.get("metadata")
+        if type(meta) is dict and "output" in meta:
+            _leaves(meta, "output", out)
+    return out
+
+
+class ToolPairs:
+    """The pending secret-printing calls of one job, and the scan of their outputs."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        rule = next((r for r in engine.rules if r.id == PAIR_RULE), None)
+        self.on = rule is not None
+        self._rx = re2.compile(rule.regex) if rule is not None else None
+        kws = rule.keywords if rule is not None else ()
+        self._gate = (re2.compile(b"(?i)" + b"|".join(re2.escape(k.encode()) for k in kws))._regexp  # noqa: SLF001
+                      if kws else None)
+        self.pending: dict[str, str] = {}  # call id -> the command line its output follows
+        self._pending_b: list[bytes] = []
+        self._owner: weakref.ref[RedactionReport] | None = None
+
+    def scope(self, report: RedactionReport) -> None:
+        """Start a new memory when `report` is another job's than the last call's."""
+        if self._owner is None or self._owner() is not report:
+            self._owner = weakref.ref(report)
+            self.pending.clear()
+            self._pending_b = []
+
+    def wants(self, raw: bytes, work: bool) -> bool:
+        """Might raw hold a secret-printing call (its rule's keywords, when the line needs work
+        anyway: the keywords are some of the engine's) or a result of a pending one?"""
+        if self._pending_b:
+            for cid in self._pending_b:
+                if cid in raw:
+                    return True
+        # a call names its command under `command` or `cmd` (also inside a JSON string of arguments):
+        # that first (one literal search), the rule's keywords only then
+        gate = self._gate
+        return (work and gate is not None and _CMD_HINT.Match(_UNANCHORED, raw, 0, len(raw))[0][0] >= 0
+                and gate.Match(_UNANCHORED, raw, 0, len(raw))[0][0] >= 0)
+
+    def _prints_secret(self, cmd: str) -> str | None:
+        """The line of cmd that prints a secret, with its newline; None when none does."""
+        if len(cmd) > COMMAND_MAX:
+            cmd = cmd[-COMMAND_MAX:]
+        m = self._rx.search(cmd + _PROBE)  # type: ignore[union-attr]
+        if m is None:
+            return None
+        s = min(m.start(), len(cmd))
+        ls = cmd.rfind("\n", 0, s) + 1
+        le = cmd.find("\n", s)
+        return cmd[ls:le if le >= 0 else len(cmd)] + "\n"
+
+    def _remember(self, cid: str, line: str) -> None:
+        p = self.pending
+        if cid in p:
+            del p[cid]
+        elif len(p) >= PENDING_MAX:
+            del p[next(iter(p))]
+        p[cid] = line
+        self._pending_b = [k.encode("utf-8", "surrogatepass") for k in p]
+
+    def collect(self, root: Any) -> list[Target]:
+        """Remember the secret-printing calls of one document (in order) and return the output
+        strings of the results it holds for remembered calls."""
+        targets: list[Target] = []
+        stack: list[tuple[Any, int]] = [(root, 0)]
+        while stack:
+            node, depth = stack.pop()
+            if type(node) is dict:
+                ids = [v for k in _ID_KEYS if type(v := node.get(k)) is str and v]
+                if ids:
+                    cmd = _command(node)
+                    line = self._prints_secret(cmd) if cmd is not None else None
+                    if line is not None:
+                        self._remember(ids[0], line)
+                    if self.pending and not any(node.get(k) is True for k in _ERROR_KEYS):
+                        for cid in ids:
+                            line = self.pending.get(cid)
+                            if line is not None:
+                                targets += [(c, k, line) for c, k in _outputs(node)]
+                                break
+                if depth < _MAX_DEPTH:
+                    stack.extend((v, depth + 1) for v in reversed(node.values()) if type(v) in (dict, list))
+            elif type(node) is list and depth < _MAX_DEPTH:
+                stack.extend((v, depth + 1) for v in reversed(node) if type(v) in (dict, list))
+        if targets and type(root) is dict:  # Claude Code: the user record's structured result
+            tur = root.get("toolUseResult")
+            if type(tur) is dict and type(tur.get("stdout")) is str and tur["stdout"]:
+                targets.append((tur, "stdout", targets[0][2]))
+        return targets
+
+    def scan_output(self, s: str, line: str, report: RedactionReport, carrier: str) -> str | None:
+        """s (an output of a command `line`) with what the pairing rule finds after that line
+        replaced; None when nothing is. A JSON object string (Codex `{"output": ...}`) is
+        scanned inside."""
+        if s[:1] == "{":
+            return self._scan_json(s, line, report, carrier)
+        m = _CODEX_HEAD.match(s)
+        h = m.end() if m is not None else 0
+        cut = s.find("\n", h, h + OUTPUT_HEAD)
+        end = cut if cut >= 0 else min(len(s), h + OUTPUT_HEAD)
+        buf = (line + s[h:end]).encode("utf-8", "surrogatepass")
+        lo = len(line.encode("utf-8", "surrogatepass"))
+        ms = [x for x in self.engine.scan_bytes(buf) if x.rule_id == PAIR_RULE and x.start >= lo]
+        if not ms:
+            return None
+        new = self.engine.apply(buf, ms, report, carrier)[lo:].decode("utf-8", "surrogatepass")
+        return s[:h] + new + s[end:]
+
+    def _scan_json(self, s: str, line: str, report: RedactionReport, carrier: str) -> str | None:
+        try:
+            obj = orjson.loads(s)
+        except orjson.JSONDecodeError:
+            return None
+        if type(obj) is not dict:
+            return None
+        changed = False
+        for node, key in _outputs(obj):
+            v = node[key]
+            if v[:1] == "{":
+                continue
+            new = self.scan_output(v, line, report, carrier)
+            if new is not None:
+                node[key] = new
+                changed = True
+        return orjson.dumps(obj).decode("utf-8") if changed else None
