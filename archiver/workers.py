@@ -442,10 +442,8 @@ class Jobs:
         return self._workers > 1 and self._factory is not None
 
     def _runs_inline(self, nbytes: int) -> bool:
-        """Does a job of nbytes run here? Yes without a pool, and while the pool is not wanted and
-        the job fits in what is left of the inline budget; a job that does not fit wants the pool."""
-        if not self.pooled:
-            return True
+        """Does a pooled job of nbytes run here? While the pool is not wanted and the job fits in
+        what is left of the inline budget; a job that does not fit wants the pool."""
         with self._pool_lock:
             if not self._pool_wanted and nbytes <= self._inline_left:
                 self._inline_left -= nbytes
@@ -507,13 +505,13 @@ class Jobs:
             pass  # the first real job reports it
 
     def whole(self, src: Path, dst: Path, fmt: str) -> JobResult:
-        if self._runs_inline(src.stat().st_size if self.pooled else 0):
+        if not self.pooled or self._runs_inline(src.stat().st_size):
             with self._inline_lock:
                 return redact_whole(self.redactor, self.key, self.verify, str(src), str(dst), fmt, self.recipients)
         return self._run(_whole_in_worker, str(src), str(dst), fmt)
 
     def segment(self, src: Path, start: int, end: int, dst: Path) -> JobResult:
-        if self._runs_inline(end - start):
+        if not self.pooled or self._runs_inline(end - start):
             with self._inline_lock:
                 return redact_segment(self.redactor, self.key, self.verify, str(src), start, end, str(dst),
                                       self.recipients)

@@ -1,8 +1,13 @@
-"""A redactor with the built-in rule packs, and the two checks the rule-by-rule tests make on
-its text output: a text kept as it is, a value gone by the named rule."""
+"""A redactor with the built-in rule packs, the two checks the rule-by-rule tests make on its
+text output (a text kept as it is, a value gone by the named rule), and a table of texts redacted
+as a real SQLite file."""
 
 from __future__ import annotations
 
+import os
+import sqlite3
+import tempfile
+from pathlib import Path
 from typing import Any
 
 from archiver.redact.base import RedactionReport
@@ -15,6 +20,25 @@ def builtin_redactor(key: bytes, usernames: list[str] | None = None, names: list
     from archiver.redact.redactor import build_redactor
 
     return build_redactor(BUILTIN_PACKS, key, RuntimeTerms(usernames=usernames or [], names=names or []))
+
+
+def redacted_table(red: Any, table: str, columns: str, rows: list[tuple[Any, str]],
+                   folder: Path | None = None) -> dict[Any, str]:
+    """rows as a SQLite table (`columns`: its key column, then one TEXT column, as SQL), the file
+    redacted as the sqlite format; {key: the cell after}."""
+    with tempfile.TemporaryDirectory(prefix="redacted-table-", dir=folder) as d:
+        os.chmod(d, 0o700)
+        src, dst = Path(d, "in.db"), Path(d, "out.db")
+        conn = sqlite3.connect(src)
+        conn.execute(f"CREATE TABLE {table} ({columns})")
+        conn.executemany(f"INSERT INTO {table} VALUES (?, ?)", rows)
+        conn.commit()
+        conn.close()
+        red.redact_file(src, dst, "sqlite", RedactionReport())
+        conn = sqlite3.connect(dst)
+        out = dict(conn.execute(f"SELECT * FROM {table}").fetchall())
+        conn.close()
+    return out
 
 
 def kept(red: Any, text: str) -> dict[str, int]:

@@ -18,17 +18,13 @@ twins that must stay byte for byte.
 from __future__ import annotations
 
 import base64
-import hashlib
 import json
-import random
 import string
 import uuid
 
-AL = string.ascii_letters + string.digits
-LO = string.ascii_lowercase + string.digits
-UP = string.ascii_uppercase + string.digits
-HEX = "0123456789abcdef"
-URLSAFE = AL + "-_"
+from tests.test_s11_leak_gen import AL, HEX, URLSAFE
+from tests.test_s11_leak_gen import Gen as S11Gen
+
 B32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
 DJANGO = string.ascii_lowercase + string.digits + "!@#$%^&*(-_=+)"
 NAMES = ("bquince", "tmarlowe", "ozymandias", "hfairweather", "cvandermeer", "pkowalczyk")
@@ -36,19 +32,8 @@ NAMES = ("bquince", "tmarlowe", "ozymandias", "hfairweather", "cvandermeer", "pk
 Sample = tuple[str, str, list[str]]
 
 
-class Gen:
-    def __init__(self, seed: int) -> None:
-        self.r = random.Random(seed)
-
-    def s(self, alphabet: str, n: int) -> str:
-        return "".join(self.r.choice(alphabet) for _ in range(n))
-
-    def mixed(self, n: int, alphabet: str = AL) -> str:
-        """Random with at least one upper, lower and digit (as key generators make them)."""
-        while True:
-            v = self.s(alphabet, n)
-            if any(c.isupper() for c in v) and any(c.islower() for c in v) and any(c.isdigit() for c in v):
-                return v
+class Gen(S11Gen):
+    """s11's generator (s, mixed, b64, b64url, jwt), plus passwords and uuids."""
 
     def pw(self, n: int = 16) -> str:
         """A generated password: base62 plus a symbol or two, as password managers make them."""
@@ -57,19 +42,8 @@ class Gen:
             v[self.r.randrange(1, n - 1)] = self.r.choice("!%*+-.?^_~")
         return "".join(v)
 
-    def b64(self, nbytes: int) -> str:
-        return base64.b64encode(self.r.randbytes(nbytes)).decode()
-
-    def b64url(self, nbytes: int) -> str:
-        return base64.urlsafe_b64encode(self.r.randbytes(nbytes)).decode().rstrip("=")
-
     def uuid(self) -> str:
         return str(uuid.UUID(int=self.r.getrandbits(128), version=4))
-
-    def jwt(self, claims: dict) -> str:
-        h = base64.urlsafe_b64encode(b'{"alg":"RS256","typ":"JWT","kid":"' + self.s(AL, 20).encode() + b'"}').decode().rstrip("=")
-        p = base64.urlsafe_b64encode(json.dumps(claims, separators=(",", ":")).encode()).decode().rstrip("=")
-        return f"{h}.{p}.{self.b64url(256)}"
 
 
 def samples(seed: int = 14) -> list[Sample]:  # noqa: C901, PLR0915

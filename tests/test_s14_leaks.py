@@ -8,15 +8,11 @@ negative twins stay byte for byte."""
 from __future__ import annotations
 
 import json
-import os
-import sqlite3
-import tempfile
-from pathlib import Path
 
 import pytest
 
 from archiver.redact.base import RedactionReport
-from tests.fx_redact import builtin_redactor
+from tests.fx_redact import builtin_redactor, redacted_table
 from tests.fx_s14_leak_gen import negatives, samples
 from tests.test_s11_leak_gen import carriers, decoded_views, leaks
 
@@ -40,18 +36,7 @@ def red():  # noqa: ANN201
 
 def sqlite_views(red, texts: list[str]) -> list[str]:  # noqa: ANN001
     """Each text as a TEXT cell of a SQLite table, the table redacted as a file; the cells after."""
-    with tempfile.TemporaryDirectory(prefix="s14-sqlite-") as d:
-        os.chmod(d, 0o700)
-        src, dst = Path(d, "in.db"), Path(d, "out.db")
-        conn = sqlite3.connect(src)
-        conn.execute("CREATE TABLE msg (id INTEGER PRIMARY KEY, body TEXT)")
-        conn.executemany("INSERT INTO msg (id, body) VALUES (?, ?)", list(enumerate(texts)))
-        conn.commit()
-        conn.close()
-        red.redact_file(src, dst, "sqlite", RedactionReport())
-        conn = sqlite3.connect(dst)
-        rows = dict(conn.execute("SELECT id, body FROM msg").fetchall())
-        conn.close()
+    rows = redacted_table(red, "msg", "id INTEGER PRIMARY KEY, body TEXT", list(enumerate(texts)))
     return [rows[i] for i in range(len(texts))]
 
 

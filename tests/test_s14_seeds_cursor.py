@@ -22,6 +22,7 @@ import pytest
 from archiver.harnesses.base import HarnessContext
 from archiver.harnesses.cursor_agent import CursorAgent
 from tests.fx_s11_e2e import KEEP_OPEN, Canaries, build_in_child, decrypt_all, latest_manifest, leaks, sessions_by_key, setup
+from tests.test_s11_e2e_cursor import ld, mapent, u  # the protobuf writer of the s11 Cursor e2e
 
 K = "cursor-agent:"
 P = "11111111-1111-4111-8111-111111111111"  # a chat
@@ -30,29 +31,6 @@ S1 = "33333333-3333-4333-8333-333333333333"  # P's subagent (subagent_state_refs
 S2 = "44444444-4444-4444-8444-444444444444"  # S1's own subagent (inline in S1's state)
 CWD = "/home/alice/src/shop"
 T0 = 1767261600000
-
-
-def _vi(n: int) -> bytes:
-    out = bytearray()
-    while True:
-        b, n = n & 0x7F, n >> 7
-        if not n:
-            out.append(b)
-            return bytes(out)
-        out.append(b | 0x80)
-
-
-def ld(f: int, b: bytes | str) -> bytes:
-    raw = b.encode() if isinstance(b, str) else b
-    return _vi(f << 3 | 2) + _vi(len(raw)) + raw
-
-
-def u(f: int, n: int) -> bytes:
-    return _vi(f << 3) + _vi(n)
-
-
-def mapent(f: int, k: str, v: bytes) -> bytes:
-    return ld(f, ld(1, k) + ld(2, v))
 
 
 class Store:

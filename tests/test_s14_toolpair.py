@@ -7,16 +7,13 @@ is, and the output of a command that prints no secret is kept byte for byte."""
 from __future__ import annotations
 
 import json
-import os
-import sqlite3
-import tempfile
 from pathlib import Path
 from typing import Any, Callable
 
 import pytest
 
 from archiver.redact.base import RedactionReport
-from tests.fx_redact import builtin_redactor
+from tests.fx_redact import builtin_redactor, redacted_table
 
 KEY = b"s14-toolpair-test-key-0123456789abc"
 RULE = "secret-printing-command-output"
@@ -327,18 +324,8 @@ def test_opencode_sqlite_cell_and_storage_file(red, tmp_path: Path) -> None:  # 
     pw = fake(9)
     part = json.loads(opencode("call_oc1", "doppler secrets get DB_PASSWORD --plain", pw + "\n")[0])
     plain = json.loads(opencode("call_oc2", "ls", fake(10) + "\n")[0])
-    with tempfile.TemporaryDirectory(prefix="s14-toolpair-", dir=tmp_path) as d:
-        os.chmod(d, 0o700)
-        src, dst = Path(d, "in.db"), Path(d, "out.db")
-        conn = sqlite3.connect(src)
-        conn.execute("CREATE TABLE part (id TEXT PRIMARY KEY, data TEXT)")
-        conn.executemany("INSERT INTO part VALUES (?, ?)", [("p1", json.dumps(part)), ("p2", json.dumps(plain))])
-        conn.commit()
-        conn.close()
-        red.redact_file(src, dst, "sqlite", RedactionReport())
-        conn = sqlite3.connect(dst)
-        rows = dict(conn.execute("SELECT id, data FROM part").fetchall())
-        conn.close()
+    rows = redacted_table(red, "part", "id TEXT PRIMARY KEY, data TEXT",
+                          [("p1", json.dumps(part)), ("p2", json.dumps(plain))], tmp_path)
     assert pw not in rows["p1"]
     assert shape(json.loads(rows["p1"])) == shape(part)
     assert rows["p2"] == json.dumps(plain)

@@ -67,12 +67,19 @@ def _command_text(c: Any) -> str | None:
     return None
 
 
-def _command(node: dict[str, Any]) -> str | None:
-    """The command a call object runs, if it names one."""
+def _command_in(d: dict[str, Any]) -> str | None:
     for k in _CMD_KEYS:
-        c = _command_text(node.get(k))
+        c = _command_text(d.get(k))
         if c is not None:
             return c
+    return None
+
+
+def _command(node: dict[str, Any]) -> str | None:
+    """The command a call object runs, if it names one."""
+    c = _command_in(node)
+    if c is not None:
+        return c
     for k in _INPUT_KEYS:
         a = node.get(k)
         if type(a) is str and a[:1] == "{" and len(a) <= ARGS_MAX and ("command" in a or "cmd" in a):
@@ -80,20 +87,11 @@ def _command(node: dict[str, Any]) -> str | None:
                 a = orjson.loads(a)
             except orjson.JSONDecodeError:
                 continue
-        if type(a) is dict:
-            for ck in _CMD_KEYS:
-                c = _command_text(a.get(ck))
-                if c is not None:
-                    return c
+        if type(a) is dict and (c := _command_in(a)) is not None:
+            return c
     state = node.get("state")
-    if type(state) is dict:
-        inp = state.get("input")
-        if type(inp) is dict:
-            for ck in _CMD_KEYS:
-                c = _command_text(inp.get(ck))
-                if c is not None:
-                    return c
-    return None
+    inp = state.get("input") if type(state) is dict else None
+    return _command_in(inp) if type(inp) is dict else None
 
 
 def _leaves(node: Any, key: Any, out: list[tuple[Any, Any]]) -> None:
