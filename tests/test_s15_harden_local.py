@@ -132,7 +132,7 @@ def test_a_run_interrupted_mid_way_leaves_no_temp_files(env: Env, signal_name: s
 
 @pytest.mark.xfail(strict=True, reason="gap: workers.redact_whole/redact_segment create their output "
                    "(`red`, `seg`) with open(dst, 'wb'), 0666 under umask 000 (inside the 0700 run folder); "
-                   "fix in sync.py/workers.py (the lead's): see docs/SECURITY.md §6")
+                   "fix in sync.py/workers.py (the lead's): see docs/SECURITY.md §3.3b")
 def test_temp_files_inside_the_run_folder_are_0600_under_umask_000(env: Env) -> None:  # noqa: F811
     _plant(env)
     proc, seen = _run(env, "none")
