@@ -15,10 +15,11 @@ zstd bomb in a malicious bucket stops early.
 
 from __future__ import annotations
 
-import filecmp
+import errno
 import hashlib
 import json
 import os
+import secrets
 import shutil
 import stat
 import tempfile
@@ -197,7 +198,7 @@ class Restorer:
                         placed_as = art if path == art.path else art.model_copy(update={"path": path})
                         written = hook(placed_as, plain, root, overwrite=self.overwrite) if hook else None
                         if written is None:
-                            _place(plain, dst, art, self.overwrite)
+                            _place(plain, dst, art, self.overwrite, root)
                     except (OSError, UnsafePath) as e:
                         reason = e.strerror.lower() if isinstance(e, OSError) and e.strerror else str(e)
                         if isinstance(e, UnsafePath) and path in placed:
@@ -263,7 +264,7 @@ class Restorer:
         whole = hashlib.sha256()
         seg_path = dst.with_name("segment")
         remaining = max(art.size, 0)  # bytes the manifest says are still to come
-        with dst.open("wb") as out:
+        with open(dst, "wb", opener=lambda p, flags: os.open(p, flags, 0o600)) as out:  # 0600 whatever the umask
             for object_id in art.objects:
                 try:
                     got = self.archive.read_object(object_id, seg_path, self.identities,
@@ -314,34 +315,102 @@ def _json_docs(data: bytes, fmt: str, max_lines: int = 64) -> list[object]:
     return out
 
 
-def _place(plain: Path, dst: Path, art: Artifact, overwrite: bool = False) -> None:
+_DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def _open_dir(root: Path, parts: Sequence[str], relpath: str) -> int:
+    """A descriptor on root/parts, walked one component at a time from root, each opened
+    relative to its parent with O_NOFOLLOW (a missing one created 0700 first): a component
+    swapped for a symlink or a file after safe_target checked it is refused, never followed."""
+    fd = os.open(root, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        for part in parts:
+            try:
+                os.mkdir(part, 0o700, dir_fd=fd)
+            except FileExistsError:
+                pass
+            try:
+                nfd = os.open(part, _DIR_FLAGS, dir_fd=fd)
+            except OSError as e:
+                if e.errno in (errno.ELOOP, errno.ENOTDIR):
+                    raise UnsafePath(f"{relpath!r}: {part} is not a plain directory (changed since it was "
+                                     "checked)") from None
+                raise
+            os.close(fd)
+            fd = nfd
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _same_bytes(dir_fd: int, a: str, b: str) -> bool:
+    """Do the regular files a and b of a directory hold the same bytes? (b opened without
+    following a symlink or blocking on a FIFO; anything but a regular file is UnsafePath)"""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    with open(a, "rb", opener=lambda p, _f: os.open(p, flags, dir_fd=dir_fd)) as fa, \
+            open(b, "rb", opener=lambda p, _f: os.open(p, flags, dir_fd=dir_fd)) as fb:
+        if not stat.S_ISREG(os.fstat(fb.fileno()).st_mode):
+            raise UnsafePath(f"{b!r}: target became a symlink or special file")
+        if os.fstat(fa.fileno()).st_size != os.fstat(fb.fileno()).st_size:
+            return False
+        while True:
+            x, y = fa.read(1 << 20), fb.read(1 << 20)
+            if x != y:
+                return False
+            if not x:
+                return True
+
+
+def _place(plain: Path, dst: Path, art: Artifact, overwrite: bool = False, root: Path | None = None) -> None:
     """Write the artifact at dst. A file already there with the same bytes is left as it is; one
     with other bytes (a live session, a file edited since the last restore) only with
-    `overwrite`: restoring into a HOME must not silently replace what its owner has."""
-    dst.parent.mkdir(parents=True, exist_ok=True)
-    # a fresh, exclusively created temp file (0600): a name planted in the target beforehand
-    # (e.g. a symlink pointing outside) is never opened or followed
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{dst.name}.", suffix=".restoring", dir=dst.parent)
-    tmp = Path(tmp_name)
+    `overwrite`: restoring into a HOME must not silently replace what its owner has.
+
+    Every directory below `root` (default: dst's parent) is walked by descriptor without
+    following symlinks, and the file is written and renamed relative to its parent's
+    descriptor: a symlink planted anywhere in the path after safe_target's checks (by a process
+    sharing the target) cannot send the write outside the target."""
+    root = root if root is not None else dst.parent
+    parts = dst.relative_to(root).parts
+    if not parts:
+        raise UnsafePath(f"{art.path!r}: no file name")
+    name = parts[-1]
+    dir_fd = _open_dir(root, parts[:-1], art.path)
     try:
-        with os.fdopen(fd, "wb") as fo, plain.open("rb") as fi:
-            if art.format == "jsonl.zst":
-                zstandard.ZstdCompressor(level=3).copy_stream(fi, fo)
-            else:
-                shutil.copyfileobj(fi, fo, 1 << 20)
-            fo.flush()
-            if art.mtime:
-                os.utime(fo.fileno(), (art.mtime, art.mtime))
-        if dst.is_symlink() or (dst.exists() and not stat.S_ISREG(dst.lstat().st_mode)):
-            raise UnsafePath(f"{art.path!r}: target became a symlink or special file")
-        if dst.exists():
-            if filecmp.cmp(tmp, dst, shallow=False):
-                tmp.unlink()
-                return
-            if not overwrite:
-                raise UnsafePath(f"{art.path!r}: a file with other content is there; not replaced "
-                                 "(--overwrite replaces it)")
-        os.replace(tmp, dst)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+        # a fresh, exclusively created temp file (0600): a name planted in the target beforehand
+        # (e.g. a symlink pointing outside) is never opened or followed
+        tmp = f".{name}.{secrets.token_hex(6)}.restoring"
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+        fd = os.open(tmp, flags, 0o600, dir_fd=dir_fd)
+        try:
+            with os.fdopen(fd, "wb") as fo, plain.open("rb") as fi:
+                if art.format == "jsonl.zst":
+                    zstandard.ZstdCompressor(level=3).copy_stream(fi, fo)
+                else:
+                    shutil.copyfileobj(fi, fo, 1 << 20)
+                fo.flush()
+                if art.mtime:
+                    os.utime(fo.fileno(), (art.mtime, art.mtime))
+            try:
+                st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+            except FileNotFoundError:
+                st = None
+            if st is not None:
+                if not stat.S_ISREG(st.st_mode):
+                    raise UnsafePath(f"{art.path!r}: target became a symlink or special file")
+                if _same_bytes(dir_fd, tmp, name):
+                    os.unlink(tmp, dir_fd=dir_fd)
+                    return
+                if not overwrite:
+                    raise UnsafePath(f"{art.path!r}: a file with other content is there; not replaced "
+                                     "(--overwrite replaces it)")
+            os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+        except BaseException:
+            try:
+                os.unlink(tmp, dir_fd=dir_fd)
+            except FileNotFoundError:
+                pass
+            raise
+    finally:
+        os.close(dir_fd)

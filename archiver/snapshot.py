@@ -7,14 +7,24 @@
 - Any other file is copied and re-checked; a file that changes during the copy is
   retried, then reported.
 Nothing here reads a whole file into memory.
+
+Harness folders are writable by the user's agents (and some by any local user, /tmp), so a
+file found regular may be something else by the time it is read. Every harness file is opened
+through open_regular: O_NOFOLLOW (a symlink is refused, never followed), O_NONBLOCK (a FIFO
+swapped in cannot block the run) and fstat on the opened descriptor (only a regular file is
+read, and only the one expected). A copy stops at the size fstat gave at open. SQLite stores
+are refused when the database, its -wal or its -shm is a symlink or not a regular file, and a
+live open is checked, on its descriptor, to be the file checked by name.
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import shutil
 import sqlite3
+import stat
 import tempfile
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -90,21 +100,105 @@ class SnapshotError(OSError):
 
 @dataclass(frozen=True)
 class FileIdentity:
-    """What tells us cheaply whether a file changed since we last archived it."""
+    """What tells us cheaply whether a file changed since we last archived it (and, with
+    `dev`, which file it is: 0 when unknown)."""
 
     inode: int
     size: int
     mtime_ns: int
+    dev: int = 0
 
     @classmethod
     def of(cls, path: Path) -> "FileIdentity":
-        st = path.stat()
-        return cls(st.st_ino, st.st_size, st.st_mtime_ns)
+        """The identity of the name itself: a symlink is not followed (reading it is refused)."""
+        return cls.from_stat(os.lstat(path))
+
+    @classmethod
+    def from_stat(cls, st: os.stat_result) -> "FileIdentity":
+        return cls(st.st_ino, st.st_size, st.st_mtime_ns, st.st_dev)
+
+
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def _kind(mode: int) -> str:
+    for test, name in ((stat.S_ISLNK, "a symlink"), (stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"),
+                       (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device")):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def open_regular(path: Path, expect: FileIdentity | None = None) -> BinaryIO:
+    """`path` opened for reading, refused (SnapshotError naming it) unless the opened descriptor
+    is a regular file, and, with `expect`, the very file expected (same device and inode).
+    Never follows a symlink in the last component, never blocks on a FIFO, never opens a
+    device. A missing file raises FileNotFoundError, as open() does."""
+    try:
+        f = open(os.fspath(path), "rb", opener=lambda p, _flags: os.open(p, _OPEN_FLAGS))
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            raise SnapshotError(f"{path}: is a symlink; not followed") from None
+        if e.errno in (errno.EISDIR, errno.ENXIO, errno.ENODEV):  # a directory; a socket; a device
+            try:
+                kind = _kind(os.lstat(path).st_mode)
+            except OSError:
+                kind = "not a regular file"
+            raise SnapshotError(f"{path}: {kind}; not read") from None
+        raise
+    try:
+        st = os.fstat(f.fileno())
+        if not stat.S_ISREG(st.st_mode):
+            raise SnapshotError(f"{path}: {_kind(st.st_mode)}; not read")
+        if expect is not None and (st.st_ino != expect.inode or (expect.dev and st.st_dev != expect.dev)):
+            raise SnapshotError(f"{path}: replaced by another file since it was checked; not read")
+    except BaseException:
+        f.close()
+        raise
+    return f
+
+
+class _Bounded:
+    """At most `limit` bytes of `f` (what fstat said at open: a file that grows while read, or
+    never ends, is not read past it). Keeps `name` for messages."""
+
+    def __init__(self, f: BinaryIO, limit: int) -> None:
+        self.f, self.left, self.name = f, limit, getattr(f, "name", "?")
+
+    def read(self, n: int = -1) -> bytes:
+        if self.left <= 0:
+            return b""
+        data = self.f.read(self.left if n is None or n < 0 else min(n, self.left))
+        self.left -= len(data)
+        return data
+
+
+def _create_private(dst: Path) -> BinaryIO:
+    """A new file of ours (0600 whatever the umask; replaced if there)."""
+    return open(os.fspath(dst), "wb", opener=lambda p, flags: os.open(p, flags | getattr(os, "O_NOFOLLOW", 0), 0o600))
+
+
+def copy_regular(src: Path, dst: Path, expect: FileIdentity | None = None) -> FileIdentity:
+    """One copy of a regular file as it is at open (open_regular), up to its size then; returns
+    the identity read through the descriptor after the copy (compare it with what you expect)."""
+    with open_regular(src, expect) as fi:
+        st = os.fstat(fi.fileno())
+        with _create_private(dst) as fo:
+            shutil.copyfileobj(_Bounded(fi, st.st_size), fo, _BLOCK)  # type: ignore[arg-type]
+        after = FileIdentity.from_stat(os.fstat(fi.fileno()))
+    if after != FileIdentity.from_stat(st) or dst.stat().st_size != st.st_size:
+        raise _Changed()
+    return after
+
+
+class _Changed(Exception):
+    pass
 
 
 def complete_length(path: Path, size: int | None = None) -> int:
     """Bytes up to and including the last newline: the part of a JSONL file safe to read."""
-    with path.open("rb") as f:
+    with open_regular(path) as f:
         end = size if size is not None else os.fstat(f.fileno()).st_size
         pos = end
         while pos > 0:
@@ -126,12 +220,12 @@ def whole_jsonl_length(path: Path) -> int:
     line has no newline and is not JSON (torn, or still being written: archived once complete).
     A writer that ends its last complete line without a newline (a rewritten mirror) keeps it.
     A final line longer than _TAIL_PARSE_MAX is judged by its shape (ends with `}` or `]`)."""
-    with path.open("rb") as f:
+    with open_regular(path) as f:
         size = os.fstat(f.fileno()).st_size
     end = complete_length(path, size)
     if end == size:
         return size
-    with path.open("rb") as f:
+    with open_regular(path) as f:
         if size - end <= _TAIL_PARSE_MAX:
             f.seek(end)
             try:
@@ -198,18 +292,15 @@ def iter_lines(f: BinaryIO, start: int, end: int, long_line: int | None = None) 
         f.seek(pos)
 
 
-def copy_whole(src: Path, dst: Path) -> FileIdentity:
-    """Copy a file that may be rewritten; retried while it changes under us."""
-    last_error = ""
+def copy_whole(src: Path, dst: Path, expect: FileIdentity | None = None) -> FileIdentity:
+    """Copy a file that may be rewritten; retried while it changes under us. Only a regular
+    file is read (open_regular; with `expect`, only that file), up to its size at open."""
     for _ in range(COPY_RETRIES):
-        before = FileIdentity.of(src)
-        with src.open("rb") as fi, dst.open("wb") as fo:
-            shutil.copyfileobj(fi, fo, _BLOCK)
-        after = FileIdentity.of(src)
-        if before == after and dst.stat().st_size == after.size:
-            return after
-        last_error = "changed during copy"
-    raise SnapshotError(f"{src}: {last_error} ({COPY_RETRIES} attempts)")
+        try:
+            return copy_regular(src, dst, expect)
+        except _Changed:
+            continue
+    raise SnapshotError(f"{src}: changed during copy ({COPY_RETRIES} attempts)")
 
 
 def copy_sqlite(src: Path, dst: Path) -> None:
@@ -217,12 +308,14 @@ def copy_sqlite(src: Path, dst: Path) -> None:
 
     A read-only connection to a WAL database needs its -shm; when that is missing
     (or the folder is read-only) we copy db, -wal and -shm together, check nothing
-    moved, and back up from the copy.
+    moved, and back up from the copy. A database, -wal or -shm that is a symlink or not a
+    regular file is refused (check_sqlite_files), and the live open must be that file.
     """
+    expect = check_sqlite_files(src)
     first_error = "not opened live: a WAL database without its -shm (opening it would create -wal and -shm)"
     if not wal_index_missing(src):
         try:
-            _backup(f"file:{_uri_path(src)}?mode=ro", dst)
+            _backup(f"file:{_uri_path(src)}?mode=ro", dst, src, expect)
             _check_copy(src, dst)
             return
         except sqlite3.Error as first:
@@ -231,11 +324,13 @@ def copy_sqlite(src: Path, dst: Path) -> None:
         os.chmod(tmp, 0o700)
         for _ in range(COPY_RETRIES):
             ids = {}
-            for suffix in ("", "-wal", "-shm"):
-                part = Path(str(src) + suffix)
-                if part.exists():
-                    ids[suffix] = FileIdentity.of(part)
-                    shutil.copyfile(part, Path(tmp) / ("db" + suffix))
+            try:
+                for suffix in ("", "-wal", "-shm"):
+                    part = Path(str(src) + suffix)
+                    if part.exists() or part.is_symlink():
+                        ids[suffix] = copy_regular(part, Path(tmp) / ("db" + suffix))
+            except _Changed:
+                continue
             same = all(FileIdentity.of(Path(str(src) + s)) == i for s, i in ids.items() if Path(str(src) + s).exists())
             if not same:
                 continue
@@ -248,12 +343,83 @@ def copy_sqlite(src: Path, dst: Path) -> None:
     raise SnapshotError(f"{src}: kept changing while copied ({COPY_RETRIES} attempts)")
 
 
+def check_sqlite_files(db: Path) -> FileIdentity:
+    """SQLite opens a database, its -wal and its -shm by name and follows symlinks: a store
+    that is a symlink (to another user's file, to a key) would be read through. Refused here,
+    as anything that is not a regular file; returns the database's identity."""
+    st = os.lstat(db)  # FileNotFoundError as for any vanished file
+    if not stat.S_ISREG(st.st_mode):
+        raise SnapshotError(f"{db}: {_kind(st.st_mode)}; not opened as a SQLite database")
+    for suffix in ("-wal", "-shm", "-journal"):
+        try:
+            side = os.lstat(str(db) + suffix)
+        except FileNotFoundError:
+            continue
+        if not stat.S_ISREG(side.st_mode):
+            raise SnapshotError(f"{db}{suffix}: {_kind(side.st_mode)}; the database is not opened")
+    return FileIdentity.from_stat(st)
+
+
+def _fd_dir() -> str | None:
+    for d in ("/proc/self/fd", "/dev/fd"):
+        if os.path.isdir(d):
+            return d
+    return None
+
+
+def _open_fds() -> set[int]:
+    d = _fd_dir()
+    if d is None:
+        return set()
+    try:
+        return {int(n) for n in os.listdir(d)}
+    except OSError:
+        return set()
+
+
+def _check_opened(db: Path, before: set[int], expect: FileIdentity) -> None:
+    """After SQLite opened `db` (by name): one of the descriptors opened since `before` is the
+    file checked by name (same device and inode). A symlink swapped in between the check and
+    SQLite's open, and swapped back, is caught here. SQLite may instead reuse a descriptor it
+    kept for that file (another connection of this process holds locks on it): then no new
+    regular file was opened and one already open must be it. Where descriptors cannot be
+    listed, no check."""
+    if _fd_dir() is None:
+        return
+    sides = set()
+    for suffix in ("-wal", "-shm"):  # opened beside the database, by this connection or shared
+        try:
+            side = os.lstat(str(db) + suffix)
+            sides.add((side.st_ino, side.st_dev))
+        except OSError:
+            pass
+    new_regular = False
+    for fd in sorted(_open_fds() - before):
+        try:
+            st = os.fstat(fd)
+        except OSError:
+            continue
+        if stat.S_ISREG(st.st_mode):
+            if (st.st_ino, st.st_dev) == (expect.inode, expect.dev):
+                return
+            new_regular = new_regular or (st.st_ino, st.st_dev) not in sides
+    if not new_regular:
+        for fd in sorted(before):
+            try:
+                st = os.fstat(fd)
+            except OSError:
+                continue
+            if stat.S_ISREG(st.st_mode) and (st.st_ino, st.st_dev) == (expect.inode, expect.dev):
+                return
+    raise SnapshotError(f"{db}: replaced by another file while opened; not read")
+
+
 def wal_index_missing(db: Path) -> bool:
     """Is `db` in WAL mode (header bytes 18-19 are 2) with no -shm beside it? Such a file has
     no connection open (the last one removes -wal and -shm), and a read-only open would create
     -wal and -shm next to it, files of ours in the harness's folder: we never open it live."""
     try:
-        with db.open("rb") as f:
+        with open_regular(db) as f:
             header = f.read(20)
     except OSError:
         return False
@@ -277,15 +443,19 @@ def _check_copy(src: Path, dst: Path) -> None:
 
 
 def _uri_path(p: Path) -> str:
-    return quote(str(p.resolve()))
+    # absolute, not resolve(): resolving would follow a symlink in the last component
+    return quote(os.path.abspath(p))
 
 
-def _backup(uri: str, dst: Path) -> None:
+def _backup(uri: str, dst: Path, live: Path | None = None, expect: FileIdentity | None = None) -> None:
     if dst.exists():
         dst.unlink()
+    fds = _open_fds()
     src_conn = sqlite3.connect(uri, uri=True, timeout=10)
     try:
         src_conn.execute("PRAGMA schema_version").fetchone()  # fails fast on a non-database
+        if live is not None and expect is not None:
+            _check_opened(live, fds, expect)
         backup_into(src_conn, dst)
     finally:
         src_conn.close()
@@ -321,13 +491,16 @@ def read_live_sqlite(db: Path) -> Iterator[sqlite3.Connection]:
     """
     tmp: str | None = None
     conn: sqlite3.Connection | None = None
+    expect = check_sqlite_files(db)  # no symlinked or special store, -wal or -shm
     try:
         try:
             if wal_index_missing(db):
                 raise sqlite3.OperationalError("WAL database without -shm: not opened live")
+            fds = _open_fds()
             conn = sqlite3.connect(f"file:{quote(str(db))}?mode=ro", uri=True, isolation_level=None)
             conn.execute("BEGIN")
             conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            _check_opened(db, fds, expect)
         except sqlite3.OperationalError:
             if conn is not None:
                 conn.close()
@@ -335,11 +508,19 @@ def read_live_sqlite(db: Path) -> Iterator[sqlite3.Connection]:
             if wal.exists():
                 tmp = tempfile.mkdtemp(prefix="archiver-sqlite-")  # mkdtemp is 0700
                 copy = Path(tmp) / db.name
-                shutil.copyfile(db, copy)
-                shutil.copyfile(wal, copy.with_name(copy.name + "-wal"))
+                try:
+                    copy_regular(db, copy, expect)
+                    copy_regular(wal, copy.with_name(copy.name + "-wal"))
+                except _Changed:
+                    raise SnapshotError(f"{db}: changed while copied") from None
                 conn = sqlite3.connect(str(copy), isolation_level=None)
             else:
+                fds = _open_fds()
                 conn = sqlite3.connect(f"file:{quote(str(db))}?immutable=1", uri=True, isolation_level=None)
+                conn.execute("BEGIN")
+                conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+                _check_opened(db, fds, expect)
+                conn.execute("COMMIT")
             conn.execute("BEGIN")
         yield conn
     finally:
@@ -371,7 +552,7 @@ def decompress_zst(src: Path, dst: Path, max_output: int = 64 << 30, max_ratio: 
 
     written = 0
     try:
-        with src.open("rb") as fi, dst.open("wb") as fo:
+        with open_regular(src) as fi, _create_private(dst) as fo:
             for consumed, chunk in zstd_output(iter(lambda: fi.read(_BLOCK), b""), _ZST_SLICE):
                 written += len(chunk)
                 if written > max_output:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, MutableMapping
@@ -36,6 +37,20 @@ class ArtifactState:
 
 class StateError(RuntimeError):
     pass
+
+
+def private_dir(d: Path) -> None:
+    """The state dir holds native paths and titles (state.db) and the run's plaintext temp files:
+    it must be ours and 0700. One made by someone else is refused (they could plant a symlink at
+    `tmp`, `lock` or `state.db`); one of ours with a looser mode (made by hand, by an older
+    version, under another umask) is tightened."""
+    st = os.stat(d)
+    if hasattr(os, "geteuid") and st.st_uid != os.geteuid():
+        raise StateError(f"{d}: the state dir belongs to another user (uid {st.st_uid}); not used")
+    if st.st_mode & stat.S_ISVTX:  # /tmp and the like: shared by design, never ours to tighten
+        raise StateError(f"{d}: a shared folder (sticky bit) cannot be the state dir; use a folder of its own")
+    if stat.S_IMODE(st.st_mode) & 0o077:
+        os.chmod(d, 0o700)
 
 
 @dataclass
@@ -64,6 +79,14 @@ _ENVIRONMENT_ERRORS = ("disk is full", "disk i/o error", "unable to open", "read
 class State:
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        private_dir(path.parent)
+        try:
+            st = os.lstat(path)
+        except FileNotFoundError:
+            pass
+        else:  # SQLite follows a symlink: a state.db planted as one would write where it points
+            if not stat.S_ISREG(st.st_mode):
+                raise StateError(f"{path}: not a regular file (a symlink?); not opened")
         self.path = path
         self.rebuilt = False
         try:
