@@ -3,8 +3,10 @@ the holder dies, so a stale lock from a killed run never blocks the next one."""
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
+import stat
 from pathlib import Path
 
 
@@ -21,7 +23,12 @@ class RunLock:
         self._fd: int | None = None
 
     def acquire(self) -> None:
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        # never through a symlink planted at the lock's name: it would truncate what it points to
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0),
+                     0o600)
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise OSError(errno.EINVAL, "the run lock is not a regular file", str(self.path))
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

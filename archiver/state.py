@@ -45,11 +45,13 @@ def private_dir(d: Path) -> None:
     `tmp`, `lock` or `state.db`); one of ours with a looser mode (made by hand, by an older
     version, under another umask) is tightened."""
     st = os.stat(d)
-    if hasattr(os, "geteuid") and st.st_uid != os.geteuid():
+    me = os.geteuid() if hasattr(os, "geteuid") else st.st_uid
+    # root's own folder is trusted as root is (a Kubernetes volume with fsGroup, a Docker volume)
+    if st.st_uid not in (me, 0):
         raise StateError(f"{d}: the state dir belongs to another user (uid {st.st_uid}); not used")
     if st.st_mode & stat.S_ISVTX:  # /tmp and the like: shared by design, never ours to tighten
         raise StateError(f"{d}: a shared folder (sticky bit) cannot be the state dir; use a folder of its own")
-    if stat.S_IMODE(st.st_mode) & 0o077:
+    if st.st_uid == me and stat.S_IMODE(st.st_mode) & 0o077:
         os.chmod(d, 0o700)
 
 

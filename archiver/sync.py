@@ -44,6 +44,7 @@ from archiver.snapshot import (
     copy_whole,
     decompress_zst,
     fingerprint,
+    open_regular,
     whole_jsonl_length,
 )
 from archiver.state import ArtifactState, Known, State, StateError
@@ -653,9 +654,12 @@ class Syncer:
     ) -> tuple[ArtifactState, bool]:
         """Append-only JSONL: archive only the complete lines added since last time."""
         path = read_from or src.source
-        size = path.stat().st_size
-        end = complete_length(path, size)
-        with path.open("rb") as f:
+        # a live harness file is read only while it is the file checked (a swap for a symlink is
+        # refused, here and in the job); a decompressed copy is ours
+        live = (ident.inode, ident.dev) if read_from is None and src.identity is None and ident.dev else None
+        with (open_regular(path, ident if live else None) if read_from is None else path.open("rb")) as f:
+            size = os.fstat(f.fileno()).st_size
+            end = complete_length(path, size)
             start, objects, digest, red_size = 0, [], None, 0
             if prev and prev.offset and prev.offset <= end and (read_from is not None or prev.inode == ident.inode):
                 if fingerprint(f, prev.offset) == prev.fingerprint:
@@ -665,7 +669,7 @@ class Syncer:
             if end > start:
                 out = work.file("seg")
                 assert self.jobs is not None
-                job = self.jobs.segment(path, start, end, out)
+                job = self.jobs.segment(path, start, end, out, live)
                 if read_from is None:
                     self._add_read(end - start)
                 self._absorb(job, report)

@@ -25,7 +25,7 @@ from typing import BinaryIO, Callable, Iterator, Sequence
 from archiver import allocator, interrupts
 from archiver.pack import SMALL_OBJECT, ObjectHasher, pack_bytes, pack_file
 from archiver.redact.base import RedactionReport, Redactor
-from archiver.snapshot import iter_lines
+from archiver.snapshot import FileIdentity, iter_lines, open_regular
 
 _BLOCK = 1024 * 1024
 BATCH_LINES = 64
@@ -202,10 +202,11 @@ def _eol(f: BinaryIO, start: int, end: int) -> bytes:
 
 def redact_segment(
     redactor: Redactor, object_id_key: bytes, verify: bool, src: str, start: int, end: int, dst: str,
-    recipients: Sequence[object] | None = None,
+    recipients: Sequence[object] | None = None, expect: tuple[int, int] | None = None,
 ) -> JobResult:
     """Complete JSONL lines [start, end) of src, redacted line by line into dst
-    (in batches when the redactor offers it: one engine pass over many lines)."""
+    (in batches when the redactor offers it: one engine pass over many lines). With `expect`
+    (inode, device), src is a live harness file, read only if it is still that file."""
     allocator.tune()
     report = RedactionReport()
     before = dict(getattr(redactor, "warnings", {}) or {})
@@ -239,7 +240,7 @@ def redact_segment(
         written += len(red)
 
     span_fn = getattr(redactor, "redact_jsonl_span", None)
-    with open(src, "rb") as f, open(dst, "wb") as fo:
+    with _open_source(src, expect) as f, open(dst, "wb") as fo:
         for line in iter_lines(f, start, end):
             if type(line) is not bytes:  # a LineSpan: too long to hold, redacted from the file
                 flush(fo)
@@ -313,12 +314,13 @@ def _whole_in_worker(src: str, dst: str, fmt: str) -> JobResult:
     return redact_whole(_worker_redactor, _worker_key, _worker_verify, src, dst, fmt, _worker_recipients)
 
 
-def _segment_in_worker(src: str, start: int, end: int, dst: str, pack: bool = True) -> JobResult:
+def _segment_in_worker(src: str, start: int, end: int, dst: str, pack: bool = True,
+                       expect: tuple[int, int] | None = None) -> JobResult:
     global _worker_bytes
     assert _worker_redactor is not None
     _worker_bytes += end - start
     return redact_segment(_worker_redactor, _worker_key, _worker_verify, src, start, end, dst,
-                          _worker_recipients if pack else None)
+                          _worker_recipients if pack else None, expect)
 
 
 def _noop() -> None:
@@ -377,11 +379,18 @@ class _Pool(ProcessPoolExecutor):
 SPLIT_BYTES = 8 << 20  # a pooled segment longer than twice this is redacted in pieces of about this
 
 
-def line_cuts(src: Path, start: int, end: int, piece: int) -> list[int]:
+def _open_source(src: str | Path, expect: tuple[int, int] | None) -> BinaryIO:
+    if expect is None:
+        return open(src, "rb")
+    inode, dev = expect
+    return open_regular(Path(src), FileIdentity(inode, 0, 0, dev))
+
+
+def line_cuts(src: Path, start: int, end: int, piece: int, expect: tuple[int, int] | None = None) -> list[int]:
     """Offsets start < c1 < ... < end, each just after a newline, about `piece` apart.
     [start, end) must be whole lines."""
     cuts = [start]
-    with src.open("rb") as f:
+    with _open_source(src, expect) as f:
         target = start + piece
         while target < end:
             f.seek(target)
@@ -510,24 +519,26 @@ class Jobs:
                 return redact_whole(self.redactor, self.key, self.verify, str(src), str(dst), fmt, self.recipients)
         return self._run(_whole_in_worker, str(src), str(dst), fmt)
 
-    def segment(self, src: Path, start: int, end: int, dst: Path) -> JobResult:
+    def segment(self, src: Path, start: int, end: int, dst: Path, expect: tuple[int, int] | None = None) -> JobResult:
+        """Lines [start, end) of src; with `expect` (inode, device), src is read only while it
+        is that file (a live harness file swapped for a symlink is refused, not followed)."""
         if not self.pooled or self._runs_inline(end - start):
             with self._inline_lock:
                 return redact_segment(self.redactor, self.key, self.verify, str(src), start, end, str(dst),
-                                      self.recipients)
-        cuts = line_cuts(src, start, end, SPLIT_BYTES) if end - start > 2 * SPLIT_BYTES else [start, end]
+                                      self.recipients, expect)
+        cuts = line_cuts(src, start, end, SPLIT_BYTES, expect) if end - start > 2 * SPLIT_BYTES else [start, end]
         if len(cuts) == 2:
-            return self._run(_segment_in_worker, str(src), start, end, str(dst))
-        return self._split_segment(src, cuts, dst)
+            return self._run(_segment_in_worker, str(src), start, end, str(dst), True, expect)
+        return self._split_segment(src, cuts, dst, expect)
 
-    def _split_segment(self, src: Path, cuts: list[int], dst: Path) -> JobResult:
+    def _split_segment(self, src: Path, cuts: list[int], dst: Path, expect: tuple[int, int] | None = None) -> JobResult:
         """A long segment in pieces on all workers (JSONL redaction is line-local), then
         joined in order; the ids and digests are of the joined bytes (not packed here: the
         pieces are, as one object, archive.put_object's to pack)."""
         parts = [dst.with_name(f"{dst.name}.{i}") for i in range(len(cuts) - 1)]
         pool = self._get_pool()
         try:
-            futures = [pool.submit(_segment_in_worker, str(src), a, b, str(part), False)
+            futures = [pool.submit(_segment_in_worker, str(src), a, b, str(part), False, expect)
                        for a, b, part in zip(cuts, cuts[1:], parts)]
             try:
                 results = [f.result() for f in futures]

@@ -59,7 +59,7 @@ def _sync(args: argparse.Namespace, started: float, where: dict[str, Path]) -> i
     from archiver.lock import AlreadyRunning, RunLock
     from archiver.logs import use_json
     from archiver.progress import make_progress
-    from archiver.state import DiscoveryCache, State, StateError, clear_failure
+    from archiver.state import DiscoveryCache, State, StateError, clear_failure, private_dir
     from archiver.sync import Syncer, SyncOptions
 
     try:  # a run that stops before it starts (config, keys, state dir) is a failed run to the metrics too
@@ -79,6 +79,7 @@ def _sync(args: argparse.Namespace, started: float, where: dict[str, Path]) -> i
         lock = RunLock(state_dir / "lock")
         try:
             state_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+            private_dir(state_dir)  # before the lock: it is a file in there
             lock.acquire()
         except AlreadyRunning as e:
             if args.json:
@@ -90,6 +91,8 @@ def _sync(args: argparse.Namespace, started: float, where: dict[str, Path]) -> i
             elif not args.json:
                 console().print(f"another sync is running ({plain(e)}); nothing to do")
             return EXIT_OK
+        except StateError as e:
+            return _sync_failed(args, str(e), started, state_dir)
         except OSError as e:  # a state dir that cannot be made or written: one line, not a traceback
             return _sync_failed(args, f"state dir {state_dir}: {e.strerror or type(e).__name__}"
                                       f"{f' ({e.filename})' if e.filename else ''}", started, state_dir)
@@ -103,6 +106,9 @@ def _sync(args: argparse.Namespace, started: float, where: dict[str, Path]) -> i
 
     saved_gc = gc.get_threshold()
     gc.set_threshold(max(saved_gc[0], 50_000), max(saved_gc[1], 20), max(saved_gc[2], 100))
+    # every file the run makes (snapshots, redacted copies, the state, workers' outputs) is the
+    # user's alone, whatever umask a scheduler gave (a service under umask 000)
+    saved_umask = os.umask(0o077)
     try:
         try:
             state = State(state_dir / ("state-dry.db" if args.dry_run else "state.db"))
@@ -134,6 +140,7 @@ def _sync(args: argparse.Namespace, started: float, where: dict[str, Path]) -> i
         _failure_metrics(args, started)  # (a metrics file it cannot write does not hide why the run failed)
         raise
     finally:
+        os.umask(saved_umask)
         gc.set_threshold(*saved_gc)
         lock.release()
     if not args.dry_run:

@@ -616,8 +616,8 @@ def _phrase(text: str) -> str:
 
 
 def _name_variants(name: str) -> list[str]:
-    """A real name as people write it: `Jane Doe` (any separators, or none: `JaneDoe`), `Doe, Jane`,
-    and with the first name as an initial, `J. Doe` / `jdoe` (only for a last name of 4+ letters:
+    """A real name as people write it: `Jane Doe` (any separators, or none: `JaneDoe`), `Doe, Jane`
+    (a compound last name whole: `Vasquez-Ruiz, Ana`), and with the first name as an initial, `J. Doe` / `jdoe` (only for a last name of 4+ letters:
     shorter ones make initials too common)."""
     words = _words(name)
     out = [_phrase(name)]
@@ -625,6 +625,9 @@ def _name_variants(name: str) -> list[str]:
         first, last = words[0], words[-1]
         middle = words[1:-1]
         out.append(_lit(last) + r",?" + _NAME_SEP + _NAME_SEP.join(_lit(w) for w in [first, *middle]))
+        given, _, family = _nfc(name).strip().rpartition(" ")
+        if given.strip() and len(_words(family)) > 1:  # a compound last name: `Vasquez-Ruiz, Marguerite`
+            out.append(_phrase(family) + r",?" + _NAME_SEP + _phrase(given))
         if len(last) >= 4:
             # "J. Doe", "jdoe", "j_doe", not "J Doe": "I'm Young" is no initial
             out.append(_lit(first[0]) + r"(?:\.[\s\pZ._-]*|[._-]?)" + _NAME_SEP.join(_lit(w) for w in [*middle, last]))
