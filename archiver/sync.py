@@ -380,10 +380,11 @@ class Syncer:
         (see _note_signature), so equal signatures mean the long way would change nothing.
         Once the files not as stored add up to more than the jobs' inline budget, the redaction
         workers start, and their start (imports, rules) overlaps the rest of discovery; less than
-        that is redacted in this process (workers.INLINE_BYTES)."""
+        that is redacted in this process (workers.INLINE_BYTES). The others come back largest first."""
         self._known = self.state.known()
         known_get = self._known.get
         rest: list[DiscoveredSession] = []
+        sizes: dict[int, int] = {}  # id(ds) -> about how much its long way redacts
         warm = self.jobs.warm if self.jobs is not None else None
         budget = self.jobs.inline_bytes if self.jobs is not None else 0
         for ds in discovered:
@@ -403,14 +404,19 @@ class Syncer:
                         break
             if not same:
                 rest.append(ds)
+                size = sizes[id(ds)] = _bytes_to_redact(ds, known, stats)
                 if warm is not None:
-                    budget -= _bytes_to_redact(ds, known, stats)
+                    budget -= size
                     if budget < 0:
                         warm()
                         warm = None
                 continue
             self._fast[key] = ds
             self.result.unchanged += 1
+        # Largest first (stable): a session too big to split (a database, a JSON file) started
+        # last would keep one worker busy alone at the end; and the biggest jobs, which bring
+        # the workers' memory peak, run while this process holds few finished sessions.
+        rest.sort(key=lambda ds: -sizes[id(ds)])
         return rest
 
     def _materialize_unchanged(self, processed: dict[str, tuple[Session, list[ArtifactState]]]) -> None:
