@@ -161,7 +161,7 @@ def test_sigkill_at_random_points_never_breaks_the_archive(env: Env) -> None:  #
         manifests_before, objects_before, catalog_before = manifests, objects, catalog
 
     # both kinds of outcome happened (a loaded machine finishes some runs before their kill time:
-    # the bar is well below the ~20 kills a quiet machine sees)
+    # two helpers saw 14 under load, so the bar is below that)
     assert killed >= 12 and completed >= 8, (killed, completed)
     assert grew > 0  # and transcripts were archived by appended segments across runs
     final = subprocess.run(_sync_cmd(env.config, 2), capture_output=True, text=True, timeout=120)
