@@ -104,6 +104,10 @@ class SyncResult:
             "redactions": dict(sorted(self.redactions.items())),
             "errors": self.errors,
             "warnings": self.warnings,
+            # what the collectors noted about the sessions archived in this run (a broken file
+            # archived as is, a database not readable, a sidecar left out), as the manifest keeps it
+            "session_warnings": {s.key: list(s.warnings) for s in sorted(self.sessions, key=lambda s: s.key)
+                                 if s.warnings},
         }
 
 
