@@ -667,6 +667,9 @@ class Fuzz:
                 continue
             if vis[k] is None:
                 problems.append(f"{k}: the archived copy is gone from ls")
+        for k, s in after.items():
+            if any(p["parent"] == k for p in s.get("parents", [])):
+                problems.append(f"{k}: archived as its own parent")
         for k, s in after.items():  # a record naming /etc/passwd never gets it archived
             for a in s.get("artifacts", []):
                 if a["path"].endswith("passwd") or "/etc/" in a["path"]:

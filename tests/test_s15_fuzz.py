@@ -27,7 +27,7 @@ CORE = [
     "codex:file-is-a-directory", "deepseek-harness:symlink-loop", "pi:time=epoch-us", "codex:time=garbage",
     "claude-code:id=dotdot", "pi:id=nfd", "codex:line0.payload=string", "pi:line0.version=number-as-string",
     "claude-code:unknown-record-type", "deepseek-harness:extra-fields", "pi:parent-cycle",
-    "deepseek-harness:parent-self", "codex:parent-missing", "claude-code:sidecar-dir-is-a-file",
+    "deepseek-harness:parent-self", "pi:parent-self", "opencode:parent-self", "codex:parent-missing", "claude-code:sidecar-dir-is-a-file",
     "claude-code:sidecar-tool-result-symlink-passwd", "cursor-agent:meta-json-wrong-type-list",
     "cursor-agent:missing-table-blobs", "opencode:missing-column-session_v2.parent_id",
     "codex:wrong-type-threads.rollout_path-outside", "opencode:wrong-type-session_message.data-list",
