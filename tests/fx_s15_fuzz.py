@@ -25,9 +25,8 @@ import os
 import random
 import shutil
 import sqlite3
-import threading
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
@@ -108,8 +107,8 @@ class Mutation:
     apply: Callable[[Path], None]
     must_archive: bool = False
     extra_victims_ok: bool = False  # a shared database: every session in it may warn or fail
-    saved: list[tuple[Path, Path | None]] = field(default_factory=list)
     after_run: Callable[[], None] | None = None  # e.g. release a held lock
+    revert: Callable[[], None] = lambda: None  # puts back what apply() changed (set by all_mutations)
 
     def __post_init__(self) -> None:
         self.id = f"{self.harness}:{self.name}"
@@ -274,7 +273,7 @@ def _retime(value: Any) -> Callable[[Path], None]:
     return edit
 
 
-def jsonl_mutations(harness: str, rng: random.Random) -> list[tuple[str, Callable[[Path], None], bool]]:
+def jsonl_mutations(harness: str) -> list[tuple[str, Callable[[Path], None], bool]]:
     """(name, edit of the victim file, must the victim still archive) for a JSONL transcript."""
     def bytes_edit(f: Callable[[bytes], bytes]) -> Callable[[Path], None]:
         return lambda p: p.write_bytes(f(p.read_bytes()))
@@ -345,9 +344,15 @@ def _sqlite(path: Path, *sql: str) -> None:
 
 
 def _corrupt_middle(path: Path) -> None:
+    """Garbage over the header of the first b-tree page from the middle of the file on (a page
+    whose bytes are only cell content may rot unnoticed: no reader can tell)."""
     data = bytearray(path.read_bytes())
-    mid = len(data) // 2
-    data[mid: mid + 1500] = bytes(random.Random(SEED).randrange(256) for _ in range(1500))
+    size = int.from_bytes(data[16:18], "big") or 65536
+    pages = len(data) // size
+    for n in list(range(pages // 2, pages)) + list(range(1, pages // 2)):
+        if data[n * size] in (0x02, 0x05, 0x0A, 0x0D):  # interior/leaf, index/table
+            data[n * size: n * size + 64] = bytes(random.Random(SEED).randrange(256) for _ in range(64))
+            break
     path.write_bytes(bytes(data))
 
 
@@ -407,7 +412,6 @@ def sqlite_mutations(db: str) -> list[tuple[str, list[str]]]:
 
 def all_mutations(scratch: Path) -> list[Mutation]:
     """Every mutation of every harness (seeded: the same list on every run)."""
-    rng = random.Random(SEED)
     out: list[Mutation] = []
     bak = Backup(scratch)
 
@@ -418,7 +422,7 @@ def all_mutations(scratch: Path) -> list[Mutation]:
             bak.save(*targets)
             edit(home)
         mu = Mutation(name, harness, victims, files, apply, must_archive=must, extra_victims_ok=shared)
-        mu.revert = bak.restore  # type: ignore[attr-defined]
+        mu.revert = bak.restore
         return mu
 
     # JSONL transcripts: Claude Code, Codex, pi, DeepSeek
@@ -426,13 +430,29 @@ def all_mutations(scratch: Path) -> list[Mutation]:
         v = VICTIMS[h]
         name = v.glob.rsplit("/", 1)[-1].replace("*", "")
         stem = name.split("-0199")[-1] if h == "codex" else name
-        for mname, edit, must in jsonl_mutations(h, rng):
+        for mname, edit, must in jsonl_mutations(h):
             out.append(m(mname, h, (v.key,), (stem.removesuffix(".jsonl"),), [v.glob],
                          lambda home, e=edit, v=v: e(v.path(home)), must))
         out.append(m("file-is-a-directory", h, (v.key,), (stem.removesuffix(".jsonl"),), [v.glob],
                      lambda home, v=v: _file_to_dir(v.path(home))))
         out.append(m("symlink-loop", h, (v.key,), (stem.removesuffix(".jsonl"),), [v.glob],
                      lambda home, v=v: _symlink_loop(v.path(home))))
+    # file names with odd ids: NFD unicode, 200 characters, a space and a quote
+    for h in ("claude-code", "pi", "deepseek-harness", "codex"):
+        v = VICTIMS[h]
+        for rname, new_stem in (("nfd", unicodedata.normalize("NFD", "sé-ssion-é")), ("long", "L" * 200),
+                                ("odd-chars", "a b'c\"d")):
+            def rename(home: Path, v: Victim = v, new_stem: str = new_stem) -> None:
+                old = v.path(home)
+                stem = old.name.removesuffix(".jsonl")
+                cut = stem.rsplit("-", 5)[0] + "-" if h == "codex" else ""  # keep Codex's rollout-<time>- prefix
+                new = old.with_name(f"{cut}{new_stem}.jsonl")
+                bak.save(old, new)
+                old.rename(new)
+            mu = Mutation(f"file-name-{rname}", h, (v.key,), ("",), rename, must_archive=True)
+            mu.revert = bak.restore
+            mu.extra_victims_ok = True  # (the session is found under its new id: a new key)
+            out.append(mu)
     # lineage: parents that do not exist, itself, a cycle
     pv = VICTIMS["pi"]
     out += [m("parent-missing", "pi", (pv.key,), ("01890a5d",), [pv.glob],
@@ -478,7 +498,6 @@ def all_mutations(scratch: Path) -> list[Mutation]:
                                                      t.format(home=home) if isinstance(t, str) else t), True))
     cd = CLAUDE_SESSION_DIR
     ckey = "claude-code:6513270e-269e-4d37-b2a7-4de452e6b438"
-    sub_meta = cd + "/subagents/agent-a8555b07f0d820fa7.meta.json"
     out += [m("sidecar-dir-is-a-file", "claude-code", (ckey, "claude-code:a8555b07f0d820fa7", "claude-code:add4fde8f30cd0293"),
               ("6513270e",), [cd], lambda home: _dir_to_file(next(home.glob(cd))), True),
             m("sidecar-tool-result-missing", "claude-code", (ckey,), ("6513270e",), [cd + "/tool-results/b1c2d3e4f.txt"],
@@ -698,7 +717,7 @@ class Fuzz:
 
     def finish(self, mu: Mutation) -> list[str]:
         """Revert the mutation and sync: the victim archives again, with no error."""
-        mu.revert()  # type: ignore[attr-defined]
+        mu.revert()
         res, err = self.sync()
         problems = []
         if res["errors"] or res["_code"] != 0:

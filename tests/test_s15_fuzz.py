@@ -25,7 +25,7 @@ CORE = [
     "deepseek-harness:header-duplicated-mid-file", "codex:half-utf8-tail", "pi:invalid-utf8-in-string",
     "deepseek-harness:nul-byte-in-string", "codex:crlf", "pi:bom", "claude-code:empty-file",
     "codex:file-is-a-directory", "deepseek-harness:symlink-loop", "pi:time=epoch-us", "codex:time=garbage",
-    "claude-code:id=dotdot", "pi:id=nfd", "codex:line0.payload=string", "pi:line0.version=number-as-string",
+    "claude-code:id=dotdot", "pi:id=nfd", "claude-code:file-name-nfd", "codex:line0.payload=string", "pi:line0.version=number-as-string",
     "claude-code:unknown-record-type", "deepseek-harness:extra-fields", "pi:parent-cycle",
     "deepseek-harness:parent-self", "pi:parent-self", "opencode:parent-self", "codex:parent-missing", "claude-code:sidecar-dir-is-a-file",
     "claude-code:sidecar-tool-result-symlink-passwd", "cursor-agent:meta-json-wrong-type-list",
