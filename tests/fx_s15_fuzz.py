@@ -635,7 +635,8 @@ class Fuzz:
         self.scratch.mkdir(mode=0o700)
         first, err = self.sync()
         assert first["sessions"]["failed"] == 0 and not first["errors"], first
-        self.baseline = self.box.ls()
+        self.baseline = self.box.ls()  # as the last run left it (rolled on by finish)
+        self.first = dict(self.baseline)  # as first archived
         self.restored_n = 0
 
     def sync(self) -> tuple[dict[str, Any], str]:
@@ -725,9 +726,9 @@ class Fuzz:
         after = self.box.ls()
         for k in mu.victims:
             # (a file the mutation made, archived then, stays archived as gone from the machine)
-            if k in self.baseline and not set(_arts(self.baseline[k])) <= set(_arts(after.get(k) or {})):
-                problems.append(f"after the revert {k} is not archived as before: "
-                                f"{sorted(set(_arts(self.baseline[k])) - set(_arts(after.get(k) or {})))[:2]}")
+            if k in self.first and not set(_arts(self.first[k])) <= set(_arts(after.get(k) or {})):
+                problems.append(f"after the revert {k} is not archived as first: "
+                                f"{sorted(set(_arts(self.first[k])) - set(_arts(after.get(k) or {})))[:2]}")
         self.baseline = after
         return problems
 

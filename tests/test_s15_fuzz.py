@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import random
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
 import pytest
 
@@ -48,13 +48,14 @@ def fuzz(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fuzz]:
         for var in ISOLATED_ENV:
             mp.delenv(var, raising=False)
         # one config for the whole module: its rules compiled once, not once a sync
-        built: list[object] = []
+        built: dict[tuple[bytes, str], object] = {}
         real = runtime.redactor
 
-        def cached(settings: object, keys: object) -> object:
-            if not built:
-                built.append(real(settings, keys))  # type: ignore[arg-type]
-            return built[0]
+        def cached(settings: Any, keys: Any) -> Any:
+            key = (keys.pseudonym, settings.redaction.model_dump_json() + str(settings.home_dir))
+            if key not in built:
+                built[key] = real(settings, keys)
+            return built[key]
 
         mp.setattr(runtime, "redactor", cached)
         f = Fuzz(tmp_path_factory.mktemp("s15fuzz"))
@@ -76,22 +77,32 @@ def test_one_broken_session_never_stops_the_others(fuzz: Fuzz, mid: str) -> None
     _run(fuzz, mid)
 
 
-def test_a_failed_run_loses_nothing_archived_and_the_others_restore_byte_for_byte(fuzz: Fuzz) -> None:
+@pytest.fixture
+def fresh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Fuzz:
+    """A home of its own (the module's has been through every mutation before it)."""
+    for var in ISOLATED_ENV:
+        monkeypatch.delenv(var, raising=False)
+    f = Fuzz(tmp_path / "fresh")
+    f.mutations = {m.id: m for m in all_mutations(f.scratch)}  # type: ignore[attr-defined]
+    return f
+
+
+def test_a_failed_run_loses_nothing_archived_and_the_others_restore_byte_for_byte(fresh: Fuzz) -> None:
     """sync good -> break the victim's database (not a database any more) -> sync: exit 1, the
     victim failed naming its file; the previous archived copy of the victim and every other
     session restore with the same bytes as before; after the revert it archives again."""
-    mu = fuzz.mutations["cursor-agent:not-a-database"]  # type: ignore[attr-defined]
-    others = sorted(k for k, s in fuzz.baseline.items() if s["harness"] == "cursor-agent" and k not in mu.victims)
-    before_victim, before_others = fuzz.restore(list(mu.victims)), fuzz.restore(others)
+    mu = fresh.mutations["cursor-agent:not-a-database"]  # type: ignore[attr-defined]
+    others = sorted(k for k, s in fresh.baseline.items() if s["harness"] == "cursor-agent" and k not in mu.victims)
+    before_victim, before_others = fresh.restore(list(mu.victims)), fresh.restore(others)
     assert before_victim and before_others
     try:
-        out = fuzz.run(mu)
+        out = fresh.run(mu)
         assert out.code == 1 and out.result["sessions"]["failed"] == 1, out.result
         [error] = out.result["errors"]
         assert error.startswith(mu.victims[0] + ": ") and "store.db" in error and "not a readable SQLite database" in error
         assert out.problems == []
-        assert fuzz.restore(list(mu.victims)) == before_victim
-        assert fuzz.restore(others) == before_others
+        assert fresh.restore(list(mu.victims)) == before_victim
+        assert fresh.restore(others) == before_others
     finally:
-        assert fuzz.finish(mu) == []
-    assert fuzz.restore(list(mu.victims)) == before_victim
+        assert fresh.finish(mu) == []
+    assert fresh.restore(list(mu.victims)) == before_victim
