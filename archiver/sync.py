@@ -105,6 +105,10 @@ class SyncResult:
             "redactions": dict(sorted(self.redactions.items())),
             "errors": self.errors,
             "warnings": self.warnings,
+            # what the collectors noted about the sessions archived in this run (a broken file
+            # archived as is, a database not readable, a sidecar left out), as the manifest keeps it
+            "session_warnings": {s.key: list(s.warnings) for s in sorted(self.sessions, key=lambda s: s.key)
+                                 if s.warnings},
         }
 
 
@@ -356,12 +360,17 @@ class Syncer:
     def _utf8_only(self, ds: DiscoveredSession) -> bool:
         """Manifests and the state are UTF-8, Linux file names are bytes: a session whose id is no
         UTF-8 fails (named with escapes), an edge to such an id is dropped with a warning, and a
-        title keeps its escapes. (A sidecar so named is left out in _session.)"""
+        title keeps its escapes. (A sidecar so named is left out in _session.) An edge from a session
+        to itself (a broken record) is dropped: `lineage` would show the session nowhere."""
         if not is_utf8(ds.key):
             self.result.errors.append(self._safe(
                 f"{ds.key}: session id is not valid UTF-8 (FORMAT.md: keys and paths are UTF-8); not archived"))
             self.result.failed += 1
             return False
+        own = [e for e in ds.parents if e.parent == ds.key]  # a record naming the session as its own parent
+        if own:
+            ds.parents = [e for e in ds.parents if e not in own]
+            ds.warnings += [f"{e.relation} edge to itself dropped: the session names itself as its parent" for e in own]
         bad = [e for e in ds.parents if not is_utf8(e.parent) or not is_utf8(e.at or "")]
         if bad:
             ds.parents = [e for e in ds.parents if e not in bad]

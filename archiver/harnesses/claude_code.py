@@ -35,7 +35,8 @@ import orjson
 
 from archiver.harnesses.base import HarnessContext, native_path
 from archiver.harnesses.common import (
-    cache_get, cache_put, configured_root, cwd_folder_relpath, file_state_key, iso, regular_files, sniff_content,
+    SHAPE_ERRORS, cache_get, cache_put, configured_root, cwd_folder_relpath, file_state_key, iso, regular_files,
+    sniff_content, unexpected_shape,
 )
 from archiver.harnesses.jsonl_probe import (
     MAX_PROBE_LINE, head_records, looks_like_json, parse_line, records_containing, scan_lines, tail_records,
@@ -174,6 +175,10 @@ class ClaudeCode:
                 yield DiscoveredSession(
                     harness=NAME, session_id=sid, warnings=[f"{project / sid}: unreadable ({e.strerror or e})"]
                 )
+            except SHAPE_ERRORS as e:  # never past this session: its transcript is still archived as is
+                t = transcripts.get(sid)
+                yield DiscoveredSession(harness=NAME, session_id=sid, warnings=[unexpected_shape(f"{project / sid}", e)],
+                                        sources=[self._src(t, "transcript", "jsonl", "append")] if t else [])
 
     def _session(
         self, project: Path, sid: str, transcript: Path | None, sdir: Path | None, files: set[str] | None = None
@@ -187,6 +192,9 @@ class ClaudeCode:
                 # kept as a source: the snapshot fails it, so the session counts as failed
                 # and its archived state stays, rather than an empty session replacing it
                 session.warnings.append(f"{transcript.name}: unreadable ({(e.strerror or str(e)).lower()})")
+            except SHAPE_ERRORS as e:
+                # a record of a shape no seed describes: the file is still archived as it is
+                session.warnings.append(unexpected_shape(transcript.name, e))
         elif sdir is not None:
             session.warnings.append(f"{project.name}/{sid}/: session folder without its transcript {sid}.jsonl")
         else:
@@ -332,7 +340,7 @@ class ClaudeCode:
         """created_at, cwd and fork origin from the first records, title from the last ones."""
         facts: dict[str, Any] = {"created_at": None, "cwd": None, "fork": None, "title": None}
         head = head_records(transcript)
-        if not any(rec.get("type") in _CONVERSATION for rec in head):
+        if not any(_is_conversation(rec) for rec in head):
             # a /branch copy may open with more carried-forward metadata (content-replacement,
             # relocated, memory-mode, atis-latch, history-suppression) than the head window holds
             first = _first_conversation(transcript)
@@ -651,6 +659,11 @@ _FORKED_FROM_UUID = re.compile(rb'"forkedFrom"\s*:\s*\{[^{}]*?"messageUuid"\s*:\
 _CONVERSATION = frozenset(("user", "assistant", "system", "attachment", "progress"))
 
 
+def _is_conversation(rec: dict[str, Any]) -> bool:
+    kind = rec.get("type")  # any JSON value in a broken file: a list or object is not hashable
+    return isinstance(kind, str) and kind in _CONVERSATION
+
+
 def fork_point(transcript: Path, source: str) -> str | None:
     """The message of `source` a /branch copy was taken at: each copied record carries
     forkedFrom {sessionId, messageUuid} with its *own* uuid in the source (the first one names
@@ -677,7 +690,7 @@ def fork_point(transcript: Path, source: str) -> str | None:
             if isinstance(forked, dict) and str(forked.get("sessionId")) == source:
                 uuid = forked.get("messageUuid")
                 point = uuid if isinstance(uuid, str) else point
-            elif point is not None and rec.get("type") in _CONVERSATION:
+            elif point is not None and _is_conversation(rec):
                 break
     return point
 
@@ -692,7 +705,7 @@ def _first_conversation(transcript: Path) -> dict[str, Any] | None:
             if line.data is None:
                 continue
             rec = parse_line(line)[1]
-            if isinstance(rec, dict) and rec.get("type") in _CONVERSATION:
+            if isinstance(rec, dict) and _is_conversation(rec):
                 return rec
     return None
 

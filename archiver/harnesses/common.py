@@ -92,6 +92,18 @@ def relative_or_absolute(file: Path, root: Path) -> str:
         return str(file)
 
 
+# what reading a file of a shape no seed describes raises (a list where an object was, a
+# number as a string, nesting too deep): per session, never past it
+SHAPE_ERRORS = (TypeError, ValueError, KeyError, IndexError, AttributeError, RecursionError, OverflowError)
+
+
+def unexpected_shape(name: str, e: BaseException) -> str:
+    """The warning for a file whose records are not of the expected shape: the file and the
+    kind of problem, never the exception's text (it may quote session content)."""
+    return (f"{name}: a record is not of the shape the harness writes ({type(e).__name__}); "
+            "its facts (title, times, lineage) may be incomplete, the file is archived as it is")
+
+
 def iso(ts: float) -> str:
     """POSIX seconds -> ISO 8601 UTC with a `Z` suffix."""
     return datetime.fromtimestamp(ts, timezone.utc).isoformat().replace("+00:00", "Z")

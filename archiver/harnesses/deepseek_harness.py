@@ -40,7 +40,8 @@ import orjson
 
 from archiver.harnesses.base import HarnessContext, native_path
 from archiver.harnesses.common import (
-    LazyByPath, cache_get, cache_put, file_state_key, iso, iso_ms, regular_files, relative_or_absolute, sorted_paths,
+    SHAPE_ERRORS, LazyByPath, cache_get, cache_put, file_state_key, iso, iso_ms, regular_files, relative_or_absolute,
+    sorted_paths, unexpected_shape,
 )
 from archiver.harnesses.jsonl_probe import Line, parse_line, scan_lines, unparseable_warning
 from archiver.model import DiscoveredSession, LineageEdge, SourceArtifact, session_key
@@ -136,7 +137,12 @@ class DeepSeekHarness:
         scanned: list[_Scanned] = []
         for f in sorted_paths(regular_files(root)):
             if f.name.endswith(".jsonl"):
-                scanned.append(self._scan(f, root))
+                try:
+                    scanned.append(self._scan(f, root))
+                except SHAPE_ERRORS as e:  # one odd file never stops the others: archived as it is
+                    sc = _Scanned(file=f, header=None)
+                    sc.warnings.append(unexpected_shape(self._rel(f), e))
+                    scanned.append(sc)
         by_id: dict[str, _Scanned] = {}
         by_path = LazyByPath(scanned)  # resolved only when a parentSession path needs it
         by_stem: dict[str, _Scanned] = {}
@@ -229,6 +235,8 @@ class DeepSeekHarness:
                         sc.title = data["title"]
                     elif typ == "session/end-seed" and data.get("inherited") is True:
                         sc.cut, sc.cut_seq = len(sc.chain) - 1, rec.get("seq")
+                    elif not isinstance(typ, str):  # (a list or object is not hashable)
+                        continue
                     elif typ in _CHILD_EVENTS and isinstance(data.get("childId"), str) and data["childId"]:
                         named.append((len(sc.chain) - 1, data["childId"]))
                     elif isinstance(typ, str) and typ not in KNOWN_EVENTS:

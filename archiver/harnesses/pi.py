@@ -47,7 +47,8 @@ import orjson
 
 from archiver.harnesses.base import HarnessContext, native_path
 from archiver.harnesses.common import (
-    LazyByPath, cache_get, cache_put, configured_root, cwd_folder_relpath, expand_home, file_state_key, iso,
+    SHAPE_ERRORS, LazyByPath, cache_get, cache_put, configured_root, cwd_folder_relpath, expand_home, file_state_key,
+    iso, unexpected_shape,
 )
 from archiver.harnesses.jsonl_probe import parse_line, scan_lines, unparseable_warning
 from archiver.model import DiscoveredSession, LineageEdge, SourceArtifact, session_key
@@ -189,6 +190,11 @@ class Pi:
                 yield DiscoveredSession(
                     harness=NAME, session_id=item.session_id, warnings=[f"{item.file}: unreadable ({e.strerror or e})"]
                 )
+            except SHAPE_ERRORS as e:  # never past this session: its file is still archived as is
+                yield DiscoveredSession(
+                    harness=NAME, session_id=item.session_id, warnings=[*item.warnings, unexpected_shape(str(item.file), e)],
+                    sources=[SourceArtifact(source=item.file, path=item.native, role="transcript", format="jsonl",
+                                            mode="whole")])
 
     def _found(self, f: Path, native: str) -> _Found:
         item = _Found(file=f, native=native, header=None)
@@ -234,7 +240,10 @@ class Pi:
         folder = item.native.rsplit("/", 1)[0]
         for out in outputs:
             p = Path(out)
-            if p.is_symlink():  # never followed: os.tmpdir() is shared, the link may lead to a key
+            if not _pi_temp_output(out):  # a record may name any file (/etc/passwd, ~/.ssh/...): only pi's own
+                s.warnings.append(f"{item.file.name}: fullOutputPath {out!r} is not a pi-bash-*.log temporary "
+                                  "file at an absolute path; not archived")
+            elif p.is_symlink():  # never followed: os.tmpdir() is shared, the link may lead to a key
                 s.warnings.append(f"{item.file.name}: fullOutputPath {out} is a symbolic link; not archived")
             elif p.is_file():
                 s.sources.append(
@@ -426,3 +435,11 @@ _CACHE_LIMIT = 256 * 1024  # a scan's facts longer than this are read again each
 
 
 HARNESS = Pi
+
+
+def _pi_temp_output(value: str) -> bool:
+    """pi's temp output files: `<os.tmpdir()>/pi-bash-<hex>.log` (the seed), so an absolute path
+    to a file of that name, without NUL (which no file name holds) or `..` parts."""
+    name = value.rsplit("/", 1)[-1]
+    return (value.startswith("/") and "\0" not in value and "/../" not in value + "/"
+            and name.startswith("pi-bash-") and name.endswith(".log"))
