@@ -64,8 +64,19 @@ class Lineage:
         return out | {key} | self.ancestors(key)
 
     def roots(self, keys: set[str] | None = None) -> list[str]:
+        """The sessions with no parent among `keys`, and, for sessions that only a cycle of
+        parents reaches (records naming each other: A parent of B parent of A), the smallest key
+        of each such cycle: every session is under some root, so a tree drawn from them shows it."""
         keys = keys if keys is not None else set(self.sessions) | {e.parent for e in self.edges}
-        return sorted(k for k in keys if not any(e.parent in keys for e in self.parents(k)))
+        roots = sorted(k for k in keys if not any(e.parent in keys for e in self.parents(k)))
+        reached = set(roots)
+        for r in roots:
+            reached |= self.descendants(r)
+        for k in sorted(keys):
+            if k not in reached:
+                roots.append(k)
+                reached |= {k} | self.descendants(k)
+        return roots
 
     def to_json(self, keys: set[str] | None = None) -> dict[str, object]:
         keys = keys if keys is not None else set(self.sessions)
