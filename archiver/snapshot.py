@@ -14,7 +14,7 @@ through open_regular: O_NOFOLLOW (a symlink is refused, never followed), O_NONBL
 swapped in cannot block the run) and fstat on the opened descriptor (only a regular file is
 read, and only the one expected). A copy stops at the size fstat gave at open. SQLite stores
 are refused when the database, its -wal or its -shm is a symlink or not a regular file, and a
-live open is checked, on its descriptor, to be the file checked by name.
+name is checked again after SQLite opened it (still the regular file checked).
 """
 
 from __future__ import annotations
@@ -360,58 +360,18 @@ def check_sqlite_files(db: Path) -> FileIdentity:
     return FileIdentity.from_stat(st)
 
 
-def _fd_dir() -> str | None:
-    for d in ("/proc/self/fd", "/dev/fd"):
-        if os.path.isdir(d):
-            return d
-    return None
-
-
-def _open_fds() -> set[int]:
-    d = _fd_dir()
-    if d is None:
-        return set()
+def _check_opened(db: Path, expect: FileIdentity) -> None:
+    """After SQLite opened `db` by name: the name is still the regular file checked (same device
+    and inode), and its -wal/-shm still regular files. A symlink swapped in before SQLite's open
+    and left there is caught; one swapped in and back around the open call is not (the open's
+    descriptor is SQLite's own: a process-wide look at new descriptors, tried first, refused
+    good stores when other threads opened files at the same moment)."""
     try:
-        return {int(n) for n in os.listdir(d)}
-    except OSError:
-        return set()
-
-
-def _check_opened(db: Path, before: set[int], expect: FileIdentity) -> None:
-    """After SQLite opened `db` (by name): one of the descriptors opened since `before` is the
-    file checked by name (same device and inode). A symlink swapped in between the check and
-    SQLite's open, and swapped back, is caught here. SQLite may instead reuse a descriptor it
-    kept for that file (another connection of this process holds locks on it): then no new
-    regular file was opened and one already open must be it. Where descriptors cannot be
-    listed, no check."""
-    if _fd_dir() is None:
-        return
-    sides = set()
-    for suffix in ("-wal", "-shm"):  # opened beside the database, by this connection or shared
-        try:
-            side = os.lstat(str(db) + suffix)
-            sides.add((side.st_ino, side.st_dev))
-        except OSError:
-            pass
-    new_regular = False
-    for fd in sorted(_open_fds() - before):
-        try:
-            st = os.fstat(fd)
-        except OSError:
-            continue
-        if stat.S_ISREG(st.st_mode):
-            if (st.st_ino, st.st_dev) == (expect.inode, expect.dev):
-                return
-            new_regular = new_regular or (st.st_ino, st.st_dev) not in sides
-    if not new_regular:
-        for fd in sorted(before):
-            try:
-                st = os.fstat(fd)
-            except OSError:
-                continue
-            if stat.S_ISREG(st.st_mode) and (st.st_ino, st.st_dev) == (expect.inode, expect.dev):
-                return
-    raise SnapshotError(f"{db}: replaced by another file while opened; not read")
+        now = check_sqlite_files(db)
+    except FileNotFoundError:
+        raise SnapshotError(f"{db}: replaced by another file while opened; not read") from None
+    if (now.inode, now.dev) != (expect.inode, expect.dev):
+        raise SnapshotError(f"{db}: replaced by another file while opened; not read")
 
 
 def wal_index_missing(db: Path) -> bool:
@@ -450,12 +410,11 @@ def _uri_path(p: Path) -> str:
 def _backup(uri: str, dst: Path, live: Path | None = None, expect: FileIdentity | None = None) -> None:
     if dst.exists():
         dst.unlink()
-    fds = _open_fds()
     src_conn = sqlite3.connect(uri, uri=True, timeout=10)
     try:
         src_conn.execute("PRAGMA schema_version").fetchone()  # fails fast on a non-database
         if live is not None and expect is not None:
-            _check_opened(live, fds, expect)
+            _check_opened(live, expect)
         backup_into(src_conn, dst)
     finally:
         src_conn.close()
@@ -496,11 +455,10 @@ def read_live_sqlite(db: Path) -> Iterator[sqlite3.Connection]:
         try:
             if wal_index_missing(db):
                 raise sqlite3.OperationalError("WAL database without -shm: not opened live")
-            fds = _open_fds()
             conn = sqlite3.connect(f"file:{quote(str(db))}?mode=ro", uri=True, isolation_level=None)
             conn.execute("BEGIN")
             conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
-            _check_opened(db, fds, expect)
+            _check_opened(db, expect)
         except sqlite3.OperationalError:
             if conn is not None:
                 conn.close()
@@ -515,11 +473,10 @@ def read_live_sqlite(db: Path) -> Iterator[sqlite3.Connection]:
                     raise SnapshotError(f"{db}: changed while copied") from None
                 conn = sqlite3.connect(str(copy), isolation_level=None)
             else:
-                fds = _open_fds()
                 conn = sqlite3.connect(f"file:{quote(str(db))}?immutable=1", uri=True, isolation_level=None)
                 conn.execute("BEGIN")
                 conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
-                _check_opened(db, fds, expect)
+                _check_opened(db, expect)
                 conn.execute("COMMIT")
             conn.execute("BEGIN")
         yield conn

@@ -85,11 +85,14 @@ OPTIONS = {
 
 # `sync --json` on the home below, as main printed it (the snapshot name and the ciphertext
 # size depend on the random keys)
-SYNC_KEYS = ["snapshot", "sessions", "forgotten", "bytes", "objects_uploaded", "redactions", "errors", "warnings"]
+SYNC_KEYS = ["snapshot", "sessions", "forgotten", "bytes", "objects_uploaded", "redactions", "errors", "warnings",
+             "session_warnings"]
 FIRST = {"sessions": {"total": 2, "uploaded": 2, "unchanged": 0, "failed": 0}, "forgotten": 0,
-         "objects_uploaded": 2, "redactions": {"email": 1, "home-linux": 1}, "errors": [], "warnings": []}
+         "objects_uploaded": 2, "redactions": {"email": 1, "home-linux": 1}, "errors": [], "warnings": [],
+         "session_warnings": {}}
 AGAIN = {"snapshot": None, "sessions": {"total": 2, "uploaded": 0, "unchanged": 2, "failed": 0}, "forgotten": 0,
-         "bytes": {"read": 0, "uploaded": 0}, "objects_uploaded": 0, "redactions": {}, "errors": [], "warnings": []}
+         "bytes": {"read": 0, "uploaded": 0}, "objects_uploaded": 0, "redactions": {}, "errors": [], "warnings": [],
+         "session_warnings": {}}
 LOG_KEYS = ["ts", "level", "logger", "msg", "sessions", "bytes_uploaded", "snapshot", "errors"]
 SNAPSHOT = re.compile(r"^snapshots/[0-9a-f]{16}/\d{8}T\d{6}Z-[0-9a-f]{8}\.json\.age$")
 

@@ -214,8 +214,8 @@ def test_a_sqlite_store_that_is_a_symlink_is_refused(tmp_path: Path) -> None:
 
 
 def test_a_sqlite_store_swapped_while_sqlite_opens_it_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The store is checked by name, then swapped for a symlink just before SQLite opens it and
-    swapped back right after: the descriptor SQLite holds is not the file checked."""
+    """The store is checked by name, then swapped for a symlink just before SQLite opens it (and
+    left so while the open is checked): the name is no longer the file checked."""
     other = tmp_path / "other-user.db"
     _db(other, CANARY.decode())
     store = tmp_path / "state.sqlite"
@@ -227,21 +227,25 @@ def test_a_sqlite_store_swapped_while_sqlite_opens_it_is_refused(tmp_path: Path,
         if isinstance(db, str) and db.startswith("file:") and "state.sqlite" in db:
             os.rename(store, aside)
             os.symlink(other, store)
-            try:
-                return real_connect(db, *a, **kw)
-            finally:
-                store.unlink()
-                os.rename(aside, store)
+            swapped.append(db)
         return real_connect(db, *a, **kw)
 
+    def put_back() -> None:
+        if swapped and store.is_symlink():
+            store.unlink()
+            os.rename(aside, store)
+
+    swapped: list[str] = []
     monkeypatch.setattr(snapshot.sqlite3, "connect", swapping_connect)
-    with pytest.raises(SnapshotError, match="replaced") as e:
+    with pytest.raises(SnapshotError, match="replaced|a symlink") as e:
         copy_sqlite(store, tmp_path / "copy.db")
     assert str(store) in str(e.value)
     assert not (tmp_path / "copy.db").exists() or [(CANARY.decode(),)] != _rows(tmp_path / "copy.db")
-    with pytest.raises(SnapshotError, match="replaced"):
+    put_back()
+    with pytest.raises(SnapshotError, match="replaced|a symlink"):
         with read_live_sqlite(store) as conn:
             conn.execute("SELECT x FROM t").fetchall()
+    put_back()
     monkeypatch.undo()
     copy_sqlite(store, tmp_path / "copy3.db")  # unswapped, the same store copies
     assert _rows(tmp_path / "copy3.db") == [("mine",)]
@@ -267,3 +271,45 @@ def test_a_file_replaced_after_it_was_checked_is_refused_by_identity(tmp_path: P
         os.umask(old)
     assert (tmp_path / "out2").read_bytes() == CANARY
     assert (tmp_path / "out2").stat().st_mode & 0o777 == 0o600
+
+
+def test_stores_copied_by_many_threads_while_others_open_files_are_never_refused(tmp_path: Path) -> None:
+    """A sync copies stores from several threads while others open files: no good store may be
+    refused as "replaced" (a look at the process's new descriptors once did exactly that)."""
+    stores = []
+    for i in range(4):
+        p = tmp_path / f"s{i}" / "store.db"
+        p.parent.mkdir()
+        _db(p, f"row {i}")
+        stores.append(p)
+    errors: list[BaseException] = []
+    stop = threading.Event()
+
+    def churn() -> None:  # another session's thread, opening and closing files all the time
+        n = 0
+        while not stop.is_set():
+            f = tmp_path / f"churn-{n % 8}.txt"
+            f.write_bytes(b"x" * 100)
+            with f.open("rb") as fh:
+                fh.read()
+            n += 1
+
+    def copier(i: int) -> None:
+        try:
+            for k in range(25):
+                copy_sqlite(stores[i], tmp_path / f"copy-{i}-{k}.db")
+                with read_live_sqlite(stores[i]) as conn:
+                    assert conn.execute("SELECT x FROM t").fetchall() == [(f"row {i}",)]
+        except BaseException as e:  # noqa: BLE001
+            errors.append(e)
+
+    churners = [threading.Thread(target=churn) for _ in range(2)]
+    copiers = [threading.Thread(target=copier, args=(i,)) for i in range(4)]
+    for t in churners + copiers:
+        t.start()
+    for t in copiers:
+        t.join(120)
+    stop.set()
+    for t in churners:
+        t.join(10)
+    assert errors == []
