@@ -54,6 +54,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
 import posixpath
 import re
 import sqlite3
@@ -66,9 +67,11 @@ from urllib.parse import quote
 import orjson
 
 from archiver.harnesses.base import HarnessContext
-from archiver.harnesses.common import configured_root, cwd_folder_relpath, iso_ms, sniff_content, sqlite_identity, xdg_dir
+from archiver.harnesses.common import (
+    configured_root, cwd_folder_relpath, iso_ms, read_regular, sniff_content, sqlite_identity, xdg_dir,
+)
 from archiver.model import DiscoveredSession, Format, LineageEdge, SourceArtifact, session_key
-from archiver.snapshot import read_live_sqlite
+from archiver.snapshot import SnapshotError, read_live_sqlite
 
 log = logging.getLogger(__name__)
 
@@ -664,10 +667,16 @@ def _ms(v: Any) -> float | None:
     return float(v)
 
 
-def _read_json(path: Path) -> Any:
+def _read_json(path: Path, limit: int = 16 * 1024 * 1024) -> Any:
+    """A small JSON file (meta.json); None when unreadable, not JSON or over `limit`. A symlink
+    or FIFO swapped in after the caller's check raises (SnapshotError naming it): refused."""
     try:
-        with path.open("rb") as f:
-            return orjson.loads(f.read())
+        raw = read_regular(path, limit)
+        return orjson.loads(raw) if raw is not None else None
+    except FileNotFoundError:
+        return None
+    except SnapshotError:
+        raise
     except (OSError, orjson.JSONDecodeError):
         return None
 
@@ -894,17 +903,23 @@ class CursorAgent:
         if chat.md5:  # an unkeyed hash of the original cwd: a guessed user name could be tested on it
             folder_rel = folder_rel.replace(f"/{chat.md5}/", "/<workspace>/")
         meta_path = chat.folder / "meta.json"
-        if _plain_file(meta_path):
-            mj = _read_json(meta_path)
-            if isinstance(mj, dict):
-                chat.meta_json = mj
+        if os.path.lexists(meta_path):
+            try:
+                mj = _read_json(meta_path)
+            except SnapshotError as e:  # a symlink, FIFO or folder: refused (never followed, never waited on)
+                chat.warnings.append(f"{folder_rel}/meta.json: {e.strerror or 'not a regular file'}")
             else:
-                chat.warnings.append(f"{folder_rel}/meta.json: not a JSON object")
+                if isinstance(mj, dict):
+                    chat.meta_json = mj
+                else:
+                    chat.warnings.append(f"{folder_rel}/meta.json: not a JSON object")
         store = chat.folder / "store.db"
         store_rel = f"{folder_rel}/store.db"
         if _plain_file(store):
             try:
                 chat.graph = self._read_graph(store, chat.chat_id)
+            except SnapshotError as e:  # swapped for a symlink since the check (snapshot.check_sqlite_files)
+                chat.warnings.append(f"{store_rel}: not read ({str(e).replace(str(chat.folder), folder_rel)})")
             except (sqlite3.Error, ValueError, UnicodeDecodeError, orjson.JSONDecodeError) as e:
                 chat.warnings.append(f"{store_rel}: blob graph not read ({type(e).__name__}: {e})")
         else:

@@ -68,8 +68,8 @@ import orjson
 
 from archiver.harnesses.base import HarnessContext, native_path
 from archiver.harnesses.common import (
-    cache_get, cache_put, configured_root, iso_ms, sniff_content, sql_ident, sql_value_digest, sqlite_identity,
-    xdg_dir,
+    cache_get, cache_put, configured_root, iso_ms, read_regular, sniff_content, sql_ident, sql_value_digest,
+    sqlite_identity, xdg_dir,
 )
 from archiver.model import Artifact, DiscoveredSession, Format, LineageEdge, Session, SourceArtifact, session_key
 from archiver.snapshot import SnapshotError, backup_into, read_live_sqlite
@@ -960,10 +960,12 @@ def _storage_by_session(storage: Path) -> _Storage:
 
 
 def _json_file(f: Path) -> Any:
+    """An info or part file's JSON; None when unreadable, no regular file (a symlink or FIFO
+    swapped in since the listing: refused, not followed), not JSON, or over 1 MB (an info or
+    part file is small; a huge one is archived as data only)."""
     try:
-        if f.stat().st_size > 1 << 20:  # an info or part file is small; a huge one is read as data only
-            return None
-        return orjson.loads(f.read_bytes())
+        raw = read_regular(f, 1 << 20)
+        return orjson.loads(raw) if raw is not None else None
     except (OSError, orjson.JSONDecodeError):
         return None
 
