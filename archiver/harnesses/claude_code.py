@@ -517,6 +517,7 @@ class ClaudeCode:
         session: DiscoveredSession,
         redact_relpath: Callable[[str], str],
         redact_text: Callable[[str], str],
+        pseudonym: Callable[[str, str], str] | None = None,  # (the pipeline passes it; no hash-named folder here)
     ) -> str:
         """The project key is derived from the cwd: rebuild it from the redacted cwd, so a user
         name the path rules cannot see in a key (`zq.canary` became `zq-canary`, `/export/home`)

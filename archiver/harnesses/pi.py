@@ -374,6 +374,7 @@ class Pi:
         session: DiscoveredSession,
         redact_relpath: Callable[[str], str],
         redact_text: Callable[[str], str],
+        pseudonym: Callable[[str, str], str] | None = None,  # (the pipeline passes it; no hash-named folder here)
     ) -> str:
         """`--<cwd>--` is derived from the cwd: rebuild it from the redacted cwd. The session id
         in the transcript's name `<ts>_<id>.jsonl` and in a sidecar's folder `<id>.tmp/` is the
