@@ -56,7 +56,8 @@ def _canary_bytes(victim: str) -> bytes:
         return _line({"agentType": "general-purpose", "description": CANARY, "toolUseId": "toolu_canary"})
     if victim == "codex":
         return _line({"timestamp": "2026-01-05T08:00:00Z", "type": "session_meta",
-                      "payload": {"id": "0199b0c1-2d3e-7f40-8a1b-000000000010", "cwd": CANARY_CWD, "timestamp": "2026-01-05T08:00:00Z"}})
+                      "payload": {"id": "0199b0c1-2d3e-7f40-8a1b-000000000010", "cwd": CANARY_CWD, "timestamp": "2026-01-05T08:00:00Z",
+                                  "forked_from_id": f"{CANARY}-parent"}})  # scan shows parents
     if victim == "codex-index":
         return b"".join(_line({"id": f"0199b0c1-2d3e-7f40-8a1b-0000000000{n}", "thread_name": CANARY,
                                "updated_at": "2026-01-05T08:00:00Z"}) for n in ("0a", "0c", "0e", "0f", "10", "0b", "0d"))
