@@ -23,6 +23,7 @@ import pytest
 
 from archiver.cli import main
 from archiver.harnesses.base import HarnessContext
+from archiver.redact.base import RedactionReport
 from tests.fx_home import USER, Box, box  # noqa: F401
 
 CANARY = "s15dreadcanary"  # in every fact the canary files would give (title, cwd, name)
@@ -296,9 +297,9 @@ def test_a_cursor_chat_without_cwd_is_archived_under_a_keyed_folder(box: Box) ->
     parts = store.split("/")
     assert parts[:2] == [".cursor", "chats"] and len(parts[2]) == 32 and all(c in "0123456789abcdef" for c in parts[2])
     # the known chat: md5 of the redacted cwd (the user name is replaced), not of the real one
-    red_cwd = box.redactor().redact_text(known_cwd, __import__("archiver.redact.base", fromlist=["x"]).RedactionReport(), "path")
+    red_cwd = box.redactor().redact_text(known_cwd, RedactionReport(), "path")
     assert f".cursor/chats/{md5_dir(red_cwd)}/{known}/store.db" in known_paths, known_paths
-    # stable: a second home synced to the same store with the same keys gives the same name
+    # stable: the keyed digest of the md5 under the team key, the same when computed again
     from archiver.harnesses.cursor_agent import CursorAgent, keyed_workspace
 
     pseudonyms = box.redactor().pseudonyms
