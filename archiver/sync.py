@@ -708,10 +708,12 @@ class Syncer:
         harness = self.harnesses.get(ds.harness)
         hook = getattr(harness, "redacted_relpath", None)
         if hook is not None:
+            keyed = getattr(self.redactor, "pseudonyms", None)  # for a folder named by a hash (Cursor md5)
             return hook(
                 src, ds,
                 lambda p: self.redactor.redact_relpath(p, report),
                 lambda t: self.redactor.redact_text(t, report, "path"),
+                **({"pseudonym": keyed.digest} if keyed is not None else {}),
             )
         return self.redactor.redact_relpath(src.path, report)
 

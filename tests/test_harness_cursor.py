@@ -567,7 +567,8 @@ def test_a_lone_chat_without_cwd_is_still_reported(tmp_path: Path) -> None:
                  "mode": "default", "isRunEverything": False})
     s = {s.key: s for s in CursorAgent(HarnessContext(home=tmp_path, env={})).discover()}[K + chat]
     assert s.cwd is None
-    assert s.warnings == [f".cursor/chats/<workspace>/{chat}: cwd not recorded; the md5 folder name is archived unchanged"]
+    assert len(s.warnings) == 1 and s.warnings[0].startswith(f".cursor/chats/<workspace>/{chat}: cwd not recorded; ")
+    assert "keyed name" in s.warnings[0]
 
 
 def test_terminal_named_only_by_a_rewound_away_result_goes_with_the_chat(tmp_path: Path) -> None:

@@ -61,10 +61,14 @@ class Harness(Protocol):
     #
     # def redacted_relpath(self, src: SourceArtifact, session: DiscoveredSession,
     #                      redact_relpath: Callable[[str], str],
-    #                      redact_text: Callable[[str], str]) -> str:
+    #                      redact_text: Callable[[str], str],
+    #                      pseudonym: Callable[[str, str], str] | None = None) -> str:
     #     """Archive path for a file whose name is derived from private data in a way
     #     component-wise redaction cannot follow (Cursor's md5(cwd) folder: compute
-    #     md5 of the *redacted* cwd). Default: redact_relpath(src.path)."""
+    #     md5 of the *redacted* cwd). `pseudonym(kind, value)` is the team-keyed digest, for a
+    #     name that can be neither redacted nor kept (an md5 of an unknown cwd); the pipeline
+    #     passes it whenever its redactor has one, so every hook must accept it.
+    #     Default: redact_relpath(src.path)."""
     #
     # @classmethod
     # def cwd_folders(cls) -> list[tuple[str, Callable[[str], str]]]:

@@ -35,8 +35,8 @@ import orjson
 
 from archiver.harnesses.base import HarnessContext, native_path
 from archiver.harnesses.common import (
-    SHAPE_ERRORS, cache_get, cache_put, configured_root, cwd_folder_relpath, file_state_key, iso, regular_files,
-    sniff_content, unexpected_shape,
+    SHAPE_ERRORS, cache_get, cache_put, configured_root, cwd_folder_relpath, file_state_key, iso, open_file,
+    read_problem, read_regular, regular_files, sniff_content, unexpected_shape,
 )
 from archiver.harnesses.jsonl_probe import (
     MAX_PROBE_LINE, head_records, looks_like_json, parse_line, records_containing, scan_lines, tail_records,
@@ -391,7 +391,7 @@ class ClaudeCode:
                 listings[f.parent] = _names_by_agent(f.parent, here)
             for name in listings[f.parent].get(agent_id, ()):
                 side = f.parent / name
-                if name != f.name and side.is_file():
+                if name != f.name and side.is_file() and not side.is_symlink():  # a link is not followed
                     s.sources.append(self._src(side, "sidecar", "json" if side.suffix == ".json" else None))
             meta = metas[agent_id]
             st = f.stat()
@@ -517,6 +517,7 @@ class ClaudeCode:
         session: DiscoveredSession,
         redact_relpath: Callable[[str], str],
         redact_text: Callable[[str], str],
+        pseudonym: Callable[[str, str], str] | None = None,  # (the pipeline passes it; no hash-named folder here)
     ) -> str:
         """The project key is derived from the cwd: rebuild it from the redacted cwd, so a user
         name the path rules cannot see in a key (`zq.canary` became `zq-canary`, `/export/home`)
@@ -575,14 +576,13 @@ def _folder_cwd(folder: str, cwd: str | None) -> str | None:
 def _json_problem(path: Path, limit: int = 4 * 1024 * 1024) -> str | None:
     """Why _read_json gave nothing for a file that is there (None: there is no such file)."""
     try:
-        st = path.stat()
-        if st.st_size > limit:
-            return f"not read (over {limit} bytes)"
-        data = path.read_bytes()
+        data = read_regular(path, limit)
     except FileNotFoundError:
         return None
-    except OSError as e:
-        return f"unreadable ({(e.strerror or str(e)).lower()})"
+    except OSError as e:  # a symlink, a FIFO, a folder named like the file: refused, not followed
+        return f"unreadable ({read_problem(e)})"
+    if data is None:
+        return f"not read (over {limit} bytes)"
     if not data.strip():
         return "empty"
     try:
@@ -594,9 +594,8 @@ def _json_problem(path: Path, limit: int = 4 * 1024 * 1024) -> str | None:
 
 def _read_json(path: Path, limit: int = 4 * 1024 * 1024) -> dict[str, Any] | None:
     try:
-        if not path.is_file() or path.stat().st_size > limit:
-            return None
-        data = orjson.loads(path.read_bytes())
+        raw = read_regular(path, limit)
+        data = orjson.loads(raw) if raw is not None else None
         return data if isinstance(data, dict) else None
     except (OSError, orjson.JSONDecodeError):
         return None
@@ -630,7 +629,7 @@ def unparseable_lines(transcript: Path) -> list[int]:
     and again after every append, cost seconds and the parent's memory; a line of the right shape
     that still fails to parse is counted by the redaction pass (`jsonl-unparsable-line`)."""
     bad: list[int] = []
-    with transcript.open("rb") as f:
+    with open_file(transcript) as f:
         for line in scan_lines(f, MAX_PROBE_LINE - 1):
             if not line.terminated:
                 break
@@ -671,7 +670,7 @@ def fork_point(transcript: Path, source: str) -> str | None:
     starts the file (after an optional history-suppression line) and ends at the first
     conversation record of the fork's own."""
     point: str | None = None
-    with transcript.open("rb") as f:
+    with open_file(transcript) as f:
         for line in scan_lines(f, MAX_PROBE_LINE - 1, needle=_FORKED_FROM_UUID):
             if not line.terminated:
                 break
@@ -698,7 +697,7 @@ def fork_point(transcript: Path, source: str) -> str | None:
 def _first_conversation(transcript: Path) -> dict[str, Any] | None:
     """The first conversation record (user/assistant/system/attachment/progress) of a
     transcript, past any number of metadata records (lines too long to parse are passed)."""
-    with transcript.open("rb") as f:
+    with open_file(transcript) as f:
         for line in scan_lines(f, MAX_PROBE_LINE - 1):
             if not line.terminated:
                 return None

@@ -55,6 +55,7 @@ from archiver.harnesses.common import (
     configured_root,
     file_state_key,
     iso,
+    open_file,
     regular_files,
     relative_or_absolute,
     sorted_paths,
@@ -64,7 +65,7 @@ from archiver.harnesses.common import (
 )
 from archiver.harnesses.jsonl_probe import Line, parse_line, scan_lines, unparseable_warning
 from archiver.model import DiscoveredSession, LineageEdge, Session, SourceArtifact, session_key
-from archiver.snapshot import copy_sqlite
+from archiver.snapshot import SnapshotError, copy_sqlite
 
 log = logging.getLogger(__name__)
 
@@ -88,7 +89,7 @@ META_KEYS = ("id", "timestamp", "cwd", "history_mode", "history_base", "forked_f
 
 
 def _open_stream(path: Path) -> IO[bytes]:
-    f = path.open("rb")
+    f = open_file(path)  # a symlink or FIFO swapped in is refused, never followed or waited on
     if path.name.endswith(".zst"):
         import zstandard
 
@@ -521,7 +522,7 @@ class Codex:
         """Names by thread; and per thread a digest of the lines its extract holds
         (_index_producer), its change identity: a new thread's line leaves the others' alone."""
         hashers: dict[str, Any] = {}
-        with index.open("rb") as f:
+        with open_file(index) as f:
             for line in scan_lines(f, 1024 * 1024):
                 ok, rec = parse_line(line)
                 if not ok:
@@ -577,7 +578,9 @@ class Codex:
             else:
                 out = {"problem": "empty" if first is None else "other"}
         except Exception as e:  # noqa: BLE001 - zstd and OS errors alike: one bad file never stops discovery
-            return {"problem": f"unreadable ({e})"}, st  # not cached: may be passing
+            # (a refused symlink or FIFO: its reason alone, the message names the file)
+            why = e.strerror if isinstance(e, SnapshotError) and e.strerror else e
+            return {"problem": f"unreadable ({why})"}, st  # not cached: may be passing
         cache_put(self.ctx.cache, key, out)
         return out, st
 
@@ -996,7 +999,7 @@ class _IndexLines:
     def _scan(index: Path) -> dict[str, list[tuple[int, int]]]:
         spans: dict[str, list[tuple[int, int]]] = {}
         offset = 0
-        with index.open("rb") as f:
+        with open_file(index) as f:
             for line in scan_lines(f, 1024 * 1024):
                 if line.terminated and line.data is not None:
                     ok, rec = parse_line(line)
@@ -1011,7 +1014,7 @@ def _index_producer(lines: _IndexLines, index: Path, tid: str) -> Callable[[Path
 
     def produce(dst: Path) -> None:
         spans = lines.spans(index, tid)
-        with index.open("rb") as f, dst.open("wb") as out:
+        with open_file(index) as f, dst.open("wb") as out:
             for offset, size in spans:
                 f.seek(offset)
                 data = f.read(size)

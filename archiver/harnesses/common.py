@@ -2,6 +2,11 @@
 
 Where each collector finds its root, how it lists files, stamps times and guesses a file's
 format. JSONL reading lives in jsonl_probe.py, consistent SQLite reads in archiver/snapshot.py.
+
+Every read of a harness file at discovery (a transcript's first lines, a meta.json, an index)
+opens it with `open_file` (snapshot.open_regular): a name checked as a regular file may be a
+symlink, a FIFO or a device by the time it is opened, and is then refused, never followed,
+never blocked on.
 """
 
 from __future__ import annotations
@@ -9,13 +14,13 @@ from __future__ import annotations
 import os
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Generic, Iterable, Iterator, MutableMapping, TypeVar
+from typing import Any, BinaryIO, Callable, Generic, Iterable, Iterator, MutableMapping, TypeVar
 
 import orjson
 
 from archiver.harnesses.base import HarnessContext
 from archiver.model import Format, is_utf8
-from archiver.snapshot import SNIFF_BYTES, looks_binary
+from archiver.snapshot import SNIFF_BYTES, SnapshotError, looks_binary, open_regular
 
 T = TypeVar("T")
 
@@ -128,11 +133,43 @@ def iso_ms(v: Any, guess_unit: bool = False) -> str | None:
         return None
 
 
+def open_file(path: Path) -> BinaryIO:
+    """A harness file opened for reading at discovery, through snapshot.open_regular: a symlink
+    is refused (never followed), a FIFO, socket, device or directory is refused without
+    blocking, with a SnapshotError (an OSError) naming the file; its `strerror` is the reason
+    alone ("a FIFO; not read"), for the messages that name the file themselves. A missing
+    file raises FileNotFoundError."""
+    try:
+        return open_regular(path)
+    except SnapshotError as e:
+        msg = str(e)
+        err = SnapshotError(msg)
+        err.strerror = msg[len(f"{path}: "):] if msg.startswith(f"{path}: ") else msg
+        raise err from None
+
+
+def read_regular(path: Path, limit: int) -> bytes | None:
+    """The bytes of a small harness file (a meta.json, settings, an info file) opened with
+    open_file; None when it is longer than `limit` (by fstat at open; a file growing while it
+    is read is not read past `limit`). OSError as open_file."""
+    with open_file(path) as f:
+        if os.fstat(f.fileno()).st_size > limit:
+            return None
+        data = f.read(limit + 1)
+    return None if len(data) > limit else data
+
+
+def read_problem(e: OSError) -> str:
+    """The reason of a failed read for a message that names the file: "a fifo; not read",
+    "permission denied"."""
+    return (e.strerror or str(e)).lower()
+
+
 def sniff_content(path: Path, unreadable: Format = "binary") -> Format:
     """"text" or "binary" from a file's first bytes (snapshot.looks_binary); `unreadable` when
-    the file cannot be opened. Callers decide by name first."""
+    the file cannot be opened (or is no regular file). Callers decide by name first."""
     try:
-        with path.open("rb") as f:
+        with open_file(path) as f:
             head = f.read(SNIFF_BYTES)
     except OSError:
         return unreadable

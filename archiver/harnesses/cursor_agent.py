@@ -54,6 +54,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
 import posixpath
 import re
 import sqlite3
@@ -66,9 +67,11 @@ from urllib.parse import quote
 import orjson
 
 from archiver.harnesses.base import HarnessContext
-from archiver.harnesses.common import configured_root, cwd_folder_relpath, iso_ms, sniff_content, sqlite_identity, xdg_dir
+from archiver.harnesses.common import (
+    configured_root, cwd_folder_relpath, iso_ms, read_regular, sniff_content, sqlite_identity, xdg_dir,
+)
 from archiver.model import DiscoveredSession, Format, LineageEdge, SourceArtifact, session_key
-from archiver.snapshot import read_live_sqlite
+from archiver.snapshot import SnapshotError, read_live_sqlite
 
 log = logging.getLogger(__name__)
 
@@ -635,6 +638,12 @@ def _graph_from_json(value: str) -> StoreGraph | None:
 # ---------------------------------------------------------------- helpers
 
 
+def keyed_workspace(md5: str, pseudonym: Callable[[str, str], str]) -> str:
+    """The archived name of a chats/<md5>/ folder whose cwd is unknown: a keyed digest of the
+    md5 (32 hex digits), which cannot be tested against guessed paths without the team key."""
+    return pseudonym("cursor-workspace", md5)[:32]
+
+
 def md5_dir(cwd: str) -> str:
     """The chats/ folder name: lowercase hex MD5 of path.resolve(cwd) (normalised, no fs access)."""
     return hashlib.md5(posixpath.normpath(cwd).encode("utf-8")).hexdigest()
@@ -664,10 +673,16 @@ def _ms(v: Any) -> float | None:
     return float(v)
 
 
-def _read_json(path: Path) -> Any:
+def _read_json(path: Path, limit: int = 16 * 1024 * 1024) -> Any:
+    """A small JSON file (meta.json); None when unreadable, not JSON or over `limit`. A symlink
+    or FIFO swapped in after the caller's check raises (SnapshotError naming it): refused."""
     try:
-        with path.open("rb") as f:
-            return orjson.loads(f.read())
+        raw = read_regular(path, limit)
+        return orjson.loads(raw) if raw is not None else None
+    except FileNotFoundError:
+        return None
+    except SnapshotError:
+        raise
     except (OSError, orjson.JSONDecodeError):
         return None
 
@@ -806,13 +821,21 @@ class CursorAgent:
         session: DiscoveredSession,
         redact_relpath: Callable[[str], str],
         redact_text: Callable[[str], str],
+        pseudonym: Callable[[str, str], str] | None = None,
     ) -> str:
         """`.cursor/chats/<md5(cwd)>/...` -> `.cursor/chats/<md5(redact_text(cwd))>/...` and
         `.cursor/projects/<slug(cwd)>/...` -> `.cursor/projects/<slug(redact_text(cwd))>/...`, so
         a restored chat, its mirrors and terminals sit where Cursor looks for the redacted cwd
         (the slug turns every non-alphanumeric run into '-': a user name such as `a_b` or
         `a.b` is `a-b` there, which the path rules cannot see); the rest of the path goes
-        through redact_relpath."""
+        through redact_relpath.
+
+        A chat whose cwd is unknown (no meta.json, no sibling recorded it) cannot have its md5
+        folder rebuilt; the native name is an unkeyed md5 of a home path, on which anyone could
+        test guesses of user names and projects. With `pseudonym` (the redactor's keyed digest,
+        `Pseudonymizer.digest(kind, value)`: the pipeline passes it) the folder is archived as
+        that digest of the md5 (32 hex digits, the same for every run, machine and chat of the
+        folder; only team-key holders can test a guess); without it, unchanged."""
         prefix = f"{self.native_root}/projects/"
         if src.path.startswith(prefix):
             folder = src.path[len(prefix):].partition("/")[0]
@@ -820,8 +843,13 @@ class CursorAgent:
             return cwd_folder_relpath(src.path, prefix, cwd, slug, redact_relpath, redact_text)
         red = redact_relpath(src.path)
         parts = src.path.split("/")
-        if len(parts) >= 4 and parts[0] == self.native_root and parts[1] == "chats" and session.cwd:
-            new = md5_dir(redact_text(session.cwd))
+        if len(parts) >= 4 and parts[0] == self.native_root and parts[1] == "chats":
+            if session.cwd:
+                new = md5_dir(redact_text(session.cwd))
+            elif pseudonym is not None:
+                new = keyed_workspace(parts[2], pseudonym)
+            else:
+                return red
             rparts = red.split("/")
             if len(rparts) == len(parts):
                 rparts[2] = new
@@ -894,17 +922,23 @@ class CursorAgent:
         if chat.md5:  # an unkeyed hash of the original cwd: a guessed user name could be tested on it
             folder_rel = folder_rel.replace(f"/{chat.md5}/", "/<workspace>/")
         meta_path = chat.folder / "meta.json"
-        if _plain_file(meta_path):
-            mj = _read_json(meta_path)
-            if isinstance(mj, dict):
-                chat.meta_json = mj
+        if os.path.lexists(meta_path):
+            try:
+                mj = _read_json(meta_path)
+            except SnapshotError as e:  # a symlink, FIFO or folder: refused (never followed, never waited on)
+                chat.warnings.append(f"{folder_rel}/meta.json: {e.strerror or 'not a regular file'}")
             else:
-                chat.warnings.append(f"{folder_rel}/meta.json: not a JSON object")
+                if isinstance(mj, dict):
+                    chat.meta_json = mj
+                else:
+                    chat.warnings.append(f"{folder_rel}/meta.json: not a JSON object")
         store = chat.folder / "store.db"
         store_rel = f"{folder_rel}/store.db"
         if _plain_file(store):
             try:
                 chat.graph = self._read_graph(store, chat.chat_id)
+            except SnapshotError as e:  # swapped for a symlink since the check (snapshot.check_sqlite_files)
+                chat.warnings.append(f"{store_rel}: not read ({str(e).replace(str(chat.folder), folder_rel)})")
             except (sqlite3.Error, ValueError, UnicodeDecodeError, orjson.JSONDecodeError) as e:
                 chat.warnings.append(f"{store_rel}: blob graph not read ({type(e).__name__}: {e})")
         else:
@@ -958,7 +992,9 @@ class CursorAgent:
             c.cwd = known.get(c.md5)
             if c.cwd is None:
                 folder_rel = self._native(c.folder).replace(f"/{c.md5}/", "/<workspace>/")
-                c.warnings.append(f"{folder_rel}: cwd not recorded; the md5 folder name is archived unchanged")
+                c.warnings.append(f"{folder_rel}: cwd not recorded; the md5 folder (an unkeyed hash of the cwd) is "
+                                  "archived under a keyed name, so a restore cannot put the chat where Cursor lists "
+                                  "it (move it into chats/<md5 of its cwd>/)")
 
     def _read_graph(self, store: Path, owner: str) -> StoreGraph:
         """read_store, through ctx.cache when store.db and its -wal are unchanged."""

@@ -40,8 +40,8 @@ import orjson
 
 from archiver.harnesses.base import HarnessContext, native_path
 from archiver.harnesses.common import (
-    SHAPE_ERRORS, LazyByPath, cache_get, cache_put, file_state_key, iso, iso_ms, regular_files, relative_or_absolute,
-    sorted_paths, unexpected_shape,
+    SHAPE_ERRORS, LazyByPath, cache_get, cache_put, file_state_key, iso, iso_ms, open_file, regular_files,
+    relative_or_absolute, sorted_paths, unexpected_shape,
 )
 from archiver.harnesses.jsonl_probe import Line, parse_line, scan_lines, unparseable_warning
 from archiver.model import DiscoveredSession, LineageEdge, SourceArtifact, session_key
@@ -211,7 +211,7 @@ class DeepSeekHarness:
         named: list[tuple[int, str]] = []  # (event index, child session id)
         running = hashlib.blake2b(digest_size=16)
         try:
-            with f.open("rb") as stream:
+            with open_file(f) as stream:
                 for line in scan_lines(stream, MAX_LINE, digest=True):
                     if not line.terminated:
                         break  # a torn final line is the writer's

@@ -1,16 +1,20 @@
 """Bounded reads of JSONL files for collectors: a line scanner that never holds more than
 one capped line, and on top of it the first records, the tail records and a streaming
-search for one record type."""
+search for one record type. Files are opened with common.open_file (no symlink followed, no
+FIFO blocked on)."""
 
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Iterator
 
 import orjson
+
+from archiver.harnesses.common import open_file
 
 MAX_PROBE_LINE = 4 * 1024 * 1024
 _BLOCK = 1024 * 1024
@@ -148,7 +152,7 @@ def head_records(path: Path, max_records: int = 20, max_line: int = MAX_PROBE_LI
     """Parsed JSON objects among the first lines; unparsable or oversized lines are skipped.
     `max_line` counts the newline."""
     out: list[dict[str, Any]] = []
-    with path.open("rb") as f:
+    with open_file(path) as f:
         for line in scan_lines(f, max_line - 1, block=_PROBE_BLOCK):
             if line.no > max_records:
                 break
@@ -162,8 +166,8 @@ def head_records(path: Path, max_records: int = 20, max_line: int = MAX_PROBE_LI
 
 def tail_records(path: Path, window: int = 256 * 1024) -> list[dict[str, Any]]:
     """Parsed complete JSON objects within the last `window` bytes (metadata lives there)."""
-    size = path.stat().st_size
-    with path.open("rb") as f:
+    with open_file(path) as f:
+        size = os.fstat(f.fileno()).st_size
         start = max(0, size - window)
         f.seek(start)
         data = f.read(size - start)
@@ -187,7 +191,7 @@ def records_containing(path: Path, needle: bytes, max_line: int = MAX_PROBE_LINE
     `max_line` counts the newline; longer lines are skipped.
     """
     keep = max(len(needle) - 1, 0)
-    with path.open("rb") as f:
+    with open_file(path) as f:
         pos = 0  # file offset of the block about to be read
         line_start = 0  # file offset just after the last newline seen
         carry = b""

@@ -68,8 +68,8 @@ import orjson
 
 from archiver.harnesses.base import HarnessContext, native_path
 from archiver.harnesses.common import (
-    cache_get, cache_put, configured_root, iso_ms, sniff_content, sql_ident, sql_value_digest, sqlite_identity,
-    xdg_dir,
+    cache_get, cache_put, configured_root, iso_ms, read_regular, sniff_content, sql_ident, sql_value_digest,
+    sqlite_identity, xdg_dir,
 )
 from archiver.model import Artifact, DiscoveredSession, Format, LineageEdge, Session, SourceArtifact, session_key
 from archiver.snapshot import SnapshotError, backup_into, read_live_sqlite
@@ -759,7 +759,7 @@ class OpenCode:
         yield from found
         if self.ctx.options.get("include_snapshots", True):
             yield from self._snapshot_sessions(root)
-        host = self._host_session(root, host_warnings, storage.host)
+        host = self._host_session(root, host_warnings + storage.warnings, storage.host)
         if host is not None:
             yield host
 
@@ -912,6 +912,7 @@ class _Storage:
     def __init__(self) -> None:
         self.sessions: dict[str, tuple[list[Path], dict[str, Any]]] = {}  # sid -> (files, session info)
         self.host: list[Path] = []  # files of no session (migration marker, project/, ...)
+        self.warnings: list[str] = []  # info or part files refused (no regular file any more)
 
     def add(self, sid: str, f: Path) -> None:
         self.sessions.setdefault(sid, ([], {}))[0].append(f)
@@ -945,7 +946,7 @@ def _storage_by_session(storage: Path) -> _Storage:
         if sid is None and rel[0] == "part" and len(rel) == 3:
             sid = msg_session.get(rel[1])
             if sid is None:
-                part = _json_file(f)
+                part = _json_file(f, out.warnings, storage)
                 ref = part.get("sessionID") if isinstance(part, dict) else None
                 sid = ref if isinstance(ref, str) and _SESSION_ID.fullmatch(ref) else None
         if sid is None:
@@ -953,17 +954,24 @@ def _storage_by_session(storage: Path) -> _Storage:
             continue
         out.add(sid, f)
         if rel[0] == "session" and stem == sid and len(rel) == 3:  # the session's info
-            info = _json_file(f)
+            info = _json_file(f, out.warnings, storage)
             if isinstance(info, dict) and info.get("id") in (None, sid):
                 out.sessions[sid][1].update(info)
     return out
 
 
-def _json_file(f: Path) -> Any:
+def _json_file(f: Path, warnings: list[str] | None = None, storage: Path | None = None) -> Any:
+    """An info or part file's JSON; None when unreadable, no regular file (a symlink or FIFO
+    swapped in since the listing: refused, not followed, named in `warnings`), not JSON, or
+    over 1 MB (an info or part file is small; a huge one is archived as data only)."""
     try:
-        if f.stat().st_size > 1 << 20:  # an info or part file is small; a huge one is read as data only
-            return None
-        return orjson.loads(f.read_bytes())
+        raw = read_regular(f, 1 << 20)
+        return orjson.loads(raw) if raw is not None else None
+    except SnapshotError as e:
+        if warnings is not None:
+            name = f.relative_to(storage).as_posix() if storage is not None else f.name
+            warnings.append(f"storage/{name}: {e.strerror or 'not a regular file'}")
+        return None
     except (OSError, orjson.JSONDecodeError):
         return None
 

@@ -48,7 +48,7 @@ import orjson
 from archiver.harnesses.base import HarnessContext, native_path
 from archiver.harnesses.common import (
     SHAPE_ERRORS, LazyByPath, cache_get, cache_put, configured_root, cwd_folder_relpath, expand_home, file_state_key,
-    iso, unexpected_shape,
+    iso, open_file, read_problem, read_regular, unexpected_shape,
 )
 from archiver.harnesses.jsonl_probe import parse_line, scan_lines, unparseable_warning
 from archiver.model import DiscoveredSession, LineageEdge, SourceArtifact, session_key
@@ -119,11 +119,15 @@ class Pi:
             out.extend(self._pi_session_dir(env, "PI_CODING_AGENT_SESSION_DIR"))
         settings = self.root / "settings.json"
         try:
-            if settings.is_file() and settings.stat().st_size < 1024 * 1024:
-                data = orjson.loads(settings.read_bytes())
-                if isinstance(data, dict) and isinstance(data.get("sessionDir"), str) and data["sessionDir"]:
-                    out.extend(self._pi_session_dir(data["sessionDir"], "sessionDir in pi's settings.json"))
-        except (OSError, orjson.JSONDecodeError):
+            raw = read_regular(settings, 1024 * 1024 - 1)
+            data = orjson.loads(raw) if raw is not None else None
+            if isinstance(data, dict) and isinstance(data.get("sessionDir"), str) and data["sessionDir"]:
+                out.extend(self._pi_session_dir(data["sessionDir"], "sessionDir in pi's settings.json"))
+        except FileNotFoundError:
+            pass
+        except OSError as e:  # a symlink or a FIFO is refused (not followed, not waited on)
+            log.warning("pi: settings.json not read (%s)", read_problem(e))
+        except orjson.JSONDecodeError:
             pass
         default = (self.root / "sessions").resolve()
         uniq: list[Path] = []
@@ -215,7 +219,7 @@ class Pi:
         hit = cache_get(self.ctx.cache, key)
         if isinstance(hit, list) and len(hit) == 1 and (hit[0] is None or isinstance(hit[0], dict)):
             return hit[0]  # type: ignore[no-any-return]
-        with f.open("rb") as stream:
+        with open_file(f) as stream:
             first = next(scan_lines(stream, 1024 * 1024), None)
         ok, rec = parse_line(first) if first is not None else (False, None)
         header = rec if isinstance(rec, dict) and rec.get("type") == "session" else None
@@ -332,7 +336,7 @@ class Pi:
         title: str | None = None
         outputs: list[str] = []
         bad: list[int] = []
-        with f.open("rb") as stream:
+        with open_file(f) as stream:
             for line in scan_lines(stream, MAX_LINE, needle=_FULL_OUTPUT_RE, overlap=_OVERLAP):
                 if not line.terminated:
                     break  # torn tail being written
@@ -370,6 +374,7 @@ class Pi:
         session: DiscoveredSession,
         redact_relpath: Callable[[str], str],
         redact_text: Callable[[str], str],
+        pseudonym: Callable[[str, str], str] | None = None,  # (the pipeline passes it; no hash-named folder here)
     ) -> str:
         """`--<cwd>--` is derived from the cwd: rebuild it from the redacted cwd. The session id
         in the transcript's name `<ts>_<id>.jsonl` and in a sidecar's folder `<id>.tmp/` is the
@@ -401,7 +406,7 @@ def entries(f: Path) -> Iterator[tuple[str, str, str | None]]:
     """(id, type, parentId) of a session file's tree entries in file order; the header,
     unparseable lines and a torn last line give none (an entry too long to parse gives its id
     and type from its first bytes, parentId None)."""
-    with f.open("rb") as stream:
+    with open_file(f) as stream:
         for line in scan_lines(stream, MAX_LINE):
             if not line.terminated:
                 break
@@ -421,7 +426,7 @@ def _foreign_jsonl(f: Path) -> bool:
     """True when the file's first line is complete JSON that is not a session header (another
     program's file); False for an empty or torn first line, which a pi being started writes."""
     try:
-        with f.open("rb") as stream:
+        with open_file(f) as stream:
             first = next(scan_lines(stream, 1024 * 1024), None)
     except OSError:
         return False
