@@ -13,6 +13,7 @@ import hashlib
 import hmac
 import itertools
 import logging
+import marshal
 import os
 import secrets
 import shutil
@@ -26,12 +27,12 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Callable, Iterable, Iterator, Mapping, NamedTuple, Sequence
 
 import orjson
 
 from archiver import __version__, allocator
-from archiver.archive import Archive, chain_digest, iso_utc, tombstone_id
+from archiver.archive import Archive, ManifestStream, chain_digest, iso_utc, tombstone_id
 from archiver.harnesses.base import Harness
 from archiver.model import Artifact, DiscoveredSession, Manifest, Session, SourceArtifact, compact, is_utf8
 from archiver.redact.base import RedactionReport, Redactor
@@ -78,6 +79,20 @@ class SyncOptions:
     redaction_fingerprint: str | None = None
 
 
+class SessionNote(NamedTuple):
+    """A session of the run as SyncResult lists it: its key and warnings, not the model (a run
+    of thousands of sessions would keep them all alive)."""
+
+    key: str
+    warnings: tuple[str, ...]
+
+
+# A finished session held until its manifest is written: its manifest JSON and, for one that
+# went the long way, its files' states (marshalled rows, each artifact by its place in the session).
+# Two bytes objects instead of the models: ~1 KB instead of ~9 KB of Python objects a session.
+Held = tuple[bytes, bytes | None]
+
+
 @dataclass
 class SyncResult:
     snapshot: str | None = None
@@ -92,7 +107,7 @@ class SyncResult:
     redactions: dict[str, int] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
-    sessions: list[Session] = field(default_factory=list)
+    sessions: list[SessionNote] = field(default_factory=list)
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -200,7 +215,7 @@ class Syncer:
             self.progress("total_sessions", self.result.total)
             if self._fast:
                 self.progress("session", len(self._fast))
-            processed: dict[str, tuple[Session, list[ArtifactState]]] = {}
+            processed: dict[str, Held] = {}
             ready = getattr(self.redactor, "ready", None)  # a redactor built on first use (commands/sync.py)
             if discovered and ready is not None:
                 ready()  # here, so a rules error stops the run before any session starts
@@ -217,9 +232,10 @@ class Syncer:
                     self._fail(f"{ds.key}: internal error ({type(e).__name__}) while archiving; "
                                "details withheld as they may quote session content")
                     return
+                held = _hold(session, states)
                 with self._lock:
-                    processed[session.key] = (session, states)
-                    self.result.sessions.append(session)
+                    processed[session.key] = held
+                    self.result.sessions.append(SessionNote(session.key, tuple(session.warnings)))
                     if changed:
                         self.result.uploaded += 1
                     else:
@@ -245,7 +261,7 @@ class Syncer:
                     one(ds)
             self.jobs.stop_workers()
             if not self.options.dry_run:
-                self._commit(processed, started)
+                self._commit(processed, started, work)
         finally:
             self.jobs.close()
             for h in self.harnesses.values():
@@ -419,16 +435,17 @@ class Syncer:
         rest.sort(key=lambda ds: -sizes[id(ds)])
         return rest
 
-    def _materialize_unchanged(self, processed: dict[str, tuple[Session, list[ArtifactState]]]) -> None:
-        """A manifest is written: the sessions taken unchanged join it as stored. One whose
-        stored row no longer parses (bit rot) goes the long way now, as if never archived."""
+    def _materialize_unchanged(self, processed: dict[str, Held]) -> None:
+        """A manifest is written: the sessions taken unchanged join it as stored (held as their
+        JSON; their rows stay as they are). One whose stored row no longer parses (bit rot) goes
+        the long way now, as if never archived."""
         for key, ds in self._fast.items():
             if key in processed:
                 continue
             session = self.state.get_session(key)  # an unreadable row is dropped: a cache miss
             if session is not None:
-                processed[key] = (session, [])
-                self.result.sessions.append(session)
+                processed[key] = (session.model_dump_json().encode(), None)
+                self.result.sessions.append(SessionNote(key, tuple(session.warnings)))
             else:
                 one = self._one() if self._one is not None else None
                 if one is not None:
@@ -765,7 +782,7 @@ class Syncer:
         return bool(sent)
 
     # ---- the manifest, last ----
-    def _commit(self, processed: dict[str, tuple[Session, list[ArtifactState]]], started: str) -> None:
+    def _commit(self, processed: dict[str, Held], started: str, work: Workdir) -> None:
         if self.archive is not None and self.result.objects_uploaded:
             # before the state or a manifest names them: every object of this run durable
             try:
@@ -775,7 +792,7 @@ class Syncer:
                 self.state.record_run(secrets.token_hex(8), started, _now(), self.result.to_json())
                 return
         keys = self.state.session_keys()  # parsed only when carried: most were just processed
-        carried, renamed = self._carried(keys, processed)
+        carried, renamed, moved = self._carried(keys, processed)
         dropped = [k for k in keys if self._is_forgotten(k)]
         # a run that stored its state but not the manifest (killed, or the store failed) left this
         any_change = (self.result.uploaded > 0 or bool(dropped) or bool(renamed)
@@ -786,19 +803,27 @@ class Syncer:
                 # sessions that went the long way and came out as stored (a touched file, a new
                 # inode, an extract with the same fingerprint): their files' new identities go in
                 # too, or they would take the long way on every run until some manifest is written
-                for _session, states in processed.values():
-                    for st in states:
-                        self.state.put_artifact(st)
+                for key, held in processed.items():
+                    if held[1] is not None:
+                        for st in _unhold(key, held)[1]:
+                            self.state.put_artifact(st)
                 self.state.put_signatures(self._sigs)  # sessions as stored: first seen the long way
             self.state.record_run(secrets.token_hex(8), started, _now(), self.result.to_json())
             return
         self._materialize_unchanged(processed)
-        sessions = [s for s, _ in processed.values()] + carried
         manifest = Manifest(
             host_id=self.host_id, created_at=self._manifest_time(), run_id=secrets.token_hex(8), tool_version=__version__,
-            sessions=sorted(sessions, key=lambda s: s.key), redactions=dict(sorted(self.result.redactions.items())),
-            errors=self.result.errors,
+            sessions=[], redactions=dict(sorted(self.result.redactions.items())), errors=self.result.errors,
         )
+
+        def sessions() -> Iterator[bytes]:
+            # by key, as Manifest(sessions=sorted(...)) had them (stable: processed, then carried)
+            order = [(k, h[0]) for k, h in processed.items()] + carried
+            order.sort(key=lambda p: p[0])
+            for _key, data in order:
+                yield data
+
+        stream = ManifestStream(manifest, sessions, work.file("manifest.json"))
         assert self.archive is not None
         # The state first, flagged "manifest pending", then the manifest. Every object it names is
         # stored already. Killed in between, the next run finds the flag and writes the manifest;
@@ -806,14 +831,13 @@ class Syncer:
         # segments differently from the manifest before it.
         state_error: sqlite3.Error | None = None
         try:
-            present = set(keys)
-            self._save_state(processed, dropped + renamed, manifest, [s for s in carried if s.key not in present])
+            self._save_state(processed, dropped + renamed, manifest, moved)
         except sqlite3.Error as e:
             state_error = e
         self._check_host_prefix()
         try:
-            key = self.archive.put_manifest(manifest, self.recipients)
-        except StoreError as e:
+            key = self.archive.put_manifest(stream, self.recipients)
+        except (StoreError, OSError) as e:
             # the objects are there; the next run writes the manifest (archive as before)
             self.result.errors.append(self._safe(f"manifest not written: {e}"))
             try:  # `status` must show this run, not the last good one
@@ -874,13 +898,16 @@ class Syncer:
             return iso_utc(later)
         return now
 
-    def _carried(self, keys: list[str], processed: Mapping[str, object]) -> tuple[list[Session], list[str]]:
+    def _carried(self, keys: list[str], processed: Mapping[str, object]
+                 ) -> tuple[list[tuple[str, bytes]], list[str], list[Session]]:
         """The state's sessions this run did not see (files gone, harness off): carried on as
-        stored. A row stored by a version that put ids into manifests as found is carried
-        under its id as archived now, its old key dropped (returned); when that id is a session
-        of this run, the row is an older state of it and is dropped without being carried."""
-        carried: list[Session] = []
+        stored (key and manifest JSON). A row stored by a version that put ids into manifests as
+        found is carried under its id as archived now, its old key dropped (returned second) and
+        the session stored under the new one (returned third); when that id is a session of
+        this run, the row is an older state of it and is dropped without being carried."""
+        carried: list[tuple[str, bytes]] = []
         renamed: list[str] = []
+        moved: list[Session] = []
         present = set(keys)
         for k in keys:
             if k in processed or k in self._fast or self._is_forgotten(k):
@@ -894,23 +921,50 @@ class Syncer:
                 new = session.key
                 if new in processed or new in self._fast or new in present or self._is_forgotten(new):
                     continue
-            carried.append(session)
-        return carried, renamed
+                moved.append(session)
+            carried.append((session.key, session.model_dump_json().encode()))
+        return carried, renamed, moved
 
-    def _save_state(self, processed: dict[str, tuple[Session, list[ArtifactState]]], dropped: list[str],
+    def _save_state(self, processed: dict[str, Held], dropped: list[str],
                     manifest: Manifest, moved: Sequence[Session] = ()) -> None:
         with self.state.transaction():
             for key in dropped:
                 self.state.drop_session(key)
             for session in moved:  # carried under its archived id (the old key is in dropped)
                 self.state.put_session(session)
-            for session, states in processed.values():
+            for key, held in processed.items():
+                if held[1] is None:  # taken unchanged: its row is what it was read from
+                    continue
+                session, states = _unhold(key, held)
                 self.state.put_session(session)
                 for st in states:
                     self.state.put_artifact(st)
             self.state.put_signatures(self._sigs)
             self.ids.save()
             self.state.set_meta("manifest_pending", manifest.run_id)
+
+
+def _hold(session: Session, states: list[ArtifactState]) -> Held:
+    """A finished session as held until its manifest (see Held)."""
+    index = {id(a): i for i, a in enumerate(session.artifacts)}
+    rows = []
+    for st in states:
+        i = index.get(id(st.artifact))
+        rows.append((st.logical_path, st.inode, st.size, st.mtime_ns, st.offset, st.fingerprint,
+                     i if i is not None else st.artifact.model_dump(mode="json")))
+    # marshal, not orjson: an orjson result keeps its 4 KiB buffer (sys.getsizeof says less)
+    return session.model_dump_json().encode(), marshal.dumps(rows)
+
+
+def _unhold(key: str, held: Held) -> tuple[Session, list[ArtifactState]]:
+    """The session and file states _hold kept, as models again (to be stored)."""
+    data, rows = held
+    session = Session.model_validate_json(data)
+    states = []
+    for logical, inode, size, mtime_ns, offset, fp, art in (marshal.loads(rows) if rows else ()):
+        artifact = session.artifacts[art] if type(art) is int else Artifact.model_validate(art)
+        states.append(ArtifactState(key, logical, inode, size, mtime_ns, offset, fp, artifact))
+    return session, states
 
 
 def _identity(src: SourceArtifact) -> FileIdentity:
