@@ -23,7 +23,6 @@ import tempfile
 import threading
 import weakref
 from collections import deque
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -253,9 +252,7 @@ class Syncer:
             if self.options.workers > 1:
                 # more sessions in flight than redaction processes: while some sessions snapshot,
                 # pack or upload (I/O, or C code that drops the GIL) the processes stay busy
-                with ThreadPoolExecutor(2 * self.options.workers + 2, thread_name_prefix="sync") as pool:
-                    for _ in pool.map(one, _drain(todo)):
-                        pass
+                _pull(one, todo, 2 * self.options.workers + 2)
             else:
                 for ds in _drain(todo):
                     one(ds)
@@ -1002,6 +999,42 @@ def _bytes_to_redact(ds: DiscoveredSession, known: Known | None, stats: list[obj
             size -= was[1]
         total += size
     return total
+
+
+def _pull(one: Callable[[DiscoveredSession], None], todo: deque[DiscoveredSession], threads: int) -> None:
+    """`one` on every session of `todo`, in `threads` threads that each take the next one as they
+    finish theirs: nothing is queued per session (Executor.map submits them all at once, a
+    Future and a work item each: ~1.8 KB a session, held from the start). The first exception
+    that escapes `one` (or stops this thread: SIGTERM) ends the rest of the work and is raised
+    here once the sessions in hand are done."""
+    failed: list[BaseException] = []
+
+    def loop() -> None:
+        try:
+            while not failed:
+                try:
+                    ds = todo.popleft()
+                except IndexError:
+                    return
+                one(ds)
+                del ds  # its sources are freed now, not when the next one is taken
+        except BaseException as e:  # noqa: BLE001 - raised in the calling thread
+            failed.append(e)
+            todo.clear()
+
+    pool = [threading.Thread(target=loop, name=f"sync-{i}") for i in range(min(threads, len(todo)))]
+    for t in pool:
+        t.start()
+    try:
+        for t in pool:
+            t.join()
+    except BaseException:
+        todo.clear()
+        for t in pool:
+            t.join()
+        raise
+    if failed:
+        raise failed[0]
 
 
 def _drain(items: deque[DiscoveredSession]) -> Iterator[DiscoveredSession]:
