@@ -159,33 +159,50 @@ def test_pack_file_bytes_holds_the_file_and_its_size(tmp_path: Path) -> None:
 
 
 # ---------------------------------------------------------------- what the parent holds
-def test_a_finished_session_is_held_as_its_json_not_as_models(tiny_home: Path, tmp_path: Path,
-                                                              monkeypatch: pytest.MonkeyPatch) -> None:
-    """At the manifest, what the run holds for its finished sessions (the `processed` map handed
-    to _commit and SyncResult.sessions) is ~their JSON. Before: the pydantic Session with its
-    Artifacts and ArtifactStates, ~6 KB a tiny session by this count (~9 KB in RSS)."""
+def test_a_finished_session_is_held_as_a_few_integers_not_as_models(tiny_home: Path, tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """At the manifest, what the run holds in memory for its finished sessions (the `processed`
+    map handed to _commit and SyncResult.sessions) is a few hundred bytes a session: their JSON
+    waits in the run's spill file. Before: the pydantic Session with its Artifacts and
+    ArtifactStates, ~6 KB a tiny session by this count (~9 KB in RSS)."""
     import archiver.sync as sync
 
-    seen: dict[str, int] = {}
+    seen: dict[str, Any] = {}
     real = sync.Syncer._commit
 
     def commit(self: Any, processed: Any, *a: Any, **k: Any) -> Any:
         seen["held"] = _deep_size(processed) + _deep_size(self.result.sessions)
         seen["n"] = len(processed)
-        seen["json"] = sum(len(v[0]) for v in processed.values() if isinstance(v[0], bytes))
+        seen["spill"] = self._spill.path.stat().st_size
+        seen["spill_mode"] = self._spill.path.stat().st_mode & 0o777
         return real(self, processed, *a, **k)
 
     monkeypatch.setattr(sync.Syncer, "_commit", commit)
     result = _syncer(tiny_home, tmp_path).run()
     assert result.failed == 0 and result.uploaded == seen["n"] == N_TINY + 1  # + the host session
     per = seen["held"] / seen["n"]
-    print(f"held per finished session: {per:.0f} B (JSON {seen['json'] / seen['n']:.0f} B)")
-    assert per < 2500, per
-    assert per < 2.2 * seen["json"] / seen["n"], per
+    print(f"held per finished session: {per:.0f} B in memory, {seen['spill'] / seen['n']:.0f} B in the spill file")
+    assert per < 800, per
+    assert seen["spill"] > 500 * seen["n"] and seen["spill_mode"] == 0o600
+    assert not list((tmp_path / "tmp").glob("run-*"))  # the spill file went with the run's folder
     # what tests read of SyncResult.sessions is there: keys and warnings, as plain values
     assert len(result.sessions) == N_TINY + 1
     assert all(type(s.key) is str and type(s.warnings) is tuple for s in result.sessions)
     assert not any(isinstance(s, Session) for s in result.sessions)
+
+
+def test_the_spill_file_gives_back_what_it_was_given(tmp_path: Path) -> None:
+    from archiver.sync import _Spill
+
+    spill = _Spill(tmp_path / "f")
+    try:
+        items = [(b"{\"k\":%d}" % i * (i % 7 + 1), (b"rows%d" % i) if i % 3 else None) for i in range(200)]
+        refs = [spill.put(d, r) for d, r in items]
+        assert [spill.get(h) for h in reversed(refs)] == list(reversed(items))
+        with pytest.raises(FileExistsError):
+            _Spill(tmp_path / "f")  # never an existing file (or a planted symlink)
+    finally:
+        spill.close()
 
 
 def test_held_rows_cost_what_they_say(tmp_path: Path) -> None:
