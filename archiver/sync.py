@@ -958,8 +958,9 @@ class Syncer:
 class _Spill:
     """An append-only file in the run's 0700 folder (removed with it) that holds finished
     sessions' manifest JSON and file states until the manifest is written: the parent keeps
-    three integers a session. (Held as bytes instead, ~1.3 KB each went to malloc, above
-    pymalloc's 512 B, where the memory discovery's objects free as sessions finish is not.)"""
+    three integers a session. (Held as bytes, ~1.3 KB each, they went to malloc, being over
+    pymalloc's 512 B, and could not reuse the small-object memory that discovery's objects free
+    as the sessions finish: the parent grew by all of them.)"""
 
     def __init__(self, path: Path) -> None:
         self.path = path
