@@ -21,11 +21,11 @@ import time
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Callable, Iterator, Sequence
+from typing import BinaryIO, Callable, Iterable, Iterator, Sequence
 
 from archiver import FORMAT, __version__
 from archiver.model import Manifest, Session
-from archiver.pack import SMALL_OBJECT, pack_bytes, pack_file
+from archiver.pack import SMALL_OBJECT, pack_bytes, pack_file, pack_file_bytes
 from archiver.store.base import NotFound, ObjectInfo, ObjectStore, StoreError
 
 log = logging.getLogger(__name__)
@@ -104,6 +104,45 @@ def chain_digest(previous: str | None, segment_sha256: str) -> str:
 def manifest_key(host_id: str, when: datetime) -> str:
     stamp = when.astimezone(timezone.utc).strftime(STAMP)
     return f"snapshots/{host_id}/{stamp}-{secrets.token_hex(4)}.json.age"
+
+
+@dataclass(frozen=True)
+class ManifestStream:
+    """A manifest to write that is never held whole, neither as models nor as one bytes object:
+    `head` holds every field but the sessions (left empty); `sessions()` yields each session's
+    JSON (Session.model_dump_json, UTF-8) in the order of the document (by key). The document
+    is written to `scratch` (a file in the run's 0700 folder, removed) and packed from there.
+    Its bytes are those of `head` with those sessions, dumped whole (write_manifest)."""
+
+    head: Manifest
+    sessions: Callable[[], Iterable[bytes]]
+    scratch: Path
+
+
+def write_manifest(head: Manifest, sessions: Iterable[bytes], dst: BinaryIO) -> None:
+    """The JSON of `head` with `sessions` (each a Session's model_dump_json) as its sessions,
+    byte for byte what Manifest.model_dump_json gives for them, written piece by piece: every
+    field but the sessions in the model's order, dumped by pydantic as the whole would be."""
+    if head.sessions:
+        raise ValueError("write_manifest: the head must hold no sessions (they are streamed)")
+    dst.write(b"{")
+    sep = b""
+    for name in type(head).model_fields:
+        if name == "sessions":
+            dst.write(sep + b'"sessions":[')
+            comma = b""
+            for data in sessions:
+                dst.write(comma)
+                dst.write(data)
+                comma = b","
+            dst.write(b"]")
+        else:
+            field = head.model_dump_json(include={name}).encode()[1:-1]  # '{"name":value}' -> '"name":value'
+            if not field:
+                continue
+            dst.write(sep + field)
+        sep = b","
+    dst.write(b"}")
 
 
 @dataclass(frozen=True)
@@ -205,10 +244,14 @@ class Archive:
         written = info.last_modified
         return written is None or datetime.now(timezone.utc) - written < REFRESH_AFTER
 
-    def put_manifest(self, manifest: Manifest, recipients: Sequence[object]) -> str:
-        when = datetime.fromisoformat(manifest.created_at.replace("Z", "+00:00"))
-        key = manifest_key(manifest.host_id, when)
-        blob = pack_bytes(manifest.model_dump_json().encode(), recipients)  # type: ignore[arg-type]
+    def put_manifest(self, manifest: Manifest | ManifestStream, recipients: Sequence[object]) -> str:
+        head = manifest.head if isinstance(manifest, ManifestStream) else manifest
+        when = datetime.fromisoformat(head.created_at.replace("Z", "+00:00"))
+        key = manifest_key(head.host_id, when)
+        if isinstance(manifest, ManifestStream):
+            blob = _pack_streamed(manifest, recipients)
+        else:
+            blob = pack_bytes(manifest.model_dump_json().encode(), recipients)  # type: ignore[arg-type]
         self.sync_objects()  # every object it names is durable first (FORMAT.md §6)
         self.store.put_bytes(key, blob, if_absent=True)
         return key
@@ -274,6 +317,18 @@ class Archive:
                             key, attempt, READ_ATTEMPTS, e.reason)
                 time.sleep(_READ_BACKOFF * 2 ** (attempt - 1))
                 attempt += 1
+
+
+def _pack_streamed(manifest: ManifestStream, recipients: Sequence[object]) -> bytes:
+    """The packed manifest (compressed: a fraction of the document), its JSON going through a file."""
+    path = manifest.scratch
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        with os.fdopen(fd, "wb", buffering=1 << 16) as out:
+            write_manifest(manifest.head, manifest.sessions(), out)
+        return pack_file_bytes(path, recipients)  # type: ignore[arg-type]
+    finally:
+        path.unlink(missing_ok=True)
 
 
 def _parse_manifest_key(info: ObjectInfo) -> ManifestRef | None:

@@ -24,6 +24,7 @@ __all__ = [
     "pack_stream",
     "pack_file",
     "pack_bytes",
+    "pack_file_bytes",
     "unpack_stream",
     "unpack_bytes",
 ]
@@ -109,6 +110,18 @@ def pack_bytes(data: bytes, recipients: Sequence[Recipient | str], level: int = 
     out = io.BytesIO()
     with EncryptWriter(out, recipients) as enc:
         enc.write(_compressor(level).compress(data))
+    return out.getvalue()
+
+
+def pack_file_bytes(src: Path, recipients: Sequence[Recipient | str], level: int = 3) -> bytes:
+    """age(zstd(file)) in memory, the file read in blocks: for a payload whose packed form is
+    small but whose plaintext need not be held (a manifest). Like pack_bytes, one frame that
+    records the content size."""
+    out = io.BytesIO()
+    with open(src, "rb") as fin:
+        size = os.fstat(fin.fileno()).st_size
+        with EncryptWriter(out, recipients) as enc:
+            _compressor(level).copy_stream(fin, enc, size=size, read_size=_READ_SIZE, write_size=_READ_SIZE)
     return out.getvalue()
 
 

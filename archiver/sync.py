@@ -13,6 +13,7 @@ import hashlib
 import hmac
 import itertools
 import logging
+import marshal
 import os
 import secrets
 import shutil
@@ -22,16 +23,15 @@ import tempfile
 import threading
 import weakref
 from collections import deque
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Callable, Iterable, Iterator, Mapping, NamedTuple, Sequence
 
 import orjson
 
 from archiver import __version__, allocator
-from archiver.archive import Archive, chain_digest, iso_utc, tombstone_id
+from archiver.archive import Archive, ManifestStream, chain_digest, iso_utc, tombstone_id
 from archiver.harnesses.base import Harness
 from archiver.model import Artifact, DiscoveredSession, Manifest, Session, SourceArtifact, compact, is_utf8
 from archiver.redact.base import RedactionReport, Redactor
@@ -78,6 +78,21 @@ class SyncOptions:
     redaction_fingerprint: str | None = None
 
 
+class SessionNote(NamedTuple):
+    """A session of the run as SyncResult lists it: its key and warnings, not the model (a run
+    of thousands of sessions would keep them all alive)."""
+
+    key: str
+    warnings: tuple[str, ...]
+
+
+# A finished session until its manifest is written: its manifest JSON and, for one that went the
+# long way, its files' states (marshalled rows, each artifact by its place in the session), kept
+# in the run's spill file (_Spill); the parent holds where they are: (offset, JSON length, rows
+# length or -1), ~150 B a session instead of ~6 KB of models.
+Held = tuple[int, int, int]
+
+
 @dataclass
 class SyncResult:
     snapshot: str | None = None
@@ -92,7 +107,7 @@ class SyncResult:
     redactions: dict[str, int] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
-    sessions: list[Session] = field(default_factory=list)
+    sessions: list[SessionNote] = field(default_factory=list)
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -171,6 +186,7 @@ class Syncer:
         self._pending: dict[int, tuple[str | None, list[object]]] = {}  # id(ds) -> signature, stats
         self._sigs: dict[str, str | None] = {}  # signatures to store with the sessions
         self.ids = SessionIds(redactor)  # replaced in run(), with the state's cache
+        self._spill: _Spill | None = None  # finished sessions until the manifest (run)
 
     # ---- the run ----
     def run(self) -> SyncResult:
@@ -204,7 +220,8 @@ class Syncer:
             self.progress("total_sessions", self.result.total)
             if self._fast:
                 self.progress("session", len(self._fast))
-            processed: dict[str, tuple[Session, list[ArtifactState]]] = {}
+            processed: dict[str, Held] = {}
+            spill = self._spill = _Spill(work.file("finished"))
             ready = getattr(self.redactor, "ready", None)  # a redactor built on first use (commands/sync.py)
             if discovered and ready is not None:
                 ready()  # here, so a rules error stops the run before any session starts
@@ -212,6 +229,7 @@ class Syncer:
             def one(ds: DiscoveredSession) -> None:
                 try:
                     session, states, changed = self._session(ds, work)
+                    held = spill.put(*_hold(session, states))
                 except (HeldBack, SessionFailed, SnapshotError, OSError, StoreError, WorkerCrashed) as e:
                     self._fail(f"{ds.key}: {e}")
                     return
@@ -222,8 +240,8 @@ class Syncer:
                                "details withheld as they may quote session content")
                     return
                 with self._lock:
-                    processed[session.key] = (session, states)
-                    self.result.sessions.append(session)
+                    processed[session.key] = held
+                    self.result.sessions.append(SessionNote(session.key, tuple(session.warnings)))
                     if changed:
                         self.result.uploaded += 1
                     else:
@@ -241,17 +259,18 @@ class Syncer:
             if self.options.workers > 1:
                 # more sessions in flight than redaction processes: while some sessions snapshot,
                 # pack or upload (I/O, or C code that drops the GIL) the processes stay busy
-                with ThreadPoolExecutor(2 * self.options.workers + 2, thread_name_prefix="sync") as pool:
-                    for _ in pool.map(one, _drain(todo)):
-                        pass
+                _pull(one, todo, 2 * self.options.workers + 2)
             else:
                 for ds in _drain(todo):
                     one(ds)
             self.jobs.stop_workers()
             if not self.options.dry_run:
-                self._commit(processed, started)
+                self._commit(processed, started, work)
         finally:
             self.jobs.close()
+            if self._spill is not None:
+                self._spill.close()
+                self._spill = None
             for h in self.harnesses.values():
                 close = getattr(h, "close", None)
                 if close:
@@ -428,16 +447,17 @@ class Syncer:
         rest.sort(key=lambda ds: -sizes[id(ds)])
         return rest
 
-    def _materialize_unchanged(self, processed: dict[str, tuple[Session, list[ArtifactState]]]) -> None:
-        """A manifest is written: the sessions taken unchanged join it as stored. One whose
-        stored row no longer parses (bit rot) goes the long way now, as if never archived."""
+    def _materialize_unchanged(self, processed: dict[str, Held]) -> None:
+        """A manifest is written: the sessions taken unchanged join it as stored (held as their
+        JSON; their rows stay as they are). One whose stored row no longer parses (bit rot) goes
+        the long way now, as if never archived."""
         for key, ds in self._fast.items():
             if key in processed:
                 continue
             session = self.state.get_session(key)  # an unreadable row is dropped: a cache miss
             if session is not None:
-                processed[key] = (session, [])
-                self.result.sessions.append(session)
+                processed[key] = self._put(session.model_dump_json().encode())
+                self.result.sessions.append(SessionNote(key, tuple(session.warnings)))
             else:
                 one = self._one() if self._one is not None else None
                 if one is not None:
@@ -776,7 +796,7 @@ class Syncer:
         return bool(sent)
 
     # ---- the manifest, last ----
-    def _commit(self, processed: dict[str, tuple[Session, list[ArtifactState]]], started: str) -> None:
+    def _commit(self, processed: dict[str, Held], started: str, work: Workdir) -> None:
         if self.archive is not None and self.result.objects_uploaded:
             # before the state or a manifest names them: every object of this run durable
             try:
@@ -786,7 +806,7 @@ class Syncer:
                 self.state.record_run(secrets.token_hex(8), started, _now(), self.result.to_json())
                 return
         keys = self.state.session_keys()  # parsed only when carried: most were just processed
-        carried, renamed = self._carried(keys, processed)
+        carried, renamed, moved = self._carried(keys, processed)
         dropped = [k for k in keys if self._is_forgotten(k)]
         # a run that stored its state but not the manifest (killed, or the store failed) left this
         any_change = (self.result.uploaded > 0 or bool(dropped) or bool(renamed)
@@ -797,19 +817,27 @@ class Syncer:
                 # sessions that went the long way and came out as stored (a touched file, a new
                 # inode, an extract with the same fingerprint): their files' new identities go in
                 # too, or they would take the long way on every run until some manifest is written
-                for _session, states in processed.values():
-                    for st in states:
-                        self.state.put_artifact(st)
+                for key, held in processed.items():
+                    if held[2] >= 0:
+                        for st in _unhold(key, self._get(held))[1]:
+                            self.state.put_artifact(st)
                 self.state.put_signatures(self._sigs)  # sessions as stored: first seen the long way
             self.state.record_run(secrets.token_hex(8), started, _now(), self.result.to_json())
             return
         self._materialize_unchanged(processed)
-        sessions = [s for s, _ in processed.values()] + carried
         manifest = Manifest(
             host_id=self.host_id, created_at=self._manifest_time(), run_id=secrets.token_hex(8), tool_version=__version__,
-            sessions=sorted(sessions, key=lambda s: s.key), redactions=dict(sorted(self.result.redactions.items())),
-            errors=self.result.errors,
+            sessions=[], redactions=dict(sorted(self.result.redactions.items())), errors=self.result.errors,
         )
+
+        def sessions() -> Iterator[bytes]:
+            # by key, as Manifest(sessions=sorted(...)) had them (stable: processed, then carried)
+            order = [*processed.items(), *carried]
+            order.sort(key=lambda p: p[0])
+            for _key, held in order:
+                yield self._get(held)[0]
+
+        stream = ManifestStream(manifest, sessions, work.file("manifest.json"))
         assert self.archive is not None
         # The state first, flagged "manifest pending", then the manifest. Every object it names is
         # stored already. Killed in between, the next run finds the flag and writes the manifest;
@@ -817,14 +845,13 @@ class Syncer:
         # segments differently from the manifest before it.
         state_error: sqlite3.Error | None = None
         try:
-            present = set(keys)
-            self._save_state(processed, dropped + renamed, manifest, [s for s in carried if s.key not in present])
+            self._save_state(processed, dropped + renamed, manifest, moved)
         except sqlite3.Error as e:
             state_error = e
         self._check_host_prefix()
         try:
-            key = self.archive.put_manifest(manifest, self.recipients)
-        except StoreError as e:
+            key = self.archive.put_manifest(stream, self.recipients)
+        except (StoreError, OSError) as e:
             # the objects are there; the next run writes the manifest (archive as before)
             self.result.errors.append(self._safe(f"manifest not written: {e}"))
             try:  # `status` must show this run, not the last good one
@@ -847,6 +874,14 @@ class Syncer:
 
             raise StateError(f"{self.state.path}: {e}{_space_hint(self.state.path)}; the archive is complete, "
                              "the local state was not updated (free space, then run again)") from None
+
+    def _put(self, data: bytes) -> Held:
+        assert self._spill is not None
+        return self._spill.put(data, None)
+
+    def _get(self, held: Held) -> tuple[bytes, bytes | None]:
+        assert self._spill is not None
+        return self._spill.get(held)
 
     def _check_host_prefix(self) -> None:
         """Manifests under this host id that this collector did not write (another machine with
@@ -885,13 +920,16 @@ class Syncer:
             return iso_utc(later)
         return now
 
-    def _carried(self, keys: list[str], processed: Mapping[str, object]) -> tuple[list[Session], list[str]]:
+    def _carried(self, keys: list[str], processed: Mapping[str, object]
+                 ) -> tuple[list[tuple[str, Held]], list[str], list[Session]]:
         """The state's sessions this run did not see (files gone, harness off): carried on as
-        stored. A row stored by a version that put ids into manifests as found is carried
-        under its id as archived now, its old key dropped (returned); when that id is a session
-        of this run, the row is an older state of it and is dropped without being carried."""
-        carried: list[Session] = []
+        stored (key and manifest JSON). A row stored by a version that put ids into manifests as
+        found is carried under its id as archived now, its old key dropped (returned second) and
+        the session stored under the new one (returned third); when that id is a session of
+        this run, the row is an older state of it and is dropped without being carried."""
+        carried: list[tuple[str, Held]] = []
         renamed: list[str] = []
+        moved: list[Session] = []
         present = set(keys)
         for k in keys:
             if k in processed or k in self._fast or self._is_forgotten(k):
@@ -905,23 +943,90 @@ class Syncer:
                 new = session.key
                 if new in processed or new in self._fast or new in present or self._is_forgotten(new):
                     continue
-            carried.append(session)
-        return carried, renamed
+                moved.append(session)
+            carried.append((session.key, self._put(session.model_dump_json().encode())))
+        return carried, renamed, moved
 
-    def _save_state(self, processed: dict[str, tuple[Session, list[ArtifactState]]], dropped: list[str],
+    def _save_state(self, processed: dict[str, Held], dropped: list[str],
                     manifest: Manifest, moved: Sequence[Session] = ()) -> None:
         with self.state.transaction():
             for key in dropped:
                 self.state.drop_session(key)
             for session in moved:  # carried under its archived id (the old key is in dropped)
                 self.state.put_session(session)
-            for session, states in processed.values():
+            for key, held in processed.items():
+                if held[2] < 0:  # taken unchanged: its row is what it was read from
+                    continue
+                session, states = _unhold(key, self._get(held))
                 self.state.put_session(session)
                 for st in states:
                     self.state.put_artifact(st)
             self.state.put_signatures(self._sigs)
             self.ids.save()
             self.state.set_meta("manifest_pending", manifest.run_id)
+
+
+class _Spill:
+    """An append-only file in the run's 0700 folder (removed with it) that holds finished
+    sessions' manifest JSON and file states until the manifest is written: the parent keeps
+    three integers a session. (Held as bytes, ~1.3 KB each, they went to malloc, being over
+    pymalloc's 512 B, and could not reuse the small-object memory that discovery's objects free
+    as the sessions finish: the parent grew by all of them.)"""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        self._end = 0
+        self._lock = threading.Lock()
+
+    def put(self, data: bytes, rows: bytes | None) -> Held:
+        blob = data + rows if rows is not None else data
+        with self._lock:
+            at = self._end
+            view = memoryview(blob)
+            while view:
+                n = os.pwrite(self._fd, view, at + len(blob) - len(view))
+                view = view[n:]
+            self._end += len(blob)
+        return at, len(data), -1 if rows is None else len(rows)
+
+    def get(self, held: Held) -> tuple[bytes, bytes | None]:
+        at, n, rows = held
+        total = n + max(rows, 0)
+        blob = os.pread(self._fd, total, at)
+        while len(blob) < total:  # a short read (never on a regular file, but allowed)
+            more = os.pread(self._fd, total - len(blob), at + len(blob))
+            if not more:
+                raise OSError(f"{self.path}: ends at {at + len(blob)}, before {at + total}")
+            blob += more
+        return blob[:n], (blob[n:] if rows >= 0 else None)
+
+    def close(self) -> None:
+        os.close(self._fd)
+
+
+def _hold(session: Session, states: list[ArtifactState]) -> tuple[bytes, bytes]:
+    """A finished session as held until its manifest: its manifest JSON and its file states
+    (see Held)."""
+    index = {id(a): i for i, a in enumerate(session.artifacts)}
+    rows = []
+    for st in states:
+        i = index.get(id(st.artifact))
+        rows.append((st.logical_path, st.inode, st.size, st.mtime_ns, st.offset, st.fingerprint,
+                     i if i is not None else st.artifact.model_dump(mode="json")))
+    # marshal, not orjson: an orjson result keeps its 4 KiB buffer (sys.getsizeof says less)
+    return session.model_dump_json().encode(), marshal.dumps(rows)
+
+
+def _unhold(key: str, held: tuple[bytes, bytes | None]) -> tuple[Session, list[ArtifactState]]:
+    """The session and file states _hold kept, as models again (to be stored)."""
+    data, rows = held
+    session = Session.model_validate_json(data)
+    states = []
+    for logical, inode, size, mtime_ns, offset, fp, art in (marshal.loads(rows) if rows else ()):
+        artifact = session.artifacts[art] if type(art) is int else Artifact.model_validate(art)
+        states.append(ArtifactState(key, logical, inode, size, mtime_ns, offset, fp, artifact))
+    return session, states
 
 
 def _identity(src: SourceArtifact) -> FileIdentity:
@@ -959,6 +1064,42 @@ def _bytes_to_redact(ds: DiscoveredSession, known: Known | None, stats: list[obj
             size -= was[1]
         total += size
     return total
+
+
+def _pull(one: Callable[[DiscoveredSession], None], todo: deque[DiscoveredSession], threads: int) -> None:
+    """`one` on every session of `todo`, in `threads` threads that each take the next one as they
+    finish theirs: nothing is queued per session (Executor.map submits them all at once, a
+    Future and a work item each: ~1.8 KB a session, held from the start). The first exception
+    that escapes `one` (or stops this thread: SIGTERM) ends the rest of the work and is raised
+    here once the sessions in hand are done."""
+    failed: list[BaseException] = []
+
+    def loop() -> None:
+        try:
+            while not failed:
+                try:
+                    ds = todo.popleft()
+                except IndexError:
+                    return
+                one(ds)
+                del ds  # its sources are freed now, not when the next one is taken
+        except BaseException as e:  # noqa: BLE001 - raised in the calling thread
+            failed.append(e)
+            todo.clear()
+
+    pool = [threading.Thread(target=loop, name=f"sync-{i}") for i in range(min(threads, len(todo)))]
+    for t in pool:
+        t.start()
+    try:
+        for t in pool:
+            t.join()
+    except BaseException:
+        todo.clear()
+        for t in pool:
+            t.join()
+        raise
+    if failed:
+        raise failed[0]
 
 
 def _drain(items: deque[DiscoveredSession]) -> Iterator[DiscoveredSession]:
