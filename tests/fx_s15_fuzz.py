@@ -249,27 +249,7 @@ TIME_KEYS = ("timestamp", "createdAt", "time", "created_at", "updated_at")
 
 def _retime(value: Any) -> Callable[[Path], None]:
     def edit(path: Path) -> None:
-        lines = _lines(path.read_bytes())
-        out = []
-        for line in lines:
-            try:
-                rec = json.loads(line)
-            except ValueError:
-                out.append(line)
-                continue
-            stack = [rec]
-            while stack:
-                cur = stack.pop()
-                if isinstance(cur, dict):
-                    for k in list(cur):
-                        if k in TIME_KEYS:
-                            cur[k] = value
-                        else:
-                            stack.append(cur[k])
-                elif isinstance(cur, list):
-                    stack.extend(cur)
-            out.append(json.dumps(rec, separators=(",", ":")).encode())
-        path.write_bytes(_join(out))
+        _set_keys(path, TIME_KEYS, value, keep_unparsed=True)
     return edit
 
 
@@ -563,16 +543,27 @@ def all_mutations(scratch: Path) -> list[Mutation]:
 
 
 def _set_all(path: Path, key: str, value: Any) -> None:
-    lines = _lines(path.read_bytes())
+    _set_keys(path, (key,), value, keep_unparsed=False)
+
+
+def _set_keys(path: Path, keys: tuple[str, ...], value: Any, keep_unparsed: bool) -> None:
+    """Every field named in `keys`, at any depth of every JSONL record, set to `value`; a line
+    that is not JSON is kept as it is, or raises, as asked."""
     out = []
-    for line in lines:
-        rec = json.loads(line)
+    for line in _lines(path.read_bytes()):
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            if not keep_unparsed:
+                raise
+            out.append(line)
+            continue
         stack = [rec]
         while stack:
             cur = stack.pop()
             if isinstance(cur, dict):
                 for k in list(cur):
-                    if k == key:
+                    if k in keys:
                         cur[k] = value
                     else:
                         stack.append(cur[k])

@@ -22,6 +22,7 @@ import pytest
 from archiver.harnesses.base import HarnessContext
 from archiver.harnesses.cursor_agent import CursorAgent
 from tests.fx_s11_e2e import KEEP_OPEN, Canaries, build_in_child, decrypt_all, latest_manifest, leaks, sessions_by_key, setup
+from tests.test_s11_e2e_cursor import Store as S11Store
 from tests.test_s11_e2e_cursor import ld, mapent, u  # the protobuf writer of the s11 Cursor e2e
 
 K = "cursor-agent:"
@@ -33,30 +34,8 @@ CWD = "/home/alice/src/shop"
 T0 = 1767261600000
 
 
-class Store:
-    """A chat's store.db as the CLI writes it (WAL, meta '0' = hex JSON, blobs by sha256)."""
-
-    def __init__(self, f: Path, meta: dict[str, Any]) -> None:
-        f.parent.mkdir(parents=True, exist_ok=True)
-        self.conn = sqlite3.connect(f, isolation_level=None)
-        self.conn.execute("PRAGMA journal_mode=WAL")
-        self.conn.execute("PRAGMA user_version=1")
-        self.conn.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
-        self.conn.execute("CREATE TABLE blobs (id TEXT PRIMARY KEY, data BLOB)")
-        self.blobs: dict[str, bytes] = {}
-        self.meta: dict[str, Any] = {}
-        self.set_meta(meta)
-
-    def set_meta(self, meta: dict[str, Any]) -> None:
-        self.meta = meta
-        self.conn.execute("INSERT OR REPLACE INTO meta VALUES ('0', ?)", (json.dumps(meta).encode().hex(),))
-
-    def put(self, data: bytes | str) -> bytes:
-        raw = data.encode() if isinstance(data, str) else data
-        h = hashlib.sha256(raw).digest()
-        self.conn.execute("INSERT OR REPLACE INTO blobs VALUES (?, ?)", (h.hex(), raw))
-        self.blobs[h.hex()] = raw
-        return h
+class Store(S11Store):
+    """A chat's store.db as the CLI writes it (the s11 e2e's writer), with turns and roots."""
 
     def turn(self, text: str, anchor: bytes | None) -> bytes:
         """A user turn: UserMessage (10 = the root before it) and one assistant step."""

@@ -25,6 +25,7 @@ from archiver.cli import main
 from archiver.harnesses.base import HarnessContext
 from archiver.redact.base import RedactionReport
 from tests.fx_home import USER, Box, box  # noqa: F401
+from tests.test_s15_harden_snapshot import _to_symlink
 
 CANARY = "s15dreadcanary"  # in every fact the canary files would give (title, cwd, name)
 CANARY_CWD = f"/srv/{CANARY}-cwd"
@@ -102,13 +103,6 @@ def _canary(box: Box, victim: str) -> Path:
     p = out / Path(VICTIMS[victim]).name
     p.write_bytes(_canary_bytes(victim))
     return p
-
-
-def _to_symlink(target: Path) -> Callable[[Path], None]:
-    def swap(p: Path) -> None:
-        p.unlink()
-        os.symlink(target, p)
-    return swap
 
 
 def _to_fifo(p: Path) -> None:
