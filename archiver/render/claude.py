@@ -14,7 +14,8 @@ from typing import Any
 
 from archiver.model import Session
 from archiver.render.jsonl import records, transcript_files
-from archiver.render.model import Block, Transcript, clip, flatten_text, pretty, text_block
+from archiver.render.model import (Block, PartReader, Transcript, clip, content_blocks, flatten_text,
+                                   thinking_part, tool_call_part)
 
 CONVERSATION = {"user", "assistant", "system", "attachment"}
 
@@ -147,38 +148,17 @@ def _emit(t: Transcript, rec: dict[str, Any]) -> None:
 
 
 def _blocks(content: Any, rec: dict[str, Any]) -> list[Block]:
-    if isinstance(content, str):
-        b = text_block(content)
-        return [b] if b else []
-    out: list[Block] = []
-    for part in content if isinstance(content, list) else []:
-        if not isinstance(part, dict):
-            continue
-        kind = part.get("type")
-        if kind == "text":
-            b = text_block(part.get("text"))
-            if b:
-                out.append(b)
-        elif kind == "thinking" and (part.get("thinking") or "").strip():
-            out.append(Block("thinking", clip(part["thinking"])))
-        elif kind == "redacted_thinking":
-            out.append(Block("thinking", "[thinking redacted by the provider]"))
-        elif kind == "tool_use":
-            out.append(Block("tool_call", name=str(part.get("name") or "tool"), call_id=part.get("id"),
-                             input=pretty(part.get("input"))))
-        elif kind == "tool_result":
-            inner = part.get("content")
-            blk = Block("tool_result", clip(flatten_text(inner)), call_id=part.get("tool_use_id"),
-                        is_error=bool(part.get("is_error")))
-            result = rec.get("toolUseResult")
-            if isinstance(result, dict) and result.get("agentId"):
-                blk.link = f"claude-code:{result['agentId']}"
-            out.append(blk)
-            if isinstance(inner, list):
-                out.extend(_image(p) for p in inner if isinstance(p, dict) and p.get("type") == "image")
-        elif kind == "image":
-            out.append(_image(part))
-    return out
+    def tool_result(part: dict[str, Any]) -> list[Block]:
+        inner = part.get("content")
+        blk = Block("tool_result", clip(flatten_text(inner)), call_id=part.get("tool_use_id"),
+                    is_error=bool(part.get("is_error")))
+        result = rec.get("toolUseResult")
+        if isinstance(result, dict) and result.get("agentId"):
+            blk.link = f"claude-code:{result['agentId']}"
+        images = [_image(p) for p in inner if isinstance(p, dict) and p.get("type") == "image"] if isinstance(inner, list) else []
+        return [blk, *images]
+
+    return content_blocks(content, {**_PARTS, "tool_result": tool_result})
 
 
 def _image(part: dict[str, Any]) -> Block:
@@ -186,6 +166,14 @@ def _image(part: dict[str, Any]) -> Block:
     if src.get("type") == "base64" and isinstance(src.get("data"), str):
         return Block("image", media_type=str(src.get("media_type") or ""), data=src["data"])
     return Block("image", text="[image not stored inline]")
+
+
+_PARTS: dict[str, PartReader] = {
+    "thinking": thinking_part("thinking"),
+    "redacted_thinking": lambda part: Block("thinking", "[thinking redacted by the provider]"),
+    "tool_use": tool_call_part("input"),
+    "image": _image,
+}
 
 
 def _merge_streamed(t: Transcript) -> None:

@@ -12,7 +12,8 @@ from typing import Any
 
 from archiver.model import Session
 from archiver.render.jsonl import records, transcript_files
-from archiver.render.model import Block, Transcript, clip, flatten_text, pretty, text_block
+from archiver.render.model import (Block, PartReader, Transcript, clip, content_blocks, flatten_text,
+                                   text_block, thinking_part, tool_call_part)
 
 
 def read(session: Session, files: dict[str, Path]) -> Transcript:
@@ -62,28 +63,20 @@ def _render(t: Transcript, session: Session, recs: list[dict[str, Any]]) -> None
             t.marker(f"Sub-agent session {data['childId']}{label}", link=f"deepseek-harness:{data['childId']}", timestamp=ts)
 
 
+def _tool_result(part: dict[str, Any]) -> Block:
+    return Block("tool_result", clip(flatten_text(part.get("content"))), call_id=part.get("toolCallId"),
+                 is_error=bool(part.get("isError")))
+
+
+_PARTS: dict[str, PartReader] = {
+    "reasoning": thinking_part("text"),
+    "tool-call": tool_call_part("arguments"),
+    "tool-result": _tool_result,
+}
+
+
 def _parts(content: Any) -> list[Block]:
-    if isinstance(content, str):
-        b = text_block(content)
-        return [b] if b else []
-    out: list[Block] = []
-    for p in content if isinstance(content, list) else []:
-        if not isinstance(p, dict):
-            continue
-        kind = p.get("type")
-        if kind == "text":
-            b = text_block(p.get("text"))
-            if b:
-                out.append(b)
-        elif kind == "reasoning" and str(p.get("text") or "").strip():
-            out.append(Block("thinking", clip(p["text"])))
-        elif kind == "tool-call":
-            out.append(Block("tool_call", name=str(p.get("name") or "tool"), call_id=p.get("id"),
-                             input=pretty(p.get("arguments"))))
-        elif kind == "tool-result":
-            out.append(Block("tool_result", clip(flatten_text(p.get("content"))), call_id=p.get("toolCallId"),
-                             is_error=bool(p.get("isError"))))
-    return out
+    return content_blocks(content, _PARTS)
 
 
 def _ts(ms: Any) -> str | None:

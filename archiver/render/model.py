@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Callable, Literal, Mapping
 
 Role = Literal["user", "assistant", "system", "tool", "summary", "marker"]
 BlockKind = Literal["text", "thinking", "tool_call", "tool_result", "image", "marker"]
@@ -80,6 +80,52 @@ class Transcript:
 def text_block(value: Any) -> Block | None:
     text = value if isinstance(value, str) else flatten_text(value)
     return Block("text", clip(text)) if text and text.strip() else None
+
+
+PartReader = Callable[[dict[str, Any]], "Block | list[Block] | None"]
+
+
+def content_blocks(content: Any, readers: Mapping[str, PartReader]) -> list[Block]:
+    """The blocks of a message's content in the shape every harness shares: a string is one text
+    block; a list holds typed parts (`{"type": ...}`), read by `readers[type]`; a `text` part is a
+    text block unless the harness reads it itself. Unknown types and non-objects are skipped."""
+    if isinstance(content, str):
+        b = text_block(content)
+        return [b] if b else []
+    out: list[Block] = []
+    for part in content if isinstance(content, list) else []:
+        if not isinstance(part, dict):
+            continue
+        kind = part.get("type")
+        read = readers.get(kind) if isinstance(kind, str) else None
+        if read is None and kind == "text":
+            read = _text_part
+        got = read(part) if read is not None else None
+        if isinstance(got, list):
+            out.extend(got)
+        elif got is not None:
+            out.append(got)
+    return out
+
+
+def _text_part(part: dict[str, Any]) -> Block | None:
+    return text_block(part.get("text"))
+
+
+def thinking_part(field_name: str) -> PartReader:
+    """A reasoning part whose text is in `field_name` (empty ones are dropped)."""
+    def read(part: dict[str, Any]) -> Block | None:
+        text = as_text(part.get(field_name)) or ""
+        return Block("thinking", clip(text)) if text.strip() else None
+    return read
+
+
+def tool_call_part(input_field: str) -> PartReader:
+    """A tool call with `name`, `id` and its input in `input_field`."""
+    def read(part: dict[str, Any]) -> Block:
+        return Block("tool_call", name=str(part.get("name") or "tool"), call_id=part.get("id"),
+                     input=pretty(part.get(input_field)))
+    return read
 
 
 def flatten_text(value: Any) -> str:

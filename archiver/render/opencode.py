@@ -14,7 +14,8 @@ from typing import Any
 import orjson
 
 from archiver.model import Session
-from archiver.render.model import Block, Transcript, clip, flatten_text, pretty, text_block
+from archiver.render.model import (Block, PartReader, Transcript, clip, content_blocks, flatten_text,
+                                   pretty, text_block, thinking_part)
 
 
 def read(session: Session, files: dict[str, Path]) -> Transcript:
@@ -101,32 +102,27 @@ def _row(t: Transcript, typ: str, d: dict[str, Any]) -> None:
             t.marker(f"Compaction {status or 'attempt'}", timestamp=ts)
 
 
+def _tool(part: dict[str, Any]) -> Block:
+    state = part.get("state")
+    state = state if isinstance(state, dict) else {}
+    call = Block("tool_call", name=str(part.get("name") or "tool"), call_id=part.get("id"), input=pretty(state.get("input")))
+    status = state.get("status")
+    if status in ("completed", "error"):
+        call.result = Block("tool_result", clip(flatten_text(state.get("content") or state.get("output") or state.get("error"))),
+                            is_error=status == "error")
+    else:
+        call.result = Block("tool_result", f"[{status or 'no result'}]")
+    meta = state.get("metadata") or {}
+    if isinstance(meta, dict) and meta.get("sessionID"):
+        call.link = f"opencode:{meta['sessionID']}"
+    return call
+
+
+_PARTS: dict[str, PartReader] = {"reasoning": thinking_part("text"), "tool": _tool}
+
+
 def _content(content: Any) -> list[Block]:
-    out: list[Block] = []
-    for p in content if isinstance(content, list) else []:
-        if not isinstance(p, dict):
-            continue
-        kind = p.get("type")
-        if kind == "text":
-            b = text_block(p.get("text"))
-            if b:
-                out.append(b)
-        elif kind == "reasoning" and str(p.get("text") or "").strip():
-            out.append(Block("thinking", clip(p["text"])))
-        elif kind == "tool":
-            state = p.get("state") or {}
-            call = Block("tool_call", name=str(p.get("name") or "tool"), call_id=p.get("id"), input=pretty(state.get("input")))
-            status = state.get("status")
-            if status in ("completed", "error"):
-                call.result = Block("tool_result", clip(flatten_text(state.get("content") or state.get("output") or state.get("error"))),
-                                    is_error=status == "error")
-            else:
-                call.result = Block("tool_result", f"[{status or 'no result'}]")
-            meta = state.get("metadata") or {}
-            if isinstance(meta, dict) and meta.get("sessionID"):
-                call.link = f"opencode:{meta['sessionID']}"
-            out.append(call)
-    return out
+    return content_blocks(content, _PARTS)
 
 
 def _legacy(t: Transcript, conn: sqlite3.Connection, sid: str) -> None:

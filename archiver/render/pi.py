@@ -12,7 +12,8 @@ from typing import Any
 
 from archiver.model import Session
 from archiver.render.jsonl import records, transcript_files
-from archiver.render.model import Block, Transcript, clip, flatten_text, pretty, text_block
+from archiver.render.model import (Block, PartReader, Transcript, clip, content_blocks, flatten_text,
+                                   text_block, thinking_part, tool_call_part)
 
 
 def read(session: Session, files: dict[str, Path]) -> Transcript:
@@ -105,24 +106,18 @@ def _message(t: Transcript, m: dict[str, Any], ts: str | None) -> None:
             t.add("system", [b], timestamp=ts, label=str(m.get("customType") or role or "message"))
 
 
+def _image(part: dict[str, Any]) -> Block | None:
+    if not isinstance(part.get("data"), str):
+        return None
+    return Block("image", media_type=str(part.get("mimeType") or ""), data=part["data"])
+
+
+_PARTS: dict[str, PartReader] = {
+    "thinking": thinking_part("thinking"),
+    "toolCall": tool_call_part("arguments"),
+    "image": _image,
+}
+
+
 def _parts(content: Any) -> list[Block]:
-    if isinstance(content, str):
-        b = text_block(content)
-        return [b] if b else []
-    out: list[Block] = []
-    for p in content if isinstance(content, list) else []:
-        if not isinstance(p, dict):
-            continue
-        kind = p.get("type")
-        if kind == "text":
-            b = text_block(p.get("text"))
-            if b:
-                out.append(b)
-        elif kind == "thinking" and str(p.get("thinking") or "").strip():
-            out.append(Block("thinking", clip(p["thinking"])))
-        elif kind == "toolCall":
-            out.append(Block("tool_call", name=str(p.get("name") or "tool"), call_id=p.get("id"),
-                             input=pretty(p.get("arguments"))))
-        elif kind == "image" and isinstance(p.get("data"), str):
-            out.append(Block("image", media_type=str(p.get("mimeType") or ""), data=p["data"]))
-    return out
+    return content_blocks(content, _PARTS)
