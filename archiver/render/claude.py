@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from archiver.model import Session
-from archiver.render.jsonl import records, transcript_files
+from archiver.render.jsonl import read_transcript
 from archiver.render.model import (Block, PartReader, Transcript, clip, content_blocks, flatten_text,
                                    thinking_part, tool_call_part)
 
@@ -21,18 +21,7 @@ CONVERSATION = {"user", "assistant", "system", "attachment"}
 
 
 def read(session: Session, files: dict[str, Path]) -> Transcript:
-    t = Transcript(session.key, session.harness)
-    found = transcript_files(session, files, ("jsonl",))
-    if not found:
-        t.notes.append("no transcript file in this session's archived state")
-        return t
-    for _art, path in found:
-        bad: list[int] = []
-        recs = list(records(path, bad))
-        if bad:
-            t.notes.append(f"{len(bad)} unparseable line(s) skipped")
-        _render_file(t, recs)
-    return t
+    return read_transcript(session, files, _render_file, what="transcript file")
 
 
 def _render_file(t: Transcript, recs: list[dict[str, Any]]) -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from archiver.model import Session
-from archiver.render.jsonl import records, transcript_files
+from archiver.render.jsonl import read_transcript
 from archiver.render.model import Block, Transcript, clip, flatten_text, pretty, text_block
 
 CALLS = {"function_call", "custom_tool_call", "local_shell_call", "tool_search_call"}
@@ -21,18 +21,8 @@ CONTEXT_PREFIXES = ("<environment_context>", "<user_instructions>", "# AGENTS.md
 
 
 def read(session: Session, files: dict[str, Path]) -> Transcript:
-    t = Transcript(session.key, session.harness)
-    found = transcript_files(session, files)
-    if not found:
-        t.notes.append("no rollout file in this session's archived state")
-        return t
-    for _art, path in found:
-        bad: list[int] = []
-        recs = list(records(path, bad))
-        if bad:
-            t.notes.append(f"{len(bad)} unparseable line(s) skipped (Codex skips them too)")
-        _render(t, session, recs)
-    return t
+    return read_transcript(session, files, lambda t, recs: _render(t, session, recs), fmt=("jsonl", "jsonl.zst"),
+                           what="rollout file", skipped="skipped (Codex skips them too)")
 
 
 def _render(t: Transcript, session: Session, recs: list[dict[str, Any]]) -> None:

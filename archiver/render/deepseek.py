@@ -11,24 +11,13 @@ from pathlib import Path
 from typing import Any
 
 from archiver.model import Session
-from archiver.render.jsonl import records, transcript_files
+from archiver.render.jsonl import read_transcript
 from archiver.render.model import (Block, PartReader, Transcript, clip, content_blocks, flatten_text,
                                    text_block, thinking_part, tool_call_part)
 
 
 def read(session: Session, files: dict[str, Path]) -> Transcript:
-    t = Transcript(session.key, session.harness)
-    found = transcript_files(session, files, ("jsonl",))
-    if not found:
-        t.notes.append("no session file in this session's archived state")
-        return t
-    for _art, path in found:
-        bad: list[int] = []
-        recs = list(records(path, bad))
-        if bad:
-            t.notes.append(f"{len(bad)} unparseable line(s) skipped")
-        _render(t, session, recs)
-    return t
+    return read_transcript(session, files, lambda t, recs: _render(t, session, recs), what="session file")
 
 
 def _render(t: Transcript, session: Session, recs: list[dict[str, Any]]) -> None:
