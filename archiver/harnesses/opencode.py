@@ -19,6 +19,15 @@ dir; discovery and every produce() of that run read that frozen copy. The temp d
 away with the last produce callable that needs it (weakref.finalize, also at exit) or
 on `close()`.
 
+Corruption: what discovery read is cached under the database's identity (inode, size, mtime and
+the -wal's, common.sqlite_identity), so a page broken in place with all three kept is not read:
+the archived extracts stay as they are. Once a write changes the identity the database is read
+again; a session whose rows sit on a broken page fails to read ("database disk image is
+malformed"), is listed with that warning and no extract, and sync keeps its archived copy
+(tests/test_s16_collect_opencode.py). SQLite keeps no checksums: bytes changed inside a row's
+value read as an edit and are archived as the session's next state (earlier states stay in
+the earlier manifests).
+
 Lineage (session_v2 columns): `parent_id` -> subagent (`at` = the parent's subagent tool
 call id whose block names the child), `fork_session_id` -> fork (`at` =
 "<fork_boundary.type>:<fork_boundary.messageID>"). An assistant row without
