@@ -15,6 +15,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+from archiver.harnesses.base import HarnessContext, load_harness
 from tests.fx_s11_e2e import Setup, decrypt_all, latest_manifest, sessions_by_key, setup
 from tests.test_s11_e2e_opencode import PRJ, SCHEMA, mid
 
@@ -24,10 +25,10 @@ N = 60  # messages per session: several leaf pages each
 PAGE = 4096
 
 
-def _db(home: Path) -> Path:
+def _db(home: Path, name: str = "opencode.db") -> Path:
     root = home / ".local" / "share" / "opencode"
-    root.mkdir(parents=True)
-    db = root / "opencode.db"
+    root.mkdir(parents=True, exist_ok=True)
+    db = root / name
     conn = sqlite3.connect(db, isolation_level=None)
     conn.execute(f"PRAGMA page_size={PAGE}")
     conn.execute("PRAGMA journal_mode=WAL")
@@ -133,3 +134,30 @@ def test_a_page_broken_after_a_good_archive_never_replaces_it(tmp_path: Path) ->
     assert out["session_warnings"][f"{H}:{A}"][0] == (
         f".local/share/opencode/opencode.db: session {A} not read (DatabaseError: database disk image is malformed)")
     assert f"{H}:{B}" not in out["session_warnings"]
+
+
+def test_the_v1_sessions_db_restore_writes_is_read_only_when_opencode_would(tmp_path: Path) -> None:
+    """Restore puts 1.x sessions it cannot merge into an already-imported opencode.db in
+    `opencode.v1-sessions.db`. OpenCode opens opencode.db, OPENCODE_DB (relative to the data
+    dir), opencode-next.db and opencode-<channel>.db (seed layout), so it sees that file only
+    through OPENCODE_DB; discovery reads the same files, no more."""
+    home = tmp_path / "home"
+    _db(home, "opencode.db")
+    beside = _db(home, "opencode.v1-sessions.db")
+    conn = sqlite3.connect(beside, isolation_level=None)
+    conn.execute("DELETE FROM session_message WHERE session_id = ?", (B,))
+    conn.execute("DELETE FROM session_v2 WHERE id = ?", (B,))
+    conn.execute("UPDATE session_v2 SET id = 'ses_0003YYabcdefghijklmnopqrst' WHERE id = ?", (A,))
+    conn.close()
+
+    def found(env: dict[str, str]) -> dict[str, list[str]]:
+        h = load_harness(H, HarnessContext(home=home, env=env))
+        try:
+            return {s.key: [a.path for a in s.sources if a.role == "database"] for s in h.discover()}
+        finally:
+            h.close()  # type: ignore[attr-defined]
+
+    assert found({}) == {f"{H}:{A}": [".local/share/opencode/opencode.db"],
+                         f"{H}:{B}": [".local/share/opencode/opencode.db"]}
+    got = found({"OPENCODE_DB": "opencode.v1-sessions.db"})
+    assert got[f"{H}:ses_0003YYabcdefghijklmnopqrst"] == [".local/share/opencode/opencode.v1-sessions.db"]

@@ -55,7 +55,11 @@ renames it), unless a post-split extract restored later brings session_v2, when
 `after_restore` moves them there. 1.x sessions are
 never merged into a database that holds kv migration.v1-v2 (OpenCode imports 1.x rows once,
 so they would not show): they go to `opencode.v1-sessions.db` beside it, which OpenCode 2.x
-imports when opened through OPENCODE_DB, and `after_restore` says so.
+imports when opened through OPENCODE_DB, and `after_restore` says so. Discovery reads the
+databases OpenCode opens (seed layout: opencode.db or OPENCODE_DB, opencode-next.db,
+opencode-<channel>.db), so it reads `opencode.v1-sessions.db` only when OPENCODE_DB names it,
+as OpenCode does: a sync after such a restore does not list those sessions again until then,
+and their archived copies stay (they came from the archive).
 """
 
 from __future__ import annotations
