@@ -15,6 +15,18 @@ Sessions
 - `codex:@host`: history.jsonl, logs_*.sqlite, goals_*.sqlite, memories_*.sqlite and
   queue_*.sqlite (cross-session files), plus discovery problems that belong to no thread.
 
+state_5 tables (seed: threads, thread_spawn_edges, thread_dynamic_tools, rollout_migration_state,
+"etc."): a thread's extract holds its rows of every table with a thread column (`_thread_column`)
+and the schema of the others, plus every `_sqlx*` migration row (so Codex accepts a rebuilt file).
+rollout_migration_state has no thread column. The seed names it only; by its name and the journal
+beside it (rollout-migrations/<thread>.pending, "journal for the in-place legacy -> paginated
+rollout migration that runs at startup", kind "other") it is the state of that migration over
+this machine's files: bookkeeping, not session data. A thread's outcome of that
+migration is in its own files (the rewritten rollout, threads.history_mode); restore needs no
+more, and merging a source's migration state into the target would tell Codex its startup
+migration is done for files it never saw (a restored legacy rollout would stay unmigrated). So
+it is archived nowhere, deliberately.
+
 Compressed rollouts: a `.jsonl.zst` is declared with its real file name, format
 `jsonl.zst` and mode `zst` (stored decompressed); a `.jsonl` with format `jsonl`. Both
 forms of one thread carry the same session key, and the pipeline dedups their content,

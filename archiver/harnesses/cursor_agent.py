@@ -12,7 +12,8 @@ A terminals/ file no blob of any store names is not archived: the seed lists ter
 among the project dir's editor/CLI data "unrelated to transcripts" (shared with the Cursor
 editor), linked to a chat only by a shell tool result naming it; one archived while named
 keeps its archived copy when the name goes (sync keeps what a session no longer lists). A global `prompt_history.json` of older builds forms the `cursor-agent:@host`
-session. JSONL mirrors whose chat folder was deleted are archived as their own sessions.
+session, one artifact per root holding one (`_host_session`: the XDG config dir's and ~/.cursor's
+never share an archive path; restore puts each back where it came from). JSONL mirrors whose chat folder was deleted are archived as their own sessions.
 A cloud / background subagent's transcript, named by a `transcript_path` string (its
 CloudSubagentReference, or field 7 of its SubagentRunState in the seed's field order), goes
 with that subagent's session, or with the calling chat when the run names no subagent; so does
@@ -70,7 +71,7 @@ from archiver.harnesses.base import HarnessContext
 from archiver.harnesses.common import (
     configured_root, cwd_folder_relpath, iso_ms, read_regular, sniff_content, sqlite_identity, xdg_dir,
 )
-from archiver.model import DiscoveredSession, Format, LineageEdge, SourceArtifact, session_key
+from archiver.model import Artifact, DiscoveredSession, Format, LineageEdge, SourceArtifact, session_key
 from archiver.snapshot import SnapshotError, read_live_sqlite
 
 log = logging.getLogger(__name__)
@@ -80,6 +81,10 @@ FORKED_SUFFIX = " (forked)"
 STORE_NAMES = {"store.db", "store.db-wal", "store.db-shm", "store.db-journal"}
 _TERMINAL_RE = re.compile(rb"/projects/([^/\s\"'\\<>]+)/terminals/([^/\s\"'\\<>]+?\.txt)")
 _MAX_NEST = 12
+# a global prompt_history.json of the XDG config dir when ~/.cursor holds one too (archive-only
+# path, like Codex's archiver-extracts/), and where restore puts it back
+HOST_HISTORY_XDG = ".cursor/archiver-extracts/xdg-config-cursor/prompt_history.json"
+HOST_HISTORY_XDG_RESTORED = ".config/cursor/prompt_history.json"
 
 
 # ---------------------------------------------------------------- protobuf wire format
@@ -1272,13 +1277,36 @@ class CursorAgent:
             yield s
 
     def _host_session(self) -> DiscoveredSession | None:
-        f = next((r / "prompt_history.json" for r in self.roots if _plain_file(r / "prompt_history.json")), None)
-        if f is None:
+        """The global prompt_history.json of older builds, from every root that holds one.
+        Alone it is `.cursor/prompt_history.json` (the default layout, wherever the root is).
+        When XDG_CONFIG_HOME moved the config dir and both it and ~/.cursor hold one, the one in
+        ~/.cursor keeps that path (it is where it lives) and the moved root's goes to
+        HOST_HISTORY_XDG, which restore_artifact puts at `.config/cursor/prompt_history.json`."""
+        files = [r / "prompt_history.json" for r in self.roots if _plain_file(r / "prompt_history.json")]
+        if not files:
             return None
         s = DiscoveredSession(harness=NAME, session_id="@host", kind="host")
-        s.sources.append(self._src(f, "history", "json"))
+        home_file = self.ctx.home / self.native_root / "prompt_history.json"
+        for f in files:
+            src = self._src(f, "history", "json")
+            if len(files) > 1 and f != home_file:
+                src.path = HOST_HISTORY_XDG
+            s.sources.append(src)
         s.updated_at = self._mtime_iso(s.sources)
         return s
+
+    def restore_artifact(self, artifact: Artifact, plaintext_path: Path, target_home: Path,
+                         overwrite: bool = False) -> Path | None:
+        """HOST_HISTORY_XDG back where it came from: `$XDG_CONFIG_HOME/cursor` at its default,
+        `.config/cursor/`, under the target (written as restore writes any file: never over
+        other bytes without `overwrite`, never through a symlink). Anything else: default."""
+        if artifact.path != HOST_HISTORY_XDG:
+            return None
+        from archiver.restore import _place, safe_target  # (restore imports the harnesses)
+
+        dst = safe_target(target_home, HOST_HISTORY_XDG_RESTORED)
+        _place(plaintext_path, dst, artifact, overwrite, target_home)
+        return dst
 
     @staticmethod
     def _mtime_iso(sources: list[SourceArtifact]) -> str | None:

@@ -9,11 +9,15 @@ surfaceOp?, sourceEventSeqs?}` are immutable and appended -> mode `append`. The 
 is archived untouched: an event type not in the catalog is kept (and reported), never dropped.
 
 Lineage
-- subagent: header `origin: "subagent"` + `parentSession` -> edge `subagent`,
+- subagent: header `origin: "subagent"` + `parentSession` -> edge `subagent` to that parent,
   `at` = "depth=<delegationDepth>". When the header names no parentSession (it is optional),
-  the parent is the session whose own events name this one as `data.childId` of a
-  `subagent/catalog` or `tool-workflow/agent-start` record (a fork's inherited copies of such
-  records do not count); such a named session is a subagent even without `origin`.
+  the parent is the session whose own events name this one: as `data.childId` of a
+  `subagent/catalog` or `tool-workflow/agent-start` record, or as `senderSessionId` of a
+  subagent-settled notice (a UserMessage `source` {kind: "subagent-settled"}, in a
+  `user/message` or in `agent/inbox/spliced` data.inserted[]: what a child delivers to its
+  parent when it settles; an `agent-message` relay is not used: its sender may be either side).
+  A fork's inherited copies of such records do not count; a session so named is a subagent
+  even without `origin`. The catalog names no on-disk layout, so no parent is read from paths.
 - fork: a `session/end-seed` event with `data.inherited: true`; the last such marker is the
   session's cut and `at` = "seq=<marker seq>". The parent is header.parentSession when present
   (not a subagent); otherwise it is inferred (inferred=True) from the inherited prefix: the
@@ -72,6 +76,25 @@ KNOWN_EVENTS = frozenset(
 # parent-side records naming a child session (data.childId): subagent/catalog ("a direct
 # child's complete discovery fact") and tool-workflow/agent-start (a workflow member's child Session)
 _CHILD_EVENTS = frozenset({"subagent/catalog", "tool-workflow/agent-start"})
+
+
+# events carrying UserMessages (`user/message` one, `agent/inbox/spliced` data.inserted[]): a message
+# whose `source` is a SubagentSettledMessageSource {form: "notice", kind: "subagent-settled",
+# senderSessionId} is the notice a child delivers to its parent when it settles
+_MESSAGE_EVENTS = frozenset({"user/message", "agent/inbox/spliced"})
+
+
+def _settled_children(typ: str, data: dict[str, Any]) -> list[str]:
+    """The child session ids the subagent-settled notices of one message event name."""
+    msgs = [data] if typ == "user/message" else data.get("inserted")
+    out = []
+    for m in msgs if isinstance(msgs, list) else []:
+        src = m.get("source") if isinstance(m, dict) else None
+        if isinstance(src, dict) and src.get("kind") == "subagent-settled":
+            sender = src.get("senderSessionId")
+            if isinstance(sender, str) and sender:
+                out.append(sender)
+    return out
 
 
 def _created_ms(header: dict[str, Any] | None) -> float | None:
@@ -187,7 +210,8 @@ class DeepSeekHarness:
             st = f.stat()
         except OSError:
             return self.scan_file(f)
-        key = file_state_key(f"deepseek-harness:scan:{root or self.root}", f, st)
+        # "scan2": scans cached before subagent-settled notices counted lack those children
+        key = file_state_key(f"deepseek-harness:scan2:{root or self.root}", f, st)
         d = cache_get(self.ctx.cache, key)
         if d is not None:
             try:
@@ -239,6 +263,8 @@ class DeepSeekHarness:
                         continue
                     elif typ in _CHILD_EVENTS and isinstance(data.get("childId"), str) and data["childId"]:
                         named.append((len(sc.chain) - 1, data["childId"]))
+                    elif typ in _MESSAGE_EVENTS:
+                        named.extend((len(sc.chain) - 1, c) for c in _settled_children(typ, data))
                     elif isinstance(typ, str) and typ not in KNOWN_EVENTS:
                         counts = sc.unknown.setdefault(typ, [0, 0])
                         counts[0] += 1

@@ -19,6 +19,15 @@ dir; discovery and every produce() of that run read that frozen copy. The temp d
 away with the last produce callable that needs it (weakref.finalize, also at exit) or
 on `close()`.
 
+Corruption: what discovery read is cached under the database's identity (inode, size, mtime and
+the -wal's, common.sqlite_identity), so a page broken in place with all three kept is not read:
+the archived extracts stay as they are. Once a write changes the identity the database is read
+again; a session whose rows sit on a broken page fails to read ("database disk image is
+malformed"), is listed with that warning and no extract, and sync keeps its archived copy
+(tests/test_s16_collect_opencode.py). SQLite keeps no checksums: bytes changed inside a row's
+value read as an edit and are archived as the session's next state (earlier states stay in
+the earlier manifests).
+
 Lineage (session_v2 columns): `parent_id` -> subagent (`at` = the parent's subagent tool
 call id whose block names the child), `fork_session_id` -> fork (`at` =
 "<fork_boundary.type>:<fork_boundary.messageID>"). An assistant row without
@@ -46,7 +55,11 @@ renames it), unless a post-split extract restored later brings session_v2, when
 `after_restore` moves them there. 1.x sessions are
 never merged into a database that holds kv migration.v1-v2 (OpenCode imports 1.x rows once,
 so they would not show): they go to `opencode.v1-sessions.db` beside it, which OpenCode 2.x
-imports when opened through OPENCODE_DB, and `after_restore` says so.
+imports when opened through OPENCODE_DB, and `after_restore` says so. Discovery reads the
+databases OpenCode opens (seed layout: opencode.db or OPENCODE_DB, opencode-next.db,
+opencode-<channel>.db), so it reads `opencode.v1-sessions.db` only when OPENCODE_DB names it,
+as OpenCode does: a sync after such a restore does not list those sessions again until then,
+and their archived copies stay (they came from the archive).
 """
 
 from __future__ import annotations
