@@ -145,6 +145,10 @@ class DiscoveredSession:
     sources: list[SourceArtifact] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     cwd: str | None = None  # unredacted working directory, for path-derived names
+    # why the collector found this session but could not read it (a corrupt page of its
+    # database): its files are still on disk, so sync keeps the archived copy and never calls
+    # its files "gone from the machine"
+    unread: str | None = None
 
     @property
     def key(self) -> str:

@@ -571,7 +571,8 @@ class Syncer:
                     continue
                 artifacts.append(old)
                 lost_primary = lost_primary or old.role in ("transcript", "database")
-                note = f"{old.path}: gone from the machine; the archived copy is kept"
+                note = (f"{old.path}: not read this run; the archived copy is kept" if ds.unread
+                        else f"{old.path}: gone from the machine; the archived copy is kept")
                 if note not in warnings:
                     warnings.append(note)
         counts = report.by_rule()

@@ -134,6 +134,9 @@ def test_a_page_broken_after_a_good_archive_never_replaces_it(tmp_path: Path) ->
     assert out["session_warnings"][f"{H}:{A}"][0] == (
         f".local/share/opencode/opencode.db: session {A} not read (DatabaseError: database disk image is malformed)")
     assert f"{H}:{B}" not in out["session_warnings"]
+    # its database is still on disk: the kept copy is "not read", never "gone from the machine"
+    kept = out["session_warnings"][f"{H}:{A}"][1:]
+    assert kept and all(w.endswith(": not read this run; the archived copy is kept") for w in kept), kept
 
 
 def test_the_v1_sessions_db_restore_writes_is_read_only_when_opencode_would(tmp_path: Path) -> None:

@@ -804,7 +804,8 @@ class OpenCode:
         sid = f["id"]
         if f.get("error"):
             return DiscoveredSession(
-                harness=NAME, session_id=sid, warnings=[f"{self._native(db)}: session {sid} not read ({f['error']})"]
+                harness=NAME, session_id=sid, warnings=[f"{self._native(db)}: session {sid} not read ({f['error']})"],
+                unread=str(f["error"]),
             )
         s = DiscoveredSession(harness=NAME, session_id=sid, title=f["title"], created_at=f["created"],
                               updated_at=f["updated"], cwd=f["cwd"])
