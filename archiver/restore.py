@@ -422,6 +422,64 @@ def _open_dir(root: Path, parts: Sequence[str], relpath: str) -> int:
     return fd
 
 
+SQLITE_BESIDE = ("-wal", "-shm", "-journal")  # the names SQLite opens beside a database, by name
+
+
+def checked_path(root: Path, relpath: str, beside: Sequence[str] = ()) -> Path:
+    """root/relpath for a restore hook that must open it by name (SQLite opens databases and
+    their -wal/-shm/-journal by name). Its folders are walked from root by descriptor as
+    `_place` walks them (a missing one created 0700, a symlinked or non-folder one refused), and
+    the file and each name `beside` it (`SQLITE_BESIDE` for a database) must be absent or a
+    regular file: a symlink planted in the target, even one pointing inside it, is refused
+    (UnsafePath naming the path), never followed. What SQLite opens later is opened by name:
+    a swap within that window is not caught (SECURITY.md §3.3, gaps)."""
+    parts = check_syntax(relpath).parts
+    root.mkdir(parents=True, exist_ok=True)  # (the target itself: restore made it, a hook's caller may not have)
+    folder = root.joinpath(*parts[:-1])
+    for here in (*(root.joinpath(*parts[:n]) for n in range(1, len(parts))),
+                 *(folder / (parts[-1] + suffix) for suffix in ("", *beside))):
+        if here.is_symlink():  # named for the report; the walk below refuses it anyway
+            inside = Path(os.path.realpath(here)).is_relative_to(os.path.realpath(root))  # (a loop: no error)
+            where = "points elsewhere in the target" if inside else "resolves outside the restore target"
+            raise UnsafePath(f"{relpath!r}: {here.relative_to(root)} is a symlink that {where}; not followed")
+    dir_fd = _open_dir(root, parts[:-1], relpath)
+    try:
+        for name in (parts[-1], *(parts[-1] + suffix for suffix in beside)):
+            try:
+                st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+            except FileNotFoundError:
+                continue
+            if not stat.S_ISREG(st.st_mode):
+                raise UnsafePath(f"{relpath!r}: {name} is a symlink or not a regular file; not opened")
+    finally:
+        os.close(dir_fd)
+    return root.joinpath(*parts)
+
+
+def open_target(root: Path, relpath: str, flags: int, mode: int = 0o600) -> int:
+    """A descriptor on root/relpath opened with `flags` (O_CREAT, O_APPEND...) relative to its
+    folder's descriptor (walked as `_place` walks it), never through a symlink (O_NOFOLLOW), and
+    only a regular file (O_NONBLOCK: a FIFO does not block; UnsafePath otherwise)."""
+    parts = check_syntax(relpath).parts
+    root.mkdir(parents=True, exist_ok=True)  # (the target itself: restore made it, a hook's caller may not have)
+    dir_fd = _open_dir(root, parts[:-1], relpath)
+    try:
+        try:
+            fd = os.open(parts[-1], flags | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+                         | getattr(os, "O_NONBLOCK", 0), mode, dir_fd=dir_fd)
+        except OSError as e:
+            if e.errno in (errno.ELOOP, errno.EISDIR, errno.ENXIO):
+                raise UnsafePath(f"{relpath!r}: a symlink or not a regular file; not opened") from None
+            raise
+    finally:
+        os.close(dir_fd)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise UnsafePath(f"{relpath!r}: not a regular file; not opened")
+    os.set_blocking(fd, True)
+    return fd
+
+
 def _same_bytes(dir_fd: int, a: str, b: str) -> bool:
     """Do the regular files a and b of a directory hold the same bytes? (b opened without
     following a symlink or blocking on a FIFO; anything but a regular file is UnsafePath)"""
