@@ -349,7 +349,7 @@ def _shadowed(sessions: Sequence[Session], paths: Sequence[Sequence[str]],
     disk at its last sync before one kept as gone from the machine, then the later mtime, then
     the first listed; whatever conflicts with a placed one is skipped. Paths restore refuses
     anyway take part in nothing."""
-    dirs = {str(PurePosixPath(p).parent) for row in paths for p in row}
+    dirs = {str(a) for row in paths for p in row for a in PurePosixPath(p).parents}
     if not any(p in dirs for row in paths for p in row):
         return {}  # the usual case: no path is another's folder
     ranked: list[tuple[tuple[bool, float, int], int, int, str]] = []

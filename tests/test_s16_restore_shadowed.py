@@ -114,18 +114,33 @@ def test_without_a_gone_note_the_later_mtime_wins_across_sessions_and_the_rest_r
               c.artifact(".claude/projects/k/a/other.jsonl", b"{}\n")],
         "b": [c.artifact(d + "/one.txt", b"one\n", mtime=1_000.0, role="sidecar", format="text"),
               c.artifact(d + "/deep/two.txt", b"two\n", mtime=1_500.0, role="sidecar", format="text"),
+              c.artifact(".claude/projects/k/a/g/h/i.txt", b"i\n", mtime=5_000.0, role="sidecar", format="text"),
               c.artifact(".claude/projects/k/a/e", b"e, a file\n", mtime=1_000.0),
               c.artifact(".claude/projects/k/a/e/f.txt", b"f\n", mtime=3_000.0, role="sidecar", format="text")],
+        "c": [c.artifact(".claude/projects/k/a/g", b"g, a file two levels above a file\n", mtime=1_000.0)],
     })
     target = box.base / "r"
     out = box.cli("restore", "--all", "--to", str(target))
-    assert out["refused"] == [] and out["sessions"] == ["claude-code:a", "claude-code:b"]
+    assert out["refused"] == [] and out["sessions"] == ["claude-code:a", "claude-code:b", "claude-code:c"]
     got = {p.relative_to(target).as_posix(): p.read_bytes() for p in target.rglob("*") if p.is_file()}
     assert got == {d: b"d as a file\n", ".claude/projects/k/a/other.jsonl": b"{}\n",
-                   ".claude/projects/k/a/e/f.txt": b"f\n"}
+                   ".claude/projects/k/a/e/f.txt": b"f\n", ".claude/projects/k/a/g/h/i.txt": b"i\n"}
     assert sorted((k["session"], k["path"], k["instead"], k["instead_session"]) for k in out["skipped"]) == [
         ("claude-code:b", d + "/deep/two.txt", d, "claude-code:a"),
         ("claude-code:b", d + "/one.txt", d, "claude-code:a"),
         ("claude-code:b", ".claude/projects/k/a/e", ".claude/projects/k/a/e/f.txt", "claude-code:b"),
+        ("claude-code:c", ".claude/projects/k/a/g", ".claude/projects/k/a/g/h/i.txt", "claude-code:b"),
     ]
     assert any(f"{d + '/one.txt'!r}: skipped, {d!r} (of claude-code:a)" in w for w in out["warnings"]), out["warnings"]
+
+
+def test_a_file_two_folders_above_another_is_a_conflict_too(box: Box) -> None:  # noqa: F811
+    c = _Crafter(box.config)
+    c.manifest({"c": [c.artifact(".claude/projects/k/a/g", b"g\n", mtime=1_000.0),
+                      c.artifact(".claude/projects/k/a/g/h/i.txt", b"i\n", mtime=5_000.0, role="sidecar", format="text")]})
+    target = box.base / "r"
+    out = box.cli("restore", "--all", "--to", str(target))
+    assert out["refused"] == [] and out["sessions"] == ["claude-code:c"]
+    assert (target / ".claude/projects/k/a/g/h/i.txt").read_bytes() == b"i\n"
+    assert [(k["path"], k["instead"]) for k in out["skipped"]] == [
+        (".claude/projects/k/a/g", ".claude/projects/k/a/g/h/i.txt")]
