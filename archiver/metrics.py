@@ -143,7 +143,10 @@ def _num(value: float) -> str:
 
 
 def write_atomic(path: Path, text: str, mode: int = 0o644) -> None:
-    """Write via a temp file in the same folder, fsync, then rename over `path`."""
+    """Write via a temp file in the same folder, fsync, then rename over `path`. The file ends
+    with `mode` whatever the umask (0644 by default: node_exporter runs as another user and
+    must read it), set on the temp file's descriptor: a name swapped for a symlink meanwhile
+    cannot make the chmod change another file's mode."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -151,8 +154,8 @@ def write_atomic(path: Path, text: str, mode: int = 0o644) -> None:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
             f.flush()
+            os.fchmod(f.fileno(), mode)
             os.fsync(f.fileno())
-        os.chmod(tmp, mode)  # the exporter runs as another user: the file must be readable
         os.replace(tmp, path)
     except BaseException:
         try:

@@ -6,6 +6,12 @@ its harness's own folder such as `.claude/`), and what is refused is reported. T
 would overwrite each other on a case-insensitive filesystem (macOS, Windows): the
 second is refused and reported, never written over the first.
 
+A session may list both `X` and `X/inside` (a file replaced by a folder of the same name, or
+the reverse: sync keeps what a session no longer lists). One filesystem holds only one of
+them: restore places the one on disk most recently (not noted "gone from the machine" by the
+sync that archived it, else the later `mtime`) and skips the other with a warning naming both
+(FORMAT.md §8); the archive keeps both, and `restore --at` a time before the change gives it.
+
 Content is verified against the manifest's sha256 before it is moved into place, and
 decompression is bounded: an artifact may not grow past the size its manifest records,
 and no object past ReadLimits (a size and a ratio, from ARCHIVER_RESTORE_MAX_BYTES /
@@ -43,6 +49,10 @@ MAX_OBJECT_OUTPUT = 64 << 30  # kept for callers; ReadLimits.max_bytes is the ef
 ENV_LIMITS = "raise ARCHIVER_RESTORE_MAX_BYTES / ARCHIVER_RESTORE_MAX_RATIO if this object is genuine"
 
 
+# how sync notes, in its session's warnings, an artifact it keeps although its file is gone
+GONE_NOTE = ": gone from the machine; the archived copy is kept"
+
+
 class UnsafePath(ValueError):
     pass
 
@@ -54,14 +64,17 @@ class RestoreResult:
     refused: list[str] = field(default_factory=list)
     integrity_errors: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    # artifacts not placed because another one's path is a folder of theirs or inside theirs:
+    # {"session", "path", "instead", "instead_session"} (the message is in `warnings`)
+    skipped: list[dict[str, str]] = field(default_factory=list)
 
     def to_json(self) -> dict[str, object]:
         return {"sessions": self.sessions, "files": self.files, "refused": self.refused,
-                "integrity_errors": self.integrity_errors, "warnings": self.warnings}
+                "integrity_errors": self.integrity_errors, "warnings": self.warnings, "skipped": self.skipped}
 
 
-def safe_target(root: Path, relpath: str) -> Path:
-    """root/relpath, or UnsafePath if it could land anywhere else."""
+def check_syntax(relpath: str) -> PurePosixPath:
+    """relpath as a relative path of plain names, or UnsafePath (no I/O)."""
     if not relpath or "\x00" in relpath or "\\" in relpath:
         raise UnsafePath(f"{relpath!r}: empty, NUL or backslash in path")
     p = PurePosixPath(relpath)
@@ -70,6 +83,12 @@ def safe_target(root: Path, relpath: str) -> Path:
     # on the raw string: PurePosixPath silently drops '.' and empty components
     if any(part in ("..", ".", "") for part in relpath.split("/")):
         raise UnsafePath(f"{relpath!r}: '..', '.' or empty component")
+    return p
+
+
+def safe_target(root: Path, relpath: str) -> Path:
+    """root/relpath, or UnsafePath if it could land anywhere else."""
+    p = check_syntax(relpath)
     target = root.joinpath(*p.parts)
     # no component below root may be a symlink (or anything but a directory / regular file)
     cur = root
@@ -153,13 +172,26 @@ class Restorer:
             os.chmod(tmp, 0o700)
             if relocator:
                 sessions, relocator = self._plan_relocation(relocator, sessions, folders, Path(tmp))
-            for session in sessions:
+            paths = [[relocator.relpath(art.path, s.cwd, folders.get(s.harness, ())) if relocator else art.path
+                      for art in s.artifacts] for s in sessions]
+            shadowed = _shadowed(sessions, paths, roots)
+            for i, session in enumerate(sessions):
                 ok = True
-                for art in session.artifacts:
-                    path = (relocator.relpath(art.path, session.cwd, folders.get(session.harness, ()))
-                            if relocator else art.path)
+                for j, art in enumerate(session.artifacts):
+                    path = paths[i][j]
                     if path in placed and (art.shared or placed[path] == tuple(art.objects)):
                         continue  # the same bytes as another session's (FORMAT.md §5.1): written once
+                    if (i, j) in shadowed:
+                        instead, by = shadowed[i, j]
+                        of = "" if by == session.key else f" (of {by})"
+                        result.warnings.append(
+                            f"{session.key}: {path!r}: skipped, {instead!r}{of} takes its place: one is a folder "
+                            "of the other's name, and it was on disk more recently (a file replaced by a folder, "
+                            "or the reverse); the archive keeps both, `restore --at` a time before the change "
+                            "gives this one")
+                        result.skipped.append({"session": session.key, "path": path, "instead": instead,
+                                               "instead_session": by})
+                        continue
                     try:
                         dst = safe_target(root, path)
                         check_native(roots, session.harness, path)
@@ -303,6 +335,52 @@ class IntegrityError(Exception):
     pass
 
 
+def gone_paths(session: Session) -> set[str]:
+    """Archived paths the session's last sync kept although their files were gone (its warnings
+    say so, FORMAT.md §8)."""
+    return {w[: -len(GONE_NOTE)] for w in session.warnings if w.endswith(GONE_NOTE)}
+
+
+def _shadowed(sessions: Sequence[Session], paths: Sequence[Sequence[str]],
+              roots: dict[str, str]) -> dict[tuple[int, int], tuple[str, str]]:
+    """(session index, artifact index) -> (path, session key) of the artifact that takes its
+    place, for each artifact whose path is a folder of another's, or lies inside another's
+    (`X` and `X/inside`): no filesystem holds both. The most recent one is placed: one still on
+    disk at its last sync before one kept as gone from the machine, then the later mtime, then
+    the first listed; whatever conflicts with a placed one is skipped. Paths restore refuses
+    anyway take part in nothing."""
+    dirs = {str(a) for row in paths for p in row for a in PurePosixPath(p).parents}
+    if not any(p in dirs for row in paths for p in row):
+        return {}  # the usual case: no path is another's folder
+    ranked: list[tuple[tuple[bool, float, int], int, int, str]] = []
+    order = 0
+    for i, session in enumerate(sessions):
+        gone = gone_paths(session)
+        for j, art in enumerate(session.artifacts):
+            path = paths[i][j]
+            try:
+                check_syntax(path)
+                check_native(roots, session.harness, path)
+            except UnsafePath:
+                continue
+            ranked.append(((art.path not in gone, art.mtime or 0.0, -order), i, j, path))
+            order += 1
+    ranked.sort(key=lambda r: r[0], reverse=True)
+    files: dict[str, tuple[str, str]] = {}  # a placed path -> (it, its session key)
+    folders: dict[str, tuple[str, str]] = {}  # a folder of a placed path -> (that path, its session key)
+    out: dict[tuple[int, int], tuple[str, str]] = {}
+    for _rank, i, j, path in ranked:
+        above = [str(a) for a in PurePosixPath(path).parents][:-1]  # without "."
+        blocker = folders.get(path) or next((files[a] for a in above if a in files), None)
+        if blocker is not None:
+            out[i, j] = blocker
+            continue
+        files.setdefault(path, (path, sessions[i].key))
+        for a in above:
+            folders.setdefault(a, (path, sessions[i].key))
+    return out
+
+
 def _json_docs(data: bytes, fmt: str, max_lines: int = 64) -> list[object]:
     """The JSON documents of a restored file: the whole file (json), or its first lines (jsonl)."""
     chunks = [data] if fmt == "json" else data.splitlines()[:max_lines]
@@ -341,6 +419,64 @@ def _open_dir(root: Path, parts: Sequence[str], relpath: str) -> int:
     except BaseException:
         os.close(fd)
         raise
+    return fd
+
+
+SQLITE_BESIDE = ("-wal", "-shm", "-journal")  # the names SQLite opens beside a database, by name
+
+
+def checked_path(root: Path, relpath: str, beside: Sequence[str] = ()) -> Path:
+    """root/relpath for a restore hook that must open it by name (SQLite opens databases and
+    their -wal/-shm/-journal by name). Its folders are walked from root by descriptor as
+    `_place` walks them (a missing one created 0700, a symlinked or non-folder one refused), and
+    the file and each name `beside` it (`SQLITE_BESIDE` for a database) must be absent or a
+    regular file: a symlink planted in the target, even one pointing inside it, is refused
+    (UnsafePath naming the path), never followed. What SQLite opens later is opened by name:
+    a swap within that window is not caught (SECURITY.md §3.3, gaps)."""
+    parts = check_syntax(relpath).parts
+    root.mkdir(parents=True, exist_ok=True)  # (the target itself: restore made it, a hook's caller may not have)
+    folder = root.joinpath(*parts[:-1])
+    for here in (*(root.joinpath(*parts[:n]) for n in range(1, len(parts))),
+                 *(folder / (parts[-1] + suffix) for suffix in ("", *beside))):
+        if here.is_symlink():  # named for the report; the walk below refuses it anyway
+            inside = Path(os.path.realpath(here)).is_relative_to(os.path.realpath(root))  # (a loop: no error)
+            where = "points elsewhere in the target" if inside else "resolves outside the restore target"
+            raise UnsafePath(f"{relpath!r}: {here.relative_to(root)} is a symlink that {where}; not followed")
+    dir_fd = _open_dir(root, parts[:-1], relpath)
+    try:
+        for name in (parts[-1], *(parts[-1] + suffix for suffix in beside)):
+            try:
+                st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+            except FileNotFoundError:
+                continue
+            if not stat.S_ISREG(st.st_mode):
+                raise UnsafePath(f"{relpath!r}: {name} is a symlink or not a regular file; not opened")
+    finally:
+        os.close(dir_fd)
+    return root.joinpath(*parts)
+
+
+def open_target(root: Path, relpath: str, flags: int, mode: int = 0o600) -> int:
+    """A descriptor on root/relpath opened with `flags` (O_CREAT, O_APPEND...) relative to its
+    folder's descriptor (walked as `_place` walks it), never through a symlink (O_NOFOLLOW), and
+    only a regular file (O_NONBLOCK: a FIFO does not block; UnsafePath otherwise)."""
+    parts = check_syntax(relpath).parts
+    root.mkdir(parents=True, exist_ok=True)  # (the target itself: restore made it, a hook's caller may not have)
+    dir_fd = _open_dir(root, parts[:-1], relpath)
+    try:
+        try:
+            fd = os.open(parts[-1], flags | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+                         | getattr(os, "O_NONBLOCK", 0), mode, dir_fd=dir_fd)
+        except OSError as e:
+            if e.errno in (errno.ELOOP, errno.EISDIR, errno.ENXIO):
+                raise UnsafePath(f"{relpath!r}: a symlink or not a regular file; not opened") from None
+            raise
+    finally:
+        os.close(dir_fd)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise UnsafePath(f"{relpath!r}: not a regular file; not opened")
+    os.set_blocking(fd, True)
     return fd
 
 

@@ -847,7 +847,13 @@ class Codex:
         - thread_history extracts are left in place: the projection is rebuildable from the
           rollout and its byte offsets no longer match a redacted rollout.
         The extract files stay under .codex/archiver-extracts/ for reference.
+
+        The files written are reached as restore places files (restore.checked_path,
+        open_target): a symlink planted in the target (a folder on the way, the database or its
+        -wal/-shm/-journal, session_index.jsonl) is refused with a warning naming it.
         """
+        from archiver.restore import SQLITE_BESIDE, UnsafePath, checked_path
+
         warnings: list[str] = []
         codex = target_home / self.native_root
         prefix = f"{self.native_root}/{EXTRACTS}/"
@@ -857,17 +863,19 @@ class Codex:
             for art in sess.artifacts:
                 if not art.path.startswith(prefix):
                     continue
-                file = target_home / art.path
-                if not file.is_file():
-                    warnings.append(f"{art.path}: not restored; cannot merge it")
-                    continue
                 kind = art.path[len(prefix) :].split("/", 1)[0]
                 try:
+                    file = checked_path(target_home, art.path, SQLITE_BESIDE if kind.startswith("state_") else ())
+                    if not file.is_file():
+                        warnings.append(f"{art.path}: not restored; cannot merge it")
+                        continue
                     if kind.startswith("state_"):
-                        merge_state_extract(file, codex / f"{kind}.sqlite", codex, warnings, overwrite)
+                        db = f"{self.native_root}/{kind}.sqlite"
+                        merge_state_extract(file, checked_path(target_home, db, SQLITE_BESIDE), codex, warnings,
+                                            overwrite)
                     elif kind == "session_index":
-                        _append_index(file, codex / "session_index.jsonl")
-                except (sqlite3.Error, OSError) as e:
+                        _append_index(file, target_home, f"{self.native_root}/session_index.jsonl")
+                except (sqlite3.Error, OSError, UnsafePath) as e:
                     warnings.append(f"{art.path}: not merged ({e})")
         return warnings
 
@@ -878,9 +886,9 @@ def merge_state_extract(extract: Path, target: Path, codex_root: Path, warnings:
     key the target holds with other content is replaced only with `overwrite`; else it is kept
     as it is, named in a warning, and its thread's rollout_path is not re-pointed."""
     kept: set[str] = set()
-    if not target.exists():
+    if not os.path.lexists(target):
         target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(extract, target)
+        _copy_new(extract, target)
     else:
         con = sqlite3.connect(str(target), isolation_level=None, timeout=10)
         try:
@@ -965,26 +973,33 @@ def _repoint_rollouts(extract: Path, target: Path, codex_root: Path, warnings: l
         con.close()
 
 
-def _append_index(extract: Path, index: Path) -> None:
-    have: set[bytes] = set()
-    if index.exists():
-        with index.open("rb") as f:
-            have = {line.rstrip(b"\n") for line in f}
+def _copy_new(src: Path, dst: Path) -> None:
+    """Copy src to a new file dst (0600), never through a name already there (a symlink)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    with src.open("rb") as fi, os.fdopen(os.open(dst, flags, 0o600), "wb") as fo:
+        shutil.copyfileobj(fi, fo, 1 << 20)
+
+
+def _append_index(extract: Path, target_home: Path, index: str) -> None:
+    """Append the extract's lines the index (target_home/index) lacks, the index opened as
+    restore opens files (restore.open_target: no symlink followed, created 0600)."""
+    from archiver.restore import open_target
+
     new = [line.rstrip(b"\n") for line in extract.read_bytes().splitlines() if line.strip()]
-    new = [line for line in new if line not in have]
     if not new:
         return
-    index.parent.mkdir(parents=True, exist_ok=True)
-    with index.open("ab") as f:
-        if index.stat().st_size and not _ends_with_newline(index):
-            f.write(b"\n")
+    with os.fdopen(open_target(target_home, index, os.O_RDWR | os.O_CREAT | os.O_APPEND), "r+b") as f:
+        have = {line.rstrip(b"\n") for line in f}
+        new = [line for line in new if line not in have]
+        if not new:
+            return
+        size = f.seek(0, os.SEEK_END)
+        if size:
+            f.seek(size - 1)
+            if f.read(1) != b"\n":
+                new[0] = b"\n" + new[0]
+        f.seek(0, os.SEEK_END)
         f.write(b"\n".join(new) + b"\n")
-
-
-def _ends_with_newline(p: Path) -> bool:
-    with p.open("rb") as f:
-        f.seek(-1, os.SEEK_END)
-        return f.read(1) == b"\n"
 
 
 class _IndexLines:

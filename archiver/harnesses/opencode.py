@@ -658,7 +658,13 @@ class OpenCode:
                          overwrite: bool = False) -> Path | None:
         """Merge a per-session database extract into the target's database file (several
         restored sessions share one opencode.db); other artifacts use default placement.
-        A session already there with other rows is replaced only with `overwrite`."""
+        A session already there with other rows is replaced only with `overwrite`.
+
+        The database is reached as restore places files (restore.checked_path): a symlink
+        planted in the target (a folder on the way, the database or its -wal/-shm/-journal) is
+        refused (UnsafePath naming it; restore reports the artifact as not written)."""
+        from archiver.restore import SQLITE_BESIDE, UnsafePath, checked_path
+
         if not (
             artifact.role == "database"
             and artifact.format == "sqlite"
@@ -666,20 +672,17 @@ class OpenCode:
             and artifact.path.endswith(".db")
         ):
             return None
-        parts = artifact.path.split("/")
-        if any(p in ("", ".", "..") for p in parts):
-            raise ValueError(f"{artifact.path}: unsafe artifact path")
-        target = target_home / artifact.path
-        if not target.resolve().is_relative_to(target_home.resolve()):
-            raise ValueError(f"{artifact.path}: resolves outside the restore target")
+        if any(p in ("", ".", "..") for p in artifact.path.split("/")):
+            raise UnsafePath(f"{artifact.path}: unsafe artifact path")
+        target = checked_path(target_home, artifact.path, SQLITE_BESIDE)
         v1 = _is_v1_extract(plaintext_path)
         if v1 and _imported(target):
             # OpenCode 2.x imports 1.x rows once (kv migration.v1-v2 records it): merged into an
             # imported database they would never show. A database of their own, without the
             # marker, is imported on its first start; the imported one is left as it is.
-            beside = target.with_name(target.stem + V1_BESIDE_SUFFIX)
-            if not beside.resolve().is_relative_to(target_home.resolve()):
-                raise ValueError(f"{artifact.path}: resolves outside the restore target")
+            stem = artifact.path.rsplit("/", 1)[1][: -len(".db")]
+            beside = checked_path(target_home, artifact.path.rsplit("/", 1)[0] + f"/{stem}{V1_BESIDE_SUFFIX}",
+                                  SQLITE_BESIDE)
             self._v1_beside.append((artifact.path, beside, _merge_unimported(plaintext_path, beside)))
             return beside
         pre_split = not v1 and _is_pre_split(_extract_tables(plaintext_path)) and not _has_session_v2(target)
@@ -695,19 +698,32 @@ class OpenCode:
         sessions put beside an already-imported database (restore_artifact), and databases
         that OPENCODE_DB named on the archived host (any name but opencode.db, opencode-next.db
         and channel databases opencode-<channel>.db), which OpenCode opens only through it."""
+        from archiver.restore import SQLITE_BESIDE, UnsafePath, checked_path
+
         out: list[str] = []
         beside_of: dict[str, Path] = {}
+
+        def checked(db: Path) -> Path:  # (databases restore_artifact placed: checked again before each write)
+            return checked_path(target_home, db.relative_to(target_home).as_posix(), SQLITE_BESIDE)
+
         # a 2.x extract restored after them brought the marker: move this run's 1.x sessions out
         for archived, db, sids in self._v1_merged:
-            if _imported(db):
-                beside = db.with_name(db.stem + V1_BESIDE_SUFFIX)
-                _move_unimported(db, sids, beside)
-                self._v1_beside.append((archived, beside, sids))
+            try:
+                if _imported(checked(db)):
+                    beside = checked(db.with_name(db.stem + V1_BESIDE_SUFFIX))
+                    _move_unimported(db, sids, beside)
+                    self._v1_beside.append((archived, beside, sids))
+            except (UnsafePath, OSError, sqlite3.Error) as e:
+                out.append(f"opencode: 1.x session(s) {', '.join(sids)} of {archived} not moved beside it ({e})")
         self._v1_merged = []
         # ... and a post-split extract restored after pre-split ones brought session_v2 (and the
         # record of the renaming migration): their rows move there, where OpenCode lists them
         for db, sids in self._pre_split_merged:
-            _move_pre_split(db, sids)
+            try:
+                _move_pre_split(checked(db), sids)
+            except (UnsafePath, OSError, sqlite3.Error) as e:
+                out.append(f"opencode: session(s) {', '.join(sids)} of {db.relative_to(target_home)} not moved "
+                           f"into session_v2 ({e})")
         self._pre_split_merged = []
         for archived, beside, sids in self._v1_beside:
             beside_of[archived] = beside
