@@ -155,6 +155,11 @@ class DiscoveredSession:
         return session_key(self.harness, self.session_id)
 
 
+# the end of the warning sync writes for each artifact a session keeps although its file is gone
+# from the machine (FORMAT.md §8: restore reads it to rank artifacts whose paths conflict)
+GONE_NOTE = ": gone from the machine; the archived copy is kept"
+
+
 def is_utf8(text: str) -> bool:
     """False for a str holding surrogates: a Linux file name of bytes that are not UTF-8, as
     os.fsdecode gives it. Keys, paths and titles of the model are UTF-8 (FORMAT.md), and so is

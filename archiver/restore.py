@@ -38,7 +38,7 @@ import zstandard
 
 from archiver.archive import Archive, ReadLimits, chain_digest
 from archiver.harnesses.base import Harness
-from archiver.model import Artifact, Session
+from archiver.model import GONE_NOTE, Artifact, Session
 from archiver.pack import UnpackError
 from archiver.relocate import CwdFolder, RelocationError, Relocator
 from archiver.store.base import NotFound
@@ -47,10 +47,6 @@ MAX_OBJECT_OUTPUT = 64 << 30  # kept for callers; ReadLimits.max_bytes is the ef
 
 
 ENV_LIMITS = "raise ARCHIVER_RESTORE_MAX_BYTES / ARCHIVER_RESTORE_MAX_RATIO if this object is genuine"
-
-
-# how sync notes, in its session's warnings, an artifact it keeps although its file is gone
-GONE_NOTE = ": gone from the machine; the archived copy is kept"
 
 
 class UnsafePath(ValueError):
@@ -230,7 +226,7 @@ class Restorer:
                         placed_as = art if path == art.path else art.model_copy(update={"path": path})
                         written = hook(placed_as, plain, root, overwrite=self.overwrite) if hook else None
                         if written is None:
-                            _place(plain, dst, art, self.overwrite, root)
+                            place_file(plain, dst, art, self.overwrite, root)
                     except (OSError, UnsafePath) as e:
                         reason = e.strerror.lower() if isinstance(e, OSError) and e.strerror else str(e)
                         if isinstance(e, UnsafePath) and path in placed:
@@ -428,7 +424,7 @@ SQLITE_BESIDE = ("-wal", "-shm", "-journal")  # the names SQLite opens beside a 
 def checked_path(root: Path, relpath: str, beside: Sequence[str] = ()) -> Path:
     """root/relpath for a restore hook that must open it by name (SQLite opens databases and
     their -wal/-shm/-journal by name). Its folders are walked from root by descriptor as
-    `_place` walks them (a missing one created 0700, a symlinked or non-folder one refused), and
+    `place_file` walks them (a missing one created 0700, a symlinked or non-folder one refused), and
     the file and each name `beside` it (`SQLITE_BESIDE` for a database) must be absent or a
     regular file: a symlink planted in the target, even one pointing inside it, is refused
     (UnsafePath naming the path), never followed. What SQLite opens later is opened by name:
@@ -458,7 +454,7 @@ def checked_path(root: Path, relpath: str, beside: Sequence[str] = ()) -> Path:
 
 def open_target(root: Path, relpath: str, flags: int, mode: int = 0o600) -> int:
     """A descriptor on root/relpath opened with `flags` (O_CREAT, O_APPEND...) relative to its
-    folder's descriptor (walked as `_place` walks it), never through a symlink (O_NOFOLLOW), and
+    folder's descriptor (walked as `place_file` walks it), never through a symlink (O_NOFOLLOW), and
     only a regular file (O_NONBLOCK: a FIFO does not block; UnsafePath otherwise)."""
     parts = check_syntax(relpath).parts
     root.mkdir(parents=True, exist_ok=True)  # (the target itself: restore made it, a hook's caller may not have)
@@ -498,7 +494,7 @@ def _same_bytes(dir_fd: int, a: str, b: str) -> bool:
                 return True
 
 
-def _place(plain: Path, dst: Path, art: Artifact, overwrite: bool = False, root: Path | None = None) -> None:
+def place_file(plain: Path, dst: Path, art: Artifact, overwrite: bool = False, root: Path | None = None) -> None:
     """Write the artifact at dst. A file already there with the same bytes is left as it is; one
     with other bytes (a live session, a file edited since the last restore) only with
     `overwrite`: restoring into a HOME must not silently replace what its owner has.

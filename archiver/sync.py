@@ -33,7 +33,7 @@ import orjson
 from archiver import __version__, allocator
 from archiver.archive import Archive, ManifestStream, chain_digest, iso_utc, tombstone_id
 from archiver.harnesses.base import Harness
-from archiver.model import Artifact, DiscoveredSession, Manifest, Session, SourceArtifact, compact, is_utf8
+from archiver.model import GONE_NOTE, Artifact, DiscoveredSession, Manifest, Session, SourceArtifact, compact, is_utf8
 from archiver.redact.base import RedactionReport, Redactor
 from archiver.session_ids import SessionIds
 from archiver.snapshot import (
@@ -572,7 +572,7 @@ class Syncer:
                 artifacts.append(old)
                 lost_primary = lost_primary or old.role in ("transcript", "database")
                 note = (f"{old.path}: not read this run; the archived copy is kept" if ds.unread
-                        else f"{old.path}: gone from the machine; the archived copy is kept")
+                        else f"{old.path}{GONE_NOTE}")
                 if note not in warnings:
                     warnings.append(note)
         counts = report.by_rule()

@@ -1302,10 +1302,10 @@ class CursorAgent:
         other bytes without `overwrite`, never through a symlink). Anything else: default."""
         if artifact.path != HOST_HISTORY_XDG:
             return None
-        from archiver.restore import _place, safe_target  # (restore imports the harnesses)
+        from archiver.restore import place_file, safe_target  # (restore imports the harnesses)
 
         dst = safe_target(target_home, HOST_HISTORY_XDG_RESTORED)
-        _place(plaintext_path, dst, artifact, overwrite, target_home)
+        place_file(plaintext_path, dst, artifact, overwrite, target_home)
         return dst
 
     @staticmethod
