@@ -361,6 +361,7 @@ class DiscoveryCache(MutableMapping[str, str]):
             self._data = {}
         self._used: set[str] = set()
         self._dirty = False
+        self._released = False  # written early (release): the table holds the entries
 
     def __getitem__(self, key: str) -> str:
         value = self._data[key]
@@ -391,12 +392,32 @@ class DiscoveryCache(MutableMapping[str, str]):
 
     def flush(self) -> None:
         keep = {k: v for k, v in self._data.items() if k in self._used and is_utf8(k) and is_utf8(v)}
+        if self._released:  # the table already holds this run's entries: only those added since
+            if keep:
+                with self.state.transaction():
+                    self.state.db.executemany(
+                        "INSERT OR REPLACE INTO discovery_cache(key, value) VALUES (?, ?)", list(keep.items()))
+            self._data, self._used, self._dirty = {}, set(), False
+            return
         if not self._dirty and len(keep) == len(self._data):
             return
         with self.state.transaction():
             self.state.db.execute("DELETE FROM discovery_cache")
             self.state.db.executemany("INSERT INTO discovery_cache(key, value) VALUES (?, ?)", list(keep.items()))
         self._data, self._dirty = keep, False
+
+    def release(self) -> None:
+        """Discovery is over: write the entries now (as flush would at the end) and hold none
+        for the rest of the run (~1.4 KB a session: 6.5 MB of strings on 4,600 sessions, held
+        through the redaction peak). A later lookup misses (the collector reads its file again);
+        a later entry is kept until flush, which adds it to the rows written here."""
+        if self._released:
+            return
+        try:
+            self.flush()
+        except sqlite3.Error:  # held as before: the end of the run flushes (and reports) again
+            return
+        self._data, self._used, self._dirty, self._released = {}, set(), False, True
 
 
 class _Tx:

@@ -211,6 +211,8 @@ class Syncer:
             # tombstones, messages and the manifest all name a session by its archived key
             self.ids = SessionIds(self.redactor, self.state, self.options.redaction_fingerprint)
             discovered = self._take_unchanged(self._archived_ids(self._discover()))  # the rest: the long way
+            if not self.options.dry_run:
+                self._release_discovery_cache()
             # The store is first touched here, and only if something is to be written: a run that
             # finds everything as stored makes no request (and, lazily opened, imports no boto3)
             if self.archive is not None and not self.options.dry_run and (discovered or self._manifest_due()):
@@ -375,6 +377,18 @@ class Syncer:
             except Exception as e:  # a broken collector must not stop the others
                 self.result.errors.append(self._safe(f"{h.name}: discovery failed: {type(e).__name__}: {e}"))
                 self.result.failed += 1
+
+    def _release_discovery_cache(self) -> None:
+        """The collectors' discovery cache (state.DiscoveryCache) goes to the state now, not at
+        the end of the run: nothing holds it through the sessions (a dry run writes none)."""
+        seen: set[int] = set()
+        for h in self.harnesses.values():
+            cache = getattr(getattr(h, "ctx", None), "cache", None)
+            release = getattr(cache, "release", None)
+            if release is not None and id(cache) not in seen:
+                seen.add(id(cache))
+                release()
+        allocator.release()  # its strings' memory, to the system or the sessions to come
 
     def _utf8_only(self, ds: DiscoveredSession) -> bool:
         """Manifests and the state are UTF-8, Linux file names are bytes: a session whose id is no
