@@ -508,9 +508,7 @@ def samples(seed: int = 16) -> list[Sample]:  # noqa: C901, PLR0915
         + f"            X509v3 Subject Key Identifier: \n                {':'.join(g.hex(2).upper() for _ in range(20))}\n"
         + f"$ age-keygen -y key.txt\nage1{g.s('qpzry9x8gf2tvdw0s3jn54khce6mua7l', 58)}\n"
         + f"$ minisign -Vm f.tar.gz -P RWQ{g.b64(39)[:53]}\n")
-    add("numeric-ids", f"$ python -c 'print(hash(\"abc\"))'\n{-g.r.randint(10**18, 9 * 10**18)}\n"
-        f">>> hash(('a', 1))\n{-g.r.randint(10**15, 9 * 10**15)}\n"
-        f"torch.manual_seed({g.r.randint(10**18, 9 * 10**18)})\nnp.random.seed({g.r.randint(10**15, 9 * 10**15)})\n"
+    add("numeric-ids", f"torch.manual_seed({g.r.randint(10**18, 9 * 10**18)})\nnp.random.seed({g.r.randint(10**15, 9 * 10**15)})\n"
         f"random seed: {g.r.randint(10**15, 9 * 10**15)}\n"
         f'{{"instance_id": "{g.r.randint(10**18, 9 * 10**18)}", "project_number": {g.r.randint(10**11, 10**12)}}}\n'
         f"  id: '{g.r.randint(10**18, 9 * 10**18)}'\n  targetId: {g.r.randint(10**18, 9 * 10**18)}\n"
