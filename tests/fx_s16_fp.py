@@ -529,6 +529,83 @@ def samples(seed: int = 16) -> list[Sample]:  # noqa: C901, PLR0915
         f"__webpack_require__.p + \"{g.hex(20)}.worker.js\"\n"
         f"//# debugId={g.uuid4()}\n"
         f'"sourceMappingURL":"main.{g.hex(8)}.js.map","version":"{g.hex(7)}"\n')
+    # ---------------------------------------------------------------- signatures, registries, more ids
+    sig = base64.b64encode(b"\x88\x75\x04\x00\x16\x0a\x00\x1d\x16\x21\x04" + g.raw(110)).decode()
+    sshsig = base64.b64encode(b"SSHSIG\x00\x00\x00\x01\x00\x00\x003\x00\x00\x00\x0bssh-ed25519" + g.raw(150)).decode()
+    add("signed-commits", f"$ git cat-file -p HEAD\ntree {g.hex(40)}\nparent {g.hex(40)}\ngpgsig -----BEGIN PGP SIGNATURE-----\n \n"
+        + "".join(f" {sig[i:i + 64]}\n" for i in range(0, len(sig), 64)) + f" ={g.b64(3)}\n -----END PGP SIGNATURE-----\n\nRelease 1.2\n"
+        + "$ git cat-file -p v1.2^{commit}\ngpgsig -----BEGIN SSH SIGNATURE-----\n"
+        + "".join(f" {sshsig[i:i + 70]}\n" for i in range(0, len(sshsig), 70)) + " -----END SSH SIGNATURE-----\n"
+        + f"$ git log --show-signature -1\ncommit {g.hex(40)}\ngpg: Signature made Mon Nov 30 10:00:00 2026 UTC\n"
+        + f"gpg:                using EDDSA key {g.hex(40).upper()}\ngpg: Good signature from \"GitHub <noreply@github.com>\" [unknown]\n"
+        + f"Primary key fingerprint: {' '.join(g.hex(4).upper() for _ in range(10))}\n"
+        + f"$ cosign verify ghcr.io/acme/api@sha256:{g.hex(64)}\n"
+        + json.dumps([{"critical": {"identity": {"docker-reference": "ghcr.io/acme/api"}, "image": {"docker-manifest-digest": "sha256:" + g.hex(64)},
+                                    "type": "cosign container image signature"}, "optional": {"Bundle": {"SignedEntryTimestamp": g.b64(70),
+                       "Payload": {"body": g.b64(200), "integratedTime": 1733000000, "logIndex": 51234567, "logID": g.hex(64)}}}}]) + "\n")
+    add("npm-packument", json.dumps({"name": "ms", "dist-tags": {"latest": "2.1.3"}, "versions": {"2.1.3": {"dist": {
+        "integrity": REAL_NPM["ms"][1], "shasum": g.hex(40), "tarball": "https://registry.npmjs.org/ms/-/ms-2.1.3.tgz", "fileCount": 4,
+        "unpackedSize": 6721, "signatures": [{"keyid": "SHA256:jl3bwswu80PjjokCgh0o2w5c2U4LhQAE57gj9cz1kzA", "sig": "MEUCIQ" + g.b64(66)}],
+        "npm-signature": "-----BEGIN PGP SIGNATURE-----\r\nVersion: OpenPGP.js v3.0.4\r\nComment: https://openpgpjs.org\r\n\r\n"
+                         + "\r\n".join(sig[i:i + 64] for i in range(0, len(sig), 64)) + "\r\n=" + g.b64(3) + "\r\n-----END PGP SIGNATURE-----\r\n"},
+        "_npmUser": {"name": "vercel-release-bot"}, "gitHead": g.hex(40), "_nodeVersion": "20.9.0"}},
+        "_rev": f"{g.r.randint(100, 999)}-{g.hex(32)}", "_id": "ms"}, indent=2)
+        + '\n{"key":"make-fetch-happen:request-cache:https://registry.npmjs.org/ms/-/ms-2.1.3.tgz","integrity":"' + REAL_NPM["ms"][1]
+        + f'","time":1733000000123,"size":6842,"metadata":{{"url":"https://registry.npmjs.org/ms/-/ms-2.1.3.tgz","reqHeaders":{{}},'
+        f'"resHeaders":{{"cache-control":"public, must-revalidate, max-age=31557600","etag":"\\"{g.hex(32)}\\"","last-modified":"Wed, 01 Feb 2023 00:00:00 GMT"}}}}}}\n')
+    add("terraform-lock-hcl", '# This file is maintained automatically by "terraform init".\n\nprovider "registry.terraform.io/hashicorp/aws" {\n'
+        '  version     = "5.31.0"\n  constraints = "~> 5.0"\n  hashes = [\n' + "".join(f'    "h1:{g.b64(32)}",\n' for _ in range(2))
+        + "".join(f'    "zh:{g.hex(64)}",\n' for _ in range(6)) + "  ]\n}\n")
+    add("os-packages", "$ apk update\nfetch https://dl-cdn.alpinelinux.org/alpine/v3.19/main/x86_64/APKINDEX.tar.gz\n"
+        f"$ tar -xzOf APKINDEX.tar.gz APKINDEX | head\nC:Q1{g.b64(20)}\nP:musl\nV:1.2.4_git20230717-r4\nA:x86_64\nS:383152\nI:622592\n"
+        f"$ sudo apt-get update\nErr:3 https://download.docker.com/linux/ubuntu jammy InRelease\n  The following signatures couldn't be verified because the public key is not available: NO_PUBKEY {g.hex(16).upper()}\n"
+        f"W: GPG error: https://packages.cloud.google.com/apt cloud-sdk InRelease: NO_PUBKEY {g.hex(16).upper()}\n"
+        f"$ rpm -qi bash | grep Signature\nSignature   : RSA/SHA256, Tue 14 Nov 2026 10:00:00 AM UTC, Key ID {g.hex(16)}\n"
+        f"$ rpm -K pkg.rpm\npkg.rpm: digests signatures OK\n$ dnf install x\nImporting GPG key 0x{g.hex(8).upper()}:\n"
+        f" Fingerprint: {' '.join(g.hex(4).upper() for _ in range(10))}\n$ pacman-key --list-sigs\npub   rsa4096 2011-09-23 [SC]\n      {g.hex(40).upper()}\n"
+        f"$ brew install jq\n==> Downloading https://ghcr.io/v2/homebrew/core/jq/blobs/sha256:{g.hex(64)}\n"
+        f"Already downloaded: ~/Library/Caches/Homebrew/downloads/{g.hex(64)}--jq--1.7.1.arm64_sonoma.bottle.tar.gz\n")
+    add("service-ids", f"customer cus_{g.s(ALNUM, 14)} paid with pi_3{g.s(ALNUM, 23)} (charge ch_3{g.s(ALNUM, 23)}), "
+        f"event evt_1{g.s(ALNUM, 23)}, price price_1{g.s(ALNUM, 23)}, sub_1{g.s(ALNUM, 23)}, in_1{g.s(ALNUM, 23)}, "
+        f"pm_1{g.s(ALNUM, 23)}, prod_{g.s(ALNUM, 14)}, seti_1{g.s(ALNUM, 23)}\n"
+        f'{{"data": {{"repository": {{"id": "R_kgDO{g.s(ALNUM + "_-", 6)}", "pullRequest": {{"id": "PR_kwDO{g.s(ALNUM + "_-", 14)}", '
+        f'"node_id": "MDExOlB1bGxSZXF1ZXN0{g.s(ALNUM, 12)}", "author": {{"id": "MDQ6VXNlcjE{g.s(ALNUM, 4)}"}}}}, "issue": {{"id": "I_kwDO{g.s(ALNUM + "_-", 14)}"}}}}}}}}\n'
+        f"slack: channel C{g.s('ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789', 10)} user U{g.s('ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789', 10)} team T{g.s('ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789', 8)} ts {g.r.randint(1700000000, 1760000000)}.{g.r.randint(100000, 999999)}\n"
+        f"firebase push id -N{g.s(ALNUM + '_-', 18)}\nvercel: dpl_{g.s(ALNUM, 28)} https://webapp-{g.s('abcdefghijklmnopqrstuvwxyz0123456789', 9)}-acme.vercel.app\n"
+        f"netlify deploy {g.hex(24)} https://{g.hex(24)}--site.netlify.app\n"
+        f"https://docs.google.com/spreadsheets/d/1{g.s(ALNUM + '_-', 43)}/edit#gid=0\nhttps://drive.google.com/file/d/1{g.s(ALNUM + '_-', 32)}/view\n"
+        f"https://www.figma.com/file/{g.s(ALNUM, 22)}/Design-System?node-id=12-345\nhttps://res.cloudinary.com/demo/image/upload/v{g.r.randint(10**9, 2 * 10**9)}/sample.jpg\n"
+        f"https://images.unsplash.com/photo-{g.r.randint(10**12, 2 * 10**12)}-{g.hex(12)}?w=800\nhttps://gradle.com/s/{g.s('abcdefghijklmnopqrstuvwxyz0123456789', 13)}\n"
+        f"openai: file-{g.s(ALNUM, 24)} batch_{g.hex(32)} asst_{g.s(ALNUM, 24)} ft:gpt-4o-mini-2024-07-18:acme::{g.s(ALNUM, 8)}\n"
+        f"linear: https://linear.app/acme/issue/ENG-1234/fix-flaky-test\nsentry: https://acme.sentry.io/issues/{g.r.randint(10**9, 10**10)}/?project={g.r.randint(10**6, 10**7)}\n")
+    add("build-artefacts", f"$ cargo build\n   Compiling serde v1.0.193\n     Running `rustc --crate-name serde ... -C metadata={g.hex(16)} -C extra-filename=-{g.hex(16)} "
+        f"--out-dir /srv/app/target/debug/deps -L dependency=/srv/app/target/debug/deps --extern serde_derive=/srv/app/target/debug/deps/libserde_derive-{g.hex(16)}.so`\n"
+        f"target/debug/.fingerprint/serde-{g.hex(16)}/lib-serde.json\n$ go version -m ./bin/api\n./bin/api: go1.22.0\n\tpath\tgithub.com/acme/api\n"
+        f"\tdep\tgithub.com/google/uuid\tv1.6.0\th1:{g.b64(32)}\n\tbuild\tvcs.revision={g.hex(40)}\n\tbuild\tvcs.time=2026-11-30T10:00:00Z\n"
+        f"$ go tool buildid ./bin/api\n{g.s(ALNUM + '_-', 20)}/{g.s(ALNUM + '_-', 20)}/{g.s(ALNUM + '_-', 20)}/{g.s(ALNUM + '_-', 20)}\n"
+        + json.dumps({"hash": g.hex(20), "fullhash": g.hex(20), "assetsByChunkName": {"main": [f"main.{g.hex(20)}.js"]},
+                      "chunks": [{"id": 179, "hash": g.hex(20), "contentHash": {"javascript": g.hex(20)}, "files": [f"179.{g.hex(8)}.js"]}]})
+        + "\nself.__precacheManifest = " + json.dumps([{"revision": g.hex(32), "url": "/index.html"}, {"revision": None, "url": f"/static/js/main.{g.hex(8)}.js"}])
+        + f"\nTraceback (most recent call last):\n  File \"/srv/app/main.py\", line 3, in <module>\nTypeError: <__main__.Job object at 0x{g.hex(12)}> is not JSON serializable\n"
+        f"<function <lambda> at 0x7f{g.hex(10)}>\nSegmentation fault at 0x0000{g.hex(12)}\n  #0 0x{g.hex(16)} in main (/srv/app/a.out+0x{g.hex(5)})\n")
+    add("aws-describe", json.dumps({"Reservations": [{"Instances": [{"InstanceId": "i-" + g.hex(17), "ImageId": "ami-" + g.hex(17),
+        "KeyName": "prod-bastion-2024", "SubnetId": "subnet-" + g.hex(17), "VpcId": "vpc-" + g.hex(17),
+        "IamInstanceProfile": {"Arn": f"arn:aws:iam::{acct}:instance-profile/web", "Id": "AIPA" + g.s("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", 17)},
+        "BlockDeviceMappings": [{"DeviceName": "/dev/xvda", "Ebs": {"VolumeId": "vol-" + g.hex(17), "Status": "attached"}}],
+        "NetworkInterfaces": [{"NetworkInterfaceId": "eni-" + g.hex(17),
+                               "OwnerId": acct, "PrivateDnsName": "ip-10-0-1-17.ec2.internal"}],
+        "SecurityGroups": [{"GroupId": "sg-" + g.hex(17), "GroupName": "web"}], "ClientToken": g.uuid4(),
+        "CapacityReservationSpecification": {"CapacityReservationPreference": "open"}}]}],
+        "KeyPairs": [{"KeyPairId": "key-" + g.hex(17), "KeyFingerprint": ":".join(g.hex(2) for _ in range(20)), "KeyName": "deploy"}],
+        "KeyMetadata": {"KeyId": g.uuid4(), "Arn": f"arn:aws:kms:us-east-1:{acct}:key/{g.uuid4()}", "KeyUsage": "ENCRYPT_DECRYPT"},
+        "SecretList": [{"ARN": f"arn:aws:secretsmanager:us-east-1:{acct}:secret:prod/db-{g.s(ALNUM, 6)}", "Name": "prod/db",
+                        "SecretVersionsToStages": {g.uuid4(): ["AWSCURRENT"]}}]}, indent=2))
+    add("http-headers", f"HTTP/2 200\netag: W/\"{g.hex(2)}-{g.s(ALNUM + '/+', 27)}\"\nx-goog-hash: crc32c={g.b64(4)}\nx-goog-hash: md5={g.b64(16)}\n"
+        f"x-goog-generation: {g.r.randint(10**15, 2 * 10**15)}\ndigest: sha-256={g.b64(32)}\ncontent-md5: {g.b64(16)}\n"
+        f"x-amz-version-id: {g.s(ALNUM + '._', 32)}\nx-amz-server-side-encryption: AES256\nx-cache: Hit from cloudfront\n"
+        f"via: 1.1 {g.hex(32)}.cloudfront.net (CloudFront)\nx-amz-cf-pop: FRA56-P4\nx-github-request-id: {g.hex(4).upper()}:{g.hex(5).upper()}:{g.hex(7).upper()}:{g.hex(7).upper()}:{g.hex(8).upper()}\n"
+        f"x-served-by: cache-fra-etou8220043-FRA\nx-fastly-request-id: {g.hex(40)}\nx-request-id: {g.uuid4()}\n"
+        f"strict-transport-security: max-age=31536000\nreport-to: {{\"group\":\"cf-nel\",\"endpoints\":[{{\"url\":\"https://a.nel.cloudflare.com/report/v4?s={g.s(ALNUM + '%', 120)}\"}}]}}\n")
     return out
 
 

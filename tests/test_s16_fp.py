@@ -199,3 +199,26 @@ def test_sync_keeps_the_texts(tmp_path: Path) -> None:
     missing = [f for f, t in texts if t not in got]
     assert not missing
     assert img["toolUseResult"]["file"]["base64"] in got
+
+
+# --- response headers and cloud output: a Fastly request id, a GitHub request id, AWS's ClientToken
+HEADERS_KEPT = [
+    "x-served-by: cache-fra-etou8220043-FRA\nx-fastly-request-id: ba9bd40b5e2f3011153c618d0a7e07bfb0d02834\n",
+    "x-github-request-id: DC82:20330:049231E:1F65DB7:1F7B0823\n",
+    '{"Instances": [{"InstanceId": "i-0a1b2c3d4e5f67890", "ClientToken": "3e50fa58-21ac-4087-8ea4-2950e0a381db"}]}',
+    "    ClientToken: terraform-20261130100000123400000001\n",
+]
+
+
+@pytest.mark.parametrize("text", HEADERS_KEPT)
+def test_a_request_id_or_client_token_stays(red, text: str) -> None:  # noqa: ANN001
+    assert kept(red, text) == {}
+
+
+@pytest.mark.parametrize("text,value,rule", [
+    ("FASTLY_API_TOKEN=Xk9FAKEexample0123456789abcdefgh\n", "Xk9FAKEexample0123456789abcdefgh", "fastly-api-token"),
+    ("$ cat ~/.pgpass\nDB01:5432:APP:ADMIN:7F3A9C2E\n", "7F3A9C2E", "pgpass-line"),
+    ('{"client_token": "FAKEcl1entTok3nexample0123456789"}', "FAKEcl1entTok3nexample0123456789", "secret-assignment-quoted"),
+])
+def test_the_tokens_beside_them_still_go(red, text: str, value: str, rule: str) -> None:  # noqa: ANN001
+    gone(red, text, value, rule)
