@@ -606,6 +606,49 @@ def samples(seed: int = 16) -> list[Sample]:  # noqa: C901, PLR0915
         f"via: 1.1 {g.hex(32)}.cloudfront.net (CloudFront)\nx-amz-cf-pop: FRA56-P4\nx-github-request-id: {g.hex(4).upper()}:{g.hex(5).upper()}:{g.hex(7).upper()}:{g.hex(7).upper()}:{g.hex(8).upper()}\n"
         f"x-served-by: cache-fra-etou8220043-FRA\nx-fastly-request-id: {g.hex(40)}\nx-request-id: {g.uuid4()}\n"
         f"strict-transport-security: max-age=31536000\nreport-to: {{\"group\":\"cf-nel\",\"endpoints\":[{{\"url\":\"https://a.nel.cloudflare.com/report/v4?s={g.s(ALNUM + '%', 120)}\"}}]}}\n")
+    # ---------------------------------------------------------------- public keys, signatures of requests, inspect output
+    ca = base64.b64encode(("-----BEGIN CERTIFICATE-----\n" + "\n".join(cert[i:i + 64] for i in range(0, len(cert), 64))
+                           + "\n-----END CERTIFICATE-----\n").encode()).decode()
+    add("kubeconfig-public", f"$ kubectl config view --raw --minify\napiVersion: v1\nclusters:\n- cluster:\n    certificate-authority-data: {ca}\n"
+        f"    server: https://{g.hex(32).upper()}.gr7.us-east-1.eks.amazonaws.com\n  name: arn:aws:eks:us-east-1:{acct}:cluster/prod\n"
+        "contexts:\n- context:\n    cluster: prod\n  name: prod\ncurrent-context: prod\nkind: Config\n"
+        f"$ kubectl describe pod api-7d4f8b9c6d-x2k9p | tail -4\n    Container ID:   containerd://{g.hex(64)}\n"
+        f"    Image ID:       ghcr.io/acme/api@sha256:{g.hex(64)}\n  Normal  Pulled  3m  kubelet  Successfully pulled image \"ghcr.io/acme/api:1.4.2\" in 1.2s\n")
+    jwks = {"keys": [{"kty": "RSA", "use": "sig", "alg": "RS256", "kid": g.hex(40),
+                      "n": base64.urlsafe_b64encode(g.raw(256)).decode().rstrip("="), "e": "AQAB"},
+                     {"kty": "EC", "crv": "P-256", "kid": g.s(ALNUM + "_-", 43),
+                      "x": base64.urlsafe_b64encode(g.raw(32)).decode().rstrip("="), "y": base64.urlsafe_b64encode(g.raw(32)).decode().rstrip("=")}]}
+    add("jwks-and-request-signatures", "$ curl -s https://login.example.com/.well-known/jwks.json\n" + json.dumps(jwks) + "\n"
+        f"X-Hub-Signature-256: sha256={g.hex(64)}\nX-GitHub-Delivery: {g.uuid4()}\nX-GitHub-Hook-ID: {g.r.randint(10**8, 10**9)}\n"
+        f"Stripe-Signature: t={g.r.randint(1700000000, 1760000000)},v1={g.hex(64)},v0={g.hex(64)}\n"
+        f"X-Slack-Signature: v0={g.hex(64)}\nX-Slack-Request-Timestamp: {g.r.randint(1700000000, 1760000000)}\n"
+        f"GET /authorize?response_type=code&client_id=webapp&code_challenge={base64.urlsafe_b64encode(g.raw(32)).decode().rstrip('=')}"
+        f"&code_challenge_method=S256&state={g.s(ALNUM, 16)}&nonce={g.s(ALNUM, 16)}&redirect_uri=http%3A%2F%2Flocalhost%3A3000%2Fcallback\n"
+        f"x-amz-content-sha256: {g.hex(64)}\nx-amz-date: 20261130T100000Z\n")
+    add("docker-inspect", json.dumps([{"Id": "sha256:" + g.hex(64), "RepoTags": ["python:3.11-slim"],
+        "RepoDigests": [f"python@sha256:{g.hex(64)}"], "Parent": "", "Created": "2026-11-20T10:00:00.123456789Z",
+        "Config": {"Env": ["PATH=/usr/local/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "LANG=C.UTF-8",
+                           f"GPG_KEY={g.hex(40).upper()}", "PYTHON_VERSION=3.11.9", f"PYTHON_SHA256={g.hex(64)}"],
+                   "Cmd": ["python3"], "Image": "sha256:" + g.hex(64)},
+        "GraphDriver": {"Data": {"LowerDir": ":".join(f"/var/lib/docker/overlay2/{g.hex(64)}/diff" for _ in range(3)),
+                                 "MergedDir": f"/var/lib/docker/overlay2/{g.hex(64)}/merged"}, "Name": "overlay2"},
+        "RootFS": {"Type": "layers", "Layers": ["sha256:" + g.hex(64) for _ in range(4)]},
+        "Metadata": {"LastTagTime": "0001-01-01T00:00:00Z"}}], indent=4))
+    add("more-tool-output", f"$ ssh -v git@github.com\ndebug1: Server host key: ssh-ed25519 SHA256:{g.b64(32).rstrip('=')}\n"
+        f"debug1: Will attempt key: /root/.ssh/id_ed25519 ED25519 SHA256:{g.b64(32).rstrip('=')} explicit\n"
+        f"debug1: Offering public key: /root/.ssh/id_ed25519 ED25519 SHA256:{g.b64(32).rstrip('=')} explicit\n"
+        f"$ npm publish --dry-run\nnpm notice package: webapp@1.0.0\nnpm notice shasum:        {g.hex(40)}\n"
+        f"npm notice integrity:     sha512-{g.b64(64)[:13]}[...]{g.b64(64)[-14:]}\nnpm notice total files:   12\n"
+        f"$ pip freeze\nrequests==2.31.0\nmylib @ git+https://github.com/acme/mylib@{g.hex(40)}\nsix @ file:///tmp/build/six-1.17.0-py2.py3-none-any.whl#sha256={REAL_PYPI['six-1.17.0-py2.py3-none-any.whl']}\n"
+        f"$ go run .\npanic: runtime error: invalid memory address or nil pointer dereference\n[signal SIGSEGV: segmentation violation code=0x1 addr=0x0 pc=0x{g.hex(6)}]\n\n"
+        f"goroutine 1 [running]:\nmain.(*Server).handle(0xc000{g.hex(6)}, {{0x{g.hex(6)}, 0xc000{g.hex(6)}}})\n\t/srv/app/main.go:42 +0x{g.hex(2)}\n"
+        f"$ next build\n  ○ /                                     5.2 kB         89.1 kB\n  First Load JS shared by all            84.2 kB\n"
+        f"    ├ chunks/framework-{g.hex(16)}.js    45.2 kB\n    ├ chunks/main-{g.hex(16)}.js         31.7 kB\n"
+        f"    └ chunks/pages/_app-{g.hex(16)}.js     7.2 kB\n  /_next/static/chunks/app/page-{g.hex(16)}.js\n"
+        f"$ git lfs ls-files\n{g.hex(10)} * assets/logo.psd\n{g.hex(10)} - assets/hero.mp4\n"
+        + json.dumps({"state": {g.hex(32): {"model_module": "@jupyter-widgets/controls", "model_name": "FloatProgressModel",
+                                            "state": {"bar_style": "success", "max": 100, "value": 100, "layout": f"IPY_MODEL_{g.hex(32)}"}}},
+                      "version_major": 2, "version_minor": 0}) + "\n")
     return out
 
 
