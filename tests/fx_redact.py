@@ -5,6 +5,7 @@ as a real SQLite file."""
 from __future__ import annotations
 
 import os
+import random
 import sqlite3
 import tempfile
 from pathlib import Path
@@ -64,6 +65,23 @@ def random_segments(rng: Any, frags: list[str], max_parts: int, max_frags: int,
     parts = ["".join(rng.choice(frags) for _ in range(rng.randint(0, max_frags))).encode()
              for _ in range(rng.randint(1, max_parts))]
     return parts, [rng.choice(modes) for _ in parts]
+
+
+def same_segment_findings(a: Any, b: Any, frags: list[str], seed: int, rounds: int,
+                          modes: tuple[int, ...], each_alone: bool = False) -> int:
+    """Two engines' scan_segments agree on `rounds` seeded random inputs (and, with `each_alone`,
+    their scan_bytes on every string); returns how many findings there were, for the caller to
+    check the inputs were not trivial."""
+    rng = random.Random(seed)
+    found = 0
+    for _ in range(rounds):
+        parts, part_modes = random_segments(rng, frags, 5, 7, modes)
+        got = a.scan_segments(parts, part_modes)
+        assert got == b.scan_segments(parts, part_modes), parts
+        found += sum(len(v) for v in got.values())
+        for p in parts if each_alone else ():
+            assert a.scan_bytes(p) == b.scan_bytes(p), p
+    return found
 
 
 def luhn_complete(digits: str) -> str:
