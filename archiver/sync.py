@@ -47,7 +47,7 @@ from archiver.snapshot import (
     open_regular,
     whole_jsonl_length,
 )
-from archiver.state import ArtifactState, Known, State, StateError
+from archiver.state import ArtifactState, DiscoveryCache, Known, State, StateError
 from archiver.store.base import StoreError
 from archiver.workers import JobResult, Jobs, WorkerCrashed, pin_socket_dir
 
@@ -161,8 +161,10 @@ class Syncer:
         options: SyncOptions,
         progress: Callable[[str, int], None] | None = None,
         redactor_factory: Callable[[], Redactor] | None = None,
+        discovery_cache: DiscoveryCache | None = None,
     ) -> None:
         self.harnesses = {h.name: h for h in harnesses}
+        self.discovery_cache = discovery_cache  # the collectors' (their HarnessContext.cache), if any
         self.redactor = redactor
         self.archive = archive
         self.state = state
@@ -381,13 +383,8 @@ class Syncer:
     def _release_discovery_cache(self) -> None:
         """The collectors' discovery cache (state.DiscoveryCache) goes to the state now, not at
         the end of the run: nothing holds it through the sessions (a dry run writes none)."""
-        seen: set[int] = set()
-        for h in self.harnesses.values():
-            cache = getattr(getattr(h, "ctx", None), "cache", None)
-            release = getattr(cache, "release", None)
-            if release is not None and id(cache) not in seen:
-                seen.add(id(cache))
-                release()
+        if self.discovery_cache is not None:
+            self.discovery_cache.release()
         allocator.release()  # its strings' memory, to the system or the sessions to come
 
     def _utf8_only(self, ds: DiscoveredSession) -> bool:

@@ -68,7 +68,7 @@ def _syncer(cfg: Path, db: Path, cache: DiscoveryCache, dry_run: bool = False) -
                   archive=Archive(runtime.store(settings)), state=cache.state,
                   recipients=runtime.recipients(settings), object_id_key=keys.object_id,
                   host_id="d" * 16, workdir_parent=db.parent / "tmp",
-                  options=SyncOptions(workers=1, dry_run=dry_run))
+                  options=SyncOptions(workers=1, dry_run=dry_run), discovery_cache=cache)
 
 
 def _held_at_first_session(monkeypatch: pytest.MonkeyPatch, cache: DiscoveryCache, db: Path) -> list[tuple[int, int]]:

@@ -126,6 +126,7 @@ def _sync(args: argparse.Namespace, started: float, where: dict[str, Path]) -> i
                                 redaction_fingerprint=redaction_fingerprint(settings, keys)),
             redactor_factory=runtime.redactor_factory(settings, keys),
             progress=progress,
+            discovery_cache=cache,
         )
         try:
             with progress:
