@@ -274,18 +274,21 @@ WEAK_ALT_MAX_MEM = 32 << 20
 _BIG_MAX_MEM = 256 << 20
 
 
+def _re2_options(max_mem: int, never_capture: bool = True) -> re2.Options:
+    opts = re2.Options()
+    opts.max_mem = max_mem
+    opts.never_capture = never_capture
+    opts.log_errors = False
+    return opts
+
+
 def _weak_compile(pattern: str) -> object:
     """A weak group's combined alternation under WEAK_ALT_MAX_MEM, or under the big budget when
     its program does not fit in that one (two thirds of it go to the program: many custom rules)."""
-    opts = re2.Options()
-    opts.never_capture = True
-    opts.log_errors = False
-    opts.max_mem = WEAK_ALT_MAX_MEM
     try:
-        return re2.compile(pattern, opts)._regexp  # noqa: SLF001
+        return re2.compile(pattern, _re2_options(WEAK_ALT_MAX_MEM))._regexp  # noqa: SLF001
     except re2.error:
-        opts.max_mem = _BIG_MAX_MEM
-        return re2.compile(pattern, opts)._regexp  # noqa: SLF001
+        return re2.compile(pattern, _re2_options(_BIG_MAX_MEM))._regexp  # noqa: SLF001
 
 
 def _compiled(pattern: str) -> object:
@@ -607,9 +610,7 @@ class Engine:
         self.pseudonyms = pseudonyms
         self._by_id = {r.id: r for r in self.rules}
         self._c: list[_Compiled] = []
-        opts = re2.Options()
-        opts.max_mem = 256 << 20
-        opts.log_errors = False
+        opts = _re2_options(_BIG_MAX_MEM, never_capture=False)
         kw_index: dict[bytes, int] = {}
         kw_rules: list[list[int]] = []
         self._groups: dict[int, list[int]] = {STRONG: [], ALWAYS: [], COMMON: []}
@@ -617,10 +618,7 @@ class Engine:
         for idx, r in enumerate(self.rules):
             if r.decode is not None:  # a pass of its own, in no group
                 rx = _compiled(r.regex)
-                fast = re2.Options()
-                fast.never_capture = True
-                fast.max_mem = 64 << 20
-                fast.log_errors = False
+                fast = _re2_options(64 << 20)
                 self._c.append(_Compiled(
                     rule=r, idx=idx, rx=rx, sgroup=1, kw=(), kw_ascii=True, allow=None, anchored=False,
                     modes=(True, False, False, False, False), rank=r.rank, simple=True, terms=(), group=-1,
@@ -668,10 +666,7 @@ class Engine:
             self._gate = re2.compile(alt, opts)._regexp  # noqa: SLF001
         # Weak groups: one combined pass (anchors as line anchors: a superset) says whether any of
         # the group's rules can match at all; only then do they run one by one.
-        fast = re2.Options()
-        fast.max_mem = 256 << 20
-        fast.never_capture = True
-        fast.log_errors = False
+        fast = _re2_options(_BIG_MAX_MEM)
         self._weak_alt: dict[int, object] = {}
         # ... and on a string that the combined pass touched, one Set pass of the same pieces says
         # which of the group's rules can match there at all (most never do: card numbers, IBANs,
