@@ -308,13 +308,13 @@ class _Token(NamedTuple):
     negated: bool  # a member of a class that starts [^
 
 
-_ESCAPE = re.compile(r"\\(?:[pP](?:\{[^}]*\}|.)|.)", re.S)
+_ESCAPE = re.compile(r"\\(?:[pP](?:\{[^}]*\}|.)|x(?:\{[0-9A-Fa-f]*\}|[0-9A-Fa-f]{2})|.)", re.S)
 
 
 def _tokens(regex: str, start: int = 0) -> Iterator[_Token]:
     """The pattern in the pieces the rewrites below need, so each reads classes the same way:
-    an escape (a Unicode property `\\p{Lu}` whole), a class opener (`[`, `[^`, `[]`, `[^]`: a
-    leading ] is a member), a POSIX class `[:alpha:]` inside a class (its ] closes nothing), or
+    an escape (a Unicode property `\\p{Lu}` or a code point `\\x{80}` whole), a class opener
+    (`[`, `[^`, `[]`, `[^]`: a leading ] is a member), a POSIX class `[:alpha:]` inside a class (its ] closes nothing), or
     one character."""
     in_class = negated = False
     i, n = start, len(regex)
@@ -387,6 +387,42 @@ def _cheap_unicode(regex: str) -> str:
             return regex
         body = ascii_part + "\\x{80}-\\x{10FFFF}"
         out.append(body if t.in_class else f"[{body}]")
+    return "".join(out)
+
+
+
+# Counted repeats in the weak groups' prefilters are cut to at most this many (`{n,m}` with n or m
+# above it becomes `{min(n, 16),}`). A DFA counts a repeat with one state per step, and in a long
+# run of base64 or hex the counters of many pieces (`SG\.X{22}\.X{43}`, `sl\.X{130,}`, `fc-X{32}`,
+# ...) start at different offsets and run at once: the COMMON alternation's DFA built states for
+# every combination, spent its 32 MB and finished on the NFA on bench/corpus.py's 100 MB home (4.3
+# CPU-s over its 53 MB of joined strings, a quarter of redaction). Cut: 0.5 CPU-s, a 7 MB cache
+# instead of 12-17, the same strings touched. Not lower: at 8, `4[0-9]{12}` (a Visa number) became
+# any 9 digits after a 4, and the ALWAYS gate opened on ordinary ids.
+_GATE_REPEAT_CAP = 16
+_REPEAT = re.compile(r"\{(\d+)(?:,(\d*))?\}")
+
+
+def _capped_repeats(regex: str, cap: int = _GATE_REPEAT_CAP) -> str:
+    """The pattern with every counted repeat outside a class loosened to at most `cap` (a lower
+    bound above it lowered to `cap`, an upper bound above it dropped), for the weak groups'
+    prefilters only. A superset that matches where the pattern matches, from the same start: fewer
+    repeats of the same atom, or more, is all that changes."""
+    if "{" not in regex:
+        return regex
+    out: list[str] = []
+    skip_to = -1
+    for t in _tokens(regex):
+        if t.start < skip_to:
+            continue
+        m = _REPEAT.match(regex, t.start) if t.text == "{" and not t.in_class else None
+        if m is None:
+            out.append(t.text)
+            continue
+        low, high = int(m.group(1)), m.group(2)
+        loose = low > cap or (high is not None and high != "" and int(high) > cap)
+        out.append("{%d,}" % min(low, cap) if loose else m.group(0))
+        skip_to = m.end()
     return "".join(out)
 
 
@@ -674,7 +710,7 @@ class Engine:
         self._weak_set: dict[int, tuple[object, list[int], int]] = {}
         for g in (ALWAYS, COMMON):
             if self._groups[g]:
-                pieces = [_multiline(_cheap_unicode(_gate_form(self._c[i].rule.regex, self._c[i].sgroup)))
+                pieces = [_multiline(_cheap_unicode(_capped_repeats(_gate_form(self._c[i].rule.regex, self._c[i].sgroup))))
                           for i in self._groups[g]]
                 pattern = "|".join(f"(?:{piece})" for piece in pieces)
                 self._weak_alt[g] = _weak_compile(pattern)
@@ -696,7 +732,7 @@ class Engine:
         self._always_gate = None
         if self.has_always:
             pattern = "|".join(
-                f"(?:{_multiline(_cheap_unicode(_gate_form(self._c[i].rule.regex, self._c[i].sgroup)), ('(?:)', '(?:)'))})"
+                f"(?:{_multiline(_cheap_unicode(_capped_repeats(_gate_form(self._c[i].rule.regex, self._c[i].sgroup))), ('(?:)', '(?:)'))})"
                 for i in self._groups[ALWAYS])
             self._always_gate = _weak_compile(pattern)
         # One Set pass of literals says which keywords occur (index i = keyword i), whether image
