@@ -264,8 +264,9 @@ _COMPILED: dict[str, object] = {}
 
 # RE2 budget (max_mem) of the weak groups' combined alternations (_weak_alt, _always_gate). A
 # DFA keeps every state it built until its budget is spent, then starts afresh; the COMMON
-# alternation (84 rules, ~31,000 instructions) built ~12 MB of states in each worker on an 11 MB
-# dense transcript and kept them for the worker's life with the 256 MB budget. With 32 MB its
+# alternation (84 rules, ~31,000 instructions then; ~14,500 since _capped_repeats) built ~12 MB
+# of states in each worker on an 11 MB dense transcript and kept them for the worker's life
+# with the 256 MB budget. With 32 MB its
 # states are dropped and rebuilt now and then: a worker over four dense 12 MB transcripts ended at
 # 74 MB RSS instead of 82, same CPU (16 and 24 MB: 2.5x and 1.3x the CPU, the DFA starting afresh
 # too often). A search never gives a wrong answer on a spent budget: RE2 finishes it without the
