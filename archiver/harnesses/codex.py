@@ -13,7 +13,8 @@ Sessions
   whose rollouts are gone (the rest of its sidecars with them), with a warning; a thread
   archived before keeps its archived rollout.
 - `codex:@host`: history.jsonl, logs_*.sqlite, goals_*.sqlite, memories_*.sqlite and
-  queue_*.sqlite (cross-session files), plus discovery problems that belong to no thread.
+  queue_*.sqlite (cross-session files), the host state extract of state_5 (below) when there is
+  one, plus discovery problems that belong to no thread.
 
 state_5 tables (seed: threads, thread_spawn_edges, thread_dynamic_tools, rollout_migration_state,
 "etc."): a thread's extract holds its rows of every table with a thread column (`_thread_column`)
@@ -26,6 +27,13 @@ migration is in its own files (the rewritten rollout, threads.history_mode); res
 more, and merging a source's migration state into the target would tell Codex its startup
 migration is done for files it never saw (a restored legacy rollout would stay unmigrated). So
 it is archived nowhere, deliberately.
+Any other table with rows and no thread column (one a future Codex adds: the seed's "etc.") is
+no thread's and so goes to the host session: `codex:@host` gets a host state extract
+(archiver-extracts/state_5/@host.sqlite, from the same backup-API copy, WAL included) holding
+the schema, the `_sqlx*` rows and every row of those tables, and a host warning names each such
+table and its row count (never a value). Restore merges it into state_5.sqlite as it merges a
+thread's extract; rows of those tables already in the target are not added twice (they may
+have no key). A table with a thread column stays in its threads' extracts.
 
 Compressed rollouts: a `.jsonl.zst` is declared with its real file name, format
 `jsonl.zst` and mode `zst` (stored decompressed); a `.jsonl` with format `jsonl`. Both
@@ -125,10 +133,46 @@ def _thread_column(table: str, columns: list[str]) -> str | None:
     return None
 
 
-def _thread_filter(table: str, columns: list[str]) -> str | None:
-    """WHERE clause selecting one thread's rows of a Codex table; "" = all rows; None = none."""
+SKIPPED_TABLES = ("rollout_migration_state",)  # no thread column, archived nowhere (module docstring)
+
+
+def _host_table(table: str, columns: list[str]) -> bool:
+    """A table no thread's extract holds rows of (no thread column, not `_sqlx*`) and not
+    skipped: its rows go to the host state extract."""
+    return _thread_column(table, columns) is None and table not in SKIPPED_TABLES
+
+
+def _thread_filter(table: str, columns: list[str]) -> tuple[str, bool] | None:
+    """(WHERE clause selecting one thread's rows of a Codex table, "" = all rows; whether they
+    count as the thread's), or None: none of its rows."""
     col = _thread_column(table, columns)
-    return col if not col else f"{col} = :tid"
+    return None if col is None else (f"{col} = :tid" if col else "", bool(col))
+
+
+def _host_filter(table: str, columns: list[str]) -> tuple[str, bool] | None:
+    """As _thread_filter, for the host extract: every row of a host table, the `_sqlx*` rows."""
+    if _host_table(table, columns):
+        return "", True
+    return ("", False) if _thread_column(table, columns) == "" else None
+
+
+def _is_shadow(name: str, virtual: set[str]) -> bool:
+    return any(name.startswith(v + "_") for v in virtual)
+
+
+def host_table_rows(con: sqlite3.Connection) -> dict[str, int]:
+    """Row count of each host table (_host_table) of `con`'s main database that has rows."""
+    objects, virtual = _schema_objects(con, "main")
+    out: dict[str, int] = {}
+    for typ, name, _sql in objects:
+        if typ != "table" or name in virtual or _is_shadow(name, virtual):
+            continue
+        columns = [r[1] for r in con.execute(f"PRAGMA main.table_info({sql_ident(name)})")]
+        if _host_table(name, columns):
+            n = int(con.execute(f"SELECT count(*) FROM main.{sql_ident(name)}").fetchone()[0])
+            if n:
+                out[name] = n
+    return out
 
 
 def _schema_objects(con: sqlite3.Connection, schema: str) -> tuple[list[tuple[str, str, str]], set[str]]:
@@ -152,19 +196,22 @@ def thread_digests(snapshot: Path) -> dict[str, str]:
     the rows every extract carries and the thread's own rows, as multisets. Equal digests, equal
     extracts: the change identity of a thread's extract, so a write to one thread's rows (Codex
     bumps updated_at of the thread it works on) sends only that thread the long way, not every
-    thread of the shared database. One read of the database."""
+    thread of the shared database. Under HOST_ID, when a host table has rows, the same for the
+    host extract (extract_host_rows). One read of the database."""
     con = sqlite3.connect(f"file:{snapshot}?mode=ro", uri=True)
     try:
         objects, virtual = _schema_objects(con, "main")
         common = hashlib.blake2b(digest_size=16)
         rows: dict[str, list[bytes]] = {}
+        host_rows: list[bytes] = []
         for typ, name, sql in objects:
             sql_value_digest(common, f"{typ}\0{name}\0{sql}")
-            if typ != "table" or name in virtual or any(name.startswith(v + "_") for v in virtual):
+            if typ != "table" or name in virtual or _is_shadow(name, virtual):
                 continue
             columns = [r[1] for r in con.execute(f"PRAGMA main.table_info({sql_ident(name)})")]
             col = _thread_column(name, columns)
-            if col is None:
+            host = _host_table(name, columns)
+            if col is None and not host:
                 continue
             shared: list[bytes] = []
             for row in con.execute(f"SELECT * FROM main.{sql_ident(name)}"):
@@ -172,13 +219,18 @@ def thread_digests(snapshot: Path) -> dict[str, str]:
                 sql_value_digest(h, name)
                 for v in row:
                     sql_value_digest(h, v)
-                if not col:
+                if host:
+                    host_rows.append(h.digest())
+                elif not col:
                     shared.append(h.digest())
                 elif (tid := row[columns.index(col)]) is not None:
                     rows.setdefault(str(tid), []).append(h.digest())
             common.update(b"".join(sorted(shared)))
         base = common.digest()
-        return {tid: hashlib.blake2b(base + b"".join(sorted(ds)), digest_size=16).hexdigest() for tid, ds in rows.items()}
+        out = {tid: hashlib.blake2b(base + b"".join(sorted(ds)), digest_size=16).hexdigest() for tid, ds in rows.items()}
+        if host_rows:
+            out[HOST_ID] = hashlib.blake2b(b"host\0" + base + b"".join(sorted(host_rows)), digest_size=16).hexdigest()
+        return out
     finally:
         con.close()
 
@@ -189,20 +241,30 @@ def extract_thread_rows(snapshot: Path, dst: Path, thread_id: str) -> int:
     Virtual tables (search indexes) are created empty; their shadow tables are left to them.
     Returns the number of thread rows copied.
     """
+    return _write_extract(snapshot, dst, _thread_filter, {"tid": thread_id})
+
+
+def extract_host_rows(snapshot: Path, dst: Path) -> int:
+    """Write `dst`: a SQLite file with `snapshot`'s schema holding the `_sqlx*` rows and every
+    row of the host tables (_host_table), no thread's rows. Returns the host rows copied."""
+    return _write_extract(snapshot, dst, _host_filter, {})
+
+
+def _write_extract(snapshot: Path, dst: Path, pick: Callable[[str, list[str]], tuple[str, bool] | None],
+                   params: dict[str, Any]) -> int:
     dst.unlink(missing_ok=True)
     out = sqlite3.connect(str(dst), isolation_level=None)
     copied = 0
     try:
         out.execute("ATTACH DATABASE ? AS src", (str(snapshot),))
         objects, virtual = _schema_objects(out, "src")
-        shadow = lambda n: any(n.startswith(v + "_") for v in virtual)  # noqa: E731
         out.execute("BEGIN")
         later: list[str] = []
         for typ, name, sql in objects:
             if typ != "table":
                 later.append(sql)
                 continue
-            if shadow(name):
+            if _is_shadow(name, virtual):
                 continue
             try:
                 out.execute(sql)
@@ -212,12 +274,13 @@ def extract_thread_rows(snapshot: Path, dst: Path, thread_id: str) -> int:
             if name in virtual:
                 continue
             columns = [r[1] for r in out.execute(f"PRAGMA src.table_info({sql_ident(name)})")]
-            where = _thread_filter(name, columns)
-            if where is None:
+            picked = pick(name, columns)
+            if picked is None:
                 continue
+            where, counted = picked
             sql_sel = f"INSERT INTO main.{sql_ident(name)} SELECT * FROM src.{sql_ident(name)}" + (f" WHERE {where}" if where else "")
-            cur = out.execute(sql_sel, {"tid": thread_id})
-            if where:
+            cur = out.execute(sql_sel, params if where else {})
+            if counted:
                 copied += max(cur.rowcount, 0)
         for sql in later:
             try:
@@ -264,6 +327,7 @@ class _State:
     history_threads: set[str] = field(default_factory=set)
     # live database path -> thread id -> digest of its extract (thread_digests), the extract's change identity
     digests: dict[str, dict[str, str]] = field(default_factory=dict)
+    host_rows: dict[str, int] = field(default_factory=dict)  # state_5 host table -> its rows (host_table_rows)
 
 
 class Codex:
@@ -376,6 +440,7 @@ class Codex:
                 sessions.append(s)
 
         self._add_host_files(root, host)
+        self._add_host_state(host, state)
         if host.sources or host.warnings:
             yield host
         yield from sessions
@@ -448,6 +513,7 @@ class Codex:
                     if "thread_spawn_edges" in tables:
                         for row in con.execute("SELECT parent_thread_id, child_thread_id FROM thread_spawn_edges"):
                             state.spawn_parent[str(row[1])] = str(row[0])
+                    state.host_rows = host_table_rows(con)
                 finally:
                     con.close()
             except (sqlite3.Error, OSError) as e:
@@ -481,7 +547,7 @@ class Codex:
         of the database (`before`: its identity before the snapshot was taken; kept only when
         nothing wrote to it since). None on a read error: the extracts are then told changed by
         the database's own stat, as before."""
-        key = f"codex:thread-digests:v1|{live}|{before}"
+        key = f"codex:thread-digests:v2|{live}|{before}"  # v2: with the host extract's digest
         hit = cache_get(self.ctx.cache, key) if before is not None else None
         if isinstance(hit, dict) and all(isinstance(v, str) for v in hit.values()):
             state.digests[str(live)] = hit
@@ -811,9 +877,23 @@ class Codex:
             for f in sorted(regular_files(images)):
                 s.sources.append(self._src(f, "blob", "binary", "whole"))
 
+    def _add_host_state(self, host: DiscoveredSession, state: _State) -> None:
+        """state_5 rows that belong to no thread (host tables with rows): the host state extract,
+        and a warning per table naming it and its row count."""
+        db = self._db("state")
+        if db is None or not state.host_rows:
+            return
+        host.sources.append(self._extract(db, HOST_ID, state.digests.get(str(db), {}).get(HOST_ID)))
+        for name, n in sorted(state.host_rows.items()):
+            host.warnings.append(f"{db.name}: table {name} has {n} row(s) and no thread column; "
+                                 f"archived in the host session's state extract")
+
     def _extract(self, live: Path, tid: str, digest: str | None = None) -> SourceArtifact:
         def produce(dst: Path) -> None:
-            extract_thread_rows(self.db_snapshot(live), dst, tid)
+            if tid == HOST_ID:
+                extract_host_rows(self.db_snapshot(live), dst)
+            else:
+                extract_thread_rows(self.db_snapshot(live), dst, tid)
 
         return SourceArtifact(
             source=live,
@@ -843,6 +923,8 @@ class Codex:
           extract's schema and migration table when absent), and threads.rollout_path is
           re-pointed at the restored rollout of the same file name (.jsonl or .jsonl.zst).
           A row the target holds with other content is kept unless `overwrite` (warned).
+          The host's state extract (state_5/@host.sqlite: rows of tables with no thread
+          column) merges the same way; rows already there are not added again.
         - session_index extract lines are appended to .codex/session_index.jsonl (once).
         - thread_history extracts are left in place: the projection is rebuildable from the
           rollout and its byte offsets no longer match a redacted rollout.
@@ -905,10 +987,15 @@ def merge_state_extract(extract: Path, target: Path, codex_root: Path, warnings:
                     con.execute(sql)
                 theirs = [r[1] for r in con.execute(f"PRAGMA ext.table_info({sql_ident(name)})")]
                 ours = {r[1] for r in con.execute(f"PRAGMA main.table_info({sql_ident(name)})")}
-                cols = ", ".join(sql_ident(c) for c in theirs if c in ours)
+                common = [c for c in theirs if c in ours]
+                cols = ", ".join(sql_ident(c) for c in common)
                 verb = "INSERT OR IGNORE" if name.startswith("_sqlx") or not overwrite else "INSERT OR REPLACE"
+                rows = f"SELECT {cols} FROM ext.{sql_ident(name)}"
+                if _thread_column(name, theirs) is None and con.execute(
+                        f"SELECT 1 FROM main.{sql_ident(name)} LIMIT 1").fetchone() is not None:
+                    rows = _rows_not_there(name, common)
                 try:
-                    con.execute(f"{verb} INTO main.{sql_ident(name)} ({cols}) SELECT {cols} FROM ext.{sql_ident(name)}")
+                    con.execute(f"{verb} INTO main.{sql_ident(name)} ({cols}) {rows}")
                     if not overwrite and not name.startswith("_sqlx"):
                         kept |= _rows_kept(con, name, [c for c in theirs if c in ours], target, warnings)
                 except sqlite3.Error as e:
@@ -918,6 +1005,17 @@ def merge_state_extract(extract: Path, target: Path, codex_root: Path, warnings:
         finally:
             con.close()
     _repoint_rollouts(extract, target, codex_root, warnings, kept)
+
+
+def _rows_not_there(name: str, cols: list[str]) -> str:
+    """SELECT of ext.<name>'s rows (on `cols`) that main.<name> lacks, as multisets: a row the
+    extract holds k times and the target j times comes k - j times. A host table may have no key
+    for INSERT OR IGNORE to stop a second restore of the same extract at."""
+    q = [sql_ident(c) for c in cols]
+    same = " AND ".join(f"m.{c} IS e.{c}" for c in q)
+    return (f"SELECT {', '.join(f'e.{c}' for c in q)} FROM (SELECT {', '.join(q)}, row_number() OVER "
+            f"(PARTITION BY {', '.join(q)}) AS archiver_copy_no FROM ext.{sql_ident(name)}) AS e "
+            f"WHERE e.archiver_copy_no > (SELECT count(*) FROM main.{sql_ident(name)} AS m WHERE {same})")
 
 
 def _rows_kept(con: sqlite3.Connection, name: str, cols: list[str], target: Path, warnings: list[str]) -> set[str]:
