@@ -1,0 +1,91 @@
+"""bench/redact_corpus.py with a timer around every RE2 search the engine makes, by pattern.
+
+    python bench/regex_time.py CONFIG SNAPSHOT_JSON OUT_JSON [redact_corpus options]
+
+Runs bench/redact_corpus.py in this process with the engine's two search helpers (`_spans`,
+`_first`) wrapped, and prints (stderr) the 40 patterns that took the most wall time, with their
+calls: a rule's own regex (`<rule id>.rx`, `.allow`), an engine prefilter (`engine._gate`,
+`engine._weak_alt[2]`: COMMON, `[1]`: ALWAYS) or a module-level one (`module._DECODE_GATE`).
+The verifier's engine holds the same rules: its patterns are listed again under the same
+names. A pattern far slower per megabyte than the rest is a DFA that ran out of its budget or
+builds states without end: that is how the weak groups' counted repeats were found
+(`engine._capped_repeats`; 5.05 s of 9.6 s of regex time on the 103 MB corpus before).
+Wall time inside the wrappers (perf_counter): run it on a quiet machine.
+"""
+
+from __future__ import annotations
+
+import atexit
+import runpy
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Iterator
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+from archiver.redact import engine as E  # noqa: E402
+
+SECONDS: Counter[int] = Counter()
+CALLS: Counter[int] = Counter()
+NAMES: dict[int, str] = {}
+_spans, _first = E._spans, E._first
+
+
+def timed_spans(rx: object, buf: bytes, pos: int = 0, end: int | None = None) -> Iterator[list[tuple[int, int]]]:
+    t = time.perf_counter()
+    for spans in _spans(rx, buf, pos, end):
+        SECONDS[id(rx)] += time.perf_counter() - t
+        yield spans
+        t = time.perf_counter()
+    SECONDS[id(rx)] += time.perf_counter() - t
+    CALLS[id(rx)] += 1
+
+
+def timed_first(rx: object, buf: bytes, pos: int = 0, end: int | None = None) -> tuple[int, int]:
+    t = time.perf_counter()
+    found = _first(rx, buf, pos, end)
+    SECONDS[id(rx)] += time.perf_counter() - t
+    CALLS[id(rx)] += 1
+    return found
+
+
+def _name_patterns(engine: E.Engine) -> None:
+    for c in engine._c:
+        for attr in ("rx", "allow"):
+            rx = getattr(c, attr, None)
+            if rx is not None:
+                NAMES.setdefault(id(rx), f"{c.rule.id}.{attr}")
+    for key, value in vars(engine).items():
+        items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+        if hasattr(value, "Match"):
+            NAMES.setdefault(id(value), f"engine.{key}")
+        for i, v in items:
+            if hasattr(v, "Match"):
+                NAMES.setdefault(id(v), f"engine.{key}[{i}]")
+
+
+_init = E.Engine.__init__
+
+
+def _named_init(self: E.Engine, *args: object, **kwargs: object) -> None:
+    _init(self, *args, **kwargs)  # type: ignore[arg-type]
+    _name_patterns(self)
+
+
+def _report() -> None:
+    print(f"regex time {sum(SECONDS.values()):.2f} s", file=sys.stderr)
+    for key, seconds in SECONDS.most_common(40):
+        print(f"{seconds:7.2f} s {CALLS[key]:8d} calls  {NAMES.get(key, '?')}", file=sys.stderr)
+
+
+for name, value in vars(E).items():
+    if hasattr(value, "Match"):
+        NAMES.setdefault(id(value), f"module.{name}")
+E._spans, E._first = timed_spans, timed_first
+E.Engine.__init__ = _named_init  # type: ignore[method-assign]
+atexit.register(_report)
+sys.argv = [str(HERE / "redact_corpus.py"), *sys.argv[1:]]
+runpy.run_path(str(HERE / "redact_corpus.py"), run_name="__main__")
