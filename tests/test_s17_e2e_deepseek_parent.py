@@ -83,3 +83,46 @@ def test_delivery_record_picks_the_parent_among_sessions_with_the_same_start(tmp
     s = discover(tmp_path)["ds-fork"]
     assert edges(s) == [("fork", f"{H}:ds-p", "seq=5", True)]
     assert not any("ambiguous" in w for w in s.warnings)
+
+
+def test_a_child_holding_its_own_subagent_descriptor_is_a_subagent(tmp_path: Path) -> None:
+    """subagent/descriptor: "Durable identity and lifecycle mode of a session-backed subagent child,
+    appended once by the establishing provider inside the child's initial turn". A header without
+    `origin` (optional) but naming its parent is that parent's subagent, not a seeded copy; a fork
+    that inherited a child's descriptor stays a fork."""
+    root = tmp_path / ".deepseek" / "sessions"
+    root.mkdir(parents=True)
+    (root / "p.jsonl").write_bytes(jl(header("ds-p", T0), *turn(1, "parent")))
+    kid = [ev(1, "subagent/descriptor", {"version": 0, "mode": "one-shot", "provider": "deepseek"}), *turn(2, "task")]
+    (root / "kid.jsonl").write_bytes(jl(header("ds-kid", T0 + 1, parentSession="ds-p", delegationDepth=1), *kid))
+    (root / "lone.jsonl").write_bytes(jl(header("ds-lone", T0 + 2, delegationDepth=1), *kid))
+    (root / "fork.jsonl").write_bytes(jl(header("ds-fork", T0 + 3, isSeeded=True), *kid,
+                                         ev(5, "session/end-seed", {"inherited": True})))
+    cache: dict[str, str] = {}
+    for _ in range(2):  # the second run reads the scans from the discovery cache
+        found = {s.session_id: s for s in DeepSeekHarness(HarnessContext(home=tmp_path, env={}, cache=cache)).discover()}
+        assert found["ds-kid"].kind == "subagent"
+        assert edges(found["ds-kid"]) == [("subagent", f"{H}:ds-p", "depth=1", False)]
+        assert found["ds-lone"].kind == "subagent" and edges(found["ds-lone"]) == []
+        assert any("subagent/descriptor" in w for w in found["ds-lone"].warnings)
+        assert found["ds-fork"].kind == "fork"
+        assert [e[0] for e in edges(found["ds-fork"])] == ["fork"]  # (ds-kid and ds-lone start alike)
+    assert cache
+
+
+def test_a_scan_cached_before_this_change_is_read_again(tmp_path: Path) -> None:
+    import json
+    root = tmp_path / ".deepseek" / "sessions"
+    root.mkdir(parents=True)
+    (root / "fork.jsonl").write_bytes(jl(header("ds-fork", T0 + 10, isSeeded=True), *turn(1, "x"), delivered(4, "ds-gone"),
+                                         ev(5, "session/end-seed", {"inherited": True})))
+    cache: dict[str, str] = {}
+    list(DeepSeekHarness(HarnessContext(home=tmp_path, env={}, cache=cache)).discover())
+    assert cache
+    for k, v in list(cache.items()):  # as the previous collector left them
+        d = json.loads(v)
+        if isinstance(d, dict) and "chain" in d:
+            d.pop("descriptor"), d.pop("delivered_by")
+            cache[k] = json.dumps(d)
+    found = {s.session_id: s for s in DeepSeekHarness(HarnessContext(home=tmp_path, env={}, cache=cache)).discover()}
+    assert edges(found["ds-fork"]) == [("fork", f"{H}:ds-gone", "seq=5", True)]

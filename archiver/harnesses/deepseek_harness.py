@@ -135,6 +135,7 @@ class _Scanned:
     unknown: dict[str, list[int]] = field(default_factory=dict)  # type -> [count, required count]
     children: list[str] = field(default_factory=list)  # child session ids its own (not inherited) events name
     delivered_by: str | None = None  # the parent's id, from the inherited prefix's delivery records
+    descriptor: bool = False  # its own (not inherited) events hold a subagent/descriptor
     st: os.stat_result | None = None  # as stat'ed before it was read
 
     @property
@@ -216,15 +217,16 @@ class DeepSeekHarness:
             st = f.stat()
         except OSError:
             return self.scan_file(f)
-        # "scan3": scans cached before lack the subagent-settled children (scan2) and delivered_by
-        key = file_state_key(f"deepseek-harness:scan3:{root or self.root}", f, st)
+        # "scan2": scans cached before subagent-settled notices counted lack those children; one
+        # cached before `descriptor` and `delivered_by` were kept is read again
+        key = file_state_key(f"deepseek-harness:scan2:{root or self.root}", f, st)
         d = cache_get(self.ctx.cache, key)
-        if d is not None:
+        if isinstance(d, dict) and "descriptor" in d:
             try:
                 return _Scanned(file=f, header=d["header"], warnings=d["warnings"], title=d["title"],
                                 chain=[bytes.fromhex(c) for c in d["chain"]], cut=d["cut"], cut_seq=d["cut_seq"],
                                 unknown=d["unknown"], children=list(d["children"]),
-                                delivered_by=d["delivered_by"], st=st)
+                                delivered_by=d["delivered_by"], descriptor=d["descriptor"] is True, st=st)
             except (KeyError, TypeError, ValueError):
                 pass
         sc = self.scan_file(f)
@@ -233,7 +235,8 @@ class DeepSeekHarness:
             cache_put(self.ctx.cache, key, {
                 "header": sc.header, "warnings": sc.warnings, "title": sc.title,
                 "chain": [c.hex() for c in sc.chain], "cut": sc.cut, "cut_seq": sc.cut_seq,
-                "unknown": sc.unknown, "children": sc.children, "delivered_by": sc.delivered_by})
+                "unknown": sc.unknown, "children": sc.children, "delivered_by": sc.delivered_by,
+                "descriptor": sc.descriptor})
         return sc
 
     def scan_file(self, f: Path) -> _Scanned:
@@ -241,6 +244,7 @@ class DeepSeekHarness:
         bad: list[int] = []
         named: list[tuple[int, str]] = []  # (event index, child session id)
         marks: list[int] = []  # event indexes of the inherited end-seed markers
+        descriptors: list[int] = []  # event indexes of subagent/descriptor records
         delivered: list[tuple[int, str]] = []  # (event index, sessionId of a delivery-accepted record)
         running = hashlib.blake2b(digest_size=16)
         try:
@@ -269,6 +273,8 @@ class DeepSeekHarness:
                     elif typ == "session/end-seed" and data.get("inherited") is True:
                         sc.cut, sc.cut_seq = len(sc.chain) - 1, rec.get("seq")
                         marks.append(sc.cut)
+                    elif typ == "subagent/descriptor":
+                        descriptors.append(len(sc.chain) - 1)
                     elif typ == "session-log-deepseek/delivery-accepted":
                         if isinstance(data.get("sessionId"), str) and data["sessionId"]:
                             delivered.append((len(sc.chain) - 1, data["sessionId"]))
@@ -286,6 +292,7 @@ class DeepSeekHarness:
             sc.warnings.append(f"{self._rel(f)}: unreadable ({e.strerror or e})")
         # a fork's inherited prefix repeats its parent's records: only its own events name its children
         sc.children = [c for i, c in named if sc.cut is None or i > sc.cut]
+        sc.descriptor = any(sc.cut is None or i > sc.cut for i in descriptors)
         if sc.cut is not None:  # the parent's own records: after the prefix's last ancestor cut, before ours
             since = max((m for m in marks if m < sc.cut), default=-1)
             own = str((sc.header or {}).get("id") or "")
@@ -323,7 +330,10 @@ class DeepSeekHarness:
             pass
         parent_ref = header.get("parentSession")
         parent = self._resolve(str(parent_ref), by_id, by_path, by_stem, s) if parent_ref else None
-        if header.get("origin") == "subagent" or (not parent and sc.cut is None and named_by):
+        # a child's own subagent/descriptor ("appended once by the establishing provider inside the
+        # child's initial turn") makes it a subagent without origin too; a fork inherits its parent's
+        if (header.get("origin") == "subagent" or (not parent and sc.cut is None and named_by)
+                or (sc.descriptor and (parent or named_by or sc.cut is None))):
             s.kind = "subagent"
             depth = header.get("delegationDepth")
             parent = parent or named_by
@@ -331,7 +341,9 @@ class DeepSeekHarness:
                 s.parents.append(LineageEdge(relation="subagent", parent=session_key(NAME, parent),
                                              at=f"depth={depth}" if isinstance(depth, int) else None))
             else:
-                s.warnings.append("origin is subagent but the header names no parentSession")
+                s.warnings.append("origin is subagent but the header names no parentSession"
+                                  if header.get("origin") == "subagent" else
+                                  "a subagent (it holds a subagent/descriptor) whose parent nothing here names")
         elif sc.cut is not None:
             s.kind = "fork"
             at = f"seq={sc.cut_seq}" if sc.cut_seq is not None else None
