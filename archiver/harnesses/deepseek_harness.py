@@ -17,7 +17,9 @@ Lineage
   `user/message` or in `agent/inbox/spliced` data.inserted[]: what a child delivers to its
   parent when it settles; an `agent-message` relay is not used: its sender may be either side).
   A fork's inherited copies of such records do not count; a session so named is a subagent
-  even without `origin`. The catalog names no on-disk layout, so no parent is read from paths.
+  even without `origin`, and so is one whose own events hold a `subagent/descriptor` (appended
+  "inside the child's initial turn"; an inherited one leaves a fork a fork). The catalog names
+  no on-disk layout, so no parent is read from paths.
 - fork: a `session/end-seed` event with `data.inherited: true`; the last such marker is the
   session's cut and `at` = "seq=<marker seq>". The parent is header.parentSession when present
   (not a subagent); otherwise it is inferred (inferred=True) from the inherited prefix: the
