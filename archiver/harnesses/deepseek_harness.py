@@ -17,12 +17,19 @@ Lineage
   `user/message` or in `agent/inbox/spliced` data.inserted[]: what a child delivers to its
   parent when it settles; an `agent-message` relay is not used: its sender may be either side).
   A fork's inherited copies of such records do not count; a session so named is a subagent
-  even without `origin`. The catalog names no on-disk layout, so no parent is read from paths.
+  even without `origin`, and so is one whose own events hold a `subagent/descriptor` (appended
+  "inside the child's initial turn"; an inherited one leaves a fork a fork). The catalog names
+  no on-disk layout, so no parent is read from paths.
 - fork: a `session/end-seed` event with `data.inherited: true`; the last such marker is the
   session's cut and `at` = "seq=<marker seq>". The parent is header.parentSession when present
   (not a subagent); otherwise it is inferred (inferred=True) from the inherited prefix: the
   session whose first N events equal the N events before the cut and whose own cut lies
   before N (so siblings that merely inherited the same prefix are not taken for the parent).
+  The prefix also names the parent: its `session-log-deepseek/delivery-accepted` records keep
+  the id of the session that made them ("inherited fork markers retain the parent's id"), and
+  the ones after the prefix's own last inherited marker (an ancestor's cut) are the parent's
+  own. That id picks the parent among several matching sessions, and gives the (inferred)
+  edge when no session on this machine matches (the parent's file is gone or elsewhere).
 - parentSession may be a session id or a file path; both are resolved to a header id.
 Title: the last `session/title` event's data.title.
 Created: header.createdAt. The catalog types it only as a number (event `time` is epoch ms), so a
@@ -129,6 +136,8 @@ class _Scanned:
     cut_seq: Any = None
     unknown: dict[str, list[int]] = field(default_factory=dict)  # type -> [count, required count]
     children: list[str] = field(default_factory=list)  # child session ids its own (not inherited) events name
+    delivered_by: str | None = None  # the parent's id, from the inherited prefix's delivery records
+    descriptor: bool = False  # its own (not inherited) events hold a subagent/descriptor
     st: os.stat_result | None = None  # as stat'ed before it was read
 
     @property
@@ -210,14 +219,16 @@ class DeepSeekHarness:
             st = f.stat()
         except OSError:
             return self.scan_file(f)
-        # "scan2": scans cached before subagent-settled notices counted lack those children
+        # "scan2": scans cached before subagent-settled notices counted lack those children; one
+        # cached before `descriptor` and `delivered_by` were kept is read again
         key = file_state_key(f"deepseek-harness:scan2:{root or self.root}", f, st)
         d = cache_get(self.ctx.cache, key)
-        if d is not None:
+        if isinstance(d, dict) and "descriptor" in d:
             try:
                 return _Scanned(file=f, header=d["header"], warnings=d["warnings"], title=d["title"],
                                 chain=[bytes.fromhex(c) for c in d["chain"]], cut=d["cut"], cut_seq=d["cut_seq"],
-                                unknown=d["unknown"], children=list(d["children"]), st=st)
+                                unknown=d["unknown"], children=list(d["children"]),
+                                delivered_by=d["delivered_by"], descriptor=d["descriptor"] is True, st=st)
             except (KeyError, TypeError, ValueError):
                 pass
         sc = self.scan_file(f)
@@ -226,13 +237,17 @@ class DeepSeekHarness:
             cache_put(self.ctx.cache, key, {
                 "header": sc.header, "warnings": sc.warnings, "title": sc.title,
                 "chain": [c.hex() for c in sc.chain], "cut": sc.cut, "cut_seq": sc.cut_seq,
-                "unknown": sc.unknown, "children": sc.children})
+                "unknown": sc.unknown, "children": sc.children, "delivered_by": sc.delivered_by,
+                "descriptor": sc.descriptor})
         return sc
 
     def scan_file(self, f: Path) -> _Scanned:
         sc = _Scanned(file=f, header=None)
         bad: list[int] = []
         named: list[tuple[int, str]] = []  # (event index, child session id)
+        marks: list[int] = []  # event indexes of the inherited end-seed markers
+        descriptors: list[int] = []  # event indexes of subagent/descriptor records
+        delivered: list[tuple[int, str]] = []  # (event index, sessionId of a delivery-accepted record)
         running = hashlib.blake2b(digest_size=16)
         try:
             with open_file(f) as stream:
@@ -259,6 +274,12 @@ class DeepSeekHarness:
                         sc.title = data["title"]
                     elif typ == "session/end-seed" and data.get("inherited") is True:
                         sc.cut, sc.cut_seq = len(sc.chain) - 1, rec.get("seq")
+                        marks.append(sc.cut)
+                    elif typ == "subagent/descriptor":
+                        descriptors.append(len(sc.chain) - 1)
+                    elif typ == "session-log-deepseek/delivery-accepted":
+                        if isinstance(data.get("sessionId"), str) and data["sessionId"]:
+                            delivered.append((len(sc.chain) - 1, data["sessionId"]))
                     elif not isinstance(typ, str):  # (a list or object is not hashable)
                         continue
                     elif typ in _CHILD_EVENTS and isinstance(data.get("childId"), str) and data["childId"]:
@@ -273,6 +294,12 @@ class DeepSeekHarness:
             sc.warnings.append(f"{self._rel(f)}: unreadable ({e.strerror or e})")
         # a fork's inherited prefix repeats its parent's records: only its own events name its children
         sc.children = [c for i, c in named if sc.cut is None or i > sc.cut]
+        sc.descriptor = any(sc.cut is None or i > sc.cut for i in descriptors)
+        if sc.cut is not None:  # the parent's own records: after the prefix's last ancestor cut, before ours
+            since = max((m for m in marks if m < sc.cut), default=-1)
+            own = str((sc.header or {}).get("id") or "")
+            by = [sid for i, sid in delivered if since < i < sc.cut and sid != own]
+            sc.delivered_by = by[-1] if by else None
         if bad:
             sc.warnings.append(unparseable_warning(self._rel(f), bad))
         if sc.unknown:
@@ -305,7 +332,10 @@ class DeepSeekHarness:
             pass
         parent_ref = header.get("parentSession")
         parent = self._resolve(str(parent_ref), by_id, by_path, by_stem, s) if parent_ref else None
-        if header.get("origin") == "subagent" or (not parent and sc.cut is None and named_by):
+        # a child's own subagent/descriptor ("appended once by the establishing provider inside the
+        # child's initial turn") makes it a subagent without origin too; a fork inherits its parent's
+        if (header.get("origin") == "subagent" or (not parent and sc.cut is None and named_by)
+                or (sc.descriptor and (parent or named_by or sc.cut is None))):
             s.kind = "subagent"
             depth = header.get("delegationDepth")
             parent = parent or named_by
@@ -313,7 +343,9 @@ class DeepSeekHarness:
                 s.parents.append(LineageEdge(relation="subagent", parent=session_key(NAME, parent),
                                              at=f"depth={depth}" if isinstance(depth, int) else None))
             else:
-                s.warnings.append("origin is subagent but the header names no parentSession")
+                s.warnings.append("origin is subagent but the header names no parentSession"
+                                  if header.get("origin") == "subagent" else
+                                  "a subagent (it holds a subagent/descriptor) whose parent nothing here names")
         elif sc.cut is not None:
             s.kind = "fork"
             at = f"seq={sc.cut_seq}" if sc.cut_seq is not None else None
@@ -360,7 +392,14 @@ class DeepSeekHarness:
             o for o in scanned
             if o is not sc and len(o.chain) >= n and o.chain[n - 1] == want and (o.cut is None or o.cut < n)
         ]
+        named = [o for o in candidates if o.session_id == sc.delivered_by]
+        if named:
+            return named[0].session_id
         if not candidates:
+            if sc.delivered_by:
+                s.warnings.append(f"fork parent {sc.delivered_by} is not on this machine; its id is taken from the "
+                                  "inherited prefix's delivery records")
+                return sc.delivered_by
             s.warnings.append(f"fork parent not found: no session on this machine starts with the {n} inherited events")
             return None
         if len(candidates) > 1:
