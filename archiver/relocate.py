@@ -92,6 +92,7 @@ class Relocator:
         forms: dict[bytes, bytes] = {}
         for r in self.relocations:
             for old, new in ((r.old, r.new), (_json_ascii(r.old), _json_ascii(r.new)),
+                             (_json_text(r.old), _json_text(r.new)),
                              (r.old.replace("/", "\\/"), r.new.replace("/", "\\/"))):
                 forms.setdefault(_b(old), _b(new))
         # `<prefix><folder>/` of a cwd-derived folder, as paths inside the files name it; the
@@ -257,3 +258,9 @@ def _normpath(p: str) -> str:
 def _json_ascii(p: str) -> str:
     """p as JSON writers with ASCII output spell it inside a string (`\\u00e9`)."""
     return json.dumps(p)[1:-1]
+
+
+def _json_text(p: str) -> str:
+    """p as JSON writers with UTF-8 output spell it inside a string (JSON.stringify: `\\\\` escaped,
+    `é` raw): differs from p and from _json_ascii(p) for a path holding a backslash and non-ASCII."""
+    return json.dumps(p, ensure_ascii=False)[1:-1]

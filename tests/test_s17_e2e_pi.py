@@ -240,8 +240,6 @@ def test_resync_after_append_uploads_only_the_new_part(world: dict[str, Any], tm
     assert (tmp_path / "torn" / rel).read_bytes().endswith(done)
 
 
-@pytest.mark.xfail(strict=True, reason="relocate.py has no form for a JSON string that escapes '\\' but keeps "
-                                       "non-ASCII raw (JSON.stringify, as pi writes): header cwd left as archived")
 def test_relocate_rewrites_a_cwd_holding_a_backslash(world: dict[str, Any], tmp_path: Path) -> None:
     w, r = world, world["r"]
     old = w["by_key"][key(PI_SUB)]["cwd"]
