@@ -375,7 +375,9 @@ def build(home: Path, user: str) -> Plan:
         prev = cp["uuid"]
     own = g.user(s3, c, prev, f"on the fork {g.secret('s3.prompt')}")
     frecs.append(own)
-    torn = json.dumps(g.user(s3, c, own["uuid"], "half written"))[:60]
+    torn_full = json.dumps(g.user(s3, c, own["uuid"], "half written"), ensure_ascii=False) + "\n"
+    p.uuids["s3_torn_rest"] = torn_full[60:]
+    torn = torn_full[:60]
     g.jsonl(f"{proj_u}/{s3}.jsonl", frecs, K(s3), torn=torn)
     p.edges[K(s3)] = ("fork", K(s1), r2["uuid"])
     p.uuids["s3_torn"] = torn
@@ -393,6 +395,18 @@ def build(home: Path, user: str) -> Plan:
     # ---- S8: envelope stripped (no cwd on any line), alone in its project
     r8 = g.root_attachment(s8, None, "s8", strip=True)
     g.jsonl(f"{proj_s}/{s8}.jsonl", [r8, g.user(s8, None, r8["uuid"], f"stripped {g.secret('s8.prompt')}", strip=True)], K(s8))
+
+    # ---- S9: /cd moved the transcript into the new cwd's project folder; its first lines keep the
+    # old cwd. The new cwd names a folder after an e-mail address (redacted in paths, not in a key)
+    s9 = g.uuid()
+    p.sids["relocated"] = s9
+    old9, new9 = f"{H}/old-place", f"{H}/mail/jo.doe@corpmail-zq.net/proj"
+    p.cwds["relocated"] = new9
+    r9 = g.root_attachment(s9, old9, "s9")
+    u9 = g.user(s9, old9, r9["uuid"], "move over there")
+    g.jsonl(f".claude/projects/{js_key(new9)}/{s9}.jsonl", [
+        r9, u9, {"type": "relocated", "relocatedCwd": new9, "sessionId": s9},
+        g.user(s9, new9, u9["uuid"], "now here")], K(s9))
 
     # ---- host files
     hist = [{"display": f"fix {g.secret('host.history')}", "pastedContents": {"1": {"id": 1, "type": "text",

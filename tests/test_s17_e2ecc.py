@@ -123,7 +123,7 @@ def tail(path: str) -> str:
 def test_sync_uploads_every_session_and_reports_the_broken_ones_by_name(box: Box, plain: dict[str, bytes]) -> None:
     first = json.loads(box.plan.uuids["first_sync"])
     assert first["sessions"]["failed"] == 0 and first["errors"] == []
-    assert first["sessions"]["uploaded"] == len(box.plan.files) == 14
+    assert first["sessions"]["uploaded"] == len(box.plan.files) == 15
     warned = first["session_warnings"]
     corrupt = f"claude-code:{box.plan.sids['corrupt']}"
     assert warned[corrupt] == [f"{box.plan.sids['corrupt']}.jsonl: 1 unparseable line(s) kept as they are (line 2)"]
@@ -153,7 +153,7 @@ def test_every_file_of_every_session_is_archived(box: Box, plain: dict[str, byte
 
 def test_no_secret_user_name_or_home_in_any_object_path_or_manifest(box: Box, plain: dict[str, bytes]) -> None:
     needles = {**box.plan.secrets, "home": str(box.home), "user": USER, "user-dash": "zq-canary",
-               "domain": "zqcorp-mail"}
+               "domain": "zqcorp-mail", "moved-to": "corpmail"}
     assert len(box.plan.secrets) >= 30
     leaks = []
     for rel, data in plain.items():
@@ -259,10 +259,25 @@ def test_resync_after_append_uploads_only_the_new_part(box: Box, plain: dict[str
             "cwd": box.plan.cwds["main"], "message": {"role": "user", "content": "one more thing"}}
     with src.open("ab") as f:
         f.write(json.dumps(line, ensure_ascii=False).encode() + b"\n")
+    fork_sid = box.plan.sids["fork"]
+    fork_before = sessions(plain)[f"claude-code:{fork_sid}"]["artifacts"][0]
+    with next(box.home.joinpath(".claude/projects").glob(f"*/{fork_sid}.jsonl")).open("ab") as f:
+        f.write(box.plan.uuids["s3_torn_rest"].encode())  # the line being written is finished
     out = box.json("sync", "--workers", "1")
-    assert out["sessions"]["uploaded"] == 1 and out["sessions"]["failed"] == 0
-    assert out["objects_uploaded"] == 1 and out["bytes"]["uploaded"] < 4096
-    after = sessions(plain_store(box))[f"claude-code:{sid}"]
+    assert out["sessions"]["uploaded"] == 2 and out["sessions"]["failed"] == 0
+    assert out["objects_uploaded"] == 2 and out["bytes"]["uploaded"] < 8192
+    latest = sessions(plain_store(box))
+    fork_after = latest[f"claude-code:{fork_sid}"]["artifacts"][0]
+    assert fork_after["objects"][:1] == fork_before["objects"] and len(fork_after["objects"]) == 2
+    after = latest[f"claude-code:{sid}"]
     t2 = next(a for a in after["artifacts"] if a["path"] == transcript["path"])
     assert t2["objects"][: len(transcript["objects"])] == transcript["objects"] and len(t2["objects"]) == 2
     assert t2["size"] > transcript["size"]
+
+
+def test_relocated_transcript_folder_is_rebuilt_from_the_cwd_it_moved_to(box: Box, plain: dict[str, bytes]) -> None:
+    s9 = sessions(plain)[f"claude-code:{box.plan.sids['relocated']}"]
+    folder = s9["artifacts"][0]["path"][len(PREFIX):].partition("/")[0]
+    moved = [p for p in (json.loads(x) for x in file_bytes(plain, s9["artifacts"][0]).splitlines())
+             if p.get("type") == "relocated"]
+    assert folder == js_key(moved[0]["relocatedCwd"]) and "corpmail" not in folder

@@ -77,6 +77,9 @@ class ClaudeCode:
         # project folder -> the cwd it encodes, from the sessions found there (kept after discover():
         # the archived paths of a run's sessions are computed while and after they are yielded)
         self._project_cwds: dict[str, str] = {}
+        # session key -> later cwds of its transcript (relocated records, the tail's): a /cd moves
+        # the transcript into the new cwd's project folder while its first lines keep the old cwd
+        self._cwd_hints: dict[str, list[str]] = {}
 
     @property
     def root(self) -> Path:
@@ -115,11 +118,14 @@ class ClaudeCode:
         self._attach_continuations(found)
         self._project_cwds = {}
         for s in found:
-            if s.cwd and s.sources and s.sources[0].role == "transcript":
+            if s.sources and s.sources[0].role == "transcript":
                 folder = s.sources[0].path[len(f"{self.native_root}/projects/"):].partition("/")[0]
-                cwd = _folder_cwd(folder, s.cwd)
-                if cwd is not None:
-                    self._project_cwds.setdefault(folder, cwd)
+                for candidate in (s.cwd, *self._cwd_hints.get(s.key, ())):
+                    cwd = _folder_cwd(folder, candidate)
+                    if cwd is not None:
+                        self._project_cwds.setdefault(folder, cwd)
+                        break
+        self._cwd_hints = {}
         yield from found
         yield from self._leftover_sessions({s.session_id for s in found})
         host = self._host_session()
@@ -323,12 +329,14 @@ class ClaudeCode:
 
     def _read_transcript_facts(self, transcript: Path, session: DiscoveredSession) -> None:
         st = self._stats[str(transcript)] = transcript.stat()
-        key = file_state_key("claude-code:facts:v4", transcript, st)
+        key = file_state_key("claude-code:facts:v5", transcript, st)
         facts = cache_get(self.ctx.cache, key)
         if not isinstance(facts, dict):  # read once per file state, not on every run
             facts = self.transcript_facts(transcript)
             cache_put(self.ctx.cache, key, facts)
         session.created_at, session.cwd, session.title = facts["created_at"], facts["cwd"], facts["title"]
+        if isinstance(facts.get("cwds"), list) and facts["cwds"]:
+            self._cwd_hints[session.key] = [c for c in facts["cwds"] if isinstance(c, str)]
         fork = facts["fork"]
         if fork is not None:
             session.kind = "fork"
@@ -338,7 +346,7 @@ class ClaudeCode:
     @staticmethod
     def transcript_facts(transcript: Path) -> dict[str, Any]:
         """created_at, cwd and fork origin from the first records, title from the last ones."""
-        facts: dict[str, Any] = {"created_at": None, "cwd": None, "fork": None, "title": None}
+        facts: dict[str, Any] = {"created_at": None, "cwd": None, "fork": None, "title": None, "cwds": []}
         head = head_records(transcript)
         if not any(_is_conversation(rec) for rec in head):
             # a /branch copy may open with more carried-forward metadata (content-replacement,
@@ -355,7 +363,18 @@ class ClaudeCode:
                 source = str(forked["sessionId"])
                 facts["fork"] = [source, fork_point(transcript, source)]
         custom = ai = None
-        for rec in tail_metadata(transcript):
+        tail = tail_metadata(transcript)
+        # where the transcript may have moved to (seed: relocated {relocatedCwd}, carried into forks)
+        later: list[str] = []
+        for rec in [*head, *tail]:
+            where = rec.get("relocatedCwd") if rec.get("type") == "relocated" else None
+            if isinstance(where, str) and where and where not in later:
+                later.append(where)
+        last_cwd = next((r["cwd"] for r in reversed(tail) if _is_conversation(r) and isinstance(r.get("cwd"), str)), None)
+        if last_cwd and last_cwd not in later:
+            later.append(last_cwd)
+        facts["cwds"] = [c for c in reversed(later) if c != facts["cwd"]][:4]
+        for rec in tail:
             if rec.get("type") == "custom-title" and isinstance(rec.get("customTitle"), str):
                 custom = rec["customTitle"] or None  # an empty customTitle clears the title
             elif rec.get("type") == "ai-title" and rec.get("aiTitle"):
