@@ -39,7 +39,7 @@ from archiver.harnesses.common import (
     read_problem, read_regular, regular_files, sniff_content, unexpected_shape,
 )
 from archiver.harnesses.jsonl_probe import (
-    MAX_PROBE_LINE, head_records, looks_like_json, parse_line, records_containing, scan_lines, tail_records,
+    MAX_PROBE_LINE, head_records, looks_like_json, parse_line, records_containing, scan_lines,
     unparseable_warning,
 )
 from archiver.model import DiscoveredSession, Format, LineageEdge, SourceArtifact, session_key
@@ -77,6 +77,9 @@ class ClaudeCode:
         # project folder -> the cwd it encodes, from the sessions found there (kept after discover():
         # the archived paths of a run's sessions are computed while and after they are yielded)
         self._project_cwds: dict[str, str] = {}
+        # session key -> later cwds of its transcript (relocated records, the tail's): a /cd moves
+        # the transcript into the new cwd's project folder while its first lines keep the old cwd
+        self._cwd_hints: dict[str, list[str]] = {}
 
     @property
     def root(self) -> Path:
@@ -115,11 +118,14 @@ class ClaudeCode:
         self._attach_continuations(found)
         self._project_cwds = {}
         for s in found:
-            if s.cwd and s.sources and s.sources[0].role == "transcript":
+            if s.sources and s.sources[0].role == "transcript":
                 folder = s.sources[0].path[len(f"{self.native_root}/projects/"):].partition("/")[0]
-                cwd = _folder_cwd(folder, s.cwd)
-                if cwd is not None:
-                    self._project_cwds.setdefault(folder, cwd)
+                for candidate in (s.cwd, *self._cwd_hints.get(s.key, ())):
+                    cwd = _folder_cwd(folder, candidate)
+                    if cwd is not None:
+                        self._project_cwds.setdefault(folder, cwd)
+                        break
+        self._cwd_hints = {}
         yield from found
         yield from self._leftover_sessions({s.session_id for s in found})
         host = self._host_session()
@@ -323,12 +329,14 @@ class ClaudeCode:
 
     def _read_transcript_facts(self, transcript: Path, session: DiscoveredSession) -> None:
         st = self._stats[str(transcript)] = transcript.stat()
-        key = file_state_key("claude-code:facts:v3", transcript, st)
+        key = file_state_key("claude-code:facts:v5", transcript, st)
         facts = cache_get(self.ctx.cache, key)
         if not isinstance(facts, dict):  # read once per file state, not on every run
             facts = self.transcript_facts(transcript)
             cache_put(self.ctx.cache, key, facts)
         session.created_at, session.cwd, session.title = facts["created_at"], facts["cwd"], facts["title"]
+        if isinstance(facts.get("cwds"), list) and facts["cwds"]:
+            self._cwd_hints[session.key] = [c for c in facts["cwds"] if isinstance(c, str)]
         fork = facts["fork"]
         if fork is not None:
             session.kind = "fork"
@@ -338,7 +346,7 @@ class ClaudeCode:
     @staticmethod
     def transcript_facts(transcript: Path) -> dict[str, Any]:
         """created_at, cwd and fork origin from the first records, title from the last ones."""
-        facts: dict[str, Any] = {"created_at": None, "cwd": None, "fork": None, "title": None}
+        facts: dict[str, Any] = {"created_at": None, "cwd": None, "fork": None, "title": None, "cwds": []}
         head = head_records(transcript)
         if not any(_is_conversation(rec) for rec in head):
             # a /branch copy may open with more carried-forward metadata (content-replacement,
@@ -355,7 +363,18 @@ class ClaudeCode:
                 source = str(forked["sessionId"])
                 facts["fork"] = [source, fork_point(transcript, source)]
         custom = ai = None
-        for rec in tail_records(transcript):
+        tail = tail_metadata(transcript)
+        # where the transcript may have moved to (seed: relocated {relocatedCwd}, carried into forks)
+        later: list[str] = []
+        for rec in [*head, *tail]:
+            where = rec.get("relocatedCwd") if rec.get("type") == "relocated" else None
+            if isinstance(where, str) and where and where not in later:
+                later.append(where)
+        last_cwd = next((r["cwd"] for r in reversed(tail) if _is_conversation(r) and isinstance(r.get("cwd"), str)), None)
+        if last_cwd and last_cwd not in later:
+            later.append(last_cwd)
+        facts["cwds"] = [c for c in reversed(later) if c != facts["cwd"]][:4]
+        for rec in tail:
             if rec.get("type") == "custom-title" and isinstance(rec.get("customTitle"), str):
                 custom = rec["customTitle"] or None  # an empty customTitle clears the title
             elif rec.get("type") == "ai-title" and rec.get("aiTitle"):
@@ -554,8 +573,14 @@ _KEY_CHAR = re.compile(r"[^A-Za-z0-9]")
 
 
 def project_key(cwd: str) -> str:
-    """projects/<key>: the absolute cwd with every non-alphanumeric character replaced by '-'."""
-    return _KEY_CHAR.sub("-", cwd)
+    """projects/<key>: the absolute cwd with every non-alphanumeric character replaced by '-'.
+    Claude Code does it with a JavaScript regex (`/[^a-zA-Z0-9]/g`), which sees UTF-16 code
+    units: a character outside the BMP (an emoji) is two units, so two dashes."""
+    return _KEY_CHAR.sub(_key_dashes, cwd)
+
+
+def _key_dashes(m: re.Match[str]) -> str:
+    return "--" if ord(m.group()) > 0xFFFF else "-"
 
 
 def _folder_cwd(folder: str, cwd: str | None) -> str | None:
@@ -571,6 +596,57 @@ def _folder_cwd(folder: str, cwd: str | None) -> str | None:
             return None
         candidate = candidate[:cut]
     return None
+
+
+_TAIL_BLOCK = 64 * 1024
+
+
+def tail_metadata(transcript: Path, window: int = 256 * 1024, max_line: int = 256 * 1024,
+                  max_scan: int = 64 * 1024 * 1024) -> list[dict[str, Any]]:
+    """The records (in file order) of the last `window` bytes of lines no longer than
+    `max_line`, reading back past longer ones without parsing them: metadata (titles) is
+    re-appended to the tail, but the last lines may be multi-MB pasted images (seed container:
+    "Lines can be several megabytes"), and a plain tail window then holds no record at all.
+    Reads at most `max_scan` bytes; the last piece without its newline counts as a line."""
+    lines: list[bytes] = []
+    with open_file(transcript) as f:
+        end = os.fstat(f.fileno()).st_size
+        parts: list[bytes] = []  # the current line's pieces, right to left
+        part_len, skipping, kept, scanned = 0, False, 0, 0
+        while end > 0 and kept < window and scanned < max_scan:
+            start = max(0, end - _TAIL_BLOCK)
+            f.seek(start)
+            block = f.read(end - start)
+            scanned += len(block)
+            stop = len(block)
+            while kept < window:
+                nl = block.rfind(b"\n", 0, stop)
+                if not skipping:
+                    parts.append(block[nl + 1:stop])
+                    part_len += stop - nl - 1
+                    if part_len > max_line:  # too long to be metadata: find its start only
+                        parts, skipping = [], True
+                if nl < 0:
+                    break
+                if not skipping:
+                    line = b"".join(reversed(parts))
+                    lines.append(line)
+                    kept += len(line) + 1
+                parts, part_len, skipping, stop = [], 0, False, nl
+            end = start
+        if end == 0 and parts and not skipping and kept < window:
+            lines.append(b"".join(reversed(parts)))  # the file's first line
+    out = []
+    for raw in reversed(lines):
+        if not raw.strip():
+            continue
+        try:
+            rec = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            continue
+        if isinstance(rec, dict):
+            out.append(rec)
+    return out
 
 
 def _json_problem(path: Path, limit: int = 4 * 1024 * 1024) -> str | None:
