@@ -53,7 +53,7 @@ NEEDLE = b'"continued-in"'
 _junk = st.binary(max_size=40).map(lambda b: b.replace(b"\n", b" "))
 _line = st.one_of(
     st.dictionaries(st.sampled_from(["type", "a", "uuid", "x"]),
-                    st.one_of(st.integers(), st.text(max_size=20), st.sampled_from(["continued-in", "user"])),
+                    st.one_of(st.integers(-2**63, 2**63 - 1), st.text(max_size=20), st.sampled_from(["continued-in", "user"])),
                     max_size=4).map(lambda d: orjson.dumps(d)),
     _junk,  # invalid UTF-8, control bytes, half JSON
     st.integers(1, 2000).map(lambda n: b"[" * n + b"]" * n),  # deep nesting
@@ -88,7 +88,8 @@ def _as_dict(line: bytes) -> dict[str, Any] | None:
 def test_jsonl_probes_answer_exactly_on_any_bytes(lines: list[bytes], trailing: bool, block: int, max_line: int,
                                                   max_records: int, window: int) -> None:
     content = b"\n".join(lines) + (b"\n" if trailing and lines else b"")
-    with scratch() as d, mock.patch.object(jsonl_probe, "_BLOCK", block):
+    with scratch() as d, mock.patch.object(jsonl_probe, "_BLOCK", block), \
+            mock.patch.object(jsonl_probe, "_TAIL_BLOCK", block):
         path = d / "t.jsonl"
         path.write_bytes(content)
         phys = _expected_lines(content)
@@ -100,8 +101,18 @@ def test_jsonl_probes_answer_exactly_on_any_bytes(lines: list[bytes], trailing: 
         want = [_as_dict(ln) for ln, complete in phys[:max_records]
                 if complete and len(ln) <= max_line and _as_dict(ln) is not None]
         assert jsonl_probe.head_records(path, max_records=max_records, max_line=max_line) == want
-        got = jsonl_probe.tail_records(path, window=window)
-        assert all(isinstance(r, dict) for r in got) and len(got) <= len(phys)
+        # tail_records: going back from the end, the lines no longer than max_line (the last one
+        # without its newline too) until `window` bytes of them are taken
+        pieces = content.split(b"\n") if content else []
+        kept, taken = 0, []
+        for ln in reversed(pieces):
+            if kept >= window:
+                break
+            if len(ln) <= max_line:
+                taken.append(ln)
+                kept += len(ln) + 1
+        want = [_as_dict(ln) for ln in reversed(taken) if ln.strip() and _as_dict(ln) is not None]
+        assert jsonl_probe.tail_records(path, window=window, max_line=max_line) == want
 
 
 @pytest.fixture(scope="module")

@@ -39,7 +39,7 @@ from archiver.harnesses.common import (
     read_problem, read_regular, regular_files, sniff_content, unexpected_shape,
 )
 from archiver.harnesses.jsonl_probe import (
-    MAX_PROBE_LINE, head_records, looks_like_json, parse_line, records_containing, scan_lines,
+    MAX_PROBE_LINE, head_records, looks_like_json, parse_line, records_containing, scan_lines, tail_records,
     unparseable_warning,
 )
 from archiver.model import DiscoveredSession, Format, LineageEdge, SourceArtifact, session_key
@@ -363,7 +363,7 @@ class ClaudeCode:
                 source = str(forked["sessionId"])
                 facts["fork"] = [source, fork_point(transcript, source)]
         custom = ai = None
-        tail = tail_metadata(transcript)
+        tail = tail_records(transcript)
         # where the transcript may have moved to (seed: relocated {relocatedCwd}, carried into forks)
         later: list[str] = []
         for rec in [*head, *tail]:
@@ -596,57 +596,6 @@ def _folder_cwd(folder: str, cwd: str | None) -> str | None:
             return None
         candidate = candidate[:cut]
     return None
-
-
-_TAIL_BLOCK = 64 * 1024
-
-
-def tail_metadata(transcript: Path, window: int = 256 * 1024, max_line: int = 256 * 1024,
-                  max_scan: int = 64 * 1024 * 1024) -> list[dict[str, Any]]:
-    """The records (in file order) of the last `window` bytes of lines no longer than
-    `max_line`, reading back past longer ones without parsing them: metadata (titles) is
-    re-appended to the tail, but the last lines may be multi-MB pasted images (seed container:
-    "Lines can be several megabytes"), and a plain tail window then holds no record at all.
-    Reads at most `max_scan` bytes; the last piece without its newline counts as a line."""
-    lines: list[bytes] = []
-    with open_file(transcript) as f:
-        end = os.fstat(f.fileno()).st_size
-        parts: list[bytes] = []  # the current line's pieces, right to left
-        part_len, skipping, kept, scanned = 0, False, 0, 0
-        while end > 0 and kept < window and scanned < max_scan:
-            start = max(0, end - _TAIL_BLOCK)
-            f.seek(start)
-            block = f.read(end - start)
-            scanned += len(block)
-            stop = len(block)
-            while kept < window:
-                nl = block.rfind(b"\n", 0, stop)
-                if not skipping:
-                    parts.append(block[nl + 1:stop])
-                    part_len += stop - nl - 1
-                    if part_len > max_line:  # too long to be metadata: find its start only
-                        parts, skipping = [], True
-                if nl < 0:
-                    break
-                if not skipping:
-                    line = b"".join(reversed(parts))
-                    lines.append(line)
-                    kept += len(line) + 1
-                parts, part_len, skipping, stop = [], 0, False, nl
-            end = start
-        if end == 0 and parts and not skipping and kept < window:
-            lines.append(b"".join(reversed(parts)))  # the file's first line
-    out = []
-    for raw in reversed(lines):
-        if not raw.strip():
-            continue
-        try:
-            rec = orjson.loads(raw)
-        except orjson.JSONDecodeError:
-            continue
-        if isinstance(rec, dict):
-            out.append(rec)
-    return out
 
 
 def _json_problem(path: Path, limit: int = 4 * 1024 * 1024) -> str | None:

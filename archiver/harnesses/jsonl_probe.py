@@ -164,18 +164,46 @@ def head_records(path: Path, max_records: int = 20, max_line: int = MAX_PROBE_LI
     return out
 
 
-def tail_records(path: Path, window: int = 256 * 1024) -> list[dict[str, Any]]:
-    """Parsed complete JSON objects within the last `window` bytes (metadata lives there)."""
+_TAIL_BLOCK = 64 * 1024  # tail reads go back in these steps
+
+
+def tail_records(path: Path, window: int = 256 * 1024, max_line: int = 256 * 1024,
+                 max_scan: int = 64 * 1024 * 1024) -> list[dict[str, Any]]:
+    """The records (in file order) of the last `window` bytes of lines no longer than
+    `max_line`, reading back past longer ones without parsing them: metadata (titles) is
+    re-appended to the tail, but the last lines may be multi-MB pasted images (seed container:
+    "Lines can be several megabytes"), and a plain tail window then holds no record at all.
+    Reads at most `max_scan` bytes; the last piece without its newline counts as a line."""
+    lines: list[bytes] = []
     with open_file(path) as f:
-        size = os.fstat(f.fileno()).st_size
-        start = max(0, size - window)
-        f.seek(start)
-        data = f.read(size - start)
-    if start > 0:
-        nl = data.find(b"\n")
-        data = data[nl + 1 :] if nl >= 0 else b""
+        end = os.fstat(f.fileno()).st_size
+        parts: list[bytes] = []  # the current line's pieces, right to left
+        part_len, skipping, kept, scanned = 0, False, 0, 0
+        while end > 0 and kept < window and scanned < max_scan:
+            start = max(0, end - _TAIL_BLOCK)
+            f.seek(start)
+            block = f.read(end - start)
+            scanned += len(block)
+            stop = len(block)
+            while kept < window:
+                nl = block.rfind(b"\n", 0, stop)
+                if not skipping:
+                    parts.append(block[nl + 1:stop])
+                    part_len += stop - nl - 1
+                    if part_len > max_line:  # too long to be metadata: find its start only
+                        parts, skipping = [], True
+                if nl < 0:
+                    break
+                if not skipping:
+                    line = b"".join(reversed(parts))
+                    lines.append(line)
+                    kept += len(line) + 1
+                parts, part_len, skipping, stop = [], 0, False, nl
+            end = start
+        if end == 0 and parts and not skipping and kept < window:
+            lines.append(b"".join(reversed(parts)))  # the file's first line
     out = []
-    for raw in data.split(b"\n"):
+    for raw in reversed(lines):
         if not raw.strip():
             continue
         rec = _record(raw)
