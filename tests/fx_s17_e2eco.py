@@ -259,16 +259,32 @@ def build_cursor(g: Gen) -> None:
     pkg = s.put(j({"name": f"{user}-app", "author": g.secret("c.file_snapshot")}))
     pkg0 = s.put(b'{"name":"app"}')
     # ---- UI turn (protobuf)
+    image_raw = s.put(b"\x89PNG\r\n\x1a\n" + bytes(range(256)))
     root0 = s.put(f_len(1, bytes.fromhex(sysmsg)) + f_len(22, "default"))  # root before turn 1 (rewind anchor)
     um = s.put(f_len(1, f"fix the deploy, token {g.plan.secrets['c.query']}") + f_len(2, g.uuid())
-               + f_len(10, bytes.fromhex(root0)) + f_int(25, g.ms()) + f_len(99, b"future"))
+               + f_len(3, f_len(1, f_len(1, bytes.fromhex(image_raw)) + f_len(3, f"{home}/Pictures/shot.png")))
+               + f_len(10, bytes.fromhex(root0)) + f_int(25, g.ms()) + f_len(99, b"future")
+               + f_len(21, f_len(1, "SessionStart") + f_len(2, f"hook saw {g.secret('c.hook')}")))
     step_text = s.put(f_len(1, f_len(1, "Running the deploy script.")))
     step_think = s.put(f_len(3, f_len(1, f"thinking about {cwd}") + f_int(2, 120)))
     step_tool = s.put(f_len(2, f_len(1, f_len(1, f"cat {home}/.ssh/id_rsa") + f_len(2, f"out {g.secret('c.step_tool')}"))
-                            + f_len(57, call_shell)))
+                            + f_len(57, call_shell) + f_int(59, g.ms())))
+    read_raw = s.put(f"API_KEY={g.secret('c.read_raw')}\nHOME={home}\n".encode())  # ReadToolSuccess.content_blob_id
+    step_read = s.put(f_len(2, f_len(8, f_len(1, f"{cwd}/.env") + f_len(2, f_len(1, f_len(3, bytes.fromhex(read_raw))))))
+                      + f_len(57, f"tool_{g.uuid()}"))
+    # an edit: whole files before and after, nested three levels down
+    step_edit = s.put(f_len(2, f_len(12, f_len(1, f"{cwd}/config.py") + f_len(2, f_len(1, f_len(
+        4, f"TOKEN = '{g.secret('c.edit_before')}'\n" + "# padding line\n" * 10)
+        + f_len(5, f"TOKEN = '{g.secret('c.edit_after')}'\n" + "# padding line\n" * 10)))))
+        + f_len(57, call_edit))
+
     turn = s.put(f_len(1, f_len(1, bytes.fromhex(um)) + f_len(2, bytes.fromhex(step_text))
-                       + f_len(2, bytes.fromhex(step_think)) + f_len(2, bytes.fromhex(step_tool)) + f_len(3, req1)))
-    shell_turn = s.put(f_len(2, f_len(1, f"echo {g.secret('c.shell_turn')}") + f_len(2, "ok")))
+                       + f_len(2, bytes.fromhex(step_think)) + f_len(2, bytes.fromhex(step_tool))
+                       + f_len(2, bytes.fromhex(step_read)) + f_len(2, bytes.fromhex(step_edit)) + f_len(3, req1)
+                       + f_len(8, f_int(1, 2) + f_len(2, call_task))))
+    sh_cmd = s.put(f_len(1, f"echo {g.secret('c.shell_turn')} > {home}/out.txt"))  # ShellCommand
+    sh_out = s.put(f_len(1, f"{home}\n") + f_len(2, f"warn {g.secret('c.shell_stderr')}") + f_int(3, 0))  # ShellOutput
+    shell_turn = s.put(f_len(2, f_len(1, bytes.fromhex(sh_cmd)) + f_len(2, bytes.fromhex(sh_out))))
     todo = s.put(f_len(1, "t1") + f_len(2, f"email {g.secret('c.todo')}") + f_int(3, 1))
     summ = s.put(f_len(1, f"Summary mentioning {home}/secret-dir"))
     archive = s.put(f_len(1, bytes.fromhex(q1)) + f_len(1, bytes.fromhex(a1)) + f_len(1, bytes.fromhex(t1))
@@ -276,9 +292,9 @@ def build_cursor(g: Gen) -> None:
 
     # ---- subagents: inline (16) and out-of-line (31), with their own conversation states
     sub_q = s.put(j({"role": "user", "content": [{"type": "text", "text": f"scan {cwd} for {g.secret('c.sub_inline')}"}]}))
-    sub_state_inline = f_len(1, f_len(1, bytes.fromhex(sub_q))) + f_int(2, g.ms()) + f_len(4, "explore")
+    sub_state_inline = f_len(1, f_len(1, bytes.fromhex(sub_q))) + f_int(2, g.ms()) + f_len(4, f_len(2, f_len(1, "explore")))
     sub_q2 = s.put(j({"role": "user", "content": [{"type": "text", "text": f"deep scan {g.secret('c.sub_ref')}"}]}))
-    sub_ref_blob = s.put(f_len(1, f_len(1, bytes.fromhex(sub_q2))) + f_len(4, "general"))
+    sub_ref_blob = s.put(f_len(1, f_len(1, bytes.fromhex(sub_q2))) + f_len(5, "m-2"))
     call_ref = f"tool_{g.uuid()}"
     run = lambda call, sid: f_map(30, call, f_len(1, call) + f_len(2, sid) + f_int(4, 4))  # noqa: E731
     call_cloud = f"tool_{g.uuid()}"
@@ -363,6 +379,7 @@ def build_cursor(g: Gen) -> None:
     g.own(f"{CURSOR}:{fork}", cloud_transcript)  # and the cloud run's transcript
     p.notes["blobs_main"] = len(s.blobs) + 1
     p.notes["root1"] = root1
+    p.notes["cursor_blobs"] = dict(s.blobs)
     p.edges[f"{CURSOR}:{fork}"] = ("fork", key, root1)
 
     # ---- subagent with its own store (meta.subagentInfo)

@@ -110,6 +110,18 @@ def refs(data: bytes, depth: int = 0) -> list[str]:
     return out
 
 
+def shape_of(data: bytes, depth: int = 0) -> list[Any] | None:
+    """The field tree of a protobuf message (field, wire type, sub-tree of a nested message);
+    None when `data` is not one. A string that happens to parse counts as a message."""
+    try:
+        fields = parse_pb(data)
+    except ValueError:
+        return None
+    if not fields:
+        return None
+    return [(f, wt, shape_of(v, depth + 1) if wt == 2 and depth < 8 and len(v) != 32 else None) for f, wt, v in fields]
+
+
 def sqlite_of(data: bytes, where: Path) -> sqlite3.Connection:
     where.write_bytes(data)
     return sqlite3.connect(f"file:{where}?mode=ro", uri=True)
@@ -195,7 +207,16 @@ def test_cursor_store_has_the_wal_rows_the_unknown_table_and_a_walkable_graph(
             json.loads(data)
             continue
         todo += [r for r in refs(data) if r in blobs]
-    assert len(seen) >= 20
+    assert len(seen) >= 28
+    # redaction kept every protobuf blob a message of the same shape (length prefixes rewritten)
+    orig: dict[str, bytes] = box.plan.notes["cursor_blobs"]
+    assert set(orig) <= set(blobs)
+    changed = 0
+    for bid, data in orig.items():
+        if data[:1] != b"{" and shape_of(data) is not None:
+            assert shape_of(blobs[bid]) == shape_of(data), bid
+            changed += blobs[bid] != data
+    assert changed >= 8
     fork = got[f"cursor-agent:{box.plan.ids['c_fork']}"]
     fdb = next(a for a in fork["artifacts"] if a["path"].endswith("/store.db"))
     fconn = sqlite_of(file_bytes(plain, fdb), tmp_path / "fork.db")  # db + -wal, no -shm at sync time
