@@ -292,7 +292,12 @@ def build_cursor(g: Gen) -> None:
 
     # ---- subagents: inline (16) and out-of-line (31), with their own conversation states
     sub_q = s.put(j({"role": "user", "content": [{"type": "text", "text": f"scan {cwd} for {g.secret('c.sub_inline')}"}]}))
-    sub_state_inline = f_len(1, f_len(1, bytes.fromhex(sub_q))) + f_int(2, g.ms()) + f_len(4, f_len(2, f_len(1, "explore")))
+    nested = g.uuid()  # a subagent of the subagent: its state lives inside the subagent's state
+    call_nested = f"tool_{g.uuid()}"
+    nested_q = s.put(j({"role": "user", "content": [{"type": "text", "text": f"nested {g.secret('c.nested')}"}]}))
+    sub_conv = (f_len(1, bytes.fromhex(sub_q)) + f_map(16, nested, f_len(1, f_len(1, bytes.fromhex(nested_q))))
+                + f_map(30, call_nested, f_len(1, call_nested) + f_len(2, nested) + f_int(4, 4)))
+    sub_state_inline = f_len(1, sub_conv) + f_int(2, g.ms()) + f_len(4, f_len(2, f_len(1, "explore")))
     sub_q2 = s.put(j({"role": "user", "content": [{"type": "text", "text": f"deep scan {g.secret('c.sub_ref')}"}]}))
     sub_ref_blob = s.put(f_len(1, f_len(1, bytes.fromhex(sub_q2))) + f_len(5, "m-2"))
     call_ref = f"tool_{g.uuid()}"
@@ -361,6 +366,9 @@ def build_cursor(g: Gen) -> None:
     p.files.setdefault(f"{CURSOR}:{sub_ref}", set()).add((folder / "store.db").relative_to(home).as_posix())
     p.edges[f"{CURSOR}:{sub_inline}"] = ("subagent", key, call_task)
     p.edges[f"{CURSOR}:{sub_ref}"] = ("subagent", key, call_ref)
+    p.ids["c_nested"] = nested
+    p.files.setdefault(f"{CURSOR}:{nested}", set()).add((folder / "store.db").relative_to(home).as_posix())
+    p.edges[f"{CURSOR}:{nested}"] = ("subagent", f"{CURSOR}:{sub_inline}", call_nested)
 
     # ---- fork: every blob copied, same root, '(forked)', later createdAt; its -wal has no -shm
     fdir = ws / fork
@@ -374,6 +382,18 @@ def build_cursor(g: Gen) -> None:
     (fdir / "store.db-wal.tmpcopy").replace(fdir / "store.db-wal")
     assert not (fdir / "store.db-shm").exists()
     p.wal_only["fork"] = p.secrets["c.fork_wal"]
+    # a fork of the fork, made before either went on: every blob of the fork copied again
+    fork2 = g.uuid()
+    p.ids["c_fork2"] = fork2
+    f2 = Store()
+    f2.blobs = dict(s.blobs)
+    f2.put(b"WALMARK-fork " + p.secrets["c.fork_wal"].encode())
+    f2.write(ws / fork2 / "store.db", {**fmeta, "agentId": fork2, "name": fmeta["name"] + " (forked)",
+                                       "createdAt": g.ms()}).close()
+    g.own(f"{CURSOR}:{fork2}", ws / fork2 / "store.db")
+    g.own(f"{CURSOR}:{fork2}", term)
+    g.own(f"{CURSOR}:{fork2}", cloud_transcript)
+    p.edges[f"{CURSOR}:{fork2}"] = ("fork", f"{CURSOR}:{fork}", root1)
     g.own(f"{CURSOR}:{fork}", fdir / "store.db")
     g.own(f"{CURSOR}:{fork}", term)  # its copied blobs name the terminal file too
     g.own(f"{CURSOR}:{fork}", cloud_transcript)  # and the cloud run's transcript

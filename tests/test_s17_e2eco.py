@@ -163,7 +163,7 @@ def test_sync_reports_the_broken_stores_by_name_and_archives_the_rest(box: Box) 
     corrupt = box.plan.notes["corrupt"]
     assert len(first["errors"]) == 1 and first["errors"][0].startswith(corrupt + ": ")
     assert "malformed" in first["errors"][0]
-    assert first["sessions"] == {"total": 18, "uploaded": 17, "unchanged": 0, "failed": 1}
+    assert first["sessions"] == {"total": 20, "uploaded": 19, "unchanged": 0, "failed": 1}
     beta = first["session_warnings"]["opencode:ses_beta"]
     assert beta == [".local/share/opencode/opencode-beta.db: session ses_beta not read "
                     "(DatabaseError: database disk image is malformed)"]
@@ -277,7 +277,11 @@ def test_lineage_edges_follow_the_seed(box: Box, plain: dict[str, bytes]) -> Non
         assert got[main]["parents"] == [] and got[main]["kind"] == "main"
         tree = box.read("lineage", main)
         edges = {(e["child"], e["relation"], e["parent"], e["at"]) for e in tree["edges"]}
-        assert edges == {(c, r, p, a) for c, (r, p, a) in box.plan.edges.items() if p == main}
+        family = {main}
+        while grown := {c for c, (_r, p, _a) in box.plan.edges.items() if p in family} - family:
+            family |= grown
+        assert edges == {(c, r, p, a) for c, (r, p, a) in box.plan.edges.items() if p in family}
+        assert set(tree["nodes"]) == family
 
 
 def test_restore_one_session_byte_equal_in_the_harness_layout(box: Box, plain: dict[str, bytes]) -> None:
@@ -330,7 +334,7 @@ def test_ls_verify_export(box: Box, plain: dict[str, bytes]) -> None:
     assert listed == set(box.plan.files) | {"opencode:ses_beta"}
     v = box.read("verify", "--read-data")
     assert v["ok"] is True and v["errors"] == [] and v["objects_read"] == v["objects"] > 0
-    for main, subs in ((f"cursor-agent:{box.plan.ids['c_main']}", ("c_sub_inline", "c_sub_ref", "c_sub_own")),
+    for main, subs in ((f"cursor-agent:{box.plan.ids['c_main']}", ("c_sub_inline", "c_sub_ref", "c_sub_own", "c_nested")),
                        (f"opencode:{box.plan.ids['o_main']}", ("o_child",))):
         md = box.cli("export", main, "--format", "md", "--identity", str(box.identity)).stdout
         for sub in subs:
@@ -345,6 +349,12 @@ def test_resync_while_a_store_is_written_uploads_only_what_changed(box: Box, pla
     child = box.plan.ids["o_child"]
     conn.execute("INSERT INTO session_message VALUES ('msg_more', ?, 'user', 50, 1, 1, ?)",
                  (child, json.dumps({"text": "one more", "time": {"created": 1}})))
+    legacy = box.plan.ids["c_legacy"]
+    ldb = next(box.home.glob(f".cursor/chats/*/{legacy}/store.db"))
+    lc = sqlite3.connect(ldb)
+    lc.execute("INSERT INTO blobs VALUES (?, ?)", ("ab" * 32, b'{"role":"user","content":"resumed"}'))
+    lc.commit()
+    lc.close()
     stop = threading.Event()
 
     def writer() -> None:  # the main session keeps streaming during the sync
@@ -366,7 +376,7 @@ def test_resync_while_a_store_is_written_uploads_only_what_changed(box: Box, pla
     after = sessions(plain_store(box))
     changed = {k for k in after if k in before and [a["objects"] for a in after[k]["artifacts"]]
                != [a["objects"] for a in before[k]["artifacts"]]}
-    assert f"opencode:{child}" in changed
-    assert changed <= {f"opencode:{child}", f"opencode:{box.plan.ids['o_main']}"}
+    assert {f"opencode:{child}", f"cursor-agent:{legacy}"} <= changed
+    assert changed <= {f"opencode:{child}", f"opencode:{box.plan.ids['o_main']}", f"cursor-agent:{legacy}"}
     assert out["sessions"]["uploaded"] == len(changed)
-    assert out["sessions"]["unchanged"] == 17 - len(changed)
+    assert out["sessions"]["unchanged"] == 19 - len(changed)
