@@ -541,13 +541,12 @@ def build_opencode(g: Gen) -> None:
         cols = ",".join(row)
         c.execute(f"INSERT INTO session_v2 ({cols}) VALUES ({','.join('?' * len(row))})", list(row.values()))
 
-    seq = [0]
+    seqs: dict[str, int] = {}
 
     def msg(sid: str, typ: str, d: dict[str, Any], mid: str | None = None, s: int | None = None) -> str:
         mid = mid or oc_id(g, "msg")
         if s is None:
-            seq[0] += g.rng.choice((1, 2, 3))  # gaps
-            s = seq[0]
+            seqs[sid] = s = seqs.get(sid, 0) + g.rng.choice((1, 2, 3))  # per-session event seq, with gaps
         t = g.ms()
         d.setdefault("time", {"created": t})
         c.execute("INSERT INTO session_message VALUES (?,?,?,?,?,?,?)", (mid, sid, typ, s, t, t, j(d).decode()))
@@ -557,9 +556,7 @@ def build_opencode(g: Gen) -> None:
             permission=j([{"permission": "bash", "pattern": f"{home}/*", "action": "allow"}]).decode())
     tool_out = "tool_" + g.alnum(26)
     sh = "sh_" + g.alnum(26)
-    rows: list[tuple[str, int]] = []
-    m = msg(main, "model-switched", {"model": {"id": "m", "providerID": "p"}, "previous": {"id": "o", "providerID": "p"}})
-    rows.append((m, seq[0]))
+    msg(main, "model-switched", {"model": {"id": "m", "providerID": "p"}, "previous": {"id": "o", "providerID": "p"}})
     msg(main, "agent-switched", {"agent": "plan", "previous": "build"})
     msg(main, "system", {"text": f"<instructions>from {cwd}/AGENTS.md</instructions>",
                          "description": "Instructions updated: project/agents.md",
@@ -570,7 +567,7 @@ def build_opencode(g: Gen) -> None:
                                        "name": f"{user}-notes.txt", "mention": {"start": 0, "end": 3, "text": "@no"}}],
                             "agents": [{"name": "explore"}], "skills": [{"id": "skill_x", "name": "x", "text": "body"}],
                             "metadata": {"source": "tui"}})
-    boundary_seq = seq[0]
+    boundary_seq = seqs[main]
     msg(main, "skill", {"skill": "skill_x", "name": "x", "text": f"# skill by {g.secret('o.skill')}"})
     msg(main, "assistant", {"agent": "build", "model": {"id": "m", "providerID": "p"}, "content": [
         {"type": "reasoning", "text": f"think {g.secret('o.reasoning')}", "time": {"created": g.ms()}},
@@ -620,12 +617,11 @@ def build_opencode(g: Gen) -> None:
     c.execute("INSERT INTO instruction_blob VALUES (?,?)", (h, blob_v))
     c.execute("INSERT INTO instruction_state VALUES (?,?,?,?,?)", (main, 0, 2, j({"p": h}).decode(), j({"p": h}).decode()))
     c.execute("INSERT INTO instruction_entry VALUES (?,?,?,0)", (main, "k", j({"v": f"{home}/x"}).decode()))
-    c.execute("INSERT INTO event_sequence VALUES (?,?,NULL)", (main, seq[0]))
+    c.execute("INSERT INTO event_sequence VALUES (?,?,NULL)", (main, seqs[main]))
     c.execute("INSERT INTO session_future_notes VALUES (?,?)", (main, f"note {g.secret('o.future_table')}"))
 
     # subagent child
     session(child, parent_id=main, title=f"scan (@explore) {user}")
-    seq[0] = 0
     msg(child, "user", {"text": f"scan {cwd}"})
     msg(child, "assistant", {"agent": "explore", "model": {"id": "m", "providerID": "p"},
                              "content": [{"type": "text", "text": f"found {g.secret('o.child')}"}],
@@ -641,7 +637,6 @@ def build_opencode(g: Gen) -> None:
     p.edges[key(fork)] = ("fork", key(main), f"through:{u1}")
     # staged revert
     session(staged, revert=j({"messageID": "msg_target", "snapshot": "c" * 40, "files": [f"{cwd}/a.py"]}).decode())
-    seq[0] = 0
     msg(staged, "user", {"text": "undo this"}, mid="msg_target")
     # a stale 1.x copy of main (imported: not a session of its own) and a 1.x session never imported
     c.execute("INSERT INTO session VALUES (?,?,NULL,'s',?,?,'1.9',1,1)", (main, proj, cwd, f"stale {user}"))

@@ -244,7 +244,8 @@ def test_opencode_extracts_hold_every_row_of_their_session_and_no_host_secrets(
             types = {t for (_i, _s, t) in have}
             assert {"user", "system", "skill", "assistant", "shell", "synthetic", "compaction", "idle", "agent-switched",
                     "model-switched", "location-switched", "future-kind"} <= types
-            assert any(b"WALMARK-opencode" in (d or "").encode() for (d,) in ex.execute("SELECT data FROM session_message"))
+            last = ex.execute("SELECT data FROM session_message ORDER BY seq DESC LIMIT 1").fetchone()[0]
+            assert "WALMARK-opencode" in last  # only in the -wal at sync time
             assert ex.execute("SELECT count(*) FROM session_future_notes").fetchone()[0] == 1
             assert ex.execute("SELECT count(*) FROM session_inbox").fetchone()[0] == 1
             assert ex.execute("SELECT count(*) FROM instruction_blob").fetchone()[0] == 1
@@ -341,6 +342,19 @@ def test_ls_verify_export(box: Box, plain: dict[str, bytes]) -> None:
             assert box.plan.ids[sub] in md, (main, sub)
         assert not [label for label, val in box.plan.secrets.items() if val in md]
         assert USER not in md and str(box.home) not in md
+        if main.startswith("opencode:"):  # seq order (with gaps); the row only the -wal held comes last
+            assert 0 < md.index("log in with") < md.index("Running.") < md.index("WALMARK-opencode")
+
+
+@pytest.mark.xfail(strict=True, reason="render/cursor.py shows only the current root_prompt_messages_json, not "
+                   "the messages compaction moved into root.summary_archives (reported to the lead)")
+def test_export_of_a_compacted_cursor_chat_shows_its_full_history(box: Box) -> None:
+    # seed linking/compaction: full history = concat(archives[].summarized_messages) + current
+    # root_prompt_messages_json minus system and isSummary messages
+    md = box.cli("export", f"cursor-agent:{box.plan.ids['c_main']}", "--format", "md",
+                 "--identity", str(box.identity)).stdout
+    assert "and now?" in md  # the current window is there
+    assert "fix the deploy, token" in md and "Running the deploy script." in md  # the summarized part
 
 
 def test_resync_while_a_store_is_written_uploads_only_what_changed(box: Box, plain: dict[str, bytes]) -> None:
