@@ -394,3 +394,68 @@ def test_resync_while_a_store_is_written_uploads_only_what_changed(box: Box, pla
     assert changed <= {f"opencode:{child}", f"opencode:{box.plan.ids['o_main']}", f"cursor-agent:{legacy}"}
     assert out["sessions"]["uploaded"] == len(changed)
     assert out["sessions"]["unchanged"] == 19 - len(changed)
+
+
+def test_a_sync_while_both_stores_stream_archives_one_consistent_state_of_each(box: Box, tmp_path: Path) -> None:
+    """Each write is one transaction that changes two places (OpenCode: a new row and the
+    in-flight assistant row rewritten in place; Cursor: a new message blob, a new root naming
+    it, meta pointed at it). Whatever the sync read, both places must be from the same write."""
+    from tests.fx_s17_e2eco import f_len, j, sha
+
+    oc, cur = box.plan.keep[-1], box.plan.keep[0]
+    main, inflight = box.plan.ids["o_main"], box.plan.notes["o_inflight"]
+    meta0 = json.loads(bytes.fromhex(cur.execute("SELECT value FROM meta WHERE key = '0'").fetchone()[0]))
+    stop = threading.Event()
+    done = {"oc": 0, "cur": 0}
+
+    def stream() -> None:
+        n = 0
+        while not stop.is_set() and n < 300:
+            n += 1
+            oc.execute("BEGIN IMMEDIATE")
+            oc.execute("INSERT INTO session_message VALUES (?, ?, 'synthetic', ?, 1, 1, ?)",
+                       (f"msg_stream{n:04d}", main, 5000 + n, json.dumps({"text": f"stream {n}", "time": {"created": 1}})))
+            oc.execute("UPDATE session_message SET data = json_set(data, '$.content[0].text', ?) WHERE id = ?",
+                       (f"stream {n}", inflight))
+            oc.execute("COMMIT")
+            done["oc"] = n
+            msg = j({"role": "assistant", "id": f"a{n}", "content": [{"type": "text", "text": f"stream {n}"}]})
+            root = f_len(1, bytes.fromhex(sha(msg))) + f_len(22, f"stream {n}")
+            cur.execute("BEGIN IMMEDIATE")
+            cur.execute("INSERT OR REPLACE INTO blobs VALUES (?, ?)", (sha(msg), msg))
+            cur.execute("INSERT OR REPLACE INTO blobs VALUES (?, ?)", (sha(root), root))
+            cur.execute("INSERT OR REPLACE INTO meta VALUES ('0', ?)",
+                        (j({**meta0, "latestRootBlobId": sha(root)}).hex(),))
+            cur.execute("COMMIT")
+            done["cur"] = n
+            stop.wait(0.005)
+
+    t = threading.Thread(target=stream)
+    t.start()
+    try:
+        out = box.json("sync", "--workers", "1", expect=1)
+    finally:
+        stop.set()
+        t.join()
+    assert out["sessions"]["failed"] == 1 and len(out["errors"]) == 1 and done["oc"] > 0
+    plain = plain_store(box)
+    got = sessions(plain)
+    a = next(x for x in got[f"opencode:{main}"]["artifacts"] if x["path"] == OC_DB)
+    ex = sqlite_of(file_bytes(plain, a), tmp_path / "oc.db")
+    streamed = [int(d.rpartition(" ")[2]) for (d,) in ex.execute(
+        "SELECT json_extract(data, '$.text') FROM session_message WHERE id LIKE 'msg_stream%' ORDER BY seq")]
+    k = len(streamed)
+    assert streamed == list(range(1, k + 1))
+    text = ex.execute("SELECT json_extract(data, '$.content[0].text') FROM session_message WHERE id = ?",
+                      (inflight,)).fetchone()[0]
+    assert text == (f"stream {k}" if k else "still stream")
+    c = got[f"cursor-agent:{box.plan.ids['c_main']}"]
+    db = next(x for x in c["artifacts"] if x["path"].endswith("/store.db"))
+    st = sqlite_of(file_bytes(plain, db), tmp_path / "cur.db")
+    blobs = dict(st.execute("SELECT id, data FROM blobs"))
+    meta = json.loads(bytes.fromhex(st.execute("SELECT value FROM meta WHERE key = '0'").fetchone()[0]))
+    root = meta["latestRootBlobId"]
+    assert root in blobs and all(r in blobs for r in refs(blobs[root]))
+    n_blobs = sum(1 for d in blobs.values() if d.startswith(b'{"role":"assistant","id":"a'))
+    if root != box.plan.notes["root1"]:
+        assert blobs[root].endswith(f"stream {n_blobs}".encode())
