@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import os
 import random
 import shutil
 import sqlite3
 import string
+import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -662,6 +664,22 @@ def build_opencode(g: Gen) -> None:
     msg(main, "user", {"text": f"WALMARK-opencode {late}"})
     p.wal_only["opencode"] = late
     p.keep.append(c)
+    # the snapshot git dir (seed layout: snapshot/<project-id>/<hash(worktree)>/, a private git
+    # directory): a loose blob of a file holding a secret, and a tree naming it
+    gdir = data / "snapshot" / proj / hashlib.sha1(cwd.encode()).hexdigest()
+    gdir.mkdir(parents=True)
+    genv = {"GIT_DIR": str(gdir), "HOME": str(home), "GIT_CONFIG_NOSYSTEM": "1", "PATH": os.environ.get("PATH", "")}
+    subprocess.run(["git", "init", "-q", "--bare", "--template=", str(gdir)], check=True, env=genv, capture_output=True)
+    blob_file = home / "snap-src.txt"
+    blob_file.write_text(f"PASSWORD={g.secret('o.snapshot_blob')}\nowner {user} at {home}\n")
+    oid = subprocess.run(["git", "hash-object", "-w", str(blob_file)], check=True, env=genv,
+                         capture_output=True, text=True).stdout.strip()
+    blob_file.unlink()
+    tree = subprocess.run(["git", "mktree"], input=f"100644 blob {oid}\tlogin.py\n", check=True, env=genv,
+                          capture_output=True, text=True).stdout.strip()
+    p.notes["snapshot_tree"] = tree
+    p.files[f"{OC}:@project-{proj}"] = {f.relative_to(home).as_posix() for f in gdir.rglob("*") if f.is_file()}
+    p.ids["o_project"] = proj
     # a channel database with a broken page: reported by name, the others still archived
     beta = data / "opencode-beta.db"
     bc = sqlite3.connect(beta)

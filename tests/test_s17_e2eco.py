@@ -16,6 +16,7 @@ import sqlite3
 import subprocess
 import sys
 import threading
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
@@ -91,7 +92,9 @@ def file_bytes(plain: dict[str, bytes], artifact: dict[str, Any]) -> bytes:
 
 
 def shape(path: str) -> str:
-    """A path with the cwd-derived folders (md5 / slug of the cwd, which redaction renames) blanked."""
+    """A path with the cwd-derived folders (md5 / slug of the cwd, sha1 of the worktree: redaction
+    renames them) blanked."""
+    path = re.sub(r"^(\.local/share/opencode/snapshot/[^/]+/)[^/]+/", r"\1*/", path)
     return re.sub(r"^\.cursor/(chats|projects)/[^/]+/", r".cursor/\1/*/", path)
 
 
@@ -163,7 +166,7 @@ def test_sync_reports_the_broken_stores_by_name_and_archives_the_rest(box: Box) 
     corrupt = box.plan.notes["corrupt"]
     assert len(first["errors"]) == 1 and first["errors"][0].startswith(corrupt + ": ")
     assert "malformed" in first["errors"][0]
-    assert first["sessions"] == {"total": 20, "uploaded": 19, "unchanged": 0, "failed": 1}
+    assert first["sessions"] == {"total": 21, "uploaded": 20, "unchanged": 0, "failed": 1}
     beta = first["session_warnings"]["opencode:ses_beta"]
     assert beta == [".local/share/opencode/opencode-beta.db: session ses_beta not read "
                     "(DatabaseError: database disk image is malformed)"]
@@ -265,6 +268,28 @@ def test_no_secret_user_name_or_home_in_any_object_but_binaries(box: Box, plain:
         leaks += [(label, rel) for label, v in needles.items() if v.lower().encode() in low or v.lower() in rel.lower()]
     assert leaks == []
     assert not [k for k in (f.relative_to(box.store).as_posix() for f in box.store.rglob("*")) if "zq" in k]
+
+
+def test_snapshot_git_dir_is_archived_redacted_under_the_hash_of_the_redacted_worktree(
+        box: Box, plain: dict[str, bytes]) -> None:
+    proj = box.plan.ids["o_project"]
+    got = sessions(plain)[f"opencode:@project-{proj}"]
+    cwd = box.plan.cwds["opencode"]
+    native = hashlib.sha1(cwd.encode()).hexdigest()  # the folder OpenCode made: an unkeyed hash of a home path
+    red_cwd = sessions(plain)[f"opencode:{box.plan.ids['o_main']}"]["cwd"]
+    assert USER not in red_cwd and red_cwd != cwd
+    folder = hashlib.sha1(red_cwd.encode()).hexdigest()
+    paths = {a["path"] for a in got["artifacts"]}
+    prefix = f".local/share/opencode/snapshot/{proj}/"
+    assert {p[len(prefix):].partition("/")[0] for p in paths} == {folder}
+    assert len(paths) == len(box.plan.files[f"opencode:@project-{proj}"])
+    assert not [k for k, v in plain.items() if native.encode() in v]
+    objs = [a for a in got["artifacts"] if a["format"] == "git-object"]
+    assert len(objs) == 2
+    bodies = b"".join(zlib.decompress(file_bytes(plain, a)) for a in objs)
+    assert b"PASSWORD=<" in bodies and b"login.py" in bodies
+    assert not [label for label, v in box.plan.secrets.items() if v.encode() in bodies]
+    assert USER.encode() not in bodies and str(box.home).encode() not in bodies
 
 
 def test_lineage_edges_follow_the_seed(box: Box, plain: dict[str, bytes]) -> None:
@@ -393,7 +418,7 @@ def test_resync_while_a_store_is_written_uploads_only_what_changed(box: Box, pla
     assert {f"opencode:{child}", f"cursor-agent:{legacy}"} <= changed
     assert changed <= {f"opencode:{child}", f"opencode:{box.plan.ids['o_main']}", f"cursor-agent:{legacy}"}
     assert out["sessions"]["uploaded"] == len(changed)
-    assert out["sessions"]["unchanged"] == 19 - len(changed)
+    assert out["sessions"]["unchanged"] == 20 - len(changed)
 
 
 def test_a_sync_while_both_stores_stream_archives_one_consistent_state_of_each(box: Box, tmp_path: Path) -> None:
