@@ -73,8 +73,8 @@ import sqlite3
 import tempfile
 import threading
 import weakref
-from pathlib import Path
-from typing import Any, Iterator
+from pathlib import Path, PurePosixPath
+from typing import Any, Callable, Iterator
 from urllib.parse import quote
 
 import orjson
@@ -95,6 +95,7 @@ MIGRATION_TABLES = ("migration", "__drizzle_migrations")
 # holds a session's 1.x rows would look un-imported to OpenCode
 V1_IMPORT_KEY = "migration.v1-v2"
 _TOOL_OUTPUT_RE = re.compile(r"tool-output/(tool_[0-9A-Za-z]{8,64}(?:\.[0-9A-Za-z]{1,10})?)")
+_HEX_NAME = re.compile(r"[0-9a-f]{32,64}")  # a hash-named snapshot folder (OpenCode: sha1 of the worktree)
 _SHELL_ID_RE = re.compile(r"\b(sh_[0-9A-Za-z]{8,64})\b")
 _TEXT_EXT = {"", ".txt", ".log", ".md", ".json", ".jsonl", ".out", ".diff", ".patch", ".csv"}
 
@@ -611,6 +612,8 @@ class OpenCode:
         self._v1_merged: list[tuple[str, Path, list[str]]] = []
         # pre-split 2.x sessions merged into a database without session_v2 (restore_artifact)
         self._pre_split_merged: list[tuple[Path, list[str]]] = []
+        # sha1 hex of each session directory and its ancestors -> that path (snapshot folder names)
+        self._worktrees: dict[str, str] = {}
 
     @property
     def root(self) -> Path:
@@ -775,6 +778,8 @@ class OpenCode:
                     continue
                 seen[sid] = s = self._session(db, snap, f)
                 found.append(s)
+                if isinstance(f.get("cwd"), str):
+                    self._note_worktree(f["cwd"])
         storage = _storage_by_session(root / "storage")
         for sid, (files, info) in storage.sessions.items():
             s = seen.get(sid)
@@ -791,6 +796,47 @@ class OpenCode:
         host = self._host_session(root, host_warnings + storage.warnings, storage.host)
         if host is not None:
             yield host
+
+    def _note_worktree(self, cwd: str) -> None:
+        """Remember `cwd` and its ancestors (the worktree is the project's root, at or above
+        a session's directory) under the name OpenCode gives a worktree's snapshot folder."""
+        path = PurePosixPath(cwd)
+        if not path.is_absolute():
+            return
+        for p in (path, *path.parents):
+            if str(p) != "/":
+                self._worktrees.setdefault(hashlib.sha1(str(p).encode("utf-8")).hexdigest(), str(p))
+
+    def redacted_relpath(
+        self,
+        src: SourceArtifact,
+        session: DiscoveredSession,
+        redact_relpath: Callable[[str], str],
+        redact_text: Callable[[str], str],
+        pseudonym: Callable[[str, str], str] | None = None,
+    ) -> str:
+        """`snapshot/<project>/<hash(worktree)>/...`: the folder name is an unkeyed hash of the
+        worktree, a path under the user's home, on which anyone holding the archive could test
+        guesses of user names and projects (as on Cursor's md5(cwd) folder). A folder that is
+        sha1 of a known session directory (or one of its parents) becomes sha1 of that path
+        redacted, where OpenCode looks for the redacted worktree's snapshots; any other
+        hash-like name (32-64 hex digits) becomes the team-keyed digest of it (same length).
+        The rest of the path, and every other file, goes through redact_relpath."""
+        red = redact_relpath(src.path)
+        prefix = f"{self.native_root}/snapshot/"
+        if not src.path.startswith(prefix):
+            return red
+        parts, rparts = src.path.split("/"), red.split("/")
+        i = len(prefix.split("/"))  # .local/share/opencode/snapshot/<project>/<hash>/...
+        if len(parts) <= i + 1 or len(rparts) != len(parts) or not _HEX_NAME.fullmatch(parts[i]):
+            return red
+        name = parts[i]
+        worktree = self._worktrees.get(name)
+        if worktree is not None:
+            rparts[i] = hashlib.sha1(redact_text(worktree).encode("utf-8")).hexdigest()
+        elif pseudonym is not None:
+            rparts[i] = pseudonym("opencode-worktree", name)[: len(name)]
+        return "/".join(rparts)
 
     def _db_facts(self, db: Path) -> tuple[DbSnapshot, list[dict[str, Any]] | str]:
         """The database's snapshot and what discovery reads from it (per session, JSON-able;
