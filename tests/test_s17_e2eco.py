@@ -371,8 +371,6 @@ def test_ls_verify_export(box: Box, plain: dict[str, bytes]) -> None:
             assert 0 < md.index("log in with") < md.index("Running.") < md.index("WALMARK-opencode")
 
 
-@pytest.mark.xfail(strict=True, reason="render/cursor.py shows only the current root_prompt_messages_json, not "
-                   "the messages compaction moved into root.summary_archives (reported to the lead)")
 def test_export_of_a_compacted_cursor_chat_shows_its_full_history(box: Box) -> None:
     # seed linking/compaction: full history = concat(archives[].summarized_messages) + current
     # root_prompt_messages_json minus system and isSummary messages

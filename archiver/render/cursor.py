@@ -58,12 +58,22 @@ def _from_store(t: Transcript, path: Path) -> bool:
         ids = [v.hex() for f, v in _fields(root) if f == 1 and isinstance(v, bytes) and len(v) == 32]
         if not ids:
             return False
-        for bid in ids:
+        # compaction moved the head of the conversation into root.summary_archives (field 13: ids
+        # of ConversationSummaryArchive blobs, whose field 1 lists the summarized messages' ids):
+        # those come first (seed linking: full history = the archives' messages + the current)
+        archived = [x.hex() for f, v in _fields(root) if f == 13 and isinstance(v, bytes) and len(v) == 32
+                    for g, x in _fields(_blob(conn, v.hex()) or b"") if g == 1 and isinstance(x, bytes) and len(x) == 32]
+        if archived:
+            t.notes.append(f"{len(archived)} messages before compaction come from the store's summary archives")
+        current = set(ids)
+        for bid in [*dict.fromkeys(b for b in archived if b not in current), *ids]:
             data = _blob(conn, bid)
             msg = _loads(data) if data is not None else None
             if not isinstance(msg, dict):
                 t.notes.append(f"prompt message blob {bid[:12]}… is missing or not JSON")
                 continue
+            if bid not in current and msg.get("role") == "system":
+                continue  # the current window carries the system prompt again
             _prompt_message(t, msg)
         return True
     finally:
