@@ -22,6 +22,8 @@ from tests.fx_redact import luhn_complete
 REPO = Path(__file__).resolve().parents[1]
 USER = "zorbloff"  # the archived user; the home folder is named after it too
 OTHER = "quillon"  # the user of the home a restore goes into
+# the environment a harness or archiver reads its roots and settings from: never the test runner's
+HARNESS_ENV = ("ARCHIVER_", "CLAUDE_", "CODEX_", "CURSOR_", "OPENCODE_", "PI_", "DEEPSEEK_", "XDG_", "TMPDIR")
 # connections a builder opened: kept referenced until the child exits (a collected connection
 # closes, and the last close of a WAL database checkpoints it and deletes its -wal)
 KEEP_OPEN: list[Any] = []
@@ -108,10 +110,16 @@ class Setup:
 
     def cli(self, *args: str) -> subprocess.CompletedProcess[str]:
         """The real CLI in its own process: `python -m archiver <cmd> --config ... <args>`."""
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("ARCHIVER_", "CURSOR_", "XDG_", "OPENCODE_"))}
+        env = {k: v for k, v in os.environ.items() if not k.startswith(HARNESS_ENV)}
         env.update(self.env, PYTHONPATH=str(REPO))
         return subprocess.run([sys.executable, "-m", "archiver", args[0], "--config", str(self.config), *args[1:]],
-                              capture_output=True, text=True, env=env, timeout=300)
+                              capture_output=True, text=True, env=env, timeout=600)
+
+    def json(self, *args: str, ok: tuple[int, ...] = (0,)) -> Any:
+        """`cli(*args, "--json")`, its exit code one of `ok`, its stdout parsed."""
+        r = self.cli(*args, "--json")
+        assert r.returncode in ok, (args, r.returncode, r.stdout[-2000:], r.stderr[-3000:])
+        return json.loads(r.stdout)
 
     def restore(self, to: Path, *keys: str, family: bool = False) -> dict[str, Any]:
         r = self.cli("restore", "--identity", str(self.identity), "--json", "--to", str(to),
@@ -120,16 +128,17 @@ class Setup:
         return json.loads(r.stdout)  # type: ignore[no-any-return]
 
 
-def setup(tmp_path: Path, harness: str, extra: str = "") -> Setup:
-    """Keys from `archiver keygen`, a config that archives only `harness` into a file:// store."""
-    s = Setup(base=tmp_path, home=tmp_path / USER)
+def setup(tmp_path: Path, harness: str, extra: str = "", user: str = USER, host: str | None = None) -> Setup:
+    """Keys from `archiver keygen`, a config that archives only `harness` of `user`'s home
+    (tmp_path/<user>) into a file:// store."""
+    s = Setup(base=tmp_path, home=tmp_path / user)
     s.config.write_text("")
     r = s.cli("keygen", "--out", str(tmp_path / "keys"))
     assert r.returncode == 0, r.stderr
     others = [h for h in ("claude-code", "codex", "cursor-agent", "opencode", "pi", "deepseek-harness") if h != harness]
     s.config.write_text(
-        f'home = "{s.home}"\nhost = "laptop-of-{USER}"\n'
-        f'[redaction]\nteam_key_file = "{tmp_path / "keys" / "team.key"}"\nusernames = ["{USER}"]\n'
+        f'home = "{s.home}"\nhost = "{host or f"laptop-of-{user}"}"\n'
+        f'[redaction]\nteam_key_file = "{tmp_path / "keys" / "team.key"}"\nusernames = ["{user}"]\n'
         f'[encryption]\nrecipients_file = "{tmp_path / "keys" / "recipient.txt"}"\n'
         f'[store]\nurl = "file://{s.store}"\n[state]\ndir = "{tmp_path / "state"}"\n'
         + "".join(f"[harnesses.{h}]\nenabled = false\n" for h in others) + extra
@@ -137,17 +146,23 @@ def setup(tmp_path: Path, harness: str, extra: str = "") -> Setup:
     return s
 
 
+def decrypt_object(identity: Path, blob: bytes) -> bytes:
+    """One stored object read without this project: `age -d -i identity`, then `zstd -d` when the
+    plaintext is a zstd frame (manifests may be age only)."""
+    a = subprocess.run(["age", "-d", "-i", str(identity)], input=blob, capture_output=True)
+    assert a.returncode == 0, a.stderr[:300]
+    if a.stdout[:4] != b"\x28\xb5\x2f\xfd":
+        return a.stdout
+    z = subprocess.run(["zstd", "-d", "-c"], input=a.stdout, capture_output=True)
+    assert z.returncode == 0, z.stderr[:300]
+    return z.stdout
+
+
 def decrypt_all(s: Setup) -> dict[str, bytes]:
     """Every object and manifest of the store, read with the age and zstd CLIs only."""
-    out: dict[str, bytes] = {}
-    for f in sorted(s.store.rglob("*")):
-        rel = f.relative_to(s.store).as_posix()
-        if not f.is_file() or rel == "archiver.json":  # the bucket's plain format note
-            continue
-        a = subprocess.run(["age", "-d", "-i", str(s.identity)], input=f.read_bytes(), capture_output=True)
-        assert a.returncode == 0, (rel, a.stderr[:200])
-        z = subprocess.run(["zstd", "-d", "-c"], input=a.stdout, capture_output=True)
-        out[rel] = z.stdout if z.returncode == 0 else a.stdout  # manifests may be age only
+    out = {f.relative_to(s.store).as_posix(): decrypt_object(s.identity, f.read_bytes())
+           for f in sorted(s.store.rglob("*"))
+           if f.is_file() and f.relative_to(s.store).as_posix() != "archiver.json"}  # the bucket's plain note
     assert out, "nothing in the store"
     return out
 

@@ -13,14 +13,12 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import os
-import subprocess
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[1]
+from tests.fx_s11_e2e import Setup, setup
+
 USER = "vexmorda"  # the archived user (home folder named after it)
 OTHER = "plimsoll"  # the user of the home restores go into
 T0 = 1767261600000  # 2026-01-01T10:00:00Z in ms
@@ -583,70 +581,9 @@ def ds_append(f: DsFacts, p: Plant) -> bytes:
 
 # ---------------------------------------------------------------- the CLI and the store
 
-@dataclass
-class Run:
-    base: Path
-    home: Path
-    env: dict[str, str] = field(default_factory=dict)
-
-    @property
-    def config(self) -> Path:
-        return self.base / "config.toml"
-
-    @property
-    def identity(self) -> Path:
-        return self.base / "keys" / "identity.txt"
-
-    @property
-    def store(self) -> Path:
-        return self.base / "store"
-
-    def cli(self, *args: str) -> subprocess.CompletedProcess[str]:
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("ARCHIVER_", "PI_", "XDG_", "TMPDIR"))}
-        env.update(self.env, PYTHONPATH=str(REPO))
-        return subprocess.run([sys.executable, "-m", "archiver", args[0], "--config", str(self.config), *args[1:]],
-                              capture_output=True, text=True, env=env, timeout=600)
-
-    def json(self, *args: str, ok: tuple[int, ...] = (0,)) -> Any:
-        r = self.cli(*args, "--json")
-        assert r.returncode in ok, (args, r.returncode, r.stdout[-2000:], r.stderr[-3000:])
-        return json.loads(r.stdout)
-
-
-def make_run(tmp: Path, harness: str, extra: str = "") -> Run:
-    r = Run(base=tmp, home=tmp / USER)
-    r.home.mkdir(parents=True, exist_ok=True)
-    r.config.write_text("")
-    k = r.cli("keygen", "--out", str(tmp / "keys"))
-    assert k.returncode == 0, k.stderr
-    others = [h for h in ("claude-code", "codex", "cursor-agent", "opencode", "pi", "deepseek-harness") if h != harness]
-    r.config.write_text(
-        f'home = "{r.home}"\nhost = "box-{USER}"\n'
-        f'[redaction]\nteam_key_file = "{tmp / "keys" / "team.key"}"\nusernames = ["{USER}"]\n'
-        f'[encryption]\nrecipients_file = "{tmp / "keys" / "recipient.txt"}"\n'
-        f'[store]\nurl = "file://{r.store}"\n[state]\ndir = "{tmp / "state"}"\n'
-        + "".join(f"[harnesses.{h}]\nenabled = false\n" for h in others) + extra)
-    return r
-
-
-def age_zstd(identity: Path, blob: bytes) -> bytes:
-    """An object read without this project: `age -d -i identity`, then `zstd -d` when it is zstd."""
-    a = subprocess.run(["age", "-d", "-i", str(identity)], input=blob, capture_output=True)
-    assert a.returncode == 0, a.stderr[:300]
-    if a.stdout[:4] != b"\x28\xb5\x2f\xfd":
-        return a.stdout
-    z = subprocess.run(["zstd", "-d", "-c"], input=a.stdout, capture_output=True)
-    assert z.returncode == 0, z.stderr[:300]
-    return z.stdout
-
-
-def store_plain(r: Run) -> dict[str, bytes]:
-    out = {}
-    for fp in sorted(r.store.rglob("*")):
-        rel = fp.relative_to(r.store).as_posix()
-        if fp.is_file() and rel != "archiver.json":
-            out[rel] = age_zstd(r.identity, fp.read_bytes())
-    return out
+def make_run(tmp: Path, harness: str, extra: str = "") -> Setup:
+    """fx_s11_e2e's CLI kit for USER's home, only `harness` archived."""
+    return setup(tmp, harness, extra, user=USER, host=f"box-{USER}")
 
 
 def find_leaks(blobs: dict[str, bytes], needles: list[tuple[str, str]]) -> list[tuple[str, str]]:

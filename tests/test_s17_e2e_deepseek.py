@@ -21,10 +21,11 @@ from typing import Any
 
 import pytest
 
+from tests.fx_s11_e2e import decrypt_all, decrypt_object
 from tests.fx_s17_e2e import (
     DS_BAD, DS_CHILD, DS_CRLF, DS_EMPTY, DS_FORK, DS_FORK2, DS_FORK_P, DS_GRAND, DS_HEADER, DS_LONG, DS_MAIN, DS_MIN,
-    DS_NOTICE, DS_RESUMED, DS_SEEDED, DS_TORN, DS_WF, OTHER, USER, Plant, age_zstd, build_deepseek, ds_append,
-    find_leaks, make_run, store_plain,
+    DS_NOTICE, DS_RESUMED, DS_SEEDED, DS_TORN, DS_WF, OTHER, USER, Plant, build_deepseek, ds_append,
+    find_leaks, make_run,
 )
 
 H = "deepseek-harness"
@@ -54,7 +55,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     p = Plant(str(r.home))
     f = build_deepseek(r.home, p)
     sync = r.json("sync")
-    plain = store_plain(r)
+    plain = decrypt_all(r)
     snaps = sorted(k for k in plain if k.startswith("snapshots/"))
     manifest = json.loads(plain[snaps[-1]])
     yield {"r": r, "p": p, "f": f, "sync": sync, "plain": plain, "manifest": manifest,
@@ -167,7 +168,7 @@ def test_resync_after_append_uploads_only_the_new_part(world: dict[str, Any]) ->
     new = sorted({p.relative_to(r.store).as_posix() for p in r.store.rglob("*") if p.is_file()} - before)
     objs = [n for n in new if n.startswith("objects/")]
     assert len(objs) == 1 and len(new) == 2
-    part = age_zstd(r.identity, (r.store / objs[0]).read_bytes())
+    part = decrypt_object(r.identity, (r.store / objs[0]).read_bytes())
     assert [json.loads(x)["seq"] for x in part.splitlines()] == [json.loads(x)["seq"] for x in extra.splitlines()]
     assert find_leaks({objs[0]: part}, w["p"].needles()) == []
     # lineage unchanged by the append (the forks' prefixes still match)

@@ -18,10 +18,11 @@ from typing import Any
 
 import pytest
 
+from tests.fx_s11_e2e import decrypt_all, decrypt_object
 from tests.fx_s17_e2e import (
     OTHER, PI_BAD, PI_CRLF, PI_CUSTOM, PI_EMPTY, PI_FLAT, PI_FORK, PI_FORKFROM, PI_GONE_PARENT, PI_HEADER, PI_LONG,
-    PI_MAIN, PI_NOCWD, PI_SUB, PI_TORN, PI_V1, USER, Plant, age_zstd, build_pi, find_leaks, make_run, pi_append,
-    pi_dir_name, store_plain,
+    PI_MAIN, PI_NOCWD, PI_SUB, PI_TORN, PI_V1, USER, Plant, build_pi, find_leaks, make_run, pi_append,
+    pi_dir_name,
 )
 
 H = "pi"
@@ -36,7 +37,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     f = build_pi(r.home, p)
     r.env["PI_CODING_AGENT_SESSION_DIR"] = str(r.home / "pi-flat")
     sync = r.json("sync")
-    plain = store_plain(r)
+    plain = decrypt_all(r)
     snaps = sorted(k for k in plain if k.startswith("snapshots/"))
     manifest = json.loads(plain[snaps[-1]])
     w = {"r": r, "p": p, "f": f, "sync": sync, "plain": plain, "manifest": manifest,
@@ -220,7 +221,7 @@ def test_resync_after_append_uploads_only_the_new_part(world: dict[str, Any], tm
     new = sorted({p.relative_to(r.store).as_posix() for p in r.store.rglob("*") if p.is_file()} - before)
     objs = [n for n in new if n.startswith("objects/")]
     assert len(objs) == 1 and len(new) == 2
-    part = age_zstd(r.identity, (r.store / objs[0]).read_bytes())
+    part = decrypt_object(r.identity, (r.store / objs[0]).read_bytes())
     assert [json.loads(x)["id"] for x in part.splitlines()] == [json.loads(x)["id"] for x in extra.splitlines()]
     assert find_leaks({objs[0]: part}, w["p"].needles()) == []
     # the torn line being written is finished: only its rest is read, and the restored file is whole
