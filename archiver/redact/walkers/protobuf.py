@@ -106,13 +106,11 @@ def is_text(data: bytes, strict: bool = True) -> bool:
 
 def _printable_message(buf: bytes, fields: Fields) -> bool:
     """Whether bytes that read as plain text are rather a message: strings only, in field order,
-    one-byte tags (fields 1-15: `\\n`, `"`, `*`, `2`, ... `z`), lengths that are not whitespace,
-    the fields consuming the bytes exactly. Text has this shape only by chance (a tag character,
-    then one whose code is the length of the rest, and so on to the last byte); a printable
-    message of 33-126 byte strings has it always, from whichever field comes first: proto3 leaves
-    an empty field out, so a Cursor edit result {4: before, 5: after} starts at field 4. Text taken
-    for a message still has every string redacted; a message taken for text would have its
-    inner lengths left stale by the redaction, and Cursor could not read it."""
+    from field 1 (tag "\\n"), one-byte tags, lengths that are not whitespace. Text has this shape
+    only by chance (a newline, then a character whose code is the length of the rest); a
+    printable message of 33-126 byte strings has it always."""
+    if buf[0] != 0x0A:
+        return False
     prev = 0
     for start, tag_end, _vstart, _end, wire in fields:
         if wire != 2 or tag_end - start != 1 or buf[tag_end] <= 0x20 or buf[start] >> 3 < prev:
