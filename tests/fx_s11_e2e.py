@@ -12,6 +12,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import random
+import string
 import subprocess
 import sys
 from dataclasses import dataclass, field
@@ -90,6 +92,22 @@ def build_in_child(builder: Callable[[Path, Canaries], dict[str, Any]], home: Pa
     return json.loads(out.read_text())  # type: ignore[no-any-return]
 
 
+def planted_secret(rng: random.Random, kind: int, user: str, domain: str) -> str:
+    """A value the built-in rules claim, by `kind` % 4: a GitHub PAT, an AWS key id, an Anthropic
+    key, or an e-mail address of `user` at `domain`."""
+    def alnum(n: int) -> str:
+        return "".join(rng.choice(string.ascii_letters + string.digits) for _ in range(n))
+
+    kind %= 4
+    if kind == 0:
+        return "ghp_" + alnum(36)
+    if kind == 1:
+        return "AKIA" + "".join(rng.choice(string.ascii_uppercase + "234567") for _ in range(16))
+    if kind == 2:
+        return "sk-ant-api03-" + alnum(90) + "AA"
+    return f"{user}.{alnum(5).lower()}@{domain}"
+
+
 @dataclass
 class Setup:
     base: Path
@@ -108,18 +126,24 @@ class Setup:
     def store(self) -> Path:
         return self.base / "store"
 
-    def cli(self, *args: str) -> subprocess.CompletedProcess[str]:
-        """The real CLI in its own process: `python -m archiver <cmd> --config ... <args>`."""
+    def cli(self, *args: str, expect: int | None = None) -> subprocess.CompletedProcess[str]:
+        """The real CLI in its own process: `python -m archiver <cmd> --config ... <args>`; with
+        `expect`, its exit code checked."""
         env = {k: v for k, v in os.environ.items() if not k.startswith(HARNESS_ENV)}
         env.update(self.env, PYTHONPATH=str(REPO))
-        return subprocess.run([sys.executable, "-m", "archiver", args[0], "--config", str(self.config), *args[1:]],
-                              capture_output=True, text=True, env=env, timeout=600)
+        r = subprocess.run([sys.executable, "-m", "archiver", args[0], "--config", str(self.config), *args[1:]],
+                           capture_output=True, text=True, env=env, timeout=600)
+        if expect is not None:
+            assert r.returncode == expect, (args, r.returncode, r.stdout[-2000:], r.stderr[-3000:])
+        return r
 
-    def json(self, *args: str, ok: tuple[int, ...] = (0,)) -> Any:
-        """`cli(*args, "--json")`, its exit code one of `ok`, its stdout parsed."""
-        r = self.cli(*args, "--json")
-        assert r.returncode in ok, (args, r.returncode, r.stdout[-2000:], r.stderr[-3000:])
-        return json.loads(r.stdout)
+    def json(self, *args: str, expect: int | None = 0) -> Any:
+        """`cli(*args, "--json", expect=expect)`, its stdout parsed."""
+        return json.loads(self.cli(*args, "--json", expect=expect).stdout)
+
+    def read(self, *args: str) -> Any:
+        """A reviewer's command (the identity given): `json(*args, "--identity", ...)`."""
+        return self.json(*args, "--identity", str(self.identity))
 
     def restore(self, to: Path, *keys: str, family: bool = False) -> dict[str, Any]:
         r = self.cli("restore", "--identity", str(self.identity), "--json", "--to", str(to),
@@ -132,18 +156,24 @@ def setup(tmp_path: Path, harness: str, extra: str = "", user: str = USER, host:
     """Keys from `archiver keygen`, a config that archives only `harness` of `user`'s home
     (tmp_path/<user>) into a file:// store."""
     s = Setup(base=tmp_path, home=tmp_path / user)
+    configure(s, (harness,), extra, user, host)
+    return s
+
+
+def configure(s: Setup, harnesses: tuple[str, ...], extra: str = "", user: str = USER, host: str | None = None) -> None:
+    """Keys from `archiver keygen` under s.base, and s.config archiving only `harnesses` of
+    s.home (usernames: `user`) into a file:// store at s.store."""
     s.config.write_text("")
-    r = s.cli("keygen", "--out", str(tmp_path / "keys"))
-    assert r.returncode == 0, r.stderr
-    others = [h for h in ("claude-code", "codex", "cursor-agent", "opencode", "pi", "deepseek-harness") if h != harness]
+    s.cli("keygen", "--out", str(s.base / "keys"), expect=0)
+    others = [h for h in ("claude-code", "codex", "cursor-agent", "opencode", "pi", "deepseek-harness")
+              if h not in harnesses]
     s.config.write_text(
         f'home = "{s.home}"\nhost = "{host or f"laptop-of-{user}"}"\n'
-        f'[redaction]\nteam_key_file = "{tmp_path / "keys" / "team.key"}"\nusernames = ["{user}"]\n'
-        f'[encryption]\nrecipients_file = "{tmp_path / "keys" / "recipient.txt"}"\n'
-        f'[store]\nurl = "file://{s.store}"\n[state]\ndir = "{tmp_path / "state"}"\n'
+        f'[redaction]\nteam_key_file = "{s.base / "keys" / "team.key"}"\nusernames = ["{user}"]\n'
+        f'[encryption]\nrecipients_file = "{s.base / "keys" / "recipient.txt"}"\n'
+        f'[store]\nurl = "file://{s.store}"\n[state]\ndir = "{s.base / "state"}"\n'
         + "".join(f"[harnesses.{h}]\nenabled = false\n" for h in others) + extra
     )
-    return s
 
 
 def decrypt_object(identity: Path, blob: bytes) -> bytes:
@@ -167,10 +197,16 @@ def decrypt_all(s: Setup) -> dict[str, bytes]:
     return out
 
 
-def latest_manifest(plain: dict[str, bytes]) -> dict[str, Any]:
+def latest_manifest(plain: dict[str, bytes], index: int = -1) -> dict[str, Any]:
+    """The last manifest of the store's plaintexts (or the `index`th, oldest first)."""
     names = sorted(k for k in plain if k.startswith("snapshots/"))
     assert names, "no manifest"
-    return json.loads(plain[names[-1]])  # type: ignore[no-any-return]
+    return json.loads(plain[names[index]])  # type: ignore[no-any-return]
+
+
+def artifact_bytes(plain: dict[str, bytes], artifact: dict[str, Any]) -> bytes:
+    """A manifest artifact's file: its objects' plaintexts in order."""
+    return b"".join(plain[f"objects/{o[:2]}/{o}"] for o in artifact["objects"])
 
 
 def leaks(plain: dict[str, bytes], needles: list[tuple[str, str]]) -> list[tuple[str, str, str]]:

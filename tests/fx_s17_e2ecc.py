@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tests.fx_s11_e2e import planted_secret
+
 VERSION = "2.1.310"
 PNG = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
@@ -86,15 +88,7 @@ class Gen:
 
     def secret(self, label: str) -> str:
         """A distinct value the rules claim (GitHub PAT, AWS key id, Anthropic key, e-mail) per field."""
-        kind = len(self.plan.secrets) % 4
-        if kind == 0:
-            v = "ghp_" + self.alnum(36)
-        elif kind == 1:
-            v = "AKIA" + "".join(self.rng.choice(string.ascii_uppercase + "234567") for _ in range(16))
-        elif kind == 2:
-            v = "sk-ant-api03-" + self.alnum(90) + "AA"
-        else:
-            v = f"{self.plan.user}.{self.alnum(5).lower()}@zqcorp-mail.net"
+        v = planted_secret(self.rng, len(self.plan.secrets), self.plan.user, "zqcorp-mail.net")
         self.plan.secrets[label] = v
         return v
 

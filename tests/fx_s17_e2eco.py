@@ -23,6 +23,8 @@ from typing import Any
 
 import orjson
 
+from tests.fx_s11_e2e import planted_secret
+
 # ------------------------------------------------------------------ protobuf (wire format only)
 
 
@@ -85,6 +87,18 @@ def parse_pb(buf: bytes) -> list[tuple[int, int, Any]]:
     return out
 
 
+def shape_of(data: bytes, depth: int = 0) -> list[Any] | None:
+    """The field tree of a protobuf message (field, wire type, sub-tree of a nested message);
+    None when `data` is not one. A string that happens to parse counts as a message."""
+    try:
+        fields = parse_pb(data)
+    except ValueError:
+        return None
+    if not fields:
+        return None
+    return [(f, wt, shape_of(v, depth + 1) if wt == 2 and depth < 8 and len(v) != 32 else None) for f, wt, v in fields]
+
+
 def sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
@@ -126,15 +140,7 @@ class Gen:
         return self.t
 
     def secret(self, label: str) -> str:
-        kind = len(self.plan.secrets) % 4
-        if kind == 0:
-            v = "ghp_" + self.alnum(36)
-        elif kind == 1:
-            v = "AKIA" + "".join(self.rng.choice(string.ascii_uppercase + "234567") for _ in range(16))
-        elif kind == 2:
-            v = "sk-ant-api03-" + self.alnum(90) + "AA"
-        else:
-            v = f"{self.plan.user}.{self.alnum(5).lower()}@qxmail-corp.net"
+        v = planted_secret(self.rng, len(self.plan.secrets), self.plan.user, "qxmail-corp.net")
         self.plan.secrets[label] = v
         return v
 
@@ -217,8 +223,8 @@ def build_cursor(g: Gen) -> None:
     s = Store()
     # ---- prompt messages (JSON blobs)
     sysmsg = s.put(j({"role": "system", "content": f"You are an agent. Workspace {cwd}"}))
-    info = s.put(j({"role": "user", "content": [{"type": "text", "text": f"<user_info>OS linux, shell zsh, home {home}, "
-                                                 f"mail {g.secret('c.user_info')}</user_info>"}]}))
+    s.put(j({"role": "user", "content": [{"type": "text", "text": f"<user_info>OS linux, shell zsh, home {home}, "
+                                         f"mail {g.secret('c.user_info')}</user_info>"}]}))
     req1 = g.uuid()
     q1 = s.put(j({"role": "user", "content": [
         {"type": "text", "text": f"<user_query>fix the deploy, token {g.secret('c.query')}</user_query>"},

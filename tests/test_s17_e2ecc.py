@@ -7,83 +7,29 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import shutil
 import subprocess
-import sys
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
 
 from archiver.harnesses.claude_code import project_key
+from tests.fx_s11_e2e import Setup, artifact_bytes, configure, decrypt_all, latest_manifest
 from tests.fx_s17_e2ecc import Plan, build, js_key
 
-REPO = Path(__file__).resolve().parents[1]
 USER = "zq.canary"
-OTHERS = ("codex", "cursor-agent", "opencode", "pi", "deepseek-harness")
 PREFIX = ".claude/projects/"
 
 
 @dataclass
-class Box:
-    base: Path
-    home: Path
-    plan: Plan
-
-    @property
-    def config(self) -> Path:
-        return self.base / "config.toml"
-
-    @property
-    def identity(self) -> Path:
-        return self.base / "keys" / "identity.txt"
-
-    @property
-    def store(self) -> Path:
-        return self.base / "store"
+class Box(Setup):
+    """fx_s11_e2e's CLI kit with every command's exit code checked (0 unless told) and the plan
+    of the home build() wrote."""
+    plan: Plan = None  # type: ignore[assignment]  # set by the fixture
 
     def cli(self, *args: str, expect: int | None = 0) -> subprocess.CompletedProcess[str]:
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("ARCHIVER_", "CLAUDE_", "XDG_"))}
-        env["PYTHONPATH"] = str(REPO)
-        r = subprocess.run([sys.executable, "-m", "archiver", args[0], "--config", str(self.config), *args[1:]],
-                           capture_output=True, text=True, env=env, timeout=300)
-        if expect is not None:
-            assert r.returncode == expect, (args, r.returncode, r.stdout[-2000:], r.stderr[-2000:])
-        return r
-
-    def json(self, *args: str) -> Any:
-        return json.loads(self.cli(*args, "--json").stdout)
-
-    def read(self, *args: str) -> Any:
-        return self.json(*args, "--identity", str(self.identity))
-
-
-def decrypt(identity: Path, blob: bytes) -> bytes:
-    a = subprocess.run(["age", "-d", "-i", str(identity)], input=blob, capture_output=True, check=True)
-    z = subprocess.run(["zstd", "-d", "-c"], input=a.stdout, capture_output=True)
-    assert z.returncode == 0, z.stderr[:200]
-    return z.stdout
-
-
-def plain_store(box: Box) -> dict[str, bytes]:
-    out = {}
-    for f in sorted(box.store.rglob("*")):
-        rel = f.relative_to(box.store).as_posix()
-        if f.is_file() and rel != "archiver.json":
-            out[rel] = decrypt(box.identity, f.read_bytes())
-    return out
-
-
-def manifest(plain: dict[str, bytes], index: int = -1) -> dict[str, Any]:
-    names = sorted(k for k in plain if k.startswith("snapshots/"))
-    return json.loads(plain[names[index]])  # type: ignore[no-any-return]
-
-
-def file_bytes(plain: dict[str, bytes], artifact: dict[str, Any]) -> bytes:
-    oid = artifact["objects"]
-    return b"".join(plain[f"objects/{o[:2]}/{o}"] for o in oid)
+        return super().cli(*args, expect=expect)
 
 
 @pytest.fixture(scope="module")
@@ -93,13 +39,7 @@ def box(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Box]:
     home = base / "home" / USER
     home.mkdir(parents=True)
     b = Box(base=base, home=home, plan=build(home, USER))
-    b.config.write_text("")
-    b.cli("keygen", "--out", str(base / "keys"))
-    b.config.write_text(
-        f'home = "{home}"\nhost = "laptop-of-zq"\n[redaction]\nteam_key_file = "{base}/keys/team.key"\n'
-        f'usernames = ["{USER}"]\n[encryption]\nrecipients_file = "{base}/keys/recipient.txt"\n'
-        f'[store]\nurl = "file://{b.store}"\n[state]\ndir = "{base}/state"\n'
-        + "".join(f"[harnesses.{h}]\nenabled = false\n" for h in OTHERS))
+    configure(b, ("claude-code",), user=USER, host="laptop-of-zq")
     first = b.json("sync", "--workers", "1")
     b.plan.uuids["first_sync"] = json.dumps(first)
     yield b
@@ -108,11 +48,11 @@ def box(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Box]:
 
 @pytest.fixture(scope="module")
 def plain(box: Box) -> dict[str, bytes]:
-    return plain_store(box)
+    return decrypt_all(box)
 
 
 def sessions(plain: dict[str, bytes], index: int = -1) -> dict[str, dict[str, Any]]:
-    return {s["key"]: s for s in manifest(plain, index)["sessions"]}
+    return {s["key"]: s for s in latest_manifest(plain, index)["sessions"]}
 
 
 def tail(path: str) -> str:
@@ -138,17 +78,17 @@ def test_every_file_of_every_session_is_archived(box: Box, plain: dict[str, byte
     for key, files in box.plan.files.items():
         assert sorted(tail(a["path"]) for a in got[key]["artifacts"]) == sorted(tail(f) for f in files), key
         for a in got[key]["artifacts"]:
-            data = file_bytes(plain, a)
+            data = artifact_bytes(plain, a)
             assert len(data) == a["size"] and hashlib.sha256(data).hexdigest() == a["sha256"], a["path"]
     s1 = got[f"claude-code:{box.plan.sids['main']}"]
     formats = {tail(a["path"]).rpartition("/")[2][-6:]: a["format"] for a in s1["artifacts"]}
     assert "binary" in formats.values()  # the PNG file-history backup
     # the torn line being written is not archived yet; the complete ones are, byte for byte
     fork = got[f"claude-code:{box.plan.sids['fork']}"]["artifacts"][0]
-    data = file_bytes(plain, fork)
+    data = artifact_bytes(plain, fork)
     assert data.endswith(b"\n") and box.plan.uuids["s3_torn"][:40].encode() not in data
     crlf = got[f"claude-code:{box.plan.sids['crlf']}"]["artifacts"][0]
-    assert file_bytes(plain, crlf).count(b"\r\n") == 2
+    assert artifact_bytes(plain, crlf).count(b"\r\n") == 2
 
 
 def test_no_secret_user_name_or_home_in_any_object_path_or_manifest(box: Box, plain: dict[str, bytes]) -> None:
@@ -205,7 +145,7 @@ def test_restore_one_session_byte_equal_in_the_harness_layout(box: Box, plain: d
     restored = sorted(f.relative_to(target).as_posix() for f in target.rglob("*") if f.is_file())
     assert restored == sorted(a["path"] for a in s1["artifacts"])
     for a in s1["artifacts"]:
-        assert (target / a["path"]).read_bytes() == file_bytes(plain, a), a["path"]
+        assert (target / a["path"]).read_bytes() == artifact_bytes(plain, a), a["path"]
     sid = box.plan.sids["main"]
     assert any(p.startswith(".claude/file-history/" + sid + "/") for p in restored)
     assert any(p.startswith(".claude/session-env/" + sid + "/") for p in restored)
@@ -266,7 +206,7 @@ def test_resync_after_append_uploads_only_the_new_part(box: Box, plain: dict[str
     out = box.json("sync", "--workers", "1")
     assert out["sessions"]["uploaded"] == 2 and out["sessions"]["failed"] == 0
     assert out["objects_uploaded"] == 2 and out["bytes"]["uploaded"] < 8192
-    latest = sessions(plain_store(box))
+    latest = sessions(decrypt_all(box))
     fork_after = latest[f"claude-code:{fork_sid}"]["artifacts"][0]
     assert fork_after["objects"][:1] == fork_before["objects"] and len(fork_after["objects"]) == 2
     after = latest[f"claude-code:{sid}"]
@@ -278,6 +218,6 @@ def test_resync_after_append_uploads_only_the_new_part(box: Box, plain: dict[str
 def test_relocated_transcript_folder_is_rebuilt_from_the_cwd_it_moved_to(box: Box, plain: dict[str, bytes]) -> None:
     s9 = sessions(plain)[f"claude-code:{box.plan.sids['relocated']}"]
     folder = s9["artifacts"][0]["path"][len(PREFIX):].partition("/")[0]
-    moved = [p for p in (json.loads(x) for x in file_bytes(plain, s9["artifacts"][0]).splitlines())
+    moved = [p for p in (json.loads(x) for x in artifact_bytes(plain, s9["artifacts"][0]).splitlines())
              if p.get("type") == "relocated"]
     assert folder == js_key(moved[0]["relocatedCwd"]) and "corpmail" not in folder

@@ -9,86 +9,38 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 import shutil
 import sqlite3
 import subprocess
-import sys
 import threading
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import pytest
 
-from tests.fx_s17_e2eco import Plan, build, md5_dir, parse_pb, slug
+from tests.fx_s11_e2e import Setup, artifact_bytes, configure, decrypt_all, latest_manifest
+from tests.fx_s17_e2eco import Plan, build, md5_dir, parse_pb, shape_of, slug
 
-REPO = Path(__file__).resolve().parents[1]
 USER = "zq.canary"
-OTHERS = ("codex", "claude-code", "pi", "deepseek-harness")
 OC_DB = ".local/share/opencode/opencode.db"
 
 
 @dataclass
-class Box:
-    base: Path
-    home: Path
-    plan: Plan
-    first: dict[str, Any]
-
-    @property
-    def config(self) -> Path:
-        return self.base / "config.toml"
-
-    @property
-    def identity(self) -> Path:
-        return self.base / "keys" / "identity.txt"
-
-    @property
-    def store(self) -> Path:
-        return self.base / "store"
+class Box(Setup):
+    """fx_s11_e2e's CLI kit with every command's exit code checked (0 unless told), the plan of
+    the home build() wrote and the first sync's report."""
+    plan: Plan = None  # type: ignore[assignment]  # set by the fixture
+    first: dict[str, Any] = field(default_factory=dict)  # the first sync's JSON report
 
     def cli(self, *args: str, expect: int | None = 0) -> subprocess.CompletedProcess[str]:
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("ARCHIVER_", "CURSOR_", "XDG_", "OPENCODE_"))}
-        env["PYTHONPATH"] = str(REPO)
-        r = subprocess.run([sys.executable, "-m", "archiver", args[0], "--config", str(self.config), *args[1:]],
-                           capture_output=True, text=True, env=env, timeout=300)
-        if expect is not None:
-            assert r.returncode == expect, (args, r.returncode, r.stdout[-2000:], r.stderr[-2000:])
-        return r
-
-    def json(self, *args: str, expect: int | None = 0) -> Any:
-        return json.loads(self.cli(*args, "--json", expect=expect).stdout)
-
-    def read(self, *args: str) -> Any:
-        return self.json(*args, "--identity", str(self.identity))
-
-
-def decrypt(identity: Path, blob: bytes) -> bytes:
-    a = subprocess.run(["age", "-d", "-i", str(identity)], input=blob, capture_output=True, check=True)
-    z = subprocess.run(["zstd", "-d", "-c"], input=a.stdout, capture_output=True)
-    assert z.returncode == 0, z.stderr[:200]
-    return z.stdout
-
-
-def plain_store(box: Box) -> dict[str, bytes]:
-    return {f.relative_to(box.store).as_posix(): decrypt(box.identity, f.read_bytes())
-            for f in sorted(box.store.rglob("*")) if f.is_file() and f.name != "archiver.json"}
-
-
-def manifest(plain: dict[str, bytes], index: int = -1) -> dict[str, Any]:
-    names = sorted(k for k in plain if k.startswith("snapshots/"))
-    return json.loads(plain[names[index]])  # type: ignore[no-any-return]
+        return super().cli(*args, expect=expect)
 
 
 def sessions(plain: dict[str, bytes], index: int = -1) -> dict[str, dict[str, Any]]:
-    return {s["key"]: s for s in manifest(plain, index)["sessions"]}
-
-
-def file_bytes(plain: dict[str, bytes], artifact: dict[str, Any]) -> bytes:
-    return b"".join(plain[f"objects/{o[:2]}/{o}"] for o in artifact["objects"])
+    return {s["key"]: s for s in latest_manifest(plain, index)["sessions"]}
 
 
 def shape(path: str) -> str:
@@ -113,16 +65,15 @@ def refs(data: bytes, depth: int = 0) -> list[str]:
     return out
 
 
-def shape_of(data: bytes, depth: int = 0) -> list[Any] | None:
-    """The field tree of a protobuf message (field, wire type, sub-tree of a nested message);
-    None when `data` is not one. A string that happens to parse counts as a message."""
+def sync_while(write: Callable[[], None], stop: threading.Event, box: Box) -> Any:
+    """`sync --workers 1` (exit 1: the corrupt store) while `write` runs on a thread until `stop`."""
+    t = threading.Thread(target=write)
+    t.start()
     try:
-        fields = parse_pb(data)
-    except ValueError:
-        return None
-    if not fields:
-        return None
-    return [(f, wt, shape_of(v, depth + 1) if wt == 2 and depth < 8 and len(v) != 32 else None) for f, wt, v in fields]
+        return box.json("sync", "--workers", "1", expect=1)
+    finally:
+        stop.set()
+        t.join()
 
 
 def sqlite_of(data: bytes, where: Path) -> sqlite3.Connection:
@@ -137,15 +88,9 @@ def box(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Box]:
     home = base / "home" / USER
     home.mkdir(parents=True)
     plan = build(home, USER)
-    b = Box(base=base, home=home, plan=plan, first={})
+    b = Box(base=base, home=home, plan=plan)
     try:
-        b.config.write_text("")
-        b.cli("keygen", "--out", str(base / "keys"))
-        b.config.write_text(
-            f'home = "{home}"\nhost = "laptop-of-zq"\n[redaction]\nteam_key_file = "{base}/keys/team.key"\n'
-            f'usernames = ["{USER}"]\n[encryption]\nrecipients_file = "{base}/keys/recipient.txt"\n'
-            f'[store]\nurl = "file://{b.store}"\n[state]\ndir = "{base}/state"\n'
-            + "".join(f"[harnesses.{h}]\nenabled = false\n" for h in OTHERS))
+        configure(b, ("cursor-agent", "opencode"), user=USER, host="laptop-of-zq")
         # the rows the test put in the -wal are not in the main files yet (no checkpoint ran)
         assert (home / ".local/share/opencode/opencode.db-wal").stat().st_size > 0
         assert b"WALMARK-opencode" not in (home / OC_DB).read_bytes()
@@ -158,7 +103,7 @@ def box(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Box]:
 
 @pytest.fixture(scope="module")
 def plain(box: Box) -> dict[str, bytes]:
-    return plain_store(box)
+    return decrypt_all(box)
 
 
 def test_sync_reports_the_broken_stores_by_name_and_archives_the_rest(box: Box) -> None:
@@ -179,7 +124,7 @@ def test_every_file_of_every_session_is_archived(box: Box, plain: dict[str, byte
     for key, files in box.plan.files.items():
         assert sorted(shape(a["path"]) for a in got[key]["artifacts"]) == sorted(shape(f) for f in files), key
         for a in got[key]["artifacts"]:
-            data = file_bytes(plain, a)
+            data = artifact_bytes(plain, a)
             assert len(data) == a["size"] and hashlib.sha256(data).hexdigest() == a["sha256"], a["path"]
     fmt = {shape(a["path"]).rpartition("/")[2]: a["format"] for a in got[f"cursor-agent:{box.plan.ids['c_main']}"]["artifacts"]}
     assert fmt["store.db"] == "sqlite" and fmt["future-blob.bin"] == "binary" and fmt["future-notes.txt"] == "text"
@@ -190,7 +135,7 @@ def test_cursor_store_has_the_wal_rows_the_unknown_table_and_a_walkable_graph(
     got = sessions(plain)
     main = got[f"cursor-agent:{box.plan.ids['c_main']}"]
     db = next(a for a in main["artifacts"] if a["path"].endswith("/store.db"))
-    conn = sqlite_of(file_bytes(plain, db), tmp_path / "main.db")
+    conn = sqlite_of(artifact_bytes(plain, db), tmp_path / "main.db")
     blobs = dict(conn.execute("SELECT id, data FROM blobs"))
     assert len(blobs) == box.plan.notes["blobs_main"]
     assert any(d.startswith(b"WALMARK-cursor ") for d in blobs.values())  # only in -wal at sync time
@@ -222,7 +167,7 @@ def test_cursor_store_has_the_wal_rows_the_unknown_table_and_a_walkable_graph(
     assert changed >= 8
     fork = got[f"cursor-agent:{box.plan.ids['c_fork']}"]
     fdb = next(a for a in fork["artifacts"] if a["path"].endswith("/store.db"))
-    fconn = sqlite_of(file_bytes(plain, fdb), tmp_path / "fork.db")  # db + -wal, no -shm at sync time
+    fconn = sqlite_of(artifact_bytes(plain, fdb), tmp_path / "fork.db")  # db + -wal, no -shm at sync time
     assert [d[:13] for (d,) in fconn.execute("SELECT data FROM blobs") if d.startswith(b"WALMARK-")] == [b"WALMARK-fork "]
 
 
@@ -233,7 +178,7 @@ def test_opencode_extracts_hold_every_row_of_their_session_and_no_host_secrets(
     for role in ("o_main", "o_child", "o_fork", "o_staged", "o_empty"):
         sid = box.plan.ids[role]
         a = next(x for x in got[f"opencode:{sid}"]["artifacts"] if x["path"] == OC_DB)
-        ex = sqlite_of(file_bytes(plain, a), tmp_path / f"{role}.db")
+        ex = sqlite_of(artifact_bytes(plain, a), tmp_path / f"{role}.db")
         want = live.execute("SELECT id, seq, type FROM session_message WHERE session_id = ? ORDER BY seq", (sid,)).fetchall()
         have = ex.execute("SELECT id, seq, type FROM session_message ORDER BY seq").fetchall()
         assert have == want, role
@@ -256,7 +201,7 @@ def test_opencode_extracts_hold_every_row_of_their_session_and_no_host_secrets(
 
 
 def test_no_secret_user_name_or_home_in_any_object_but_binaries(box: Box, plain: dict[str, bytes]) -> None:
-    binaries = {o for s in manifest(plain)["sessions"] for a in s["artifacts"] if a["format"] == "binary"
+    binaries = {o for s in latest_manifest(plain)["sessions"] for a in s["artifacts"] if a["format"] == "binary"
                 for o in a["objects"]}
     needles = {**box.plan.secrets, "home": str(box.home), "user": USER, "user-dash": "zq-canary", "domain": "qxmail"}
     assert len(box.plan.secrets) >= 35
@@ -286,7 +231,7 @@ def test_snapshot_git_dir_is_archived_redacted_under_the_hash_of_the_redacted_wo
     assert not [k for k, v in plain.items() if native.encode() in v]
     objs = [a for a in got["artifacts"] if a["format"] == "git-object"]
     assert len(objs) == 2
-    bodies = b"".join(zlib.decompress(file_bytes(plain, a)) for a in objs)
+    bodies = b"".join(zlib.decompress(artifact_bytes(plain, a)) for a in objs)
     assert b"PASSWORD=<" in bodies and b"login.py" in bodies
     assert not [label for label, v in box.plan.secrets.items() if v.encode() in bodies]
     assert USER.encode() not in bodies and str(box.home).encode() not in bodies
@@ -319,7 +264,7 @@ def test_restore_one_session_byte_equal_in_the_harness_layout(box: Box, plain: d
     restored = sorted(f.relative_to(target).as_posix() for f in target.rglob("*") if f.is_file())
     assert restored == sorted(a["path"] for a in s["artifacts"])
     for a in s["artifacts"]:
-        assert (target / a["path"]).read_bytes() == file_bytes(plain, a), a["path"]
+        assert (target / a["path"]).read_bytes() == artifact_bytes(plain, a), a["path"]
     cid = box.plan.ids["c_main"]
     assert any(re.fullmatch(rf"\.cursor/chats/[0-9a-f]{{32}}/{cid}/store\.db", p) for p in restored)
     assert any(re.fullmatch(rf"\.cursor/projects/[^/]+/agent-transcripts/{cid}/{cid}\.jsonl", p) for p in restored)
@@ -402,15 +347,9 @@ def test_resync_while_a_store_is_written_uploads_only_what_changed(box: Box, pla
                          "SET seq = excluded.seq", (box.plan.ids["o_main"], 1000 + n))
             stop.wait(0.01)
 
-    t = threading.Thread(target=writer)
-    t.start()
-    try:
-        out = box.json("sync", "--workers", "1", expect=1)
-    finally:
-        stop.set()
-        t.join()
+    out = sync_while(writer, stop, box)
     assert out["sessions"]["failed"] == 1 and len(out["errors"]) == 1
-    after = sessions(plain_store(box))
+    after = sessions(decrypt_all(box))
     changed = {k for k in after if k in before and [a["objects"] for a in after[k]["artifacts"]]
                != [a["objects"] for a in before[k]["artifacts"]]}
     assert {f"opencode:{child}", f"cursor-agent:{legacy}"} <= changed
@@ -453,18 +392,12 @@ def test_a_sync_while_both_stores_stream_archives_one_consistent_state_of_each(b
             done["cur"] = n
             stop.wait(0.005)
 
-    t = threading.Thread(target=stream)
-    t.start()
-    try:
-        out = box.json("sync", "--workers", "1", expect=1)
-    finally:
-        stop.set()
-        t.join()
+    out = sync_while(stream, stop, box)
     assert out["sessions"]["failed"] == 1 and len(out["errors"]) == 1 and done["oc"] > 0
-    plain = plain_store(box)
+    plain = decrypt_all(box)
     got = sessions(plain)
     a = next(x for x in got[f"opencode:{main}"]["artifacts"] if x["path"] == OC_DB)
-    ex = sqlite_of(file_bytes(plain, a), tmp_path / "oc.db")
+    ex = sqlite_of(artifact_bytes(plain, a), tmp_path / "oc.db")
     streamed = [int(d.rpartition(" ")[2]) for (d,) in ex.execute(
         "SELECT json_extract(data, '$.text') FROM session_message WHERE id LIKE 'msg_stream%' ORDER BY seq")]
     k = len(streamed)
@@ -474,7 +407,7 @@ def test_a_sync_while_both_stores_stream_archives_one_consistent_state_of_each(b
     assert text == (f"stream {k}" if k else "still stream")
     c = got[f"cursor-agent:{box.plan.ids['c_main']}"]
     db = next(x for x in c["artifacts"] if x["path"].endswith("/store.db"))
-    st = sqlite_of(file_bytes(plain, db), tmp_path / "cur.db")
+    st = sqlite_of(artifact_bytes(plain, db), tmp_path / "cur.db")
     blobs = dict(st.execute("SELECT id, data FROM blobs"))
     meta = json.loads(bytes.fromhex(st.execute("SELECT value FROM meta WHERE key = '0'").fetchone()[0]))
     root = meta["latestRootBlobId"]

@@ -7,17 +7,7 @@ from __future__ import annotations
 import pytest
 
 from archiver.redact.walkers import protobuf
-from tests.fx_s17_e2eco import f_len, parse_pb
-
-
-def _shape(data: bytes, depth: int = 0) -> list[object] | None:
-    try:
-        fields = parse_pb(data)
-    except ValueError:
-        return None
-    if not fields:
-        return None
-    return [(f, wt, _shape(v, depth + 1) if wt == 2 and depth < 8 else None) for f, wt, v in fields]
+from tests.fx_s17_e2eco import f_len, shape_of
 
 
 @pytest.mark.xfail(strict=True, reason="protobuf walker: a nested message of printable bytes whose first "
@@ -34,4 +24,4 @@ def test_a_small_edit_result_keeps_its_protobuf_shape_when_redacted() -> None:
         b"ghp_9876543210abcdefghijABCDEFGHIJ3210", b"<T2>")
     out = protobuf.redact_message(step, leaf)
     assert out is not None and b"ghp_" not in out
-    assert _shape(out) == _shape(step)
+    assert shape_of(out) == shape_of(step)
