@@ -292,6 +292,13 @@ def _weak_compile(pattern: str) -> object:
         return re2.compile(pattern, _re2_options(_BIG_MAX_MEM))._regexp  # noqa: SLF001
 
 
+
+def _prefilter_piece(c: _Compiled) -> str:
+    """A weak rule's part of its group's combined prefilters: a superset of its pattern that
+    matches from the same starts (consuming alternatives dropped, counted repeats cut, Unicode
+    classes widened), before anchors are made line anchors or dropped."""
+    return _cheap_unicode(_capped_repeats(_gate_form(c.rule.regex, c.sgroup)))
+
 def _compiled(pattern: str) -> object:
     """One compiled RE2 program per pattern in the process: fail_closed's verifier engine holds
     the same rules as the redaction engine, and shares their programs and DFA caches (RE2 objects
@@ -711,8 +718,7 @@ class Engine:
         self._weak_set: dict[int, tuple[object, list[int], int]] = {}
         for g in (ALWAYS, COMMON):
             if self._groups[g]:
-                pieces = [_multiline(_cheap_unicode(_capped_repeats(_gate_form(self._c[i].rule.regex, self._c[i].sgroup))))
-                          for i in self._groups[g]]
+                pieces = [_multiline(_prefilter_piece(self._c[i])) for i in self._groups[g]]
                 pattern = "|".join(f"(?:{piece})" for piece in pieces)
                 self._weak_alt[g] = _weak_compile(pattern)
                 wset = re2.Set.SearchSet(fast)
@@ -733,7 +739,7 @@ class Engine:
         self._always_gate = None
         if self.has_always:
             pattern = "|".join(
-                f"(?:{_multiline(_cheap_unicode(_capped_repeats(_gate_form(self._c[i].rule.regex, self._c[i].sgroup))), ('(?:)', '(?:)'))})"
+                f"(?:{_multiline(_prefilter_piece(self._c[i]), ('(?:)', '(?:)'))})"
                 for i in self._groups[ALWAYS])
             self._always_gate = _weak_compile(pattern)
         # One Set pass of literals says which keywords occur (index i = keyword i), whether image
