@@ -5,10 +5,9 @@ The one place that turns configuration into objects, so commands stay thin.
 
 from __future__ import annotations
 
-import functools
 import os
 from pathlib import Path
-from typing import MutableMapping
+from typing import TYPE_CHECKING, MutableMapping
 
 from archiver.config import ConfigError, Settings
 from archiver.crypto import age
@@ -18,6 +17,9 @@ from archiver.harnesses.common import expand_home
 from archiver.redact.base import Redactor
 from archiver.store import open_store
 from archiver.store.base import MiB, ObjectStore, StoreOptions
+
+if TYPE_CHECKING:
+    from archiver.redact.redactor import RedactorRecipe
 
 
 def recipients(settings: Settings) -> list[age.X25519Recipient]:
@@ -89,10 +91,11 @@ def redactor(settings: Settings, keys: TeamKeys) -> Redactor:
     return build_from_settings(settings, keys.pseudonym)
 
 
-def redactor_factory(settings: Settings, keys: TeamKeys) -> "functools.partial[Redactor]":
-    """A picklable recipe for the same redactor, for worker processes. Plain data only (rule
-    specs, terms, presidio options), so a worker imports neither pydantic nor this module's
-    configuration: about 20 MB less in each redaction process."""
+def redactor_factory(settings: Settings, keys: TeamKeys) -> "RedactorRecipe":
+    """A picklable recipe for the same redactor, for the parent and its worker processes (one
+    per run: the parent's first call loads the rules, workers receive them parsed). Plain data
+    only (rule specs, terms, presidio options, parsed rules), so a worker imports neither
+    pydantic nor this module's configuration: about 20 MB less in each redaction process."""
     from archiver.redact.factory import redactor_recipe
 
     return redactor_recipe(settings, keys.pseudonym)

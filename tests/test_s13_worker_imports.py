@@ -13,7 +13,7 @@ from pathlib import Path
 from archiver import runtime, workers
 from archiver.config import load_settings
 from archiver.redact.base import RedactionReport
-from archiver.redact.redactor import build_redactor
+from archiver.redact.redactor import RedactorRecipe
 from archiver.redact.rules import RuntimeTerms
 
 from tests.fx_worker_probe import worker_view
@@ -33,8 +33,8 @@ def test_the_worker_recipe_is_plain_data(tmp_path: Path) -> None:
     settings = _settings(tmp_path)
     keys = runtime.team_keys(settings)
     recipe = pickle.loads(pickle.dumps(runtime.redactor_factory(settings, keys)))
-    assert recipe.func is build_redactor
-    rules, key, terms, presidio = recipe.args
+    assert type(recipe) is RedactorRecipe
+    rules, key, terms, presidio = recipe.rule_specs, recipe.pseudonym_key, recipe.terms, recipe.presidio
     assert rules == ["builtin:secrets", "builtin:pii", "builtin:paths"] and key == keys.pseudonym and presidio is None
     assert type(terms) is RuntimeTerms
     assert "zorbalina" in terms.usernames and terms.names == ["Quentin Marlowe"]

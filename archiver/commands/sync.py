@@ -68,7 +68,8 @@ def _sync(args: argparse.Namespace, started: float, where: dict[str, Path]) -> i
         where["state_dir"] = state_dir
         keys = runtime.team_keys(settings)
         recipients = runtime.recipients(settings)
-        redactor = LazyRedactor(settings, keys)
+        recipe = runtime.redactor_factory(settings, keys)
+        redactor = LazyRedactor(recipe)
         _check_rule_packs(settings)
         archive = None if args.dry_run else Archive(runtime.store(settings, lazy=True))
         if args.workers < 1:
@@ -124,7 +125,7 @@ def _sync(args: argparse.Namespace, started: float, where: dict[str, Path]) -> i
             options=SyncOptions(dry_run=args.dry_run, fail_closed=settings.redaction.fail_closed,
                                 workers=args.workers,
                                 redaction_fingerprint=redaction_fingerprint(settings, keys)),
-            redactor_factory=runtime.redactor_factory(settings, keys),
+            redactor_factory=recipe,
             progress=progress,
             discovery_cache=cache,
         )
@@ -176,25 +177,30 @@ def _sync(args: argparse.Namespace, started: float, where: dict[str, Path]) -> i
 class LazyRedactor:
     """The configured redactor, built (its rules compiled) on first use: a re-sync where
     nothing changed never needs it. `ready()` builds it now; Syncer calls it before it
-    archives anything, so a rules error still stops the run before any session."""
+    archives anything, so a rules error still stops the run before any session. Built from
+    the run's recipe, which then hands the loaded rules on to the worker processes."""
 
-    def __init__(self, settings: Any, keys: Any) -> None:
+    def __init__(self, recipe: Any) -> None:
         import threading
 
-        self._settings, self._keys = settings, keys
+        self._recipe = recipe
         self._real: Any = None
         self._build_lock = threading.Lock()
 
     def ready(self) -> Any:
         with self._build_lock:
             if self._real is None:
-                from archiver import runtime
+                from archiver.config import ConfigError
+                from archiver.redact.rules import RuleError
 
-                self._real = runtime.redactor(self._settings, self._keys)
+                try:
+                    self._real = self._recipe()
+                except RuleError as e:
+                    raise ConfigError(f"redaction.rules: {e}") from None
             return self._real
 
     def __getattr__(self, name: str) -> Any:
-        if name.startswith("__") or name in ("_settings", "_keys", "_real", "_build_lock"):
+        if name.startswith("__") or name in ("_recipe", "_real", "_build_lock"):
             raise AttributeError(name)
         return getattr(self.ready(), name)
 

@@ -68,7 +68,7 @@ import re2
 from archiver.redact import decoded, tables
 from archiver.redact.base import RedactionReport
 from archiver.redact.pseudonym import Pseudonymizer
-from archiver.redact.rules import BUILTIN_PACKS, Rule, decode_class, load_rules
+from archiver.redact.rules import BUILTIN_PACKS, Rule, decode_class, load_rules, rule_program
 
 _UNANCHORED = re2._Anchor.UNANCHORED  # noqa: SLF001 - the public wrapper has no cheaper entry point
 _ANCHOR_START = re2._Anchor.ANCHOR_START  # noqa: SLF001
@@ -259,9 +259,6 @@ class _Compiled:
         return Match(r.id, s, e, r.label, r.replace)
 
 
-_COMPILED: dict[str, object] = {}
-
-
 # RE2 budget (max_mem) of the weak groups' combined alternations (_weak_alt, _always_gate). A
 # DFA keeps every state it built until its budget is spent, then starts afresh; the COMMON
 # alternation (84 rules, ~31,000 instructions then; ~14,500 since _capped_repeats) built ~12 MB
@@ -300,13 +297,10 @@ def _prefilter_piece(c: _Compiled) -> str:
     return _cheap_unicode(_capped_repeats(_gate_form(c.rule.regex, c.sgroup)))
 
 def _compiled(pattern: str) -> object:
-    """One compiled RE2 program per pattern in the process: fail_closed's verifier engine holds
-    the same rules as the redaction engine, and shares their programs and DFA caches (RE2 objects
-    are safe to use from several threads)."""
-    rx = _COMPILED.get(pattern)
-    if rx is None:
-        rx = _COMPILED[pattern] = re2.compile(pattern)._regexp  # noqa: SLF001
-    return rx
+    """One compiled RE2 program per pattern in the process (`rules.rule_program`: the one that
+    loading the pack compiled to check it): fail_closed's verifier engine holds the same rules
+    as the redaction engine, and shares their programs and DFA caches."""
+    return rule_program(pattern)._regexp  # noqa: SLF001
 
 
 class _Token(NamedTuple):
@@ -359,6 +353,8 @@ _ANCHORS = {"^": 0, "\\A": 0, "$": 1, "\\z": 1}
 
 def _is_anchored(regex: str) -> bool:
     """Conservative: does the pattern use ^ $ \\A \\z outside a character class?"""
+    if "^" not in regex and "$" not in regex and "\\A" not in regex and "\\z" not in regex:
+        return False
     return any(not t.in_class and t.text in _ANCHORS for t in _tokens(regex))
 
 

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-import functools
 import getpass
 import socket
+from typing import TYPE_CHECKING
 
 from archiver.config import ConfigError, Settings
 from archiver.redact.base import Redactor
 from archiver.redact.presidio_engine import PresidioOptions
 from archiver.redact.rules import GENERIC_ACCOUNTS, RuleError, RuntimeTerms
+
+if TYPE_CHECKING:
+    from archiver.redact.redactor import RedactorRecipe
 
 
 def usernames_for(settings: Settings) -> list[str]:
@@ -60,10 +63,10 @@ def build_from_settings(settings: Settings, pseudonym_key: bytes) -> Redactor:
         raise ConfigError(f"redaction.rules: {e}") from None
 
 
-def redactor_recipe(settings: Settings, pseudonym_key: bytes) -> "functools.partial[Redactor]":
-    """The configured redactor as a picklable call of `build_redactor` on plain data (the host
-    and user names resolved here): the parent calls it, and worker processes unpickle and call it."""
-    from archiver.redact.redactor import build_redactor
+def redactor_recipe(settings: Settings, pseudonym_key: bytes) -> "RedactorRecipe":
+    """The configured redactor as a picklable recipe (the host and user names resolved here):
+    one per run, for the parent and its worker processes alike, so the rules are loaded once."""
+    from archiver.redact.redactor import RedactorRecipe
 
     rules, terms, presidio = _redactor_args(settings)
-    return functools.partial(build_redactor, rules, pseudonym_key, terms, presidio)
+    return RedactorRecipe(rules, pseudonym_key, terms, presidio)

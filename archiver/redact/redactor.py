@@ -12,6 +12,7 @@ import io
 import os
 import shutil
 import tempfile
+import threading
 from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Iterator
@@ -431,3 +432,38 @@ def build_redactor(rule_specs: list[str], pseudonym_key: bytes, terms: RuntimeTe
                    presidio: PresidioOptions | None = None) -> RuleRedactor:
     """Load the packs (`builtin:<name>` or paths) plus the runtime-term rules; raise RuleError on problems."""
     return RuleRedactor(load_rules(rule_specs, terms), Pseudonymizer(pseudonym_key), presidio)
+
+
+class RedactorRecipe:
+    """The configured redactor as a picklable call on plain data (rule specs, runtime terms,
+    presidio options): the parent calls it, worker processes unpickle and call it. The packs are
+    read and validated on the first call only; from then on the parsed rules travel with the
+    recipe, so a worker compiles them without reading TOML and checking every rule again (about
+    half of the second a worker took to start). Raises RuleError on a bad pack."""
+
+    def __init__(self, rule_specs: list[str], pseudonym_key: bytes, terms: RuntimeTerms,
+                 presidio: PresidioOptions | None = None) -> None:
+        self.rule_specs = list(rule_specs)
+        self.pseudonym_key = pseudonym_key
+        self.terms = terms
+        self.presidio = presidio
+        self._rules: list[Rule] | None = None
+        self._lock = threading.Lock()
+
+    def rules(self) -> list[Rule]:
+        with self._lock:
+            if self._rules is None:
+                self._rules = load_rules(self.rule_specs, self.terms)
+            return self._rules
+
+    def __call__(self) -> RuleRedactor:
+        return RuleRedactor(self.rules(), Pseudonymizer(self.pseudonym_key), self.presidio)
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        del state["_lock"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()

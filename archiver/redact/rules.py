@@ -342,7 +342,7 @@ def _parse_rule(raw: dict[str, Any], where: str, pack: str, src: str,
     regex = raw.get("regex")
     if not isinstance(regex, str) or not regex:
         raise RuleError(f"{where}: 'regex' must be a non-empty string")
-    rx = _compile(regex, where, "regex")
+    rx = _compile(regex, where, "regex", program=True)
     if rx.search("") is not None:
         raise RuleError(f"{where}: regex matches the empty string")
     groups = rx.groups
@@ -466,9 +466,21 @@ def _quiet() -> Any:
     return opts
 
 
-def _compile(pattern: str, where: str, what: str) -> Any:
+_PROGRAMS: dict[str, Any] = {}
+
+
+def rule_program(pattern: str) -> Any:
+    """One compiled RE2 program per rule regex in the process: the pack validation compiles it,
+    the engine reuses it (RE2 objects are safe to share between threads). Raises re2.error."""
+    rx = _PROGRAMS.get(pattern)
+    if rx is None:
+        rx = _PROGRAMS[pattern] = re2.compile(pattern, _quiet())
+    return rx
+
+
+def _compile(pattern: str, where: str, what: str, program: bool = False) -> Any:
     try:
-        return re2.compile(pattern, _quiet())
+        return rule_program(pattern) if program else re2.compile(pattern, _quiet())
     except re2.error as e:
         msg = e.args[0] if e.args else e
         if isinstance(msg, bytes):
