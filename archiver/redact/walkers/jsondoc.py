@@ -31,7 +31,8 @@ text media type (OpenCode file attachments), and `data:` URIs of text types. Bin
 (a NUL byte, invalid UTF-8: images, archives) are left as they are.
 
 Integers of NUMBER_DIGITS digits or more (a card number a tool printed as JSON) are
-scanned as their decimal text with every rule, except under id and signature keys;
+scanned as their decimal text with every rule, except under id and signature keys and
+keys naming a random or derived number (seed, nonce, checksum, timestamp, ...);
 one that a rule matches is written back as the replacement string (its JSON type
 changes from number to string). Shorter numbers and floats are never scanned.
 """
@@ -230,6 +231,17 @@ class _Doc:
 
 
 _ID_SUFFIXES = ("id", "Id", "ID", "ids", "Ids", "IDs")  # product_id, orderId: numbers there are ids
+# An integer under a key whose last word is one of these is a random or derived number, never a
+# card a tool printed ({"seed": 4539...}, "random_seed", "torchSeed", "nonce", "crc32"): one in ten
+# 16-digit seeds after a card prefix passes Luhn
+_NUMBER_NOT_DATA = frozenset({"seed", "seeds", "nonce", "salt", "checksum", "crc", "crc32", "hash", "digest",
+                              "epoch", "timestamp", "ts", "ns", "ms"})
+_LAST_WORD = re.compile(r"(?:^|[^A-Za-z0-9]|(?<=[a-z0-9])(?=[A-Z]))([A-Za-z][a-z0-9]*|[A-Z0-9]+)$")
+
+
+def _random_number_key(k: str) -> bool:
+    m = _LAST_WORD.search(k)
+    return m is not None and m.group(1).lower() in _NUMBER_NOT_DATA
 _PAIR_KEYS = (("name", "value"), ("Name", "Value"), ("key", "value"), ("Key", "Value"),
               ("ParameterKey", "ParameterValue"))
 
@@ -651,7 +663,8 @@ class JsonRedactor:
                         push(v)
                     elif tv is int and (v >= _NUMBER_MIN or v <= -_NUMBER_MIN):
                         kind = kind_of(k)
-                        if kind != _ID and kind != _SKIP and not k.endswith(_ID_SUFFIXES):
+                        if (kind != _ID and kind != _SKIP and not k.endswith(_ID_SUFFIXES)
+                                and not _random_number_key(k)):
                             doc.numbers.add(len(strs))
                             add_str(str(v))
                             add_mode(MODE_ALL)
