@@ -73,7 +73,8 @@ def build_chat(home: Path, can: Canaries) -> dict[str, Any]:
     }
     ids = {name: s.put(data) for name, (data, _n) in steps.items()}
     sysmsg = s.put(j({"role": "system", "content": f"You are an agent. Workspace {cwd}"}))
-    query = s.put(j({"role": "user", "content": [{"type": "text", "text": "<user_query>rotate the token</user_query>"}]}))
+    query = s.put(j({"role": "user",
+                     "content": [{"type": "text", "text": "<user_query>rotate the token</user_query>"}]}))
     root0 = s.put(f_len(1, bytes.fromhex(sysmsg)) + f_len(22, "default"))
     um = s.put(f_len(1, "rotate the token") + f_len(2, "00000000-0000-4000-8000-000000000003") + f_int(4, 1)
                + f_len(10, bytes.fromhex(root0)))

@@ -81,8 +81,9 @@ def test_a_one_line_edit_in_a_blob_cell_is_redacted_with_its_shape(
     assert edit_files(out, numbers) == (_as_text(red, before), _as_text(red, after))
     assert edit_files(out, numbers)[0].startswith(b"TOKEN = '<GITHUB_TOKEN:")
     assert field(out, 2, 12, 1, 2) == _as_text(red, after)  # EditArgs.stream_content
-    if extra:
-        assert field(field(out, 2, 12, 2, 1), 8 if numbers == (6, 7) else 9) == field(extra, 8 if numbers == (6, 7) else 9)
+    if extra:  # a printable string beside the files (EditSuccess.message): redacted as text, nothing to change
+        (extra_no, _wt, extra_value), = parse_pb(extra)
+        assert field(field(out, 2, 12, 2, 1), extra_no) == extra_value
     assert sum(n for (rule, _c), n in report.counts.items()) == 3  # before, after, args
     assert red.redact_protobuf(step, RedactionReport(), BLOBS, schema=protobuf.CURSOR_BLOB) == out
     assert _cell(red, out) == out  # the redacted blob is stable
@@ -190,7 +191,7 @@ def test_a_synced_and_restored_chat_keeps_its_edit_results(tmp_path: Path) -> No
 
     other = tmp_path / OTHER
     got = s.restore(other)
-    assert got["sessions"] == [f"cursor-agent:{CHAT}"] or set(got["sessions"]) == {f"cursor-agent:{CHAT}"}
+    assert set(got["sessions"]) == {f"cursor-agent:{CHAT}"}
     assert got["errors"] == [] and tree_leaks(other, built["needles"]) == []
     (db,) = (other / ".cursor" / "chats").glob(f"*/{CHAT}/store.db")
     blobs = _steps_of(db)
@@ -207,3 +208,22 @@ def test_a_synced_and_restored_chat_keeps_its_edit_results(tmp_path: Path) -> No
             assert new.startswith(old[:old.index(b"ghp_")]) and new.endswith(b"\n"), name
         if numbers == (6, 7):
             assert field(field(restored, 2, 12, 2, 1), 8) == MESSAGE.encode()
+
+
+@pytest.mark.xfail(strict=True, reason="relocate.py walks SQLite BLOBs without the schema hint (its SQL function "
+                   "does not know the column): a relocated one-line edit result loses its shape")
+def test_relocating_a_restored_one_line_edit_keeps_its_shape(tmp_path: Path) -> None:
+    from archiver.relocate import Relocation, Relocator
+
+    old, new = "/home/user-5f2a/work/app", "/home/bob/src/app"
+    step = edit_step("config.py", f"ROOT = '{old}/data'\n".encode(), f"ROOT = '{old}/data2'\n".encode(), "tool_1")
+    db = tmp_path / "store.db"
+    conn = sqlite3.connect(db)
+    conn.execute("CREATE TABLE blobs (id TEXT PRIMARY KEY, data BLOB)")
+    conn.execute("INSERT INTO blobs VALUES ('a', ?)", (step,))
+    conn.commit()
+    conn.close()
+    Relocator([Relocation.parse(f"{old}={new}")]).rewrite_file(db, "sqlite")
+    out = _steps_of(db)["a"]
+    assert shape_of(out) == shape_of(step)
+    assert edit_files(out) == (f"ROOT = '{new}/data'\n".encode(), f"ROOT = '{new}/data2'\n".encode())
