@@ -160,9 +160,11 @@ class RuleRedactor:
                 return out
         return self.engine.redact_bytes(data, report, carrier)
 
-    def redact_protobuf(self, data: bytes, report: RedactionReport, carrier: str = "protobuf") -> bytes:
-        """A protobuf message; malformed input comes back unchanged and is counted as a warning."""
-        out = protobuf.redact_message(data, self._blob_leaf(report, carrier))
+    def redact_protobuf(self, data: bytes, report: RedactionReport, carrier: str = "protobuf",
+                        schema: protobuf.Schema | None = None) -> bytes:
+        """A protobuf message (`schema`: what is known of its fields, see walkers/protobuf.py);
+        malformed input comes back unchanged and is counted as a warning."""
+        out = protobuf.redact_message(data, self._blob_leaf(report, carrier), schema=schema)
         if out is None:
             self._warnings["protobuf-malformed"] += 1
             return data
@@ -178,9 +180,11 @@ class RuleRedactor:
             out = self.redact_bytes(data, report, carrier)
             return value if out is data else out.decode("utf-8", "surrogatepass")
         if type(value) is bytes:
-            what, fields = protobuf.kind(value)
+            schema = protobuf.BLOB_SCHEMAS.get(carrier)  # Cursor's blobs.data: which fields are messages
+            what, fields = protobuf.kind(value, schema)
             if what == "message":
-                out = protobuf.redact_message(value, self._blob_leaf(report, carrier + ":protobuf"), fields=fields)
+                out = protobuf.redact_message(value, self._blob_leaf(report, carrier + ":protobuf"), fields=fields,
+                                              schema=schema)
                 return value if out is None else out
             if what == "text":
                 return self._blob_leaf(report, carrier)(value)

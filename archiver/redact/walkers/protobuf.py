@@ -8,6 +8,10 @@ value (and a whole BLOB, `kind`) is
   * else text when it is mostly printable (`is_text`: UTF-8 or single-byte text, terminal
     colour codes included),
   * else left alone (bytes, packed numbers, hashes).
+A caller that knows what a blob is may pass a `Schema`: the fields it calls messages are walked
+as messages whenever they parse, printable or not (a small message of one-line strings reads as
+text, and heuristics cannot tell it from text that merely parses); every other field keeps the
+rules above. `BLOB_SCHEMAS` holds the schemas by carrier.
 Unchanged fields keep their original bytes (non-canonical varints included), so
 a message without matches comes back identical. Malformed input is never an
 error: `redact_message` returns None and the caller keeps the bytes.
@@ -15,7 +19,8 @@ error: `redact_message` returns None and the caller keeps the bytes.
 
 from __future__ import annotations
 
-from typing import Callable, Literal
+from dataclasses import dataclass, field
+from typing import Callable, Literal, Mapping
 
 from archiver.snapshot import BINARY_CONTROLS, single_byte_text
 
@@ -25,6 +30,37 @@ _CTRL = bytes(b for b in range(32) if b not in (9, 10, 13)) + b"\x7f"
 Fields = list[tuple[int, int, int, int, int]]
 
 LeafFn = Callable[[bytes], bytes]
+
+ANY = 0  # in Schema.fields: every field number the level does not name (no field is 0 on the wire)
+
+
+@dataclass(frozen=True)
+class Schema:
+    """What is known of a length-delimited value. `message`: it is a message, walked as one when it
+    parses even if all its bytes are printable. `fields[n]`: field n of it (`fields[ANY]`: every
+    field not named); a field without an entry, or with None, keeps the heuristics."""
+    message: bool = False
+    fields: Mapping[int, Schema | None] = field(default_factory=dict)
+
+    def child(self, field_no: int) -> Schema | None:
+        f = self.fields
+        return f[field_no] if field_no in f else f.get(ANY)
+
+
+# Cursor's store.db `blobs.data` (seed cursor-agent.json). A blob's type follows from the field
+# that references it, which a cell does not know, so this is what holds for a ConversationStep and
+# only below its field 2 (tool_call): field 2 itself is text in other blobs (TodoItem.content,
+# ShellOutput.stderr, UserMessage.message_id), so it stays with the heuristics (a ToolCall names
+# its tool_call_id, field 57, with a two-byte tag: never printable). Every other ToolCall field
+# is a oneof case <Name>ToolCall {1 args <Name>Args, 2 result <Name>Result}, and a result is a
+# oneof of messages (success, error, rejected...): an EditSuccess of one-line files
+# (before/after_full_file_content) is all printable.
+_MESSAGE = Schema(message=True)
+_TOOL_CASE = Schema(message=True, fields={1: _MESSAGE, 2: Schema(message=True, fields={ANY: _MESSAGE})})
+_TOOL_CALL = Schema(fields={ANY: _TOOL_CASE, 54: _MESSAGE, 57: None})  # 54 hook contexts, 57 tool_call_id
+CURSOR_BLOB = Schema(fields={2: _TOOL_CALL})
+
+BLOB_SCHEMAS: dict[str, Schema] = {"sqlite:blobs.data": CURSOR_BLOB}
 
 
 def _varint(buf: bytes, i: int, n: int) -> tuple[int, int] | None:
@@ -119,16 +155,20 @@ def _printable_message(buf: bytes, fields: Fields) -> bool:
     return True
 
 
-def kind(value: bytes) -> tuple[Literal["message", "text", "opaque"], Fields | None]:
-    """What a BLOB or a length-delimited payload holds, with its fields when it is a message."""
+def kind(value: bytes, schema: Schema | None = None) -> tuple[Literal["message", "text", "opaque"], Fields | None]:
+    """What a BLOB or a length-delimited payload holds, with its fields when it is a message
+    (`schema.message`: whenever it parses)."""
     fields = parse(value) if value else None
-    if fields and (not is_text(value, strict=True) or _printable_message(value, fields)):
+    if fields and ((schema is not None and schema.message) or not is_text(value, strict=True)
+                   or _printable_message(value, fields)):
         return "message", fields
     return ("text" if value and is_text(value, strict=False) else "opaque"), None
 
 
-def redact_message(buf: bytes, leaf: LeafFn, depth: int = 0, fields: Fields | None = None) -> bytes | None:
-    """The message with its strings redacted (the same object if unchanged); None if not a message."""
+def redact_message(buf: bytes, leaf: LeafFn, depth: int = 0, fields: Fields | None = None,
+                   schema: Schema | None = None) -> bytes | None:
+    """The message with its strings redacted (the same object if unchanged); None if not a message.
+    `schema` describes `buf`; its fields follow `schema.child`."""
     if depth > MAX_DEPTH:
         return None
     if fields is None:
@@ -140,7 +180,8 @@ def redact_message(buf: bytes, leaf: LeafFn, depth: int = 0, fields: Fields | No
     for start, tag_end, vstart, end, wire in fields:
         if wire == 2:
             value = buf[vstart:end]
-            new = redact_value(value, leaf, depth + 1)
+            sub = None if schema is None else schema.child(_field_no(buf, start, tag_end))
+            new = redact_value(value, leaf, depth + 1, sub)
             if new is not value and new != value:
                 changed = True
                 out.append(buf[start:tag_end] + _encode_varint(len(new)) + new)
@@ -149,11 +190,16 @@ def redact_message(buf: bytes, leaf: LeafFn, depth: int = 0, fields: Fields | No
     return b"".join(out) if changed else buf
 
 
-def redact_value(value: bytes, leaf: LeafFn, depth: int) -> bytes:
+def _field_no(buf: bytes, start: int, tag_end: int) -> int:
+    tag = _varint(buf, start, tag_end)
+    return tag[0] >> 3 if tag is not None else -1
+
+
+def redact_value(value: bytes, leaf: LeafFn, depth: int, schema: Schema | None = None) -> bytes:
     """One length-delimited payload: nested message, text, or opaque bytes."""
-    what, fields = kind(value)
+    what, fields = kind(value, schema)
     if what == "message":
-        nested = redact_message(value, leaf, depth, fields)
+        nested = redact_message(value, leaf, depth, fields, schema)
         if nested is not None:
             return nested
         what = "text" if is_text(value, strict=False) else "opaque"  # nested too deep
