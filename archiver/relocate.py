@@ -9,13 +9,17 @@ after its digest was checked against the manifest, so what is verified is always
 bytes; what is written is the relocated form.
 
 What is rewritten:
-- folder names derived from a cwd under OLD (each harness lists its own in `cwd_folders`);
+- folder names derived from a cwd under OLD (each harness lists its own in `cwd_folders`; a
+  `*` in its prefix stands for any one name: OpenCode's `snapshot/<project-id>/<sha1>/`), the
+  cwd being any the session recorded (a Claude Code transcript moved by `/cd` lies in the
+  folder of its last cwd);
 - in JSONL, JSON and text artifacts, every occurrence of OLD at path boundaries (not `/oldx`,
   not `/mnt/old`, not `/old.bak`; a sentence's full stop after it is no name: `in /old.`), raw,
   as JSON writes a non-ASCII path with `\\u` escapes and with `\\/` escapes;
 - in the same files, the cwd-derived folder names inside paths (`.claude/projects/<key>/`, a pi
   fork's `parentSession` naming `sessions/--<cwd>--/`), so what points at a restored file
-  points where it now is;
+  points where it now is (a harness's `relink_restored` then makes an absolute path to another
+  restored file name it under the restore root: pi's `parentSession`);
 - in SQLite artifacts, every cell of an ordinary table the same way: TEXT, hex-encoded JSON
   (Cursor's meta), and BLOBs that are text or protobuf messages (walked field by field, so the
   length prefixes follow a longer path; other binary is left alone); then the database is
@@ -85,6 +89,16 @@ class Relocation:
         return None
 
 
+@dataclass(frozen=True)
+class FolderMatch:
+    prefix: str  # as the harness lists it (`*`: any name)
+    head: str  # the folder's prefix, as the path spells it
+    folder: str
+    rest: str
+    encode: Callable[[str], str]
+    named_after: str | None  # the candidate path whose encoding the folder is
+
+
 class Relocator:
     def __init__(self, relocations: Sequence[Relocation], folder_names: Iterable[tuple[str, str]] = ()) -> None:
         # the longest OLD first: /home/u/work/app wins over /home/u
@@ -112,7 +126,7 @@ class Relocator:
         """This relocator that also rewrites, inside files, the folder names derived from these
         sessions' cwds (and their ancestors, and each OLD) that it renames."""
         names = set(self.folder_names)
-        folders = list(folders)
+        folders = [f for f in folders if "*" not in f[0].split("/")]  # a hash-named folder: no path names it
         kept: set[str] = set()  # folders of the sessions' paths that do not move
         for cwd in set(cwds):
             for candidate in self._candidates(cwd):
@@ -138,32 +152,45 @@ class Relocator:
                 return moved
         return None
 
-    def relpath(self, relpath: str, cwd: str | None, folders: Iterable[CwdFolder]) -> str:
+    def relpath(self, relpath: str, cwd: str | None | Sequence[str], folders: Iterable[CwdFolder]) -> str:
         """An archived path with its cwd-derived folder renamed for the relocated cwd. The folder
-        encodes the session's cwd or one of its ancestors (a project's folder, entered below it),
-        or an OLD itself (a project's host files, which belong to no session's cwd)."""
-        for prefix, encode in folders:
-            if not relpath.startswith(prefix):
-                continue
-            folder, sep, rest = relpath[len(prefix):].partition("/")
-            if not sep:
-                continue
-            for candidate in self._candidates(cwd):
-                if encode(candidate) == folder:
-                    # the nearest path the folder is named after decides; a project whose name
-                    # encodes alike (Claude: `/w-app` and `/w/app` are both `-w-app`) stays
-                    moved = self.cwd(candidate)
-                    return f"{prefix}{encode(moved)}/{rest}" if moved is not None else relpath
-        return relpath
+        encodes one of the session's cwds (`cwd`: the first, or each it recorded: a Claude Code
+        transcript moved by `/cd` lies in its last cwd's folder) or one of their ancestors (a
+        project's folder, entered below it), or an OLD itself (a project's host files, which
+        belong to no session's cwd). A `*` component of a folder's prefix matches any name
+        (OpenCode's `snapshot/<project-id>/<hash(worktree)>/`)."""
+        match = self.folder_match(relpath, cwd, folders)
+        if match is None or match.named_after is None:
+            return relpath
+        # the nearest path the folder is named after decides; a project whose name encodes
+        # alike (Claude: `/w-app` and `/w/app` are both `-w-app`) stays
+        moved = self.cwd(match.named_after)
+        return f"{match.head}{match.encode(moved)}/{match.rest}" if moved is not None else relpath
 
-    def _candidates(self, cwd: str | None) -> list[str]:
+    def folder_match(self, relpath: str, cwd: str | None | Sequence[str],
+                     folders: Iterable[CwdFolder]) -> "FolderMatch | None":
+        """The cwd-named folder relpath lies in and the first of the candidate paths (see
+        `relpath`) it is named after (None: none of them); None outside such folders."""
+        cwds = [cwd] if cwd is None or isinstance(cwd, str) else list(cwd)
+        for prefix, encode in folders:
+            split = split_folder(relpath, prefix)
+            if split is None:
+                continue
+            head, folder, rest = split
+            named = next((c for c in self._candidates(*cwds) if encode(c) == folder), None)
+            return FolderMatch(prefix, head, folder, rest, encode, named)
+        return None
+
+    def _candidates(self, *cwds: str | None) -> list[str]:
         out: list[str] = []
-        if cwd and cwd.startswith("/"):
-            p = posixpath.normpath(cwd)
-            while p != "/":
-                out.append(p)
-                p = posixpath.dirname(p)
-        out.extend(r.old for r in self.relocations)
+        for cwd in cwds:
+            if cwd and cwd.startswith("/"):
+                p = posixpath.normpath(cwd)
+                while p != "/":
+                    if p not in out:
+                        out.append(p)
+                    p = posixpath.dirname(p)
+        out.extend(r.old for r in self.relocations if r.old not in out)
         return out
 
     def rewrite(self, data: bytes) -> bytes:
@@ -230,6 +257,16 @@ class Relocator:
             if what == "text":
                 return self.rewrite(value)
         return value
+
+
+def split_folder(relpath: str, prefix: str) -> tuple[str, str, str] | None:
+    """(the prefix as relpath spells it, the folder name below it, the rest) when relpath lies in
+    a folder directly below `prefix` (whose `*` components match any one name), else None."""
+    parts, want = relpath.split("/"), prefix.rstrip("/").split("/")
+    if len(parts) < len(want) + 2 or any(w not in ("*", p) for w, p in zip(want, parts)):
+        return None
+    n = len(want)
+    return "/".join(parts[:n]) + "/", parts[n], "/".join(parts[n + 1:])
 
 
 def _ordinary_tables(con: sqlite3.Connection) -> list[str]:

@@ -32,7 +32,7 @@ import tempfile
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Sequence
+from typing import Callable, Sequence
 
 import zstandard
 
@@ -40,7 +40,7 @@ from archiver.archive import Archive, ReadLimits, chain_digest
 from archiver.harnesses.base import Harness
 from archiver.model import GONE_NOTE, Artifact, Session
 from archiver.pack import UnpackError
-from archiver.relocate import CwdFolder, RelocationError, Relocator
+from archiver.relocate import CwdFolder, RelocationError, Relocator, split_folder
 from archiver.store.base import NotFound
 
 MAX_OBJECT_OUTPUT = 64 << 30  # kept for callers; ReadLimits.max_bytes is the effective cap
@@ -128,6 +128,17 @@ def cwd_folders() -> dict[str, list[CwdFolder]]:
     return {name: cls.cwd_folders() for name, cls in _harness_classes().items() if hasattr(cls, "cwd_folders")}
 
 
+# (artifact, its relocated plaintext, target root, archived path -> restored path of every
+# artifact of the restore) -> a note for the report, or None; rewrites the plaintext in place
+RelinkHook = Callable[[Artifact, Path, Path, dict[str, str]], "str | None"]
+
+
+def relink_hooks() -> dict[str, RelinkHook]:
+    """Harness name -> its hook that makes a relocated file name other restored files where this
+    restore put them (pi: a fork's header.parentSession, an absolute path of the parent's file)."""
+    return {name: cls.relink_restored for name, cls in _harness_classes().items() if hasattr(cls, "relink_restored")}
+
+
 def check_native(roots: dict[str, str], harness: str, relpath: str) -> None:
     """A session's file must lie under its own harness's folder. A manifest naming `.bashrc`,
     `.ssh/authorized_keys` or another harness's files stays inside the target yet, restored
@@ -166,10 +177,17 @@ class Restorer:
         relocator = self.relocator
         with tempfile.TemporaryDirectory(prefix="archiver-restore-") as tmp:
             os.chmod(tmp, 0o700)
-            if relocator:
-                sessions, relocator = self._plan_relocation(relocator, sessions, folders, Path(tmp))
-            paths = [[relocator.relpath(art.path, s.cwd, folders.get(s.harness, ())) if relocator else art.path
-                      for art in s.artifacts] for s in sessions]
+            plan = self._plan_relocation(relocator, sessions, folders, Path(tmp)) if relocator else None
+            if plan is not None:
+                sessions, relocator = plan.sessions, plan.relocator
+                paths = [[relocator.relpath(art.path, plan.cwds[s.key], folders.get(s.harness, ()))
+                          for art in s.artifacts] for s in sessions]
+                result.warnings.extend(_kept_folders(plan, paths, folders))
+            else:
+                paths = [[art.path for art in s.artifacts] for s in sessions]
+            # archived path -> where this restore puts it (a relocated pi fork names its parent there)
+            moved = {art.path: paths[i][j] for i, s in enumerate(sessions) for j, art in enumerate(s.artifacts)}
+            relinks = relink_hooks() if relocator else {}
             shadowed = _shadowed(sessions, paths, roots)
             for i, session in enumerate(sessions):
                 ok = True
@@ -215,6 +233,11 @@ class Restorer:
                     if relocator:  # after the digest check: what was verified is the archived bytes
                         try:
                             relocator.rewrite_file(plain, art.format)
+                            relink = relinks.get(session.harness)
+                            if relink is not None:
+                                note = relink(art, plain, root, moved)
+                                if note:
+                                    result.warnings.append(f"{session.key}: {note}")
                         except (RelocationError, OSError) as e:
                             plain.unlink(missing_ok=True)
                             result.refused.append(f"{session.key}: {art.path!r}: not written ({e})")
@@ -251,15 +274,64 @@ class Restorer:
         return result
 
     def _plan_relocation(self, relocator: Relocator, sessions: list[Session], folders: dict[str, list[CwdFolder]],
-                         tmp: Path) -> tuple[list[Session], Relocator]:
+                         tmp: Path) -> "_RelocationPlan":
         """The sessions with their cwd (one a manifest from before the field lacks: what the
-        session's own files record), and the relocator that also follows the folders it renames
-        where paths inside the files name them."""
+        session's own files record), the cwds each folder of theirs may be named after, and the
+        relocator that also follows the folders it renames where paths inside the files name them.
+
+        A session's folder is named after its cwd or an ancestor, except when the session moved
+        (Claude Code's `/cd`: the transcript follows its last cwd into that cwd's project folder
+        while `cwd` is its first): then every cwd its files record is a candidate too, so
+        `--relocate OLD=NEW` for the cwd `ls` shows moves a folder below OLD. Sessions without a
+        cwd of their own (host files, a session folder without its transcript) take those of the
+        other sessions of their harness in this restore, as sync did when it named the folder."""
         recorded = {s.key: self._recorded_cwd(s, folders.get(s.harness, ()), tmp) for s in sessions}
         sessions = [s.model_copy(update={"cwd": recorded[s.key]}) if recorded[s.key] else s for s in sessions]
+        cwds: dict[str, list[str]] = {}
+        for s in sessions:
+            own = [s.cwd] if s.cwd else []
+            if any(m is not None and m.named_after is None
+                   for m in (relocator.folder_match(a.path, own, folders.get(s.harness, ())) for a in s.artifacts)):
+                own += [c for c in self._recorded_cwds(s, folders.get(s.harness, ()), tmp) if c not in own]
+            cwds[s.key] = own
+        pooled: dict[str, list[str]] = {}
+        for s in sessions:
+            pool = pooled.setdefault(s.harness, [])
+            pool.extend(c for c in cwds[s.key] if c not in pool)
+        cwds = {s.key: cwds[s.key] + [c for c in pooled[s.harness] if c not in cwds[s.key]] for s in sessions}
         for name in sorted({s.harness for s in sessions}):
-            relocator = relocator.with_folders(folders.get(name, ()), [s.cwd for s in sessions if s.harness == name])
-        return sessions, relocator
+            relocator = relocator.with_folders(folders.get(name, ()),
+                                               [c for s in sessions if s.harness == name for c in cwds[s.key]])
+        return _RelocationPlan(sessions, relocator, cwds)
+
+    def _recorded_cwds(self, session: Session, folders: Sequence[CwdFolder], tmp: Path) -> list[str]:
+        """Every `cwd` and `relocatedCwd` (Claude Code's record of a `/cd`) the session's
+        transcripts in cwd-named folders record, in order, as archived (redacted)."""
+        out: list[str] = []
+        for art in session.artifacts:
+            if art.role != "transcript" or art.format not in ("jsonl", "jsonl.zst") or art.size > 64 << 20 \
+                    or not any(split_folder(art.path, prefix) for prefix, _encode in folders):
+                continue
+            plain = tmp / "recorded-cwds"
+            try:
+                self._fetch(art, plain)
+                data = plain.read_bytes()
+            except (IntegrityError, OSError):
+                continue  # reported when the artifact itself is restored
+            finally:
+                plain.unlink(missing_ok=True)
+            for line in data.splitlines():
+                if b'"cwd"' not in line and b'"relocatedCwd"' not in line:
+                    continue
+                try:
+                    doc = json.loads(line)
+                except ValueError:
+                    continue
+                for field_ in ("cwd", "relocatedCwd"):
+                    value = doc.get(field_) if isinstance(doc, dict) else None
+                    if isinstance(value, str) and value.startswith("/") and value not in out and len(out) < 64:
+                        out.append(value)
+        return out
 
     def _recorded_cwd(self, session: Session, folders: Sequence[CwdFolder], tmp: Path) -> str | None:
         """For a session whose manifest has no `cwd` (written before the field existed) and whose
@@ -270,7 +342,7 @@ class Restorer:
             return None
         for art in session.artifacts:
             if art.format not in ("jsonl", "jsonl.zst", "json") or art.size > 64 << 20 \
-                    or not any(art.path.startswith(prefix) for prefix, _encode in folders):
+                    or not any(split_folder(art.path, prefix) for prefix, _encode in folders):
                 continue
             plain = tmp / "recorded-cwd"
             try:
@@ -329,6 +401,48 @@ class Restorer:
 
 class IntegrityError(Exception):
     pass
+
+
+@dataclass
+class _RelocationPlan:
+    sessions: list[Session]
+    relocator: Relocator
+    cwds: dict[str, list[str]]  # session key -> the paths its cwd-named folders may be named after
+
+
+def _kept_folders(plan: _RelocationPlan, paths: Sequence[Sequence[str]],
+                  folders: dict[str, list[CwdFolder]]) -> list[str]:
+    """Warnings for cwd-named folders a relocation leaves as they are although they may belong to
+    the moved project: named after a path the session moved to outside every OLD (a `/cd`), or
+    after none of the candidate paths (a hash-named folder: OpenCode's snapshot git dir)."""
+    out: list[str] = []
+    seen: set[tuple[str, str]] = set()
+    reloc = plan.relocator
+    for i, session in enumerate(plan.sessions):
+        moved = reloc.cwd(session.cwd) is not None
+        for j, art in enumerate(session.artifacts):
+            m = reloc.folder_match(art.path, plan.cwds[session.key], folders.get(session.harness, ()))
+            if m is None or paths[i][j] != art.path or (session.key, m.head + m.folder) in seen:
+                continue
+            where = f"{m.head}{m.folder}/"
+            hashed = "*" in m.prefix.split("/")
+            if m.named_after is None and hashed:
+                out.append(f"{session.key}: {where} keeps its name: {session.harness} names it by a hash of the "
+                           "project's path (the seed does not say which); restore renames it only when the name is "
+                           "the SHA-1 of a relocated session directory, one of its parents or an OLD, and it is none "
+                           "of these. If this project moved, its snapshots (diffs, reverts) are not found until the "
+                           "folder is renamed to the SHA-1 of the new worktree path")
+            elif m.named_after is None and moved:
+                out.append(f"{session.key}: {where} keeps its name: it is named after none of the paths the "
+                           "session records (a truncated or overridden name)")
+            elif m.named_after is not None and moved and reloc.cwd(m.named_after) is None:
+                out.append(f"{session.key}: {where} keeps its name: the session moved (Claude Code's /cd) to "
+                           f"{m.named_after}, which no --relocate OLD covers, and its folder follows that path; "
+                           f"add --relocate {m.named_after}=NEW to move it too")
+            else:
+                continue
+            seen.add((session.key, m.head + m.folder))
+    return out
 
 
 def gone_paths(session: Session) -> set[str]:

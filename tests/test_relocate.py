@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import sqlite3
 from pathlib import Path
 
@@ -17,6 +18,7 @@ import zstandard
 
 from archiver.harnesses.claude_code import project_key
 from archiver.harnesses.cursor_agent import md5_dir, slug
+from archiver.harnesses.opencode import worktree_hash
 from archiver.harnesses.pi import cwd_dir_name
 from archiver.relocate import Relocation, RelocationError, Relocator
 from tests.fx_archiver import USER, Env, env  # noqa: F401
@@ -177,7 +179,11 @@ def test_restore_relocates_every_harness(env: Env, harness: str) -> None:  # noq
             expected = before[old_path]
             for ref, moved_ref in folder_refs:
                 expected = expected.replace(ref, moved_ref)
-            assert after[new_path] == expected.replace(old_b, new_b), new_path
+            expected = expected.replace(old_b, new_b)
+            # a pi fork names its parent's file where the restore put it, under the restore root
+            expected = re.sub(rb'"parentSession":"[^"]*?/\.pi/agent/sessions/',
+                              b'"parentSession":"' + str(moved.resolve()).encode() + b"/.pi/agent/sessions/", expected)
+            assert after[new_path] == expected, new_path
     if harness == "opencode":
         dbs = [moved / p for p in after if p.endswith("opencode.db")]
         assert dbs
@@ -194,9 +200,11 @@ def test_restore_relocates_every_harness(env: Env, harness: str) -> None:  # noq
 
 
 def _rename_back(path: str, old_home: str, new_home: str, cwds: list[str]) -> str:
-    for c in sorted(cwds, key=len, reverse=True):
+    # a session's cwd or a folder above it (OpenCode's snapshot folder is the SHA-1 of the worktree)
+    above = {str(Path(c).parents[i]) for c in cwds for i in range(len(Path(c[len(old_home):]).parts) - 1)}
+    for c in sorted(set(cwds) | above, key=len, reverse=True):
         new_cwd = new_home + c[len(old_home):]
-        for enc in (project_key, cwd_dir_name, md5_dir, slug):
+        for enc in (project_key, cwd_dir_name, md5_dir, slug, worktree_hash):
             seg = f"/{enc(new_cwd)}/"
             if seg in path:
                 return path.replace(seg, f"/{enc(c)}/", 1)

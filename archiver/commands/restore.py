@@ -80,10 +80,12 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     add_at(sp)
     sp.add_argument("--with-family", action="store_true")
     sp.add_argument("--relocate", action="append", metavar="OLD=NEW",
-                    help="restore sessions whose project was at OLD (the archived, redacted path that `ls` "
-                         "shows as cwd) as if it were at NEW: folder names derived from it (Claude Code's "
-                         "projects/<key>, pi's sessions/--<cwd>--, Cursor's chats/<md5>) and the paths inside "
-                         "transcripts and databases; repeatable, the longest OLD wins")
+                    help="restore sessions whose project was at OLD (the archived, redacted path that `ls "
+                         "--json` shows as cwd) as if it were at NEW: folder names derived from it or from a "
+                         "cwd the session moved to below it (Claude Code's projects/<key>, pi's "
+                         "sessions/--<cwd>--, Cursor's chats/<md5>, OpenCode's snapshot/<project>/<sha1>) and "
+                         "the paths inside transcripts and databases; a pi fork's parentSession names the "
+                         "restored parent file; repeatable, the longest OLD wins")
     sp.add_argument("--overwrite", action="store_true",
                     help="replace files of the target that hold other content (default: refuse and report them)")
     sp.add_argument("--host", help="only sessions last archived by this host id (hosts share paths such as "

@@ -599,6 +599,11 @@ def _json(value: Any) -> Any:
 # ---------------------------------------------------------------- the collector
 
 
+def worktree_hash(worktree: str) -> str:
+    """The name OpenCode gives a worktree's snapshot folder, as far as it is known: SHA-1 hex."""
+    return hashlib.sha1(worktree.encode("utf-8")).hexdigest()
+
+
 class OpenCode:
     name = NAME
     native_root = ".local/share/opencode"
@@ -614,6 +619,16 @@ class OpenCode:
         self._pre_split_merged: list[tuple[Path, list[str]]] = []
         # sha1 hex of each session directory and its ancestors -> that path (snapshot folder names)
         self._worktrees: dict[str, str] = {}
+
+    @classmethod
+    def cwd_folders(cls) -> list[tuple[str, Callable[[str], str]]]:
+        """Folders named after a path (restore --relocate renames them): a worktree's snapshot git
+        dir `snapshot/<project-id>/<hash(worktree)>/`. The seed does not say which hash; sync
+        names the folder after the redacted worktree only when its name is the SHA-1 hex of a
+        session directory or one of its parents (redacted_relpath), so restore renames a folder
+        whose name is the SHA-1 of a relocated path for the new path, and keeps (and reports)
+        any other."""
+        return [(f"{cls.native_root}/snapshot/*/", worktree_hash)]
 
     @property
     def root(self) -> Path:
@@ -805,7 +820,7 @@ class OpenCode:
             return
         for p in (path, *path.parents):
             if str(p) != "/":
-                self._worktrees.setdefault(hashlib.sha1(str(p).encode("utf-8")).hexdigest(), str(p))
+                self._worktrees.setdefault(worktree_hash(str(p)), str(p))
 
     def redacted_relpath(
         self,
@@ -833,7 +848,7 @@ class OpenCode:
         name = parts[i]
         worktree = self._worktrees.get(name)
         if worktree is not None:
-            rparts[i] = hashlib.sha1(redact_text(worktree).encode("utf-8")).hexdigest()
+            rparts[i] = worktree_hash(redact_text(worktree))
         elif pseudonym is not None:
             rparts[i] = pseudonym("opencode-worktree", name)[: len(name)]
         return "/".join(rparts)

@@ -36,6 +36,7 @@ Title: the last session_info `name` (one without a name, or an empty one, clears
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import re
@@ -51,7 +52,7 @@ from archiver.harnesses.common import (
     iso, open_file, read_problem, read_regular, unexpected_shape,
 )
 from archiver.harnesses.jsonl_probe import parse_line, scan_lines, unparseable_warning
-from archiver.model import DiscoveredSession, LineageEdge, SourceArtifact, session_key
+from archiver.model import Artifact, DiscoveredSession, LineageEdge, SourceArtifact, session_key
 
 log = logging.getLogger(__name__)
 
@@ -72,6 +73,43 @@ def id_from_filename(name: str) -> str:
     """`<ISO ts with : and . as ->_<id>.jsonl` -> id (the whole stem when there is no `_`)."""
     stem = name[: -len(".jsonl")] if name.endswith(".jsonl") else name
     return stem.split("_", 1)[1] if "_" in stem else stem
+
+
+def _restored_parent(parent: str, prefix: str, moved: dict[str, str]) -> str | None:
+    """The restored path of the file a (relocated) parentSession names: the artifact of this
+    restore with its file name (the one in the folder it names, if several), else the
+    default-layout path of the folder and name it gives, else None."""
+    parts = parent.split("/")
+    name, folder = parts[-1], parts[-2] if len(parts) > 2 else ""
+    here = sorted({to for archived, to in moved.items()
+                   if archived.startswith(prefix) and archived.rsplit("/", 1)[-1] == name})
+    same = [to for to in here if to.split("/")[-2] == folder]
+    if same or len(here) == 1:
+        return (same or here)[0]
+    if len(parts) >= 4 and parts[-3] == "sessions" and folder.startswith("--") and folder.endswith("--"):
+        return f"{prefix}{folder}/{name}"
+    return None
+
+
+def _replace_header_value(plain: Path, first: bytes, header: dict[str, Any], key: str, old: str, new: str) -> None:
+    """plain with `key`'s string value in its first line replaced, the rest of the line's bytes
+    kept (JSON.stringify's compact form); a line spelled otherwise is written anew."""
+    line = None
+    for spell in (orjson.dumps(old), json.dumps(old).encode()):  # as JSON.stringify writes it, or ASCII-escaped
+        needle = b'"' + key.encode() + b'":' + spell
+        if first.count(needle) == 1:
+            line = first.replace(needle, b'"' + key.encode() + b'":' + orjson.dumps(new))
+            break
+    if line is None:
+        eol = first[len(first.rstrip(b"\r\n")):]
+        line = orjson.dumps({**header, key: new}) + eol
+    tmp = plain.with_name(plain.name + ".relinking")
+    with plain.open("rb") as fi, tmp.open("wb") as fo:
+        fi.seek(len(first))
+        fo.write(line)
+        while block := fi.read(1 << 20):
+            fo.write(block)
+    tmp.replace(plain)
 
 
 @dataclass
@@ -96,6 +134,35 @@ class Pi:
     def cwd_folders(cls) -> list[tuple[str, Callable[[str], str]]]:
         """Folders named after a cwd (restore --relocate renames them)."""
         return [(f"{cls.native_root}/sessions/", cwd_dir_name)]
+
+    @classmethod
+    def relink_restored(cls, artifact: Artifact, plain: Path, root: Path, moved: dict[str, str]) -> str | None:
+        """restore --relocate: a fork's header.parentSession, the absolute path of its parent's
+        file on the archived host, names the parent where this restore put it (root/<its restored
+        path>), so pi and a later sync find it there. A parent this restore does not hold is named
+        where a restore into the same root puts it (`.pi/agent/sessions/--<cwd>--/<file>`: archives
+        use the default layout); one in a flat custom session dir, whose folder only its own
+        header knows, is left as archived and reported. Rewrites the plaintext's first line."""
+        prefix = f"{cls.native_root}/sessions/"
+        if artifact.role != "transcript" or artifact.format != "jsonl" or not artifact.path.startswith(prefix):
+            return None
+        with plain.open("rb") as f:
+            first = f.readline(MAX_LINE + 1)
+        try:
+            header = orjson.loads(first)
+        except orjson.JSONDecodeError:
+            return None
+        parent = header.get("parentSession") if isinstance(header, dict) and header.get("type") == "session" else None
+        if not isinstance(parent, str) or not parent.startswith("/"):
+            return None
+        target = _restored_parent(parent, prefix, moved)
+        if target is None:
+            return (f"header.parentSession of {artifact.path} is left as archived: its parent file is not in this "
+                    "restore and lies in no sessions/--<cwd>--/ folder")
+        new = str(root / target)
+        if new != parent:
+            _replace_header_value(plain, first, header, "parentSession", parent, new)
+        return None
 
     def __init__(self, ctx: HarnessContext) -> None:
         self.ctx = ctx
