@@ -223,18 +223,21 @@ class Relocator:
     def _rewrite_sqlite(self, path: Path) -> None:
         con = sqlite3.connect(str(path), isolation_level=None)
         try:
-            con.create_function("archiver_relocate", 1, self._cell, deterministic=True)
+            con.create_function("archiver_relocate", 2, self._cell, deterministic=True)
             tables = _ordinary_tables(con)
             con.execute("BEGIN")
             changed = 0
             for table in tables:
-                cols = [_quote(r[1]) for r in con.execute(f"PRAGMA table_info({_quote(table)})")]
-                if not cols:
+                names = [r[1] for r in con.execute(f"PRAGMA table_info({_quote(table)})")]
+                if not names:
                     continue
+                # each cell with its carrier, as redaction names it: which BLOB schema holds
+                calls = [(_quote(c), f"archiver_relocate({_quote(c)}, {_literal(f'sqlite:{table}.{c}')})")
+                         for c in names]
                 # one statement per table: a row's triggers fire once, as for one edit of the row
                 changed += con.execute(
-                    f"UPDATE {_quote(table)} SET " + ", ".join(f"{c} = archiver_relocate({c})" for c in cols)
-                    + " WHERE " + " OR ".join(f"{c} IS NOT archiver_relocate({c})" for c in cols)).rowcount
+                    f"UPDATE {_quote(table)} SET " + ", ".join(f"{c} = {call}" for c, call in calls)
+                    + " WHERE " + " OR ".join(f"{c} IS NOT {call}" for c, call in calls)).rowcount
             con.execute("COMMIT")
             if changed:
                 con.execute("VACUUM")
@@ -243,7 +246,7 @@ class Relocator:
         finally:
             con.close()
 
-    def _cell(self, value: object) -> object:
+    def _cell(self, value: object, carrier: str = "") -> object:
         if type(value) is str:
             if _HEX_JSON.fullmatch(value):
                 raw = bytes.fromhex(value)
@@ -251,9 +254,10 @@ class Relocator:
                 return value if out == raw else (out.hex().upper() if value.isupper() else out.hex())
             return self.rewrite_text(value)
         if type(value) is bytes:
-            what, fields = protobuf.kind(value)
+            schema = protobuf.BLOB_SCHEMAS.get(carrier)  # what redaction walked as messages, walked alike
+            what, fields = protobuf.kind(value, schema)
             if what == "message":
-                return protobuf.redact_message(value, self.rewrite, fields=fields) or value
+                return protobuf.redact_message(value, self.rewrite, fields=fields, schema=schema) or value
             if what == "text":
                 return self.rewrite(value)
         return value
@@ -277,6 +281,10 @@ def _ordinary_tables(con: sqlite3.Connection) -> list[str]:
     return [name for name, _sql in rows
             if not name.startswith("sqlite_") and name not in virtual
             and not any(name.startswith(v + "_") for v in virtual)]
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
 
 
 def _quote(name: str) -> str:

@@ -210,8 +210,6 @@ def test_a_synced_and_restored_chat_keeps_its_edit_results(tmp_path: Path) -> No
             assert field(field(restored, 2, 12, 2, 1), 8) == MESSAGE.encode()
 
 
-@pytest.mark.xfail(strict=True, reason="relocate.py walks SQLite BLOBs without the schema hint (its SQL function "
-                   "does not know the column): a relocated one-line edit result loses its shape")
 def test_relocating_a_restored_one_line_edit_keeps_its_shape(tmp_path: Path) -> None:
     from archiver.relocate import Relocation, Relocator
 

@@ -9,7 +9,6 @@ import json
 import pytest
 
 from archiver.redact.base import RedactionReport
-from archiver.redact.pseudonym import Pseudonymizer
 from archiver.redact.redactor import RuleRedactor, build_redactor
 from archiver.redact.rules import RuntimeTerms
 from archiver.redact.walkers.jsondoc import _random_number_key

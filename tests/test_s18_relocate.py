@@ -175,9 +175,10 @@ def test_opencode_snapshot_folder_follows_the_relocated_worktree(world: dict[str
     assert worktree == directory == NEW
     snap = to / ".local/share/opencode/snapshot" / f["project"]
     assert [p.name for p in snap.iterdir()] == [worktree_hash(worktree)]
-    # the git dir OpenCode opens for that worktree holds the snapshot's blob (its empty refs/
-    # folder is not archived: files only; git wants it to call the folder a repository)
-    (snap / worktree_hash(worktree) / "refs").mkdir()
+    # the git dir OpenCode opens for that worktree holds the snapshot's blob; its empty refs/
+    # folder (archives hold files) is made again by the restore: git wants it to call the
+    # folder a repository
+    assert (snap / worktree_hash(worktree) / "refs").is_dir()
     env = {"GIT_DIR": str(snap / worktree_hash(worktree)), "HOME": str(tmp_path), "GIT_CONFIG_NOSYSTEM": "1",
            "PATH": os.environ.get("PATH", "")}
     r = subprocess.run(["git", "cat-file", "-p", f["blob"]], env=env, capture_output=True, text=True)

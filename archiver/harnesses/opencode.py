@@ -764,6 +764,33 @@ class OpenCode:
                 f"host, restored into the data dir under its own name; OpenCode opens it only with "
                 f"OPENCODE_DB={target_home / path}"
             )
+        if any(a.path.startswith(f"{self.native_root}/snapshot/") for s in sessions for a in s.artifacts):
+            out.extend(self._complete_snapshot_git_dirs(target_home))
+        return out
+
+    def _complete_snapshot_git_dirs(self, target_home: Path) -> list[str]:
+        """A snapshot git dir restored from its files lacks its empty folders (archives hold
+        files), and git takes a folder without `refs/` for no repository: OpenCode could not read
+        the trees its diffs and reverts name. Makes `refs/` (and `objects/`) in each folder of
+        snapshot/ (two levels: `<project-id>/` or `<project-id>/<worktree hash>/`) holding HEAD."""
+        from archiver.restore import UnsafePath, checked_path
+
+        out: list[str] = []
+        top = target_home / self.native_root / "snapshot"
+        if top.is_symlink() or not top.is_dir():
+            return out
+        for project in sorted(top.iterdir()):
+            for git_dir in (project, *(sorted(project.iterdir()) if project.is_dir() and not project.is_symlink() else ())):
+                if git_dir.is_symlink() or not (git_dir / "HEAD").is_file():
+                    continue
+                rel = git_dir.relative_to(target_home).as_posix()
+                for folder in ("refs", "objects"):
+                    if (git_dir / folder).is_dir():
+                        continue
+                    try:  # walked from the target by descriptor: a planted symlink is refused, not followed
+                        checked_path(target_home, f"{rel}/{folder}/.archiver-probe")
+                    except (UnsafePath, OSError) as e:
+                        out.append(f"opencode: {rel}/{folder}/ not made ({e}): git will not open that snapshot folder")
         return out
 
     # ---- discovery ----
