@@ -312,14 +312,9 @@ class Restorer:
             if art.role != "transcript" or art.format not in ("jsonl", "jsonl.zst") or art.size > 64 << 20 \
                     or not any(split_folder(art.path, prefix) for prefix, _encode in folders):
                 continue
-            plain = tmp / "recorded-cwds"
-            try:
-                self._fetch(art, plain)
-                data = plain.read_bytes()
-            except (IntegrityError, OSError):
-                continue  # reported when the artifact itself is restored
-            finally:
-                plain.unlink(missing_ok=True)
+            data = self._peek(art, tmp)
+            if data is None:
+                continue
             for line in data.splitlines():
                 if b'"cwd"' not in line and b'"relocatedCwd"' not in line:
                     continue
@@ -344,19 +339,26 @@ class Restorer:
             if art.format not in ("jsonl", "jsonl.zst", "json") or art.size > 64 << 20 \
                     or not any(split_folder(art.path, prefix) for prefix, _encode in folders):
                 continue
-            plain = tmp / "recorded-cwd"
-            try:
-                self._fetch(art, plain)
-                data = plain.read_bytes()
-            except (IntegrityError, OSError):
-                continue  # reported when the artifact itself is restored
-            finally:
-                plain.unlink(missing_ok=True)
+            data = self._peek(art, tmp)
+            if data is None:
+                continue
             for doc in _json_docs(data, art.format):
                 cwd = doc.get("cwd") if isinstance(doc, dict) else None
                 if isinstance(cwd, str) and cwd.startswith("/"):
                     return cwd
         return None
+
+    def _peek(self, art: Artifact, tmp: Path) -> bytes | None:
+        """The artifact's checked plaintext (callers keep to artifacts of at most 64 MB), to read
+        what a plan needs from it; None when it cannot be had (restoring it reports why)."""
+        plain = tmp / "peek"
+        try:
+            self._fetch(art, plain)
+            return plain.read_bytes()
+        except (IntegrityError, OSError):
+            return None
+        finally:
+            plain.unlink(missing_ok=True)
 
     def _fetch(self, art: Artifact, dst: Path) -> None:
         """Concatenate the artifact's objects into dst and check its digest and size."""
