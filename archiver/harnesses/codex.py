@@ -921,7 +921,9 @@ class Codex:
 
         - state_5 extract rows go into <target>/.codex/state_5.sqlite (created from the
           extract's schema and migration table when absent), and threads.rollout_path is
-          re-pointed at the restored rollout of the same file name (.jsonl or .jsonl.zst).
+          re-pointed at the restored rollout of the same file name (.jsonl or .jsonl.zst);
+          when that one was not restored (a revert rollout left out), at the thread's newest
+          rollout that was (warned), so the row never names a file of the archived home.
           A row the target holds with other content is kept unless `overwrite` (warned).
           The host's state extract (state_5/@host.sqlite: rows of tables with no thread
           column) merges the same way; rows already there are not added again.
@@ -1048,6 +1050,7 @@ def _repoint_rollouts(extract: Path, target: Path, codex_root: Path, warnings: l
         rows = ext.execute("SELECT id, rollout_path FROM threads").fetchall()
     finally:
         ext.close()
+    rollouts = _restored_rollouts(codex_root) if any(r[1] for r in rows) else []
     con = sqlite3.connect(str(target), timeout=10)
     try:
         for tid, rollout_path in rows:
@@ -1055,20 +1058,39 @@ def _repoint_rollouts(extract: Path, target: Path, codex_root: Path, warnings: l
                 continue
             name = os.path.basename(str(rollout_path))
             plain = name[: -len(".zst")] if name.endswith(".zst") else name
-            found = None
-            for top in ("sessions", "archived_sessions"):
-                base = codex_root / top
-                if base.is_dir():
-                    found = next((p for p in regular_files(base) if p.name in (plain, plain + ".zst")), None)
-                if found:
-                    break
+            found = next((p for p in rollouts if p.name in (plain, plain + ".zst")), None)
             if found is None:
-                warnings.append(f"thread {tid}: its current rollout {plain} was not restored; rollout_path left as archived")
-                continue
+                # the thread's current rollout (a revert's, say) stayed behind: its newest rollout
+                # here is one Codex can open; the archived path would name a file of another home
+                found = _latest_rollout_of(rollouts, str(tid))
+                if found is None:
+                    warnings.append(f"thread {tid}: its current rollout {plain} was not restored; "
+                                    "rollout_path left as archived")
+                    continue
+                warnings.append(f"thread {tid}: its current rollout {plain} was not restored; rollout_path "
+                                f"points at {found.name}, its newest rollout restored (restore the thread's "
+                                "revert sessions too for its current history)")
             con.execute("UPDATE threads SET rollout_path = ? WHERE id = ?", (str(found.resolve()), tid))
         con.commit()
     finally:
         con.close()
+
+
+def _restored_rollouts(codex_root: Path) -> list[Path]:
+    """The files under sessions/ then archived_sessions/ of a Codex root."""
+    out: list[Path] = []
+    for top in ("sessions", "archived_sessions"):
+        base = codex_root / top
+        if base.is_dir():
+            out += list(regular_files(base))
+    return out
+
+
+def _latest_rollout_of(rollouts: list[Path], tid: str) -> Path | None:
+    """The thread's rollout with the latest file-name timestamp (a revert's is written after
+    the rollout it reverts), or None."""
+    mine = [(m.group("ts"), p) for p in rollouts if (m := ROLLOUT_RE.match(p.name)) and m.group("tid") == tid]
+    return max(mine, key=lambda x: x[0])[1] if mine else None
 
 
 def _copy_new(src: Path, dst: Path) -> None:
