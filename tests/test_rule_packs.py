@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 import re2
 
+from archiver.redact.rules import expand_word_lists
 from archiver.redact.validators import VALIDATORS
 
 RULES_DIR = Path(__file__).resolve().parent.parent / "rules"
@@ -65,7 +66,7 @@ class CompiledRule:
         self.entropy: float = raw.get("entropy", 0)
         self.min_length: int = raw.get("min_length", 0)
         self.same_as: int = raw.get("same_as", 0)
-        self.allowlist = [re2.compile(a) for a in raw.get("allowlist", [])]
+        self.allowlist = [re2.compile(expand_word_lists(a)) for a in raw.get("allowlist", [])]
         self.validator = VALIDATORS[raw["validator"]] if raw.get("validator") else None
         self.label: str = raw["label"]
         self.replace: str = raw.get("replace", "token")
@@ -216,7 +217,7 @@ def test_rule_schema(pack: str, raw: dict) -> None:
     if "same_as" in raw:
         assert isinstance(raw["same_as"], int) and 0 < raw["same_as"] <= rx.groups and raw["same_as"] != group, rid
     for a in raw.get("allowlist", []):
-        re2.compile(a)
+        re2.compile(expand_word_lists(a))
     assert isinstance(raw["positive"], list) and len(raw["positive"]) >= 2, f"{rid}: needs >= 2 positives"
     assert isinstance(raw["negative"], list) and len(raw["negative"]) >= 2, f"{rid}: needs >= 2 negatives"
     if "expect" in raw:
@@ -597,7 +598,7 @@ def test_the_shipped_word_lists_load_and_feed_the_generated_rules() -> None:
      "common_word_usernames = []", "generic_hosts must be a list of non-empty lower-case strings"),
     ("generic_hosts = []\ngeneric_accounts = []\ncommon_word_first_names = []", "common_word_usernames must be"),
     ('generic_hosts = []\ngeneric_accounts = []\ncommon_word_first_names = []\ncommon_word_usernames = []\n'
-     "extra = []", "unknown word list(s): extra"),
+     "password_words = []\nextra = []", "unknown word list(s): extra"),
 ])
 def test_a_bad_word_list_file_is_refused_naming_the_file(tmp_path: Path, text: str, problem: str) -> None:
     from archiver.redact.rules import RuleError, load_word_lists

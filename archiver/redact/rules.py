@@ -218,7 +218,8 @@ def builtin_pack_path(name: str) -> Path:
 
 # ---------------------------------------------------------------- word lists (rules/words.toml)
 
-WORD_LISTS = ("generic_hosts", "generic_accounts", "common_word_first_names", "common_word_usernames")
+WORD_LISTS = ("generic_hosts", "generic_accounts", "common_word_first_names", "common_word_usernames",
+              "password_words")
 
 
 def load_word_lists(path: Path) -> dict[str, frozenset[str]]:
@@ -377,7 +378,7 @@ def _parse_rule(raw: dict[str, Any], where: str, pack: str, src: str,
         check = validators.get(validator)
         if check is None:
             raise RuleError(f"{where}: validator {validator!r} is not available (archiver.redact.validators)")
-    allowlist = _str_list(raw, "allowlist", where)
+    allowlist = tuple(expand_word_lists(a, where) for a in _str_list(raw, "allowlist", where))
     for a in allowlist:
         _compile(a, where, "allowlist entry")
     label = raw.get("label", raw["id"].upper().replace("-", "_").replace(".", "_"))
@@ -486,6 +487,22 @@ def _compile(pattern: str, where: str, what: str, program: bool = False) -> Any:
         if isinstance(msg, bytes):
             msg = msg.decode("utf-8", "replace")
         raise RuleError(f"{where}: bad {what} (RE2 syntax): {msg}") from e
+
+
+_WORDS_REF = re.compile(r"\{words:([A-Za-z0-9_]*)\}")
+
+
+def expand_word_lists(pattern: str, where: str = "allowlist") -> str:
+    """An allowlist entry with each `{words:<list>}` replaced by an alternation of that list of
+    rules/words.toml (one list of words, in one place, for several rules)."""
+    def alternation(m: re.Match[str]) -> str:
+        words = _WORDS.get(m.group(1))
+        if words is None:
+            raise RuleError(f"{where}: unknown word list {{words:{m.group(1)}}} in an allowlist entry "
+                            f"(known: {', '.join(WORD_LISTS)})")
+        return "(?:" + "|".join(re2.escape(w) for w in sorted(words, key=lambda w: (-len(w), w))) + ")"
+
+    return _WORDS_REF.sub(alternation, pattern)
 
 
 def _builtin_name(spec: str) -> str:
