@@ -60,3 +60,32 @@ def test_the_shipped_password_rule_keeps_only_the_labels(value: str, kept: bool)
     red = RuleRedactor(load_rules(["builtin:secrets"]), Pseudonymizer(b"\x02" * 32))
     text = f'{{"password": "{value}"}}'
     assert (red.redact_text(text, RedactionReport()) == text) is kept
+
+
+def test_the_redaction_fingerprint_follows_the_word_lists(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A re-sync redacts again what an edit of rules/words.toml changes (generated rules, allowlists)."""
+    import shutil
+
+    import archiver
+    from archiver import runtime
+    from archiver.commands.sync import redaction_fingerprint
+    from archiver.config import load_settings
+    from archiver.redact.rules import builtin_pack_path
+
+    (tmp_path / "team.key").write_text("07" * 32 + "\n")
+    (tmp_path / "team.key").chmod(0o600)
+    cfg = tmp_path / "config.toml"
+    cfg.write_text(f'home = "{tmp_path}"\n[redaction]\nteam_key_file = "{tmp_path / "team.key"}"\n'
+                   f'[store]\nurl = "file://{tmp_path / "store"}"\n')
+    settings = load_settings(cfg, required=True)
+    keys = runtime.team_keys(settings)
+    package = tmp_path / "pkg" / "archiver"
+    (package / "rules").mkdir(parents=True)
+    for name in ("secrets", "pii", "paths", "words"):
+        shutil.copyfile(builtin_pack_path(name), package / "rules" / f"{name}.toml")
+    monkeypatch.setattr(archiver, "__file__", str(package / "__init__.py"))
+    before = redaction_fingerprint(settings, keys)
+    assert redaction_fingerprint(settings, keys) == before
+    words = package / "rules" / "words.toml"
+    words.write_text(words.read_text().replace('"passwort", ', ""))
+    assert redaction_fingerprint(settings, keys) != before

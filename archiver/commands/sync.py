@@ -237,7 +237,8 @@ def redaction_fingerprint(settings: Any, keys: Any) -> str:
         h.update(part.encode() + b"\0")
     h.update(hashlib.sha256(keys.pseudonym).digest())
     package = Path(archiver.__file__).resolve().parent
-    for spec in settings.redaction.rules:
+    # the word lists (builtin:words) feed the generated rules and allowlists of every pack
+    for spec in ("builtin:words", *settings.redaction.rules):
         if spec.startswith("builtin:"):  # every place redact.rules.builtin_pack_path looks
             name = spec[len("builtin:"):]
             paths = [package / "rules" / f"{name}.toml", package.parent / "rules" / f"{name}.toml"]
