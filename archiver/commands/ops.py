@@ -476,11 +476,14 @@ class Doctor:
         except ClientError as e:
             server_date = e.response.get("ResponseMetadata", {}).get("HTTPHeaders", {}).get("date")
             code = code_of(e)
-            why = {"404": "no such bucket", "NoSuchBucket": "no such bucket",
-                   "403": "access denied (HeadBucket needs s3:ListBucket)"}.get(code, code)
+            missing = "no such bucket: fix store.url, or create it with `archiver bucket init`"
+            why = {"404": missing, "NoSuchBucket": missing,
+                   "403": "access denied: HeadBucket needs s3:ListBucket on the bucket "
+                          "(deploy/iam/collector-policy.json, statement ListOwnPrefixes)"}.get(code, code)
             self.add("bucket", "fail", f"{shown}: {why}")
         except (BotoCoreError, OSError) as e:
-            self.add("bucket", "fail", f"{shown}: unreachable ({type(e).__name__}: {e})")
+            self.add("bucket", "fail", f"{shown}: unreachable ({type(e).__name__}: {e}); check store.endpoint_url "
+                     "and store.region, the network, and HTTPS_PROXY/NO_PROXY")
             self.add("clock", "skip", "no answer from the store")
             return
         key_prefix = f"{prefix}/" if prefix else ""
@@ -561,12 +564,15 @@ class Doctor:
             self.add("versioning", "skip", f"{versioning}: the collector policy need not read it")
         else:
             self.add("versioning", "fail" if s.object_lock_mode else "warn",
-                     f"{versioning}" + ("; Object Lock needs it" if s.object_lock_mode else "; recommended so an overwrite or delete can be undone"))
+                     f"{versioning}" + ("; Object Lock needs it" if s.object_lock_mode else "; recommended so an overwrite or delete can be undone")
+                     + "; an operator enables it with `archiver bucket init`")
         if s.object_lock_mode:
             if lock is True:
                 self.add("object lock", "ok", f"bucket {lock_detail}; writes use {s.object_lock_mode} {s.object_lock_days} days")
             elif lock is False:
-                self.add("object lock", "fail", f"store.object_lock_mode is {s.object_lock_mode} but the bucket has no Object Lock")
+                self.add("object lock", "fail", f"store.object_lock_mode is {s.object_lock_mode} but the bucket has no "
+                         "Object Lock (every write would be refused): unset store.object_lock_mode/object_lock_days, "
+                         "or use a bucket created with `archiver bucket init --object-lock`")
             else:
                 self.add("object lock", "skip", f"bucket: {lock_detail}")
         else:
