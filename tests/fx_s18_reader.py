@@ -355,7 +355,7 @@ def _write(arch: Archive, target: Path, p: Placement, merge_group: list[Placemen
             extract.write_bytes(read_artifact(arch, q.art))
             merge_sqlite(dest, extract)
             extract.unlink()
-    mt = int(float(p.art["mtime"]))
+    mt = float(p.art["mtime"])  # as archived, fraction included (FORMAT.md §8 said whole seconds)
     os.utime(dest, (mt, mt))
 
 
@@ -427,18 +427,17 @@ def _point_rollouts(db: Path, target: Path, states: dict[tuple[str, str], State]
 
 
 def _rollout_for(tid: str, archived: str, target: Path, states: dict[tuple[str, str], State], res: Result) -> str | None:
-    i = archived.find("/.codex/")
-    rel = archived[i + 1:] if i >= 0 else None
-    if rel is not None and rel in res.files:
-        return str(target / rel)
-    st = states.get((f"codex:{tid}", ""))
-    if st is None:
-        return None
-    rollouts = [a["path"] for a in st.session["artifacts"]
-                if a["role"] == "transcript" and a["path"] in res.files and ROLLOUT_TS.search(a["path"])]
-    if not rollouts:
-        return None
-    return str(target / max(rollouts, key=lambda p: ROLLOUT_TS.search(p).group(1)))  # type: ignore[union-attr]
+    """The restored file of the same name (.jsonl or .jsonl.zst), else the thread's latest by name."""
+    here = [p for top in ("sessions", "archived_sessions") if (target / ".codex" / top).is_dir()
+            for p in (target / ".codex" / top).rglob("*") if p.is_file()]
+    plain = archived.rsplit("/", 1)[-1].removesuffix(".zst")
+    found = next((p for p in here if p.name in (plain, plain + ".zst")), None)
+    if found is None:
+        mine = [p for p in here if tid in p.name and ROLLOUT_TS.search(p.name)]
+        if not mine:
+            return None
+        found = max(mine, key=lambda p: ROLLOUT_TS.search(p.name).group(1))  # type: ignore[union-attr]
+    return str(found.resolve())
 
 
 # ---- helpers for tests -------------------------------------------------------------------------

@@ -12,7 +12,7 @@ import json
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import pytest
 
@@ -73,7 +73,7 @@ class Scenario:
 
 
 @pytest.fixture(scope="module")
-def scenario(tmp_path_factory: pytest.TempPathFactory) -> Scenario:
+def scenario(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Scenario]:
     mp = pytest.MonkeyPatch()
     isolate_env(mp)
     base = tmp_path_factory.mktemp("s18reader")
@@ -149,7 +149,8 @@ def test_reader_output_equals_restore_all_byte_for_byte(both: tuple[Path, Path, 
     merged = set(res.merged) | {p for p, _ in res.conflicts}
     for p in res.files:
         if p not in merged and not p.startswith(".local/share/opencode/opencode"):
-            assert int(a[p].stat().st_mtime) == int(b[p].stat().st_mtime), p
+            assert a[p].stat().st_mtime_ns == b[p].stat().st_mtime_ns, p
+    assert any(a[p].stat().st_mtime_ns % 10**9 for p in res.files)  # not cut to whole seconds
 
 
 def test_two_hosts_host_file_is_the_first_hosts_and_the_other_is_reported(
