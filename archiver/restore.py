@@ -189,10 +189,15 @@ class Restorer:
             moved = {art.path: paths[i][j] for i, s in enumerate(sessions) for j, art in enumerate(s.artifacts)}
             relinks = relink_hooks() if relocator else {}
             shadowed = _shadowed(sessions, paths, roots)
+            # paths a session of this restore holds as its own: another's shared copy of them (a
+            # Cursor subagent's view of its parent's store.db, maybe of an older state) is not written
+            owned = {paths[i][j] for i, s in enumerate(sessions) for j, a in enumerate(s.artifacts) if not a.shared}
             for i, session in enumerate(sessions):
                 ok = True
                 for j, art in enumerate(session.artifacts):
                     path = paths[i][j]
+                    if art.shared and path in owned:
+                        continue  # its owner's copy is written (FORMAT.md §5.1)
                     if path in placed and (art.shared or placed[path] == tuple(art.objects)):
                         continue  # the same bytes as another session's (FORMAT.md §5.1): written once
                     if (i, j) in shadowed:

@@ -297,6 +297,7 @@ def restore_all(arch: Archive, target: Path, states: dict[tuple[str, str], State
     winners: list[Placement] = []
     merges: dict[str, list[Placement]] = {}
     for path, group in by_path.items():
+        group = [p for p in group if not p.art["shared"]] or group  # §5.1: the owner's copy, if restored
         first = group[0]
         group = [first] + [p for p in group[1:] if p.art["objects"] != first.art["objects"] and not p.art["shared"]]
         if len(group) == 1:
