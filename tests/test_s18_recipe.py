@@ -86,3 +86,14 @@ def test_the_engine_reuses_the_program_the_pack_check_compiled() -> None:
 
     r = next(r for r in rules if r.id == "aws-access-key-id")
     assert _compiled(r.regex) is rules_mod.rule_program(r.regex)._regexp  # noqa: SLF001
+
+
+def test_no_shipped_rule_matches_the_empty_string() -> None:
+    """Loading skips this check for the built-in packs (its search would leave DFAs in the program
+    the engine keeps); a custom pack still gets it (RULES.md)."""
+    import re2
+
+    for name in ("secrets", "pii", "paths"):
+        for rule in rules_mod.load_rules([f"builtin:{name}"]):
+            fresh = re2.compile(rule.regex, re2.Options())  # (default options: not the engine's cached program)
+            assert fresh.search("") is None, rule.id
