@@ -539,6 +539,14 @@ def _open_dir(root: Path, parts: Sequence[str], relpath: str) -> int:
     return fd
 
 
+def make_folder(root: Path, relpath: str) -> None:
+    """root/relpath and its missing parents (0700), walked from root as `place_file` walks them:
+    a symlinked or non-folder component is refused (UnsafePath), never followed."""
+    parts = check_syntax(relpath).parts
+    root.mkdir(parents=True, exist_ok=True)
+    os.close(_open_dir(root, parts, relpath))
+
+
 SQLITE_BESIDE = ("-wal", "-shm", "-journal")  # the names SQLite opens beside a database, by name
 
 

@@ -36,9 +36,9 @@ BATCH_BYTES = 1024 * 1024
 BIG_JOB = 8 << 20  # after a job over this many bytes the allocator gives free memory back
 # A run with less than this to redact does it in the main process: starting the pool costs each
 # worker its imports and the rules' compilation (~0.5 CPU-s each: the rules come parsed with the
-# recipe, RedactorRecipe; the parent has already paid it),
-# more than redacting 8 MB inline takes, so an hourly run that finds a few appended lines would
-# spend most of its CPU starting workers. Also a bound on what the parent redacts in a run.
+# recipe, RedactorRecipe; the parent has already paid it), more than redacting 8 MB inline takes,
+# so an hourly run that finds a few appended lines would spend most of its CPU starting workers.
+# Also a bound on what the parent redacts in a run.
 INLINE_BYTES = 8 << 20
 
 
@@ -332,8 +332,9 @@ def _noop() -> None:
 # jobs). Its memory grows with what it redacted (RE2's DFA caches, the walkers' memos, pymalloc
 # arenas: 62 -> 82 MB RSS over ~150 MB of a dense corpus), hardly with the number of jobs (two
 # workers ran 6,000 tiny jobs each and grew 4 MB), and a fresh one costs about half a second of
-# CPU (imports 0.1, the parsed rules unpickled 0.05, compiled 0.35; 0.7 s when it read the packs). Counting jobs (800, until s14) replaced workers ~16 times in a cold sync of
-# 10,000 tiny sessions: 71 CPU-s against 51 without replacement.
+# CPU (imports 0.1, the parsed rules unpickled 0.05, compiled 0.35; 0.7 s when it read the packs).
+# Counting jobs (800, until s14) replaced workers ~16 times in a cold sync of 10,000 tiny
+# sessions: 71 CPU-s against 51 without replacement.
 BYTES_PER_WORKER = 96 << 20
 JOBS_PER_WORKER = 20_000
 

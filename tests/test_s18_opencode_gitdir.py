@@ -67,3 +67,19 @@ def test_nothing_is_made_when_no_snapshot_was_restored_or_through_a_symlink(tmp_
     (other / "HEAD").write_text("ref: refs/heads/main\n")
     assert h.after_restore(home, [_session(".local/share/opencode/opencode.db")]) == []
     assert sorted(p.name for p in other.iterdir()) == ["HEAD"]  # no snapshot in this restore: left alone
+
+
+def test_make_folder_refuses_a_symlinked_component(tmp_path: Path) -> None:
+    import pytest
+
+    from archiver.restore import UnsafePath, make_folder
+
+    home, outside = tmp_path / "home", tmp_path / "outside"
+    outside.mkdir()
+    (home / "snapshot").mkdir(parents=True)
+    (home / "snapshot" / "p1").symlink_to(outside)
+    with pytest.raises(UnsafePath):
+        make_folder(home, "snapshot/p1/refs")
+    assert list(outside.iterdir()) == []
+    make_folder(home, "snapshot/p2/refs")
+    assert stat.S_IMODE((home / "snapshot" / "p2" / "refs").stat().st_mode) == 0o700

@@ -190,13 +190,9 @@ class LazyRedactor:
     def ready(self) -> Any:
         with self._build_lock:
             if self._real is None:
-                from archiver.config import ConfigError
-                from archiver.redact.rules import RuleError
+                from archiver.redact.factory import build_from_recipe
 
-                try:
-                    self._real = self._recipe()
-                except RuleError as e:
-                    raise ConfigError(f"redaction.rules: {e}") from None
+                self._real = build_from_recipe(self._recipe)
             return self._real
 
     def __getattr__(self, name: str) -> Any:

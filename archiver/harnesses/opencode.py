@@ -773,7 +773,7 @@ class OpenCode:
         files), and git takes a folder without `refs/` for no repository: OpenCode could not read
         the trees its diffs and reverts name. Makes `refs/` (and `objects/`) in each folder of
         snapshot/ (two levels: `<project-id>/` or `<project-id>/<worktree hash>/`) holding HEAD."""
-        from archiver.restore import UnsafePath, checked_path
+        from archiver.restore import UnsafePath, make_folder
 
         out: list[str] = []
         top = target_home / self.native_root / "snapshot"
@@ -787,8 +787,8 @@ class OpenCode:
                 for folder in ("refs", "objects"):
                     if (git_dir / folder).is_dir():
                         continue
-                    try:  # walked from the target by descriptor: a planted symlink is refused, not followed
-                        checked_path(target_home, f"{rel}/{folder}/.archiver-probe")
+                    try:
+                        make_folder(target_home, f"{rel}/{folder}")
                     except (UnsafePath, OSError) as e:
                         out.append(f"opencode: {rel}/{folder}/ not made ({e}): git will not open that snapshot folder")
         return out

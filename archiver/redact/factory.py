@@ -57,8 +57,13 @@ def _redactor_args(settings: Settings) -> tuple[list[str], RuntimeTerms, Presidi
 
 
 def build_from_settings(settings: Settings, pseudonym_key: bytes) -> Redactor:
+    return build_from_recipe(redactor_recipe(settings, pseudonym_key))
+
+
+def build_from_recipe(recipe: "RedactorRecipe") -> Redactor:
+    """The recipe's redactor; a bad rule pack is a configuration error (exit 2)."""
     try:
-        return redactor_recipe(settings, pseudonym_key)()
+        return recipe()
     except RuleError as e:
         raise ConfigError(f"redaction.rules: {e}") from None
 

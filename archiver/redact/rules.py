@@ -345,7 +345,8 @@ def _parse_rule(raw: dict[str, Any], where: str, pack: str, src: str,
         raise RuleError(f"{where}: 'regex' must be a non-empty string")
     rx = _compile(regex, where, "regex", program=True)
     # (not for the shipped packs, which tests/test_s18_recipe.py checks: a search leaves its
-    # DFAs in the program the engine keeps, 4 MB over every built-in rule in each process)
+    # DFAs in the program the engine keeps, 4 MB over the built-in rules in the process that
+    # loads the packs)
     if not builtin and rx.search("") is not None:
         raise RuleError(f"{where}: regex matches the empty string")
     groups = rx.groups

@@ -242,6 +242,8 @@ _LAST_WORD = re.compile(r"(?:^|[^A-Za-z0-9]|(?<=[a-z0-9])(?=[A-Z]))([A-Za-z][a-z
 def _random_number_key(k: str) -> bool:
     m = _LAST_WORD.search(k)
     return m is not None and m.group(1).lower() in _NUMBER_NOT_DATA
+
+
 _PAIR_KEYS = (("name", "value"), ("Name", "Value"), ("key", "value"), ("Key", "Value"),
               ("ParameterKey", "ParameterValue"))
 
