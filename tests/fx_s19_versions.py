@@ -1,0 +1,185 @@
+"""s19: homes holding sessions written by OLDER releases of each harness, next to current ones.
+
+No tests here. Each `build_<harness>(home, can)` writes the shapes the seed's `versioning`
+section (and its gotchas and records) says older writers produced, from the seed text alone:
+- pi (seeds/by-harness/pi.json): header version absent (=1: linear entries, no id/parentId,
+  compaction.firstKeptEntryIndex, cwd missing on very old files), 2 (id/parentId tree, message
+  role `hookMessage`), 3 (current, role `custom`); forks by header.parentSession in v2 and v3.
+- codex: legacy rollouts (no history_mode, no ordinals, no session_id, event_msg
+  user_message/agent_message, turn_started/turn_complete aliases, compaction_summary,
+  ghost_snapshot, compacted.window_id integer, dropped turn_context fields, subagent spawn with
+  agent_type, a legacy fork carrying its parent's copied records and session_meta line) beside a
+  paginated one (ordinals, history_mode) with a paginated fork (history_base).
+and so on for the other harnesses (see each builder's doc).
+
+Every builder returns `facts`: {"sessions": {key: {"kind", "title", "cwd", "edges": [[relation,
+parent key, at]], "files": [native path relative to HOME], "clean": [files with nothing to
+redact: restored byte-identical]}}}; every planted value is a Canaries needle.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from tests.fx_s11_e2e import Canaries
+
+
+def jl(*recs: Any) -> bytes:
+    """JSONL as the JS and Rust writers emit it: compact, UTF-8, one record a line."""
+    return b"".join(json.dumps(r, ensure_ascii=False, separators=(",", ":")).encode() + b"\n" for r in recs)
+
+
+def _fact(kind: str = "main", title: str | None = None, cwd: str | None = None,
+          edges: list[list[Any]] | None = None, files: list[str] | None = None,
+          clean: list[str] | None = None) -> dict[str, Any]:
+    return {"kind": kind, "title": title, "cwd": cwd, "edges": edges or [], "files": files or [],
+            "clean": clean or []}
+
+
+# ------------------------------------------------------------------------------------------ pi
+
+PI_V1 = "0a1b2c3d-0001-4000-8000-0000000001aa"
+PI_V1_FORK = "0a1b2c3d-0001-4000-8000-0000000001fb"
+PI_V1_NOCWD = "0a1b2c3d-0001-4000-8000-0000000001cc"
+PI_V1_CLEAN = "0a1b2c3d-0001-4000-8000-0000000001dd"  # nothing to redact: restored byte for byte
+PI_V2 = "0a1b2c3d-0002-4000-8000-0000000002aa"
+PI_V2_FORK = "0a1b2c3d-0002-4000-8000-0000000002fb"
+PI_V3 = "01890a5d-ac96-774b-bcce-b302099a0003"
+PI_V3_FORK = "01890a5d-ac96-774b-bcce-b302099a03fb"
+
+
+def pi_folder(cwd: str) -> str:
+    return "--" + cwd.lstrip("/").replace("/", "-").replace("\\", "-").replace(":", "-") + "--"
+
+
+def pi_iso(n: int) -> str:
+    return f"2025-0{1 + n // 20}-{1 + n % 20:02d}T10:00:0{n % 10}.000Z"
+
+
+def pi_name(ts: str, sid: str) -> str:
+    return f"{ts.replace(':', '-').replace('.', '-')}_{sid}.jsonl"
+
+
+class Plain:
+    """Stands in for Canaries where a session must hold nothing to redact."""
+
+    @staticmethod
+    def c(tag: str) -> str:
+        return f"plain text of {tag}"
+
+
+def pi_v1_entries(can: Canaries | Plain, tag: str) -> list[dict[str, Any]]:
+    """A version-1 body: linear entries without id/parentId; compaction by firstKeptEntryIndex."""
+    ts = "2025-01-01T10:00:01.000Z"
+    return [
+        {"type": "message", "timestamp": ts, "message": {"role": "user", "content": can.c(f"{tag}.user"),
+                                                         "timestamp": 1735725601000}},
+        {"type": "message", "timestamp": ts, "message": {
+            "role": "assistant", "content": [{"type": "text", "text": can.c(f"{tag}.asst")},
+                                             {"type": "toolCall", "id": "toolu_v1a", "name": "bash",
+                                              "arguments": {"command": can.c(f"{tag}.cmd")}}],
+            "api": "anthropic-messages", "provider": "anthropic", "model": "m-1", "stopReason": "toolUse",
+            "usage": {"input": 1, "output": 2, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 3,
+                      "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}},
+            "timestamp": 1735725602000}},
+        {"type": "message", "timestamp": ts, "message": {
+            "role": "toolResult", "toolCallId": "toolu_v1a", "toolName": "bash",
+            "content": [{"type": "text", "text": can.c(f"{tag}.out")}], "isError": False,
+            "timestamp": 1735725603000}},
+        {"type": "thinking_level_change", "timestamp": ts, "thinkingLevel": "high"},
+        {"type": "model_change", "timestamp": ts, "provider": "anthropic", "modelId": "m-2"},
+        {"type": "compaction", "timestamp": ts, "summary": can.c(f"{tag}.summary"), "firstKeptEntryIndex": 2,
+         "tokensBefore": 1234},
+        {"type": "message", "timestamp": ts, "message": {"role": "user", "content": [
+            {"type": "text", "text": can.c(f"{tag}.user2")}], "timestamp": 1735725604000}},
+    ]
+
+
+def pi_tree(entries: list[dict[str, Any]], prefix: str) -> list[dict[str, Any]]:
+    """The entries as a version 2+ tree: 8-hex ids, parentId chained in file order."""
+    out, prev = [], None
+    for i, e in enumerate(entries):
+        eid = f"{prefix}{i:02x}"[-8:]
+        out.append({"type": e["type"], "id": eid, "parentId": prev,
+                    **{k: v for k, v in e.items() if k != "type"}})
+        prev = eid
+    return out
+
+
+def pi_v2_entries(can: Canaries, tag: str, prefix: str, title: str) -> list[dict[str, Any]]:
+    """A version-2 body: the tree, a hookMessage (renamed custom in v3), a label, session_info."""
+    body = pi_tree(pi_v1_entries(can, tag), prefix)
+    for e in body:
+        if e["type"] == "compaction":
+            e.pop("firstKeptEntryIndex")
+            e["firstKeptEntryId"] = body[2]["id"]
+    extra = pi_tree([
+        {"type": "message", "timestamp": "2025-02-01T10:00:00.000Z", "message": {
+            "role": "hookMessage", "customType": "my-hook", "content": can.c(f"{tag}.hook"), "display": True,
+            "details": {"note": can.c(f"{tag}.hookdetails")}, "timestamp": 1738404000000}},
+        {"type": "label", "timestamp": "2025-02-01T10:00:01.000Z", "targetId": body[0]["id"], "label": "chk"},
+        {"type": "session_info", "timestamp": "2025-02-01T10:00:02.000Z", "name": title},
+    ], prefix[:4] + "e0")
+    extra[0]["parentId"] = body[-1]["id"]
+    for a, b in zip(extra, extra[1:]):
+        b["parentId"] = a["id"]
+    return body + extra
+
+
+def build_pi(home: Path, can: Canaries) -> dict[str, Any]:
+    """v1 (with a v1 fork and a v1 header without cwd), v2 with a v2 fork (ids copied), v3 with a
+    v3 fork; all in one sessions dir."""
+    root = home / ".pi" / "agent" / "sessions"
+    facts: dict[str, Any] = {}
+    cwd = can.path("pi.cwd")
+
+    def put(sid: str, n: int, header: dict[str, Any], body: list[dict[str, Any]], cwd_: str | None,
+            kind: str = "main", title: str | None = None, edges: list[list[Any]] | None = None) -> Path:
+        folder = pi_folder(cwd_ if cwd_ is not None else cwd)
+        (root / folder).mkdir(parents=True, exist_ok=True)
+        ts = pi_iso(n)
+        f = root / folder / pi_name(ts, sid)
+        f.write_bytes(jl({"type": "session", **header, "id": sid, "timestamp": ts,
+                          **({"cwd": cwd_} if cwd_ is not None else {})}, *body))
+        facts[f"pi:{sid}"] = _fact(kind, title, cwd_, edges, [f.relative_to(home).as_posix()])
+        return f
+
+    v1 = put(PI_V1, 1, {}, pi_v1_entries(can, "pi1"), cwd)
+    # a fork written by a v1 build: the copied linear entries, no ids, so no fork point
+    put(PI_V1_FORK, 2, {"parentSession": str(v1)}, pi_v1_entries(can, "pi1f"), cwd, "fork",
+        edges=[["fork", f"pi:{PI_V1}", None]])
+    put(PI_V1_NOCWD, 3, {}, pi_v1_entries(can, "pi1n"), None)
+    clean = put(PI_V1_CLEAN, 8, {}, pi_v1_entries(Plain(), "pi1c"), "/srv/app")
+    facts[f"pi:{PI_V1_CLEAN}"]["clean"] = [clean.relative_to(home).as_posix()]
+    v2_body = pi_v2_entries(can, "pi2", "a2b2c2", "Version two")
+    v2 = put(PI_V2, 4, {"version": 2}, v2_body, cwd, title="Version two")
+    copied = [e for e in v2_body if e["type"] != "label"][:5]
+    fork_body = copied + pi_tree([{"type": "message", "timestamp": "2025-02-02T10:00:00.000Z", "message": {
+        "role": "user", "content": can.c("pi2f.user"), "timestamp": 1738490400000}}], "f2f2f2")
+    fork_body[-1]["parentId"] = copied[-1]["id"]
+    put(PI_V2_FORK, 5, {"version": 2, "parentSession": str(v2)}, fork_body, cwd, "fork",
+        edges=[["fork", f"pi:{PI_V2}", copied[-1]["id"]]])
+    v3_body = pi_v2_entries(can, "pi3", "a3b3c3", "Version three")
+    for e in v3_body:
+        if e.get("message", {}).get("role") == "hookMessage":
+            e["message"]["role"] = "custom"
+    v3 = put(PI_V3, 6, {"version": 3}, v3_body, cwd, title="Version three")
+    put(PI_V3_FORK, 7, {"version": 3, "parentSession": str(v3)}, v3_body[:3], cwd, "fork",
+        edges=[["fork", f"pi:{PI_V3}", v3_body[2]["id"]]])
+    return {"sessions": facts}
+
+
+def pi_migrate_v1(f: Path) -> bytes:
+    """What a current pi does to a version-1 file it opens: the same entries as a version-3 tree
+    (ids assigned, compaction.firstKeptEntryIndex -> firstKeptEntryId), rewritten in place."""
+    lines = [json.loads(x) for x in f.read_bytes().splitlines()]
+    header = {**lines[0], "version": 3}
+    body = pi_tree(lines[1:], "9c9c9c")
+    for e in body:
+        if "firstKeptEntryIndex" in e:
+            e["firstKeptEntryId"] = body[e.pop("firstKeptEntryIndex")]["id"]
+    data = jl(header, *body)
+    f.write_bytes(data)
+    return data
