@@ -183,3 +183,142 @@ def pi_migrate_v1(f: Path) -> bytes:
     data = jl(header, *body)
     f.write_bytes(data)
     return data
+
+
+# --------------------------------------------------------------------------------------- codex
+
+CX_LEGACY = "0198aaaa-0000-7000-8000-00000000a001"
+CX_LEGACY_SUB = "0198aaaa-0000-7000-8000-00000000a002"
+CX_LEGACY_FORK = "0198aaaa-0000-7000-8000-00000000a003"
+CX_LEGACY_ZST = "0198aaaa-0000-7000-8000-00000000a004"
+CX_LEGACY_CLEAN = "0198aaaa-0000-7000-8000-00000000a005"
+CX_PAGED = "0199aaaa-0000-7000-8000-00000000b001"
+CX_PAGED_FORK = "0199aaaa-0000-7000-8000-00000000b002"
+
+
+def cx_legacy_body(can: Canaries | Plain, tag: str) -> list[dict[str, Any]]:
+    """A legacy rollout after its session_meta: no ordinals, no turn ids on response items,
+    aliases and items that current Codex only reads (seed versioning)."""
+    t = "2025-03-01T10:00:01.000Z"
+
+    def ev(payload: dict[str, Any]) -> dict[str, Any]:
+        return {"timestamp": t, "type": "event_msg", "payload": payload}
+
+    def item(payload: dict[str, Any]) -> dict[str, Any]:
+        return {"timestamp": t, "type": "response_item", "payload": payload}
+
+    return [
+        {"timestamp": t, "type": "turn_context", "payload": {
+            "cwd": "/srv/app", "approval_policy": "on-failure", "sandbox_policy": {"type": "read-only"},
+            "model": "gpt-5", "summary": "auto", "user_instructions": can.c(f"{tag}.userinstr"),
+            "personality": "friendly", "current_date": "2025-03-01", "timezone": "Europe/Berlin",
+            "workspace_roots": ["/srv/app"]}},
+        ev({"type": "turn_started", "turn_id": "turn-1", "model_context_window": 200000}),
+        item({"type": "message", "role": "user", "content": [{"type": "input_text", "text": can.c(f"{tag}.user")}]}),
+        ev({"type": "user_message", "message": can.c(f"{tag}.usermsg"), "images": []}),
+        item({"type": "ghost_snapshot", "ghost_commit": {"id": "1f2e3d4c5b6a79881f2e3d4c5b6a79881f2e3d4c",
+                                                         "parent": None, "preexisting_untracked_files": [],
+                                                         "preexisting_untracked_dirs": []}}),
+        item({"type": "function_call", "name": "shell", "call_id": "call_legacy1",
+              "arguments": json.dumps({"command": ["bash", "-lc", can.c(f"{tag}.cmd")]})}),
+        item({"type": "function_call_output", "call_id": "call_legacy1", "output": can.c(f"{tag}.out")}),
+        item({"type": "message", "role": "assistant", "content": [{"type": "output_text",
+                                                                   "text": can.c(f"{tag}.asst")}]}),
+        ev({"type": "agent_message", "message": can.c(f"{tag}.agentmsg")}),
+        ev({"type": "agent_reasoning", "text": can.c(f"{tag}.reason")}),
+        item({"type": "compaction_summary", "encrypted_content": "gAAAAABlegacyopaque=="}),
+        {"timestamp": t, "type": "compacted", "payload": {"message": can.c(f"{tag}.compact"), "window_id": 2}},
+        ev({"type": "context_compacted"}),
+        ev({"type": "turn_complete", "turn_id": "turn-1", "last_agent_message": can.c(f"{tag}.last")}),
+    ]
+
+
+def cx_meta(tid: str, cwd: str, ts: str, **kw: Any) -> dict[str, Any]:
+    return {"timestamp": ts, "type": "session_meta", "payload": {
+        "id": tid, "timestamp": ts, "cwd": cwd, "originator": "codex_cli_rs", "cli_version": "0.41.0",
+        "instructions": None, "model_provider": "openai", **kw}}
+
+
+def build_codex(home: Path, can: Canaries) -> dict[str, Any]:
+    """Legacy rollouts (a main one, a subagent spawned with agent_type, a fork carrying its parent's
+    records, one compressed .jsonl.zst, one with nothing to redact) and paginated ones (a main one
+    and a fork by history_base), one session_index.jsonl naming some."""
+    import subprocess
+
+    root = home / ".codex"
+    day = root / "sessions" / "2025" / "03" / "01"
+    day.mkdir(parents=True)
+    facts: dict[str, Any] = {}
+    cwd = can.path("codex.cwd")
+    names: list[dict[str, Any]] = []
+
+    def put(tid: str, hh: int, recs: list[dict[str, Any]], kind: str = "main", title: str | None = None,
+            edges: list[list[Any]] | None = None, zst: bool = False, cwd_: str = cwd) -> Path:
+        f = day / f"rollout-2025-03-01T{hh:02d}-00-00-{tid}.jsonl"
+        f.write_bytes(jl(*recs))
+        if zst:
+            subprocess.run(["zstd", "-q", "-3", "--rm", str(f)], check=True)
+            f = f.with_name(f.name + ".zst")
+        facts[f"codex:{tid}"] = _fact(kind, title, cwd_, edges, [f.relative_to(home).as_posix()])
+        if title:
+            names.append({"id": tid, "thread_name": title, "updated_at": "2025-03-01T12:00:00Z"})
+        return f
+
+    t = "2025-03-01T10:00:00.000Z"
+    legacy = [cx_meta(CX_LEGACY, cwd, t, git={"commit_hash": "0123456789abcdef0123456789abcdef01234567",
+                                             "branch": "main"}), *cx_legacy_body(can, "cxl")]
+    put(CX_LEGACY, 10, legacy, title="Legacy thread")
+    put(CX_LEGACY_SUB, 11, [cx_meta(CX_LEGACY_SUB, cwd, t, source={"subagent": {"thread_spawn": {
+        "parent_thread_id": CX_LEGACY, "depth": 1, "agent_type": "explorer"}}}), *cx_legacy_body(can, "cxs")],
+        "subagent", edges=[["subagent", f"codex:{CX_LEGACY}", "depth=1"]])
+    # a legacy fork: the parent's records copied in, its session_meta line included (only the first
+    # session_meta is the file's own)
+    put(CX_LEGACY_FORK, 12, [cx_meta(CX_LEGACY_FORK, cwd, t, forked_from_id=CX_LEGACY), *legacy,
+                             *cx_legacy_body(can, "cxf")], "fork", "Legacy fork",
+        edges=[["fork", f"codex:{CX_LEGACY}", None]])
+    put(CX_LEGACY_ZST, 13, [cx_meta(CX_LEGACY_ZST, cwd, t), *cx_legacy_body(can, "cxz")], zst=True)
+    clean = put(CX_LEGACY_CLEAN, 14, [cx_meta(CX_LEGACY_CLEAN, "/srv/app", t), *cx_legacy_body(Plain(), "cxc")],
+                cwd_="/srv/app")
+    facts[f"codex:{CX_LEGACY_CLEAN}"]["clean"] = [clean.relative_to(home).as_posix()]
+
+    paged = cx_paginate([cx_meta(CX_PAGED, cwd, t, session_id=CX_PAGED, history_mode="paginated",
+                                 cli_version="0.164.0"), *cx_current_body(can, "cxp")])
+    put(CX_PAGED, 15, paged, title="Paginated thread")
+    fork = cx_paginate([cx_meta(CX_PAGED_FORK, cwd, t, session_id=CX_PAGED_FORK, history_mode="paginated",
+                                forked_from_id=CX_PAGED, cli_version="0.164.0",
+                                history_base={"thread_id": CX_PAGED, "end_ordinal_exclusive": 3,
+                                              "end_byte_offset": 123}),
+                        *cx_current_body(can, "cxpf")])
+    put(CX_PAGED_FORK, 16, fork, "fork", edges=[["fork", f"codex:{CX_PAGED}", f"rollout={CX_PAGED};ordinal=3"]])
+    (root / "session_index.jsonl").write_bytes(jl(*names))
+    return {"sessions": facts}
+
+
+def cx_current_body(can: Canaries, tag: str) -> list[dict[str, Any]]:
+    t = "2026-01-02T03:04:05.678Z"
+    return [
+        {"timestamp": t, "type": "event_msg", "payload": {"type": "task_started", "turn_id": "t1",
+                                                          "model_context_window": 258400}},
+        {"timestamp": t, "type": "response_item", "payload": {
+            "type": "message", "role": "user", "content": [{"type": "input_text", "text": can.c(f"{tag}.user")}]}},
+        {"timestamp": t, "type": "event_msg", "payload": {"type": "item_completed", "turn_id": "t1", "item": {
+            "type": "UserMessage", "id": "item-1", "content": [{"type": "text", "text": can.c(f"{tag}.item")}]}}},
+        {"timestamp": t, "type": "event_msg", "payload": {"type": "task_complete", "turn_id": "t1",
+                                                          "last_agent_message": can.c(f"{tag}.last")}},
+    ]
+
+
+def cx_paginate(recs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A paginated file's envelope: ordinal after timestamp, +1 a line from 0."""
+    return [{"timestamp": r["timestamp"], "ordinal": i, **{k: v for k, v in r.items() if k != "timestamp"}}
+            for i, r in enumerate(recs)]
+
+
+def cx_migrate(f: Path) -> bytes:
+    """Codex's startup legacy -> paginated migration, in place: history_mode set, ordinals
+    added; cli_version kept (seed versioning)."""
+    recs = [json.loads(x) for x in f.read_bytes().splitlines()]
+    recs[0]["payload"]["history_mode"] = "paginated"
+    data = jl(*cx_paginate(recs))
+    f.write_bytes(data)
+    return data

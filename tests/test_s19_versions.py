@@ -143,3 +143,51 @@ def test_pi_v1_file_migrated_in_place_between_syncs(tmp_path: Path) -> None:
     assert (out / rel).read_bytes() == migrated + more
     first = json.loads((out / rel).read_bytes().splitlines()[0])
     assert first["version"] == 3 and first["id"] == fx.PI_V1_CLEAN
+
+
+# --------------------------------------------------------------------------------------- codex
+
+@pytest.fixture(scope="module")
+def codex(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    yield from world(tmp_path_factory, "codex", fx.build_codex)
+
+
+def test_codex_sessions_of_every_version_discovered(codex: World) -> None:
+    check_discovery(codex)
+
+
+def test_codex_no_planted_value_archived(codex: World) -> None:
+    check_no_leaks(codex)
+
+
+def test_codex_restored_parseable_ids_kept(codex: World) -> None:
+    check_restored(codex)
+    zst = [a for a in codex.by_key[f"codex:{fx.CX_LEGACY_ZST}"]["artifacts"] if a["role"] == "transcript"]
+    assert [a["format"] for a in zst] == ["jsonl.zst"]
+    import subprocess
+    data = subprocess.run(["zstd", "-d", "-c", str(codex.to / zst[0]["path"])], capture_output=True, check=True).stdout
+    first = json.loads(data.splitlines()[0])
+    assert first["payload"]["id"] == fx.CX_LEGACY_ZST and "history_mode" not in first["payload"]
+    fork = [a for a in codex.by_key[f"codex:{fx.CX_LEGACY_FORK}"]["artifacts"] if a["role"] == "transcript"][0]
+    metas = [json.loads(x)["payload"]["id"] for x in (codex.to / fork["path"]).read_bytes().splitlines()
+             if json.loads(x)["type"] == "session_meta"]
+    assert metas == [fx.CX_LEGACY_FORK, fx.CX_LEGACY]
+
+
+def test_codex_legacy_rollout_migrated_in_place_between_syncs(tmp_path: Path) -> None:
+    """Codex's startup migration rewrites a legacy rollout as paginated in place (ordinals added,
+    history_mode set, cli_version kept), then appends: the next sync archives the rewritten file."""
+    s = setup(tmp_path, "codex")
+    build_in_child(fx.build_codex, s.home, tmp_path / "facts.json")
+    s.json("sync")
+    rel = next(p for p in s.home.rglob(f"rollout-*-{fx.CX_LEGACY_CLEAN}.jsonl")).relative_to(s.home)
+    migrated = fx.cx_migrate(s.home / rel)
+    n = len(migrated.splitlines())
+    more = fx.jl({"timestamp": "2026-01-02T03:04:05.678Z", "ordinal": n, "type": "event_msg",
+                  "payload": {"type": "task_started", "turn_id": "t9", "model_context_window": 1}})
+    with (s.home / rel).open("ab") as f:
+        f.write(more)
+    s.json("sync")
+    out = tmp_path / "restored"
+    s.restore(out, f"codex:{fx.CX_LEGACY_CLEAN}")
+    assert (out / rel).read_bytes() == migrated + more
