@@ -322,3 +322,139 @@ def cx_migrate(f: Path) -> bytes:
     data = jl(*cx_paginate(recs))
     f.write_bytes(data)
     return data
+
+
+# --------------------------------------------------------------------------------- claude-code
+
+CC_OLD = "1c0ffee0-0000-4000-8000-000000000001"  # written by 1.0.x: summary records, progress, old subagent layout
+CC_OLD_AGENT = "5e1f0a1b"  # the older layout's agent-<id>.jsonl beside its parent
+CC_NEW = "1c0ffee0-0000-4000-8000-000000000002"  # 2.1.305: api-request records, requestRef
+CC_NEW_AGENT = "a0123456789abcdef"
+CC_CONT = "1c0ffee0-0000-4000-8000-000000000003"  # continues CC_NEW (continued-in)
+CC_CLEAN = "1c0ffee0-0000-4000-8000-000000000004"  # 2.0.x, nothing to redact
+
+
+def cc_project_key(cwd: str) -> str:
+    return "".join(ch if ch.isalnum() else "-" for ch in cwd)
+
+
+def cc_envelope(sid: str, cwd: str, version: str, uuid: str, parent: str | None, **kw: Any) -> dict[str, Any]:
+    return {"parentUuid": parent, "isSidechain": False, "userType": "external", "cwd": cwd, "sessionId": sid,
+            "version": version, "gitBranch": "main", "timestamp": "2025-06-01T10:00:00.000Z", "uuid": uuid, **kw}
+
+
+def cc_old_session(can: Canaries | Plain, sid: str, cwd: str, version: str, tag: str,
+                   agent: str | None = None) -> list[dict[str, Any]]:
+    """A pre-2.1.300 transcript: a legacy summary, a progress record (not written by current
+    builds), a Task tool_use whose toolUseResult names the subagent, no api-request records."""
+    u = [f"{sid[:8]}-1111-4111-8111-{i:012d}" for i in range(6)]
+    recs: list[dict[str, Any]] = [
+        {"type": "summary", "summary": f"Summary of {tag}", "leafUuid": u[4]},
+        {**cc_envelope(sid, cwd, version, u[0], None, type="user"),
+         "message": {"role": "user", "content": can.c(f"{tag}.prompt")}},
+        {**cc_envelope(sid, cwd, version, u[1], u[0], type="assistant"), "requestId": "req_old1",
+         "message": {"id": "msg_old1", "type": "message", "role": "assistant", "model": "claude-3-7-sonnet",
+                     "content": [{"type": "text", "text": can.c(f"{tag}.answer")},
+                                 {"type": "tool_use", "id": "toolu_old1", "name": "Task",
+                                  "input": {"description": "look", "prompt": can.c(f"{tag}.taskprompt")}}],
+                     "stop_reason": "tool_use", "stop_sequence": None,
+                     "usage": {"input_tokens": 1, "output_tokens": 2}}},
+        {**cc_envelope(sid, cwd, version, u[2], u[1], type="progress"),
+         "data": {"type": "bash_progress", "output": can.c(f"{tag}.progress")}, "toolUseID": "toolu_old1"},
+        {**cc_envelope(sid, cwd, version, u[3], u[2], type="user"),
+         "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_old1",
+                                                  "content": can.c(f"{tag}.result")}]},
+         "toolUseResult": {"status": "completed", "prompt": can.c(f"{tag}.tur"),
+                           **({"agentId": agent} if agent else {}), "content": [{"type": "text", "text": "ok"}]}},
+        {**cc_envelope(sid, cwd, version, u[4], u[3], type="assistant"), "requestId": "req_old2",
+         "message": {"id": "msg_old2", "type": "message", "role": "assistant", "model": "claude-3-7-sonnet",
+                     "content": [{"type": "text", "text": can.c(f"{tag}.done")}], "stop_reason": "end_turn",
+                     "stop_sequence": None, "usage": {"input_tokens": 1, "output_tokens": 2}}},
+    ]
+    return recs
+
+
+def build_claude(home: Path, can: Canaries) -> dict[str, Any]:
+    """A 1.0.x session with its subagent in the older layout (projects/<key>/agent-<id>.jsonl) and
+    the legacy sessions-index.json; a 2.1.305 session (api-request/-blob/-shape records, requestRef,
+    a subagent under <sid>/subagents/ whose api-request records are routed to its file) continued
+    in a 2.1.310 one; a 2.0.x session with nothing to redact."""
+    cwd = can.path("cc.cwd")
+    proj = home / ".claude" / "projects" / cc_project_key(cwd)
+    proj.mkdir(parents=True)
+    facts: dict[str, Any] = {}
+
+    def put(rel: str, recs: list[dict[str, Any]], key: str, kind: str = "main", title: str | None = None,
+            edges: list[list[Any]] | None = None, cwd_: str = cwd, base: Path = proj) -> Path:
+        f = base / rel
+        f.parent.mkdir(parents=True, exist_ok=True)
+        f.write_bytes(jl(*recs))
+        facts[f"claude-code:{key}"] = _fact(kind, title, cwd_, edges, [f.relative_to(home).as_posix()])
+        return f
+
+    put(f"{CC_OLD}.jsonl", cc_old_session(can, CC_OLD, cwd, "1.0.51", "ccold", CC_OLD_AGENT), CC_OLD,
+        title="Summary of ccold")
+    agent = [{**cc_envelope(CC_OLD, cwd, "1.0.51", f"{CC_OLD_AGENT}-aaaa-4aaa-8aaa-{i:012d}",
+                            None if i == 0 else f"{CC_OLD_AGENT}-aaaa-4aaa-8aaa-{i - 1:012d}",
+                            type="user" if i == 0 else "assistant"),
+              "isSidechain": True, "agentId": CC_OLD_AGENT,
+              "message": {"role": "user", "content": can.c("ccoldagent.prompt")} if i == 0 else
+              {"id": "msg_a1", "type": "message", "role": "assistant", "model": "claude-3-7-sonnet",
+               "content": [{"type": "text", "text": can.c("ccoldagent.answer")}], "stop_reason": None,
+               "stop_sequence": None, "usage": {"input_tokens": 0, "output_tokens": 0}}} for i in range(2)]
+    put(f"agent-{CC_OLD_AGENT}.jsonl", agent, CC_OLD_AGENT, "subagent",
+        edges=[["subagent", f"claude-code:{CC_OLD}", "toolu_old1"]])
+    (proj / "sessions-index.json").write_text(json.dumps({"version": 1, "originalPath": cwd, "entries": [{
+        "sessionId": CC_OLD, "fullPath": str(proj / f"{CC_OLD}.jsonl"), "fileMtime": 1748772000000,
+        "firstPrompt": can.c("ccindex.first"), "summary": can.c("ccindex.summary"), "messageCount": 5,
+        "created": "2025-06-01T10:00:00.000Z", "modified": "2025-06-01T10:05:00.000Z", "gitBranch": "main",
+        "projectPath": cwd, "isSidechain": False}]}))
+
+    new = cc_new_session(can, CC_NEW, cwd, "ccnew")
+    new.append({"type": "continued-in", "timestamp": "2026-10-20T11:00:00.000Z", "sessionId": CC_NEW,
+                "continuedInSessionId": CC_CONT})
+    put(f"{CC_NEW}.jsonl", new, CC_NEW, title="New format session")
+    sub = [{**r, "isSidechain": True, "agentId": CC_NEW_AGENT} if "uuid" in r or r["type"].startswith("api-request")
+           else r for r in cc_new_session(can, CC_NEW, cwd, "ccnewagent")[1:] if r["type"] != "ai-title"]
+    sub[0]["parentUuid"] = None
+    put(f"{CC_NEW}/subagents/agent-{CC_NEW_AGENT}.jsonl", sub, CC_NEW_AGENT, "subagent", "Look around",
+        edges=[["subagent", f"claude-code:{CC_NEW}", "toolu_new1"]])
+    (proj / CC_NEW / "subagents" / f"agent-{CC_NEW_AGENT}.meta.json").write_text(json.dumps({
+        "agentType": "general-purpose", "description": "Look around", "toolUseId": "toolu_new1",
+        "spawnDepth": 1}))
+    put(f"{CC_CONT}.jsonl", cc_new_session(can, CC_CONT, cwd, "cccont", "2.1.310"), CC_CONT, title="New format session",
+        edges=[["continuation", f"claude-code:{CC_NEW}", "2026-10-20T11:00:00.000Z"]])
+    clean = put(f"{CC_CLEAN}.jsonl", cc_old_session(Plain(), CC_CLEAN, "/srv/app", "2.0.14", "ccclean"), CC_CLEAN,
+                title="Summary of ccclean", cwd_="/srv/app", base=home / ".claude" / "projects" / "-srv-app")
+    facts[f"claude-code:{CC_CLEAN}"]["clean"] = [clean.relative_to(home).as_posix()]
+    return {"sessions": facts}
+
+
+def cc_new_session(can: Canaries, sid: str, cwd: str, tag: str, version: str = "2.1.305") -> list[dict[str, Any]]:
+    """A 2.1.300+ transcript: attachment root, a prompt, the request records (shape, blobs, request)
+    written before the call, the assistant line with requestRef, an Agent tool_use, ai-title."""
+    u = [f"{sid[:8]}-2222-4222-8222-{i:012d}" for i in range(4)]
+    return [
+        {**cc_envelope(sid, cwd, version, u[0], None, type="attachment"),
+         "attachment": {"type": "hook_success", "hookName": "SessionStart:startup", "content": can.c(f"{tag}.hook")}},
+        {**cc_envelope(sid, cwd, version, u[1], u[0], type="user"), "promptId": u[1], "promptSource": "typed",
+         "message": {"role": "user", "content": can.c(f"{tag}.prompt")}},
+        {"type": "api-request-shape", "sessionId": sid, "shapeHash": "ab12", "timestamp": "2026-10-20T10:00:00.000Z",
+         "version": 1, "shape": {"system": [{"type": "text", "text": can.c(f"{tag}.system")}],
+                                 "tools": [{"name": "Read", "description": "reads", "input_schema": {"type": "object"}}]}},
+        {"type": "api-request-blob", "sessionId": sid, "hash": "cd34",
+         "message": {"role": "user", "content": [{"type": "text", "text": can.c(f"{tag}.blob")}]}},
+        {"type": "api-request", "sessionId": sid, "id": "r_1", "timestamp": "2026-10-20T10:00:00.000Z", "version": 1,
+         "querySource": "repl_main_thread", "shapeHash": "ab12",
+         "params": {"model": "claude-opus-5-5", "max_tokens": 64000, "thinking": {"type": "adaptive", "display": "updates"},
+                    "betas": [], "context_management": {"edits": []}, "output_config": {"effort": "medium"},
+                    "safeguards": [{"classifier_context": can.c(f"{tag}.classifier")}]},
+         "keep": 0, "tail": ["cd34"], "cacheControl": [], "requestDigest": "9a8b"},
+        {**cc_envelope(sid, cwd, version, u[2], u[1], type="assistant"), "requestId": "req_new1", "requestRef": "r_1",
+         "message": {"id": "msg_new1", "type": "message", "role": "assistant", "model": "claude-opus-5-5",
+                     "content": [{"type": "text", "text": can.c(f"{tag}.answer")},
+                                 {"type": "tool_use", "id": "toolu_new1", "name": "Agent",
+                                  "input": {"prompt": can.c(f"{tag}.agentprompt")}}],
+                     "stop_reason": "tool_use", "stop_sequence": None, "usage": {"input_tokens": 1, "output_tokens": 2}}},
+        {"type": "ai-title", "aiTitle": "New format session", "sessionId": sid},
+    ]

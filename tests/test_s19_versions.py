@@ -191,3 +191,31 @@ def test_codex_legacy_rollout_migrated_in_place_between_syncs(tmp_path: Path) ->
     out = tmp_path / "restored"
     s.restore(out, f"codex:{fx.CX_LEGACY_CLEAN}")
     assert (out / rel).read_bytes() == migrated + more
+
+
+# --------------------------------------------------------------------------------- claude-code
+
+@pytest.fixture(scope="module")
+def claude(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    yield from world(tmp_path_factory, "claude-code", fx.build_claude)
+
+
+def test_claude_sessions_of_every_version_discovered(claude: World) -> None:
+    check_discovery(claude)
+    host = claude.by_key["claude-code:@host"]
+    assert [a["path"].rsplit("/", 1)[1] for a in host["artifacts"] if a["role"] == "index"] == ["sessions-index.json"]
+
+
+def test_claude_no_planted_value_archived(claude: World) -> None:
+    check_no_leaks(claude)
+
+
+def test_claude_restored_parseable_ids_kept(claude: World) -> None:
+    check_restored(claude)
+    for key in claude.facts["sessions"]:
+        [a] = [a for a in claude.by_key[key]["artifacts"] if a["role"] == "transcript"]
+        src = [json.loads(x) for x in (claude.s.home / claude.facts["sessions"][key]["files"][0]).read_bytes().splitlines()]
+        got = [json.loads(x) for x in (claude.to / a["path"]).read_bytes().splitlines()]
+        ids = ("type", "uuid", "parentUuid", "sessionId", "version", "requestRef", "id", "hash", "shapeHash",
+               "agentId", "leafUuid", "continuedInSessionId")
+        assert [[r.get(k) for k in ids] for r in src] == [[r.get(k) for k in ids] for r in got]
