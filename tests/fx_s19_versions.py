@@ -458,3 +458,138 @@ def cc_new_session(can: Canaries, sid: str, cwd: str, tag: str, version: str = "
                      "stop_reason": "tool_use", "stop_sequence": None, "usage": {"input_tokens": 1, "output_tokens": 2}}},
         {"type": "ai-title", "aiTitle": "New format session", "sessionId": sid},
     ]
+
+
+# ------------------------------------------------------------------------------------ opencode
+
+OC_V1 = "ses_1aaaaaaaaaaaaaaaaaaaaaaaaa"  # 1.x install never upgraded: session/message/part
+OC_V1_CHILD = "ses_1bbbbbbbbbbbbbbbbbbbbbbbbb"  # its subagent (1.x session.parent_id)
+OC_PRE = "ses_2aaaaaaaaaaaaaaaaaaaaaaaaa"  # pre-split 2.x (opencode-next.db): `session` table, legacy row keys
+OC_PRE_CHILD = "ses_2bbbbbbbbbbbbbbbbbbbbbbbbb"
+
+OC_V1_SCHEMA = """
+CREATE TABLE __drizzle_migrations (id INTEGER PRIMARY KEY, hash TEXT NOT NULL, created_at INTEGER);
+CREATE TABLE project (id TEXT PRIMARY KEY, worktree TEXT NOT NULL, vcs TEXT, name TEXT, time_created INTEGER,
+  time_updated INTEGER);
+CREATE TABLE session (id TEXT PRIMARY KEY, project_id TEXT NOT NULL, parent_id TEXT, slug TEXT NOT NULL,
+  directory TEXT NOT NULL, title TEXT NOT NULL, version TEXT NOT NULL, share_url TEXT, summary_additions INTEGER,
+  summary_deletions INTEGER, summary_files INTEGER, summary_diffs TEXT, revert TEXT, permission TEXT,
+  time_created INTEGER NOT NULL, time_updated INTEGER NOT NULL, time_compacting INTEGER, time_archived INTEGER);
+CREATE TABLE message (id TEXT PRIMARY KEY, session_id TEXT NOT NULL, time_created INTEGER NOT NULL,
+  time_updated INTEGER NOT NULL, data TEXT NOT NULL);
+CREATE TABLE part (id TEXT PRIMARY KEY, message_id TEXT NOT NULL, session_id TEXT NOT NULL,
+  time_created INTEGER NOT NULL, time_updated INTEGER NOT NULL, data TEXT NOT NULL);
+CREATE TABLE todo (session_id TEXT NOT NULL, content TEXT NOT NULL, status TEXT NOT NULL, priority TEXT NOT NULL,
+  position INTEGER NOT NULL, time_created INTEGER, time_updated INTEGER, PRIMARY KEY (session_id, position));
+"""
+
+# a 2.x build before the split (marker 20260730195856_optional_session_title): sessions in `session`
+OC_PRE_SCHEMA = """
+CREATE TABLE migration (id TEXT PRIMARY KEY, time_applied INTEGER);
+CREATE TABLE project (id TEXT PRIMARY KEY, worktree TEXT NOT NULL, vcs TEXT, name TEXT, time_created INTEGER,
+  time_updated INTEGER);
+CREATE TABLE session (id TEXT PRIMARY KEY, project_id TEXT NOT NULL, workspace_id TEXT, parent_id TEXT,
+  fork_session_id TEXT, fork_boundary TEXT, slug TEXT NOT NULL, directory TEXT NOT NULL, path TEXT, title TEXT,
+  version TEXT NOT NULL, metadata TEXT, cost REAL NOT NULL DEFAULT 0, tokens_input INTEGER NOT NULL DEFAULT 0,
+  tokens_output INTEGER NOT NULL DEFAULT 0, tokens_reasoning INTEGER NOT NULL DEFAULT 0,
+  tokens_cache_read INTEGER NOT NULL DEFAULT 0, tokens_cache_write INTEGER NOT NULL DEFAULT 0, revert TEXT,
+  permission TEXT, agent TEXT, model TEXT, time_created INTEGER NOT NULL, time_updated INTEGER NOT NULL,
+  resume_attempts INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE session_message (id TEXT PRIMARY KEY, session_id TEXT NOT NULL, type TEXT NOT NULL, seq INTEGER NOT NULL,
+  time_created INTEGER NOT NULL, time_updated INTEGER NOT NULL, data TEXT NOT NULL);
+CREATE TABLE kv (key TEXT PRIMARY KEY, value TEXT, time_created INTEGER, time_updated INTEGER);
+"""
+
+
+def _wal(path: Path) -> Any:
+    import sqlite3
+
+    from tests.fx_s11_e2e import KEEP_OPEN
+
+    c = sqlite3.connect(path, isolation_level=None)
+    c.execute("PRAGMA journal_mode=WAL")
+    KEEP_OPEN.append(c)
+    return c
+
+
+def _ins(c: Any, table: str, row: dict[str, Any]) -> None:
+    c.execute(f"INSERT INTO {table} ({','.join(row)}) VALUES ({','.join('?' * len(row))})", list(row.values()))
+
+
+def build_opencode(home: Path, can: Canaries) -> dict[str, Any]:
+    """opencode.db of a 1.x install (session/message/part/todo, __drizzle_migrations, no session_v2)
+    with a parent and its subagent child; opencode-next.db of a pre-split 2.x build (`session` with
+    2.x columns, session_message rows in the legacy pre-2.1 shapes: providerState, state/
+    providerResultState on tools, compaction `recent` / `providerContext`, media {mediaType,data})."""
+    data = home / ".local" / "share" / "opencode"
+    data.mkdir(parents=True)
+    cwd = can.path("oc.cwd")
+    facts: dict[str, Any] = {}
+    t = 1748772000000
+
+    c = _wal(data / "opencode.db")
+    c.executescript(OC_V1_SCHEMA)
+    c.execute("INSERT INTO __drizzle_migrations (hash, created_at) VALUES ('0a1b', 1)")
+    _ins(c, "project", {"id": "prj_v1", "worktree": cwd, "vcs": "git", "name": "app", "time_created": t,
+                        "time_updated": t})
+    for sid, parent, title in ((OC_V1, None, "One-x session"), (OC_V1_CHILD, OC_V1, "One-x child")):
+        _ins(c, "session", {"id": sid, "project_id": "prj_v1", "parent_id": parent, "slug": "calm-lake",
+                            "directory": cwd, "title": title, "version": "1.4.2", "time_created": t,
+                            "time_updated": t})
+        mu, ma = f"msg_{sid[4:]}u", f"msg_{sid[4:]}a"
+        _ins(c, "message", {"id": mu, "session_id": sid, "time_created": t, "time_updated": t, "data": json.dumps({
+            "role": "user", "time": {"created": t}, "agent": "build",
+            "model": {"providerID": "p", "modelID": "m"}, "system": can.c(f"oc1.{sid}.system")})})
+        _ins(c, "message", {"id": ma, "session_id": sid, "time_created": t, "time_updated": t, "data": json.dumps({
+            "role": "assistant", "parentID": mu, "modelID": "m", "providerID": "p", "mode": "build",
+            "agent": "build", "path": {"cwd": cwd, "root": cwd}, "cost": 0,
+            "tokens": {"input": 1, "output": 1, "reasoning": 0, "cache": {"read": 0, "write": 0}},
+            "time": {"created": t, "completed": t}})})
+        _ins(c, "part", {"id": f"prt_{sid[4:]}1", "message_id": mu, "session_id": sid, "time_created": t,
+                         "time_updated": t, "data": json.dumps({"type": "text", "text": can.c(f"oc1.{sid}.prompt")})})
+        _ins(c, "part", {"id": f"prt_{sid[4:]}2", "message_id": ma, "session_id": sid, "time_created": t,
+                         "time_updated": t, "data": json.dumps({
+                             "type": "tool", "callID": "call_v1", "tool": "task" if parent is None else "bash",
+                             "state": {"status": "completed", "input": {"prompt": can.c(f"oc1.{sid}.input")},
+                                       "output": can.c(f"oc1.{sid}.output"), "title": "t",
+                                       "metadata": {"sessionId": OC_V1_CHILD} if parent is None else {},
+                                       "time": {"start": t, "end": t}}})})
+        _ins(c, "todo", {"session_id": sid, "content": can.c(f"oc1.{sid}.todo"), "status": "pending",
+                         "priority": "high", "position": 0, "time_created": t, "time_updated": t})
+    facts[f"opencode:{OC_V1}"] = _fact("main", "One-x session", cwd)
+    facts[f"opencode:{OC_V1_CHILD}"] = _fact("subagent", "One-x child", cwd, [["subagent", f"opencode:{OC_V1}", "call_v1"]])
+
+    n = _wal(data / "opencode-next.db")
+    n.executescript(OC_PRE_SCHEMA)
+    n.execute("INSERT INTO migration VALUES ('20260730195856_optional_session_title', 1)")
+    _ins(n, "project", {"id": "prj_pre", "worktree": cwd, "vcs": "git", "name": "app", "time_created": t,
+                        "time_updated": t})
+    for sid, parent, title in ((OC_PRE, None, "Pre-split session"), (OC_PRE_CHILD, OC_PRE, None)):
+        _ins(n, "session", {"id": sid, "project_id": "prj_pre", "parent_id": parent, "slug": "quiet-river",
+                            "directory": cwd, "title": title, "version": "2.0.9", "agent": "build",
+                            "model": json.dumps({"id": "m", "providerID": "p"}), "time_created": t,
+                            "time_updated": t})
+        rows = [
+            ("user", {"text": can.c(f"ocpre.{sid}.prompt"), "files": [{"uri": "file:///x.png", "mime": "image/png",
+                                                                       "mediaType": "image/png", "data": "iVBORw0KGgo="}]}),
+            ("assistant", {"agent": "build", "model": {"id": "m", "providerID": "p"}, "finish": "tool-calls",
+                           "providerState": {"opaque": can.c(f"ocpre.{sid}.pstate")},
+                           "content": [{"type": "tool", "id": "call_pre", "name": "subagent" if parent is None else "bash",
+                                        "input": {"prompt": can.c(f"ocpre.{sid}.input")},
+                                        "state": {"status": "completed", "content": [
+                                            {"type": "text", "text": can.c(f"ocpre.{sid}.out")}],
+                                            "metadata": {"sessionID": OC_PRE_CHILD} if parent is None else {}},
+                                        "resultState": {"x": 1},
+                                        "providerResultState": {"opaque": "abc"}}],
+                           "time": {"created": t, "completed": t}}),
+            ("compaction", {"status": "completed", "reason": "auto", "summary": can.c(f"ocpre.{sid}.summary"),
+                            "recent": can.c(f"ocpre.{sid}.recent"),
+                            "providerContext": {"messages": [{"role": "user", "content": can.c(f"ocpre.{sid}.pc")}]},
+                            "time": {"created": t}}),
+        ]
+        for i, (typ, d) in enumerate(rows):
+            _ins(n, "session_message", {"id": f"msg_{sid[4:]}{i}", "session_id": sid, "type": typ, "seq": 2 * i + 1,
+                                        "time_created": t, "time_updated": t, "data": json.dumps(d)})
+    facts[f"opencode:{OC_PRE}"] = _fact("main", "Pre-split session", cwd)
+    facts[f"opencode:{OC_PRE_CHILD}"] = _fact("subagent", None, cwd, [["subagent", f"opencode:{OC_PRE}", "call_pre"]])
+    return {"sessions": facts}

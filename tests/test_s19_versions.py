@@ -219,3 +219,34 @@ def test_claude_restored_parseable_ids_kept(claude: World) -> None:
         ids = ("type", "uuid", "parentUuid", "sessionId", "version", "requestRef", "id", "hash", "shapeHash",
                "agentId", "leafUuid", "continuedInSessionId")
         assert [[r.get(k) for k in ids] for r in src] == [[r.get(k) for k in ids] for r in got]
+
+
+# ------------------------------------------------------------------------------------ opencode
+
+@pytest.fixture(scope="module")
+def opencode(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    yield from world(tmp_path_factory, "opencode", fx.build_opencode)
+
+
+def test_opencode_sessions_of_every_version_discovered(opencode: World) -> None:
+    check_discovery(opencode)
+
+
+def test_opencode_no_planted_value_archived(opencode: World) -> None:
+    check_no_leaks(opencode)
+
+
+def test_opencode_restored_parseable_ids_kept(opencode: World) -> None:
+    check_restored(opencode)
+    data = opencode.to / ".local" / "share" / "opencode"
+    con = sqlite3.connect(f"file:{data / 'opencode.db'}?mode=ro", uri=True)
+    assert sorted(r[0] for r in con.execute("SELECT id FROM session")) == [fx.OC_V1, fx.OC_V1_CHILD]
+    assert "session_v2" not in {r[0] for r in con.execute("SELECT name FROM sqlite_master")}
+    assert con.execute("SELECT count(*) FROM part").fetchone()[0] == 4
+    con.close()
+    con = sqlite3.connect(f"file:{data / 'opencode-next.db'}?mode=ro", uri=True)
+    rows = {r[0]: json.loads(r[1]) for r in con.execute("SELECT id, data FROM session_message")}
+    assert len(rows) == 6
+    for d in rows.values():  # the legacy key names kept for OpenCode's SessionLegacy decoder
+        assert set(d) & {"providerState", "recent", "providerContext", "text"}
+    con.close()
