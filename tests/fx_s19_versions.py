@@ -593,3 +593,58 @@ def build_opencode(home: Path, can: Canaries) -> dict[str, Any]:
     facts[f"opencode:{OC_PRE}"] = _fact("main", "Pre-split session", cwd)
     facts[f"opencode:{OC_PRE_CHILD}"] = _fact("subagent", None, cwd, [["subagent", f"opencode:{OC_PRE}", "call_pre"]])
     return {"sessions": facts}
+
+
+# -------------------------------------------------------------------------------- cursor-agent
+
+CU_OLD = "0c0c0c0c-0000-4000-8000-000000000001"  # an older build's chat: no meta.json, auto-run, root field 2
+CU_FORK = "0c0c0c0c-0000-4000-8000-000000000002"  # /fork of it (every blob copied, no parent recorded)
+CU_NEW = "0c0c0c0c-0000-4000-8000-000000000003"  # a current chat with meta.json, same workspace
+
+
+def build_cursor(home: Path, can: Canaries) -> dict[str, Any]:
+    """An older chat (no meta.json sidecar, meta mode 'auto-run', a root carrying the removed field 2,
+    a legacy flat JSONL mirror with CallMcpTool), its /fork, and a current chat of the same workspace."""
+    from tests.fx_s11_e2e import KEEP_OPEN
+    from tests.fx_s17_e2eco import Store, f_int, f_len, j, md5_dir
+
+    cwd = can.path("cu.cwd")
+    chats = home / ".cursor" / "chats" / md5_dir(cwd)
+    slug = "-".join(x for x in "".join(ch if ch.isalnum() else "-" for ch in cwd).split("-") if x)
+    mirrors = home / ".cursor" / "projects" / slug / "agent-transcripts"
+    mirrors.mkdir(parents=True)
+    facts: dict[str, Any] = {}
+
+    def chat(s: Any, tag: str) -> str:
+        sysmsg = s.put(j({"role": "system", "content": f"You are an agent. {can.c(tag + '.sys')}"}))
+        query = s.put(j({"role": "user", "content": [{"type": "text", "text": can.c(tag + ".query")}]}))
+        um = s.put(f_len(1, can.c(tag + ".um")) + f_len(2, "00000000-0000-4000-8000-0000000000aa") + f_int(4, 1))
+        turn = s.put(f_len(1, f_len(1, bytes.fromhex(um))))
+        return s.put(f_len(1, bytes.fromhex(sysmsg)) + f_len(1, bytes.fromhex(query))
+                     + f_len(2, can.c(tag + ".removedfield")) + f_len(8, bytes.fromhex(turn)) + f_int(10, 1))
+
+    old = Store()
+    root = chat(old, "cuold")
+    meta = {"agentId": CU_OLD, "latestRootBlobId": root, "name": "Old chat", "createdAt": 1_740_000_000_000,
+            "mode": "auto-run", "isRunEverything": False}
+    KEEP_OPEN.append(old.write(chats / CU_OLD / "store.db", meta))
+    (mirrors / f"{CU_OLD}.jsonl").write_bytes(jl(
+        {"role": "user", "message": {"content": [{"type": "text", "text": can.c("cuold.mirror")}]}},
+        {"role": "assistant", "message": {"content": [{"type": "tool_use", "name": "CallMcpTool",
+                                                       "input": {"q": can.c("cuold.mcp")}}]}}))
+    facts[f"cursor-agent:{CU_OLD}"] = _fact("main", "Old chat", cwd)
+    fork = Store()
+    fork.blobs = dict(old.blobs)
+    KEEP_OPEN.append(fork.write(chats / CU_FORK / "store.db", {**meta, "agentId": CU_FORK, "latestRootBlobId": root,
+                                                                "name": "Old chat (forked)",
+                                                                "createdAt": 1_740_000_100_000}))
+    facts[f"cursor-agent:{CU_FORK}"] = _fact("fork", "Old chat (forked)", cwd, [["fork", f"cursor-agent:{CU_OLD}", root]])
+    new = Store()
+    root_n = chat(new, "cunew")
+    KEEP_OPEN.append(new.write(chats / CU_NEW / "store.db", {
+        "agentId": CU_NEW, "latestRootBlobId": root_n, "name": "New chat", "createdAt": 1_767_261_600_000,
+        "mode": "default", "isRunEverything": False}))
+    (chats / CU_NEW / "meta.json").write_bytes(j({"schemaVersion": 1, "createdAtMs": 1_767_261_600_000,
+                                                 "hasConversation": True, "title": "New chat", "cwd": cwd}))
+    facts[f"cursor-agent:{CU_NEW}"] = _fact("main", "New chat", cwd)
+    return {"sessions": facts}

@@ -250,3 +250,30 @@ def test_opencode_restored_parseable_ids_kept(opencode: World) -> None:
     for d in rows.values():  # the legacy key names kept for OpenCode's SessionLegacy decoder
         assert set(d) & {"providerState", "recent", "providerContext", "text"}
     con.close()
+
+
+# -------------------------------------------------------------------------------- cursor-agent
+
+@pytest.fixture(scope="module")
+def cursor(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    yield from world(tmp_path_factory, "cursor-agent", fx.build_cursor)
+
+
+def test_cursor_sessions_of_every_version_discovered(cursor: World) -> None:
+    check_discovery(cursor)
+    old = cursor.by_key[f"cursor-agent:{fx.CU_OLD}"]
+    assert [a["path"].rsplit("/", 1)[1] for a in old["artifacts"] if a["role"] == "transcript"] == [f"{fx.CU_OLD}.jsonl"]
+
+
+def test_cursor_no_planted_value_archived(cursor: World) -> None:
+    check_no_leaks(cursor)
+
+
+def test_cursor_restored_parseable_ids_kept(cursor: World) -> None:
+    check_restored(cursor)
+    [db] = [a for a in cursor.by_key[f"cursor-agent:{fx.CU_OLD}"]["artifacts"] if a["path"].endswith("store.db")]
+    con = sqlite3.connect(f"file:{cursor.to / db['path']}?mode=ro", uri=True)
+    meta = json.loads(bytes.fromhex(con.execute("SELECT value FROM meta WHERE key = '0'").fetchone()[0]))
+    assert (meta["agentId"], meta["mode"], meta["name"]) == (fx.CU_OLD, "auto-run", "Old chat")
+    assert con.execute("SELECT count(*) FROM blobs WHERE id = ?", (meta["latestRootBlobId"],)).fetchone()[0] == 1
+    con.close()
