@@ -10,7 +10,13 @@ section (and its gotchas and records) says older writers produced, from the seed
   ghost_snapshot, compacted.window_id integer, dropped turn_context fields, subagent spawn with
   agent_type, a legacy fork carrying its parent's copied records and session_meta line) beside a
   paginated one (ordinals, history_mode) with a paginated fork (history_base).
-and so on for the other harnesses (see each builder's doc).
+- claude-code: 1.0.x (legacy summary, progress records, subagent as projects/<key>/agent-<id>.jsonl,
+  sessions-index.json), 2.1.305 (api-request/-blob/-shape, requestRef), a 2.1.310 continuation.
+- opencode: a 1.x install's opencode.db (session/message/part/todo) and a pre-split 2.x
+  opencode-next.db (`session` table, pre-2.1 row keys).
+- cursor-agent: a chat of an older build (no meta.json, mode auto-run, root field 2, flat mirror).
+Each builder's doc says more. DeepSeek has no older shape in its catalog beyond "absence
+identifies version 0" of a log event, so it has no builder here.
 
 Every builder returns `facts`: {"sessions": {key: {"kind", "title", "cwd", "edges": [[relation,
 parent key, at]], "files": [native path relative to HOME], "clean": [files with nothing to
