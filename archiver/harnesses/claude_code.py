@@ -329,7 +329,7 @@ class ClaudeCode:
 
     def _read_transcript_facts(self, transcript: Path, session: DiscoveredSession) -> None:
         st = self._stats[str(transcript)] = transcript.stat()
-        key = file_state_key("claude-code:facts:v5", transcript, st)
+        key = file_state_key("claude-code:facts:v6", transcript, st)
         facts = cache_get(self.ctx.cache, key)
         if not isinstance(facts, dict):  # read once per file state, not on every run
             facts = self.transcript_facts(transcript)
@@ -381,6 +381,10 @@ class ClaudeCode:
                 ai = str(rec["aiTitle"])
             elif rec.get("type") == "summary" and rec.get("summary") and not ai:
                 ai = str(rec["summary"])
+        if not custom and not ai:
+            # older builds wrote their legacy `summary` records at the top of the file, out of
+            # reach of the tail window in a long transcript
+            ai = next((str(r["summary"]) for r in head if r.get("type") == "summary" and r.get("summary")), None)
         facts["title"] = custom or ai
         return facts
 
