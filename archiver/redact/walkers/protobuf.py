@@ -13,7 +13,8 @@ as messages whenever they parse, printable or not (a small message of one-line s
 text, and heuristics cannot tell it from text that merely parses); every other field keeps the
 rules above. Where no field number says what a value is, a schema may hold only for values of a
 `Shape` (the structure the seed guarantees: which fields, wire types, nested shapes, how many of
-a oneof), and name another schema (or none) for the rest; schemas may be recursive. Cursor's
+a oneof, and whether fields a later release added may pass beside them), and name another schema
+(or none) for the rest; schemas may be recursive. Cursor's
 (`CURSOR_BLOB`) recognises a ToolCall in a step's field 2 (a printable one too: no tool_call_id,
 no result yet) and a subagent's ConversationStep inside a tool result (TaskSuccess.
 conversation_steps, whose number the seed does not give), to any depth. `BLOB_SCHEMAS` holds
@@ -47,10 +48,15 @@ class Shape:
     `fields[n]` (`fields[ANY]`: the fields not named; no entry: not allowed) = (wire type or None
     for any, Shape or None): the wire type matches and a length-delimited value has that shape;
     `one`: exactly one field occurrence is among these numbers (ANY: a field not named in `fields`);
-    `some`: at least one is."""
+    `some`: at least one is. `extra`: a field not named that fails `fields[ANY]` passes too, of any
+    wire type, without counting towards `one` or `some` (fields a later release added), unless
+    the value is plain text (`is_text` strict), whose fields must all be allowed: text that merely
+    parses has junk fields beside a lookalike far more often than a real message of plain text
+    has an unknown field (a field number over 15 has a tag of a control byte or a non-ASCII one)."""
     fields: Mapping[int, tuple[int | None, Shape | None]]
     one: tuple[int, ...] = ()
     some: tuple[int, ...] = ()
+    extra: bool = False
 
     def matches(self, buf: bytes | memoryview, fields: Fields | None = None) -> bool:
         if fields is None:
@@ -59,17 +65,27 @@ class Shape:
             return False
         view = memoryview(buf)  # nested values without copies (a step can hold whole files)
         one = some = 0
+        text: bool | None = None  # whether buf is plain text, once a field needs `extra`
         for start, tag_end, vstart, end, wire in fields:
             no = _field_no(buf, start, tag_end)
             key = no if no in self.fields else ANY
-            rule = self.fields.get(key)
-            if rule is None or (rule[0] is not None and wire != rule[0]):
-                return False
-            if rule[1] is not None and (wire != 2 or not rule[1].matches(view[vstart:end])):
-                return False
+            if not self._allows(key, wire, view[vstart:end]):
+                if key != ANY or not self.extra:
+                    return False
+                if text is None:
+                    text = is_text(bytes(view), strict=True)
+                if text:
+                    return False
+                continue
             one += key in self.one
             some += key in self.some
         return (not self.one or one == 1) and (not self.some or some > 0)
+
+    def _allows(self, key: int, wire: int, value: memoryview) -> bool:
+        rule = self.fields.get(key)
+        if rule is None or (rule[0] is not None and wire != rule[0]):
+            return False
+        return rule[1] is None or (wire == 2 and rule[1].matches(value))
 
 
 @dataclass(frozen=True, eq=False)  # compared by identity: a schema may contain itself
@@ -104,17 +120,21 @@ class Schema:
 # a ToolCall without them and without a result (0x12 tag) can be all printable, which the shape
 # tells from text (a printable tag, a length byte, "\n", a length byte, a message). Other field-2
 # values that parse but lack the shape keep the hints below a ToolCall, as before shapes.
+# Cursor adds fields over releases (seed `versioning`: compatible by field number), so a step, a
+# ToolCall and a result may hold fields the seed does not name, of any wire type (`extra`): they
+# pass beside the one case without counting as one, except in plain text (see `Shape`), where the
+# rule stays strict. Such a field whose value also has a tool case's shape reads as a second case.
 # A result case (success...) may hold ConversationSteps of a subagent (TaskSuccess.conversation_steps,
-# field number not in the seed): a field of it of the shape {2: <ToolCall shape>}, nothing
-# else, is walked as a step, down to any depth of subagents; its other fields keep the
+# field number not in the seed): a field of it of the shape {2: <ToolCall shape>} (and fields not
+# named) is walked as a step, down to any depth of subagents; its other fields keep the
 # heuristics. An EditSuccess of one-line files (before/after_full_file_content) is all printable:
 # only these hints keep it a message.
 _ANY_MESSAGE = Shape(fields={ANY: (None, None)})  # parses (or is empty)
-_RESULT_SHAPE = Shape(fields={ANY: (2, _ANY_MESSAGE)}, one=(ANY,))
+_RESULT_SHAPE = Shape(fields={ANY: (2, _ANY_MESSAGE)}, one=(ANY,), extra=True)
 _TOOL_CASE_SHAPE = Shape(fields={1: (2, _ANY_MESSAGE), 2: (2, _RESULT_SHAPE), ANY: (None, None)}, some=(1, 2))
 TOOL_CALL_SHAPE = Shape(fields={54: (2, None), 57: (2, None), 59: (0, None), 60: (0, None),
-                                ANY: (2, _TOOL_CASE_SHAPE)}, one=(ANY,))
-STEP_SHAPE = Shape(fields={2: (2, TOOL_CALL_SHAPE)}, one=(2,))
+                                ANY: (2, _TOOL_CASE_SHAPE)}, one=(ANY,), extra=True)
+STEP_SHAPE = Shape(fields={2: (2, TOOL_CALL_SHAPE)}, one=(2,), extra=True)
 
 _MESSAGE = Schema(message=True)
 _STEP_FIELDS: dict[int, Schema | None] = {}  # filled below: a step holds a ToolCall, which may hold steps
