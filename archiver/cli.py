@@ -87,10 +87,16 @@ def err(msg: str) -> None:
 
 
 # ---------------------------------------------------------------- shared plumbing
+_store_url = ""  # the configured store, named by main() when a StoreError ends a command
+
+
 def settings_of(args: argparse.Namespace):  # type: ignore[no-untyped-def]
     from archiver.config import load_settings
 
-    return load_settings(Path(args.config) if args.config else None)
+    global _store_url
+    settings = load_settings(Path(args.config) if args.config else None)
+    _store_url = settings.store.url
+    return settings
 
 
 # ---------------------------------------------------------------- parser
@@ -126,7 +132,8 @@ def main(argv: list[str] | None = None) -> int:
     setup_logging(getattr(args, "log_format", "auto"), quiet=getattr(args, "quiet", False),
                   verbose=getattr(args, "verbose", False),
                   default_level=logging.INFO if args.command == "sync" else logging.WARNING)
-    global _json_errors
+    global _json_errors, _store_url
+    _store_url = ""
     _json_errors = getattr(args, "log_format", "auto") == "json"
     from archiver.store.base import StoreError
 
@@ -139,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
         err(str(e))
         return EXIT_INTEGRITY
     except StoreError as e:  # the store unreachable or refusing where a command cannot go on
-        err(f"store: {e}")
+        err(f"store {_store_url}: {e}" if _store_url else f"store: {e}")
         return EXIT_PARTIAL
     except Terminated:
         err("terminated (SIGTERM)")
@@ -147,6 +154,25 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         err("interrupted")
         return 130
+    except Exception as e:  # a bug: one line, not a traceback (-v shows it)
+        if getattr(args, "verbose", False):
+            raise
+        err(f"internal error: {type(e).__name__} at {_where(e)} (run with -v for the traceback)")
+        return EXIT_PARTIAL
+
+
+def _where(exc: BaseException) -> str:
+    """The innermost archiver source line of `exc`'s traceback (file:line): where to look, with
+    no value in it, since an exception's own message may quote session content."""
+    import traceback
+
+    root = Path(__file__).resolve().parent
+    where = "?"
+    for frame in traceback.extract_tb(exc.__traceback__):
+        path = Path(frame.filename).resolve()
+        if path.is_relative_to(root):
+            where = f"archiver/{path.relative_to(root).as_posix()}:{frame.lineno}"
+    return where
 
 
 if __name__ == "__main__":

@@ -8,13 +8,14 @@ keys are files (or ARCHIVER_TEAM_KEY in the environment).
 from __future__ import annotations
 
 import os
+import re
 import socket
 import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
-from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, SettingsError
 
 from archiver.errors import ConfigError  # defined apart so the CLI names it without pydantic
 from archiver.model import HARNESS_NAMES
@@ -186,8 +187,21 @@ def _format_validation_error(err: ValidationError, source: str) -> str:
         msg = e["msg"]
         if e["type"] == "extra_forbidden":
             msg = "unknown key"
+        elif e["type"] == "value_error":
+            msg = msg.removeprefix("Value error, ")
         lines.append(f"{source}: {loc}: {msg}")
     return "\n".join(lines)
+
+
+def _env_parse_error(err: Exception) -> str:
+    """A value in the environment that is not the JSON a list or section needs, as one line
+    naming the variables (never their values: ARCHIVER_TEAM_KEY may be among them)."""
+    m = re.search(r'field "([^"]+)"', str(err))
+    field = (m.group(1) if m else "").upper()
+    names = sorted(k for k in os.environ if field and k.upper().startswith(f"ARCHIVER_{field}"))
+    cause = f" ({err.__cause__})" if isinstance(err.__cause__, ValueError) else ""
+    return (f"{', '.join(names) or 'ARCHIVER_* env'}: cannot read the value of {field.lower() or 'a setting'}: "
+            f"a list or section in the environment must be JSON{cause}")
 
 
 def load_settings(path: Path | None = None, *, required: bool = False) -> Settings:
@@ -209,3 +223,5 @@ def load_settings(path: Path | None = None, *, required: bool = False) -> Settin
         return Settings(**data)
     except ValidationError as e:
         raise ConfigError(_format_validation_error(e, str(cfg_path) + " / ARCHIVER_* env")) from None
+    except SettingsError as e:  # an ARCHIVER_* value pydantic-settings cannot parse (it raises, not reports)
+        raise ConfigError(_env_parse_error(e)) from None

@@ -22,6 +22,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     if out is not None and (out.is_dir() or not out.parent.is_dir()):
         # checked before the archive is read; the temp file goes beside `out`, never elsewhere
         raise UsageError(f"--out {args.out}: " + ("is a directory; name a file" if out.is_dir()
+                                                  else "its folder is not a directory" if out.parent.exists()
                                                   else "its folder does not exist"))
     settings = settings_of(args)
     archive = open_archive(settings)

@@ -18,6 +18,9 @@ def cmd_keygen(args: argparse.Namespace) -> int:
         files = keygen(Path(args.out), force=args.force)
     except FileExistsError as e:
         raise UsageError(f"{e}; use --force to replace") from None
+    except OSError as e:  # --out under a file, or a folder this user cannot write
+        raise UsageError(f"--out {args.out}: cannot write {e.filename or 'the keys'}: "
+                         f"{e.strerror or type(e).__name__}") from None
     doc = {"identity": str(files.identity_file), "recipient": files.recipient,
            "recipient_file": str(files.recipient_file), "team_key": str(files.team_key_file)}
     if args.json:

@@ -4,10 +4,11 @@ the counts per rule to stderr. Argument parsing and output only (the rules are a
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from archiver.cli import EXIT_OK, UsageError, err, settings_of
 from archiver.commands import add_command
@@ -31,7 +32,8 @@ def cmd_redact(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="archiver-redact-") as tmp:
         os.chmod(tmp, 0o700)
         out = Path(tmp) / "out"
-        redactor.redact_file(src, out, fmt, report)  # type: ignore[arg-type]
+        with unreadable_as(src, fmt):
+            redactor.redact_file(src, out, fmt, report)  # type: ignore[arg-type]
         with out.open("rb") as f:
             shutil.copyfileobj(f, sys.stdout.buffer)
     sys.stdout.flush()
@@ -39,6 +41,24 @@ def cmd_redact(args: argparse.Namespace) -> int:
     if counts:
         err("redactions: " + ", ".join(f"{k}={v}" for k, v in counts.items()))
     return EXIT_OK
+
+
+@contextlib.contextmanager
+def unreadable_as(src: Path, fmt: str) -> Iterator[None]:
+    """A FILE the chosen walker cannot read (not SQLite after all, a broken git object, a read
+    error) exits 2 with one line naming it and why; the reason is the library's or the OS's,
+    which hold no content of the file."""
+    import sqlite3
+
+    from archiver.redact.walkers.gitobject import Malformed
+    from archiver.redact.walkers.sqlite import SqliteRedactionError
+
+    try:
+        yield
+    except (sqlite3.Error, SqliteRedactionError, Malformed, OSError) as e:
+        cause = e.__cause__ if isinstance(e.__cause__, sqlite3.Error) else e
+        reason = (cause.strerror or type(cause).__name__) if isinstance(cause, OSError) else str(cause)
+        raise UsageError(f"{src}: cannot read it as {fmt}: {reason}") from None
 
 
 def guess_format(p: Path) -> str:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from archiver.cli import EXIT_OK, EXIT_USAGE, UsageError, console, emit_json, err, settings_of
-from archiver.commands.redact import guess_format
+from archiver.commands.redact import guess_format, unreadable_as
 from archiver.commands import add_command
 
 
@@ -47,7 +47,8 @@ def cmd_rules(args: argparse.Namespace) -> int:
     if not path.is_file():
         raise UsageError(f"{path}: not a file")
     fmt = guess_format(path)
-    findings = scan_file(redactor, path, fmt)  # type: ignore[arg-type]
+    with unreadable_as(path, fmt):
+        findings = scan_file(redactor, path, fmt)  # type: ignore[arg-type]
     doc = {"file": str(path), "format": fmt,
            "hits": [{"where": f.where, "rule": f.rule_id, "carrier": f.carrier, "count": f.count} for f in findings]}
     if args.json:

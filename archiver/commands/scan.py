@@ -13,7 +13,9 @@ from archiver.commands import add_command
 
 def cmd_scan(args: argparse.Namespace) -> int:
     from archiver import runtime
+    from archiver.commands.ls import check_harnesses
 
+    check_harnesses(args.harness)  # a misspelt --harness is an error, not "0 sessions"
     settings = settings_of(args)
     sessions = []
     errors = []

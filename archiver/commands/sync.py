@@ -56,6 +56,7 @@ def _sync(args: argparse.Namespace, started: float, where: dict[str, Path]) -> i
 
     from archiver import metrics, runtime
     from archiver.archive import Archive
+    from archiver.commands.ls import check_harnesses
     from archiver.lock import AlreadyRunning, RunLock
     from archiver.logs import use_json
     from archiver.progress import make_progress
@@ -63,6 +64,7 @@ def _sync(args: argparse.Namespace, started: float, where: dict[str, Path]) -> i
     from archiver.sync import Syncer, SyncOptions
 
     try:  # a run that stops before it starts (config, keys, state dir) is a failed run to the metrics too
+        check_harnesses(args.harness)  # a misspelt --harness is an error, not a run that archives nothing
         settings = settings_of(args)
         state_dir = settings.state_dir
         where["state_dir"] = state_dir
