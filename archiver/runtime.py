@@ -53,9 +53,12 @@ def identities(path: Path | None, passphrase_file: Path | None = None) -> list[a
 
 def team_keys(settings: Settings) -> TeamKeys:
     env = os.environ.get("ARCHIVER_TEAM_KEY")
-    try:
-        if env:
+    if env:
+        try:
             return TeamKeys.from_team_key(team_key_from_env(env))
+        except ValueError as e:
+            raise ConfigError(str(e)) from None
+    try:
         if settings.redaction.team_key_file:
             return TeamKeys.from_team_key(load_team_key(settings.redaction.team_key_file))
     except (OSError, ValueError) as e:

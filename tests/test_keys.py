@@ -160,7 +160,7 @@ def test_load_team_key_errors(tmp: Path, caplog: pytest.LogCaptureFixture) -> No
     longer = "0123456789abcdef" * 6  # 48 bytes is fine
     assert team_key_from_env(longer) == bytes.fromhex(longer)
     assert team_key_from_env(f"  {good.upper()}\n") == bytes.fromhex(good)
-    with pytest.raises(ValueError, match="environment") as ei:
+    with pytest.raises(ValueError, match="ARCHIVER_TEAM_KEY") as ei:
         team_key_from_env("ab" * 16)
     assert "16 bytes" in str(ei.value)
 

@@ -397,6 +397,8 @@ def parse_recipient(s: str) -> X25519Recipient:
         hrp, data = bech32_decode(s)
     except ValueError as e:
         raise AgeKeyError(f"malformed age recipient: {e}") from None
+    if hrp == "AGE-SECRET-KEY-":  # an identity file given where recipients belong
+        raise AgeKeyError("an age identity (secret key), not a recipient: collectors hold only recipients (age1...)")
     if hrp != "age":
         raise AgeKeyError("malformed age recipient: expected an age1... public key")
     if len(data) != 32:
@@ -411,6 +413,8 @@ def parse_identity(s: str) -> X25519Identity:
         hrp, data = bech32_decode(s)
     except ValueError as e:
         raise AgeKeyError(f"malformed age identity: {e}") from None
+    if hrp == "age":  # a recipient file given where the identity belongs
+        raise AgeKeyError("an age recipient (public key), not an identity: reading needs the identity (AGE-SECRET-KEY-1...)")
     if hrp != "AGE-SECRET-KEY-":
         raise AgeKeyError("malformed age identity: expected an AGE-SECRET-KEY-1... string")
     if len(data) != 32:

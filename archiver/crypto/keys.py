@@ -72,7 +72,7 @@ def keygen(out_dir: Path, force: bool = False) -> KeyFiles:
     if not force:
         for p in (files.identity_file, files.recipient_file, files.team_key_file):
             if p.exists() or p.is_symlink():
-                raise FileExistsError(f"{p} already exists (use force to overwrite)")
+                raise FileExistsError(f"{p} already exists")
     ident = X25519Identity.generate()
     recipient = str(ident.recipient)
     created = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -124,7 +124,7 @@ def load_team_key(path: Path) -> bytes:
 
 def team_key_from_env(value: str) -> bytes:
     """Parse a team key given in an environment variable (hex)."""
-    return _parse_team_key(value, "team key from environment")
+    return _parse_team_key(value, "ARCHIVER_TEAM_KEY")
 
 
 def derive_key(team_key: bytes, purpose: str) -> bytes:
