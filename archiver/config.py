@@ -115,6 +115,9 @@ class Settings(BaseSettings):
         unknown = sorted(set(value) - set(HARNESS_NAMES))
         if unknown:
             raise ValueError(f"unknown harness {unknown[0]!r}; known: {', '.join(HARNESS_NAMES)}")
+        for name, h in value.items():
+            if h.session_dir is not None and name != "pi":  # only pi has a session directory setting
+                raise ValueError(f"{name}: session_dir is a pi setting; {name} takes root")
         merged = _default_harnesses()
         merged.update(value)
         return merged

@@ -355,3 +355,15 @@ def test_a_bug_is_one_line_without_its_message_and_a_traceback_with_v(world: Wor
     assert CANARY not in stderr and "Traceback" not in stderr
     with contextlib.redirect_stdout(io.StringIO()), pytest.raises(KeyError):
         main([*argv, "-v"])
+
+
+def test_a_pi_only_setting_under_another_harness_is_refused(tmp_path: Path) -> None:
+    """config.py's rule: a typo never silently. `session_dir` means something only for pi."""
+    from archiver.config import ConfigError, load_settings
+
+    cfg = tmp_path / "c.toml"
+    cfg.write_text('[harnesses.codex]\nsession_dir = "/x"\n')
+    with pytest.raises(ConfigError, match="codex: session_dir is a pi setting"):
+        load_settings(cfg, required=True)
+    cfg.write_text('[harnesses.pi]\nsession_dir = "/x"\n')
+    assert str(load_settings(cfg, required=True).harnesses["pi"].session_dir) == "/x"

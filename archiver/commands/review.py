@@ -75,7 +75,7 @@ def cmd_hold(args: argparse.Namespace) -> int:
     try:
         result = set_hold(open_archive(settings, write=True), identities_of(args), args.key, on, host_id=args.host)
     except SessionNotFound:
-        raise UsageError(f"no session {args.key!r} in the archive") from None
+        raise UsageError(f"no session {args.key!r} in the archive ({args.command} takes the whole key, as ls prints it)") from None
     if args.json:
         emit_json(result.to_json())
     else:
@@ -140,7 +140,7 @@ def cmd_forget_session(args: argparse.Namespace) -> int:
         result = forget_session(open_archive(settings, write=True), identities_of(args), recipients, args.key,
                                 grace=_grace(args.grace), dry_run=args.dry_run, object_id_key=object_id_key)
     except SessionNotFound:
-        raise UsageError(f"no session {args.key!r} in the archive") from None
+        raise UsageError(f"no session {args.key!r} in the archive ({args.command} takes the whole key, as ls prints it)") from None
     doc = result.to_json()
     if args.json:
         emit_json(doc)
