@@ -945,7 +945,7 @@ def append(out: Path, fraction: float = 0.01, seed: int = 2) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--out", required=True, help="an empty folder; the HOME is OUT/home")
-    p.add_argument("--mb", type=float, default=100, help="approximate size in MB (10^6 bytes), 100 to 5000")
+    p.add_argument("--mb", type=float, default=100, help="approximate size in MB (10^6 bytes); the benchmarks use 100 to 5000, smaller sizes work for quick checks")
     p.add_argument("--sessions", type=int, default=0, help="instead: this many tiny sessions")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--user", default="alice")
