@@ -14,12 +14,42 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from archiver.redact.base import RedactionReport
+from archiver.redact.redactor import RuleRedactor, build_redactor
+from archiver.redact.rules import RuntimeTerms
 from tests.fx_s11_e2e import KEEP_OPEN, Canaries
 from tests.fx_s17_e2eco import Store, f_int, f_len, j, md5_dir, parse_pb
+from tests.test_redact_blob_text import KEY
 
 EDIT_CASE = 12  # ToolCall.edit_tool_call
 MESSAGE = "Edited the file: one line changed, one added"  # EditSuccess.message, printable length
 CHAT = "5a5a5a5a-1818-4818-8818-181818181818"
+GHP = "ghp_R8fJ2kLm9QwErTyUiOpAsDfGhJkLzXcVbN12"
+GHP2 = "ghp_Q1wE2rT3yU4iO5pA6sD7fG8hJ9kL0zX1cV2b"
+BLOBS = "sqlite:blobs.data"
+
+
+def blob_redactor() -> RuleRedactor:
+    """The built-in rules, as the Cursor blob tests redact with."""
+    return build_redactor(["builtin:secrets", "builtin:pii", "builtin:paths"], KEY,
+                          RuntimeTerms(usernames=["alice"], names=["Zelda Quixote"]))
+
+
+def cell(red: RuleRedactor, value: bytes, carrier: str = BLOBS) -> bytes:
+    """A blobs.data cell as the sqlite walker redacts it."""
+    out = red._cell(value, carrier, RedactionReport())
+    assert type(out) is bytes
+    return out
+
+
+def as_text(red: RuleRedactor, value: bytes) -> bytes:
+    """The cell redacted as text, as the heuristics alone would."""
+    return red.redact_bytes(value, RedactionReport(), BLOBS)
+
+
+def leaf(b: bytes) -> bytes:
+    """A walker leaf function that swaps the two planted tokens."""
+    return b.replace(GHP.encode(), b"<T1>").replace(GHP2.encode(), b"<T2>")
 
 
 def edit_step(path: str, before: bytes, after: bytes, call_id: str | None = None,

@@ -17,33 +17,18 @@ from typing import Any
 import pytest
 
 from archiver.redact.base import RedactionReport
-from archiver.redact.redactor import RuleRedactor, build_redactor
-from archiver.redact.rules import RuntimeTerms
+from archiver.redact.redactor import RuleRedactor
 from archiver.redact.walkers import protobuf
 from tests.fx_s11_e2e import OTHER, build_in_child, decrypt_all, leaks, setup, tree_leaks
 from tests.fx_s17_e2eco import f_int, f_len, parse_pb, shape_of
-from tests.fx_s18_cursorpb import CHAT, MESSAGE, build_chat, edit_files, edit_step, field, one_line
-from tests.test_redact_blob_text import KEY, ROOT, TEXTS
-
-GHP = "ghp_R8fJ2kLm9QwErTyUiOpAsDfGhJkLzXcVbN12"
-GHP2 = "ghp_Q1wE2rT3yU4iO5pA6sD7fG8hJ9kL0zX1cV2b"
-BLOBS = "sqlite:blobs.data"
-
+from tests.fx_s18_cursorpb import (
+    BLOBS, CHAT, GHP, GHP2, MESSAGE, as_text, blob_redactor, build_chat, cell, edit_files, edit_step, field, one_line,
+)
+from tests.test_redact_blob_text import ROOT, TEXTS
 
 @pytest.fixture(scope="module")
 def red() -> RuleRedactor:
-    return build_redactor(["builtin:secrets", "builtin:pii", "builtin:paths"], KEY,
-                          RuntimeTerms(usernames=["alice"], names=["Zelda Quixote"]))
-
-
-def _cell(red: RuleRedactor, value: bytes, carrier: str = BLOBS) -> bytes:
-    out = red._cell(value, carrier, RedactionReport())
-    assert type(out) is bytes
-    return out
-
-
-def _as_text(red: RuleRedactor, value: bytes) -> bytes:
-    return red.redact_bytes(value, RedactionReport(), BLOBS)
+    return blob_redactor()
 
 
 # ---------------------------------------------------------------- the walker with the hint
@@ -78,33 +63,33 @@ def test_a_one_line_edit_in_a_blob_cell_is_redacted_with_its_shape(
     out = red._cell(step, BLOBS, report)
     assert type(out) is bytes and GHP.encode() not in out and GHP2.encode() not in out
     assert shape_of(out) == shape_of(step)
-    assert edit_files(out, numbers) == (_as_text(red, before), _as_text(red, after))
+    assert edit_files(out, numbers) == (as_text(red, before), as_text(red, after))
     assert edit_files(out, numbers)[0].startswith(b"TOKEN = '<GITHUB_TOKEN:")
-    assert field(out, 2, 12, 1, 2) == _as_text(red, after)  # EditArgs.stream_content
+    assert field(out, 2, 12, 1, 2) == as_text(red, after)  # EditArgs.stream_content
     if extra:  # a printable string beside the files (EditSuccess.message): redacted as text, nothing to change
         (extra_no, _wt, extra_value), = parse_pb(extra)
         assert field(field(out, 2, 12, 2, 1), extra_no) == extra_value
     assert sum(n for (rule, _c), n in report.counts.items()) == 3  # before, after, args
     assert red.redact_protobuf(step, RedactionReport(), BLOBS, schema=protobuf.CURSOR_BLOB) == out
-    assert _cell(red, out) == out  # the redacted blob is stable
+    assert cell(red, out) == out  # the redacted blob is stable
 
 
 def test_a_multi_line_edit_still_round_trips(red: RuleRedactor) -> None:
     before = b"#!/bin/sh\n" + one_line(GHP) * 3 + b"cd /home/alice/app\n"
     after = b"#!/bin/sh\n" + one_line(GHP2) + b"echo done\n" * 20
     step = edit_step("/home/alice/app/deploy.sh", before, after, "tool_edit")
-    out = _cell(red, step)
+    out = cell(red, step)
     assert shape_of(out) == shape_of(step)
-    assert edit_files(out) == (_as_text(red, before), _as_text(red, after))
+    assert edit_files(out) == (as_text(red, before), as_text(red, after))
     assert b"alice" not in out and b"ghp_" not in out.replace(b"<GITHUB_TOKEN:", b"")
-    assert _cell(red, step) == _cell(red, step, "sqlite:t.c")  # not printable: the same without the hint
+    assert cell(red, step) == cell(red, step, "sqlite:t.c")  # not printable: the same without the hint
 
 
 def test_other_carriers_keep_the_heuristics(red: RuleRedactor) -> None:
     step = edit_step("config.py", one_line(GHP), one_line(GHP2))
     leaf = red._blob_leaf(RedactionReport(), "sqlite:t.c:protobuf")
-    assert _cell(red, step, "sqlite:t.c") == protobuf.redact_message(step, leaf)
-    assert shape_of(_cell(red, step, "sqlite:t.c")) != shape_of(step)  # what the hint is for
+    assert cell(red, step, "sqlite:t.c") == protobuf.redact_message(step, leaf)
+    assert shape_of(cell(red, step, "sqlite:t.c")) != shape_of(step)  # what the hint is for
 
 
 # ---------------------------------------------------------------- text that merely looks like a message
@@ -126,7 +111,7 @@ def _printable_lookalikes() -> list[bytes]:
 def test_ordinary_text_blobs_are_still_text(red: RuleRedactor, text: str) -> None:
     for value in (text.encode(), f"{text} {GHP}".encode(), f"{GHP} {text}".encode()):
         assert protobuf.kind(value, protobuf.CURSOR_BLOB)[0] == "text", value
-        assert _cell(red, value) == _as_text(red, value)
+        assert cell(red, value) == as_text(red, value)
 
 
 def test_random_slices_of_real_text_are_still_text(red: RuleRedactor) -> None:
@@ -143,7 +128,7 @@ def test_random_slices_of_real_text_are_still_text(red: RuleRedactor) -> None:
         parsed += protobuf.parse(value) is not None
         assert protobuf.kind(value, protobuf.CURSOR_BLOB)[0] == "text", value
         if rng.random() < 0.05:
-            assert _cell(red, value) == _as_text(red, value)
+            assert cell(red, value) == as_text(red, value)
     assert seen > 3000 and parsed > 20  # some of them do parse as messages
 
 
@@ -155,17 +140,17 @@ def test_text_fields_of_other_blobs_that_parse_stay_text(red: RuleRedactor) -> N
                  f_len(1, "/home/alice\n" * 3) + f_len(2, value) + f_int(3, 1),  # ShellOutput
                  f_len(1, bytes(range(32))) + f_len(2, value) + f_int(3, 4)]  # ConversationSummaryArchive
         for blob in blobs:
-            out = _cell(red, blob)
+            out = cell(red, blob)
             (f2,) = [v for f, wt, v in parse_pb(out) if f == 2]
-            assert f2 == _as_text(red, value) and GHP.encode() not in out
+            assert f2 == as_text(red, value) and GHP.encode() not in out
 
 
 def test_a_tool_call_id_that_parses_stays_text(red: RuleRedactor) -> None:
     # ToolCall field 57 (tool_call_id) is a string, named apart from the oneof cases
     for value in _printable_lookalikes():
         step = edit_step("config.py", one_line(GHP), one_line(GHP2), call_id=value.decode())
-        out = _cell(red, step)
-        assert field(out, 2, 57) == _as_text(red, value)
+        out = cell(red, step)
+        assert field(out, 2, 57) == as_text(red, value)
         assert shape_of(field(out, 2, 12)) == shape_of(field(step, 2, 12))
 
 

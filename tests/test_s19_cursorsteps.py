@@ -18,39 +18,22 @@ from typing import Any
 import pytest
 
 from archiver.redact.base import RedactionReport
-from archiver.redact.redactor import RuleRedactor, build_redactor
-from archiver.redact.rules import RuntimeTerms
+from archiver.redact.redactor import RuleRedactor
 from archiver.redact.walkers import protobuf
 from tests.fx_s11_e2e import OTHER, build_in_child, decrypt_all, leaks, setup, tree_leaks
 from tests.fx_s17_e2eco import f_int, f_len, parse_pb
-from tests.fx_s18_cursorpb import EDIT_CASE, edit_files, edit_step, field, one_line
+from tests.fx_s18_cursorpb import (
+    BLOBS, EDIT_CASE, GHP, GHP2, as_text, blob_redactor, cell, edit_files, edit_step, field, leaf, one_line,
+)
 from tests.fx_s19_cursorsteps import CHAT, READ_CASE, TASK_CASE, build_chat, pending_call, sub_steps, task_step, tree
-from tests.test_redact_blob_text import KEY, ROOT, TEXTS
+from tests.test_redact_blob_text import ROOT, TEXTS
 
-GHP = "ghp_R8fJ2kLm9QwErTyUiOpAsDfGhJkLzXcVbN12"
-GHP2 = "ghp_Q1wE2rT3yU4iO5pA6sD7fG8hJ9kL0zX1cV2b"
-BLOBS = "sqlite:blobs.data"
 NOTE = f_len(1, f_len(1, "Editing config.py."))  # an embedded assistant_message step
 
 
 @pytest.fixture(scope="module")
 def red() -> RuleRedactor:
-    return build_redactor(["builtin:secrets", "builtin:pii", "builtin:paths"], KEY,
-                          RuntimeTerms(usernames=["alice"], names=["Zelda Quixote"]))
-
-
-def _cell(red: RuleRedactor, value: bytes, carrier: str = BLOBS) -> bytes:
-    out = red._cell(value, carrier, RedactionReport())
-    assert type(out) is bytes
-    return out
-
-
-def _as_text(red: RuleRedactor, value: bytes) -> bytes:
-    return red.redact_bytes(value, RedactionReport(), BLOBS)
-
-
-def _leaf(b: bytes) -> bytes:
-    return b.replace(GHP.encode(), b"<T1>").replace(GHP2.encode(), b"<T2>")
+    return blob_redactor()
 
 
 # ---------------------------------------------------------------- 1. a subagent's steps inside a task result
@@ -71,34 +54,34 @@ def test_a_subagent_one_line_edit_keeps_its_shape(red: RuleRedactor, case: int, 
     before, after = one_line(GHP), one_line(GHP2, "  # rotated")
     edit = edit_step("config.py", before, after, sub_call_id)
     task = task_step([NOTE, edit], case=case, steps_field=steps_field)
-    out = _cell(red, task)
+    out = cell(red, task)
     assert GHP.encode() not in out and GHP2.encode() not in out
     assert tree(out) == tree(task)
     note, new_edit = sub_steps(out, case, steps_field)
     assert note == NOTE
-    assert edit_files(new_edit) == (_as_text(red, before), _as_text(red, after))
+    assert edit_files(new_edit) == (as_text(red, before), as_text(red, after))
     assert edit_files(new_edit)[0].startswith(b"TOKEN = '<GITHUB_TOKEN:")
-    assert field(new_edit, 2, EDIT_CASE, 1, 2) == _as_text(red, after)  # EditArgs.stream_content
+    assert field(new_edit, 2, EDIT_CASE, 1, 2) == as_text(red, after)  # EditArgs.stream_content
     assert field(out, 2, case, 1) == field(task, 2, case, 1)  # the task's args: nothing to redact
-    assert _cell(red, out) == out  # stable
+    assert cell(red, out) == out  # stable
 
 
 def test_the_walker_with_the_schema_alone(red: RuleRedactor) -> None:
     task = task_step([edit_step("config.py", one_line(GHP), one_line(GHP2), "tool_sub_1")])
-    out = protobuf.redact_message(task, _leaf, schema=protobuf.CURSOR_BLOB)
+    out = protobuf.redact_message(task, leaf, schema=protobuf.CURSOR_BLOB)
     assert out is not None and tree(out) == tree(task)
     assert edit_files(sub_steps(out)[0]) == (b"TOKEN = '<T1>'\n", b"TOKEN = '<T2>'\n")
-    without = protobuf.redact_message(task, _leaf)  # the heuristics alone: what the hint is for
+    without = protobuf.redact_message(task, leaf)  # the heuristics alone: what the hint is for
     assert without is not None and tree(without) != tree(task)
 
 
 def test_a_subagent_of_a_subagent_keeps_its_shape(red: RuleRedactor) -> None:
     inner = task_step([edit_step("deep.py", one_line(GHP), one_line(GHP2))], call_id=None, case=19, steps_field=3)
     outer = task_step([NOTE, inner])
-    out = _cell(red, outer)
+    out = cell(red, outer)
     assert tree(out) == tree(outer) and b"ghp_" not in out
     (deep,) = sub_steps(sub_steps(out)[1], 19, 3)
-    assert edit_files(deep) == (_as_text(red, one_line(GHP)), _as_text(red, one_line(GHP2)))
+    assert edit_files(deep) == (as_text(red, one_line(GHP)), as_text(red, one_line(GHP2)))
 
 
 def test_a_task_step_without_secrets_comes_back_byte_identical(red: RuleRedactor) -> None:
@@ -127,18 +110,18 @@ def test_a_pending_call_without_id_keeps_its_shape(red: RuleRedactor, case: int)
     args = f_len(1, path) + f_len(4, "abcdefghijklmnopqrstuvwxyz0123456789")  # a printable field 4 beside it
     step = pending_call(args, case)
     assert protobuf.is_text(field(step, 2), strict=True)
-    out = _cell(red, step)
+    out = cell(red, step)
     assert GHP.encode() not in out and tree(out) == tree(step)
-    assert field(out, 2, case, 1, 1) == _as_text(red, path)
+    assert field(out, 2, case, 1, 1) == as_text(red, path)
     assert field(out, 2, case, 1, 4) == b"abcdefghijklmnopqrstuvwxyz0123456789"
 
 
 def test_a_printable_call_inside_a_subagent_step_keeps_its_shape(red: RuleRedactor) -> None:
     pending = pending_call(f_len(1, f"notes/{GHP}.md"))
     task = task_step([NOTE, pending])
-    out = _cell(red, task)
+    out = cell(red, task)
     assert GHP.encode() not in out and tree(out) == tree(task)
-    assert field(sub_steps(out)[1], 2, READ_CASE, 1, 1) == _as_text(red, f"notes/{GHP}.md".encode())
+    assert field(sub_steps(out)[1], 2, READ_CASE, 1, 1) == as_text(red, f"notes/{GHP}.md".encode())
 
 
 # ---------------------------------------------------------------- text that merely parses stays text
@@ -170,9 +153,9 @@ def test_text_in_field_2_of_other_blobs_that_parses_stays_text(red: RuleRedactor
                  f_len(1, "/home/alice\n" * 3) + f_len(2, value) + f_int(3, 1),  # ShellOutput.stderr
                  f_len(2, value)]  # a step-looking blob
         for blob in blobs:
-            out = _cell(red, blob)
+            out = cell(red, blob)
             (f2,) = [v for f, wt, v in parse_pb(out) if f == 2]
-            assert f2 == _as_text(red, value) and GHP.encode() not in out
+            assert f2 == as_text(red, value) and GHP.encode() not in out
 
 
 def test_text_beside_the_subagent_steps_stays_text(red: RuleRedactor) -> None:
@@ -180,10 +163,10 @@ def test_text_beside_the_subagent_steps_stays_text(red: RuleRedactor) -> None:
     # step (its field 2 is text): redacted as text, as without the hint
     for value in _lookalikes():
         task = task_step([NOTE, f_len(2, value)], summary=value.decode())
-        out = _cell(red, task)
+        out = cell(red, task)
         success = field(out, 2, TASK_CASE, 2, 1)
-        assert field(success, 2) == _as_text(red, value)
-        assert field(sub_steps(out)[1], 2) == _as_text(red, value)
+        assert field(success, 2) == as_text(red, value)
+        assert field(sub_steps(out)[1], 2) == as_text(red, value)
         assert GHP.encode() not in out
 
 
@@ -193,8 +176,8 @@ def test_text_with_exactly_a_tool_call_structure_is_walked_and_still_redacted(re
     body = f"token {GHP} here".encode()
     value = b"b" + bytes([len(body) + 4]) + b"\n" + bytes([len(body) + 2]) + b"\n" + bytes([len(body)]) + body
     assert protobuf.TOOL_CALL_SHAPE.matches(value)
-    out = field(_cell(red, f_len(1, "t1") + f_len(2, value)), 2)
-    assert GHP.encode() not in out and field(out, 12, 1, 1) == _as_text(red, body)
+    out = field(cell(red, f_len(1, "t1") + f_len(2, value)), 2)
+    assert GHP.encode() not in out and field(out, 12, 1, 1) == as_text(red, body)
 
 
 @pytest.mark.parametrize("text", TEXTS)
@@ -202,7 +185,7 @@ def test_ordinary_texts_are_not_tool_calls(red: RuleRedactor, text: str) -> None
     tool_call = protobuf.CURSOR_BLOB.child(2)
     for value in (text.encode(), f"{text} {GHP}".encode(), f"{GHP} {text}".encode()):
         assert protobuf.kind(value, tool_call)[0] == "text", value
-        assert field(_cell(red, f_len(2, value)), 2) == _as_text(red, value)
+        assert field(cell(red, f_len(2, value)), 2) == as_text(red, value)
 
 
 def test_random_slices_of_real_text_are_not_tool_calls_nor_steps() -> None:

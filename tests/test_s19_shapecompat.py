@@ -16,41 +16,22 @@ import random
 import pytest
 
 from archiver.redact.base import RedactionReport
-from archiver.redact.redactor import RuleRedactor, build_redactor
-from archiver.redact.rules import RuntimeTerms
+from archiver.redact.redactor import RuleRedactor
 from archiver.redact.walkers import protobuf
 from archiver.redact.walkers.protobuf import ANY, Shape
 from tests.fx_s17_e2eco import f_int, f_len
-from tests.fx_s18_cursorpb import EDIT_CASE, one_line
+from tests.fx_s18_cursorpb import BLOBS, EDIT_CASE, GHP, GHP2, as_text, blob_redactor, cell, leaf, one_line
 from tests.fx_s19_cursorsteps import TASK_CASE, task_step
 from tests.fx_s19_shapecompat import EXTRAS, all_of, edit_step_x, fixed32, fixed64, get, tree
-from tests.test_redact_blob_text import KEY, ROOT
+from tests.test_redact_blob_text import ROOT
 
-GHP = "ghp_R8fJ2kLm9QwErTyUiOpAsDfGhJkLzXcVbN12"
-GHP2 = "ghp_Q1wE2rT3yU4iO5pA6sD7fG8hJ9kL0zX1cV2b"
-BLOBS = "sqlite:blobs.data"
 NOTE = f_len(1, f_len(1, "Editing config.py."))  # an embedded assistant_message step
 INNER = (19, 3)  # task case and steps field of a nested subagent (neither is in the seed)
 
 
 @pytest.fixture(scope="module")
 def red() -> RuleRedactor:
-    return build_redactor(["builtin:secrets", "builtin:pii", "builtin:paths"], KEY,
-                          RuntimeTerms(usernames=["alice"], names=["Zelda Quixote"]))
-
-
-def _cell(red: RuleRedactor, value: bytes) -> bytes:
-    out = red._cell(value, BLOBS, RedactionReport())
-    assert type(out) is bytes
-    return out
-
-
-def _as_text(red: RuleRedactor, value: bytes) -> bytes:
-    return red.redact_bytes(value, RedactionReport(), BLOBS)
-
-
-def _leaf(b: bytes) -> bytes:
-    return b.replace(GHP.encode(), b"<T1>").replace(GHP2.encode(), b"<T2>")
+    return blob_redactor()
 
 
 def _blob(step: bytes, depth: int) -> bytes:
@@ -85,7 +66,7 @@ def test_the_trap_reproducer_from_s19_cursorsteps() -> None:
         tool_call = get(_step_of(task, 1), 2)
         assert protobuf.is_text(get(tool_call, EDIT_CASE, 2, 1), strict=True)  # the EditSuccess
         assert protobuf.TOOL_CALL_SHAPE.matches(tool_call) and protobuf.STEP_SHAPE.matches(_step_of(task, 1))
-        out = protobuf.redact_message(task, _leaf, schema=protobuf.CURSOR_BLOB)
+        out = protobuf.redact_message(task, leaf, schema=protobuf.CURSOR_BLOB)
         assert out is not None and tree(out) == tree(task) and GHP.encode() not in out
 
 
@@ -95,7 +76,7 @@ def test_the_trap_reproducer_from_s19_cursorsteps() -> None:
 def test_an_unknown_field_keeps_every_level_shape(name: str, where: str, depth: int) -> None:
     extra = EXTRAS[name]
     blob = _blob(edit_step_x(one_line(GHP), one_line(GHP2, "  # rotated"), where, extra), depth)
-    out = protobuf.redact_message(blob, _leaf, schema=protobuf.CURSOR_BLOB)
+    out = protobuf.redact_message(blob, leaf, schema=protobuf.CURSOR_BLOB)
     assert out is not None and GHP.encode() not in out and GHP2.encode() not in out
     assert tree(out) == tree(blob)  # field numbers, wire types and scalar bytes at every level
     assert _files(_step_of(out, depth)) == (b"TOKEN = '<T1>'\n", b"TOKEN = '<T2>'  # rotated\n")
@@ -107,7 +88,7 @@ def test_several_unknown_fields_at_once_in_a_nested_subagent(name: str) -> None:
     extra = EXTRAS[name] + fixed64(70, 1) + f_len(71, "\x00\x01binary") + fixed32(72, 9) + f_int(73, 300)
     step = edit_step_x(one_line(GHP), one_line(GHP2), "call", extra, call_id="tool_sub_1") + f_int(74, 1)
     blob = _blob(step, 2)
-    out = protobuf.redact_message(blob, _leaf, schema=protobuf.CURSOR_BLOB)
+    out = protobuf.redact_message(blob, leaf, schema=protobuf.CURSOR_BLOB)
     assert out is not None and tree(out) == tree(blob) and b"ghp_" not in out
     assert _files(_step_of(out, 2)) == (b"TOKEN = '<T1>'\n", b"TOKEN = '<T2>'\n")
 
@@ -120,12 +101,12 @@ def test_several_unknown_fields_at_once_in_a_nested_subagent(name: str) -> None:
 def test_the_redactor_keeps_a_subagent_edit_with_unknown_fields(red: RuleRedactor, name: str, depth: int) -> None:
     before, after = one_line(GHP), one_line(GHP2, "  # rotated")
     blob = _blob(edit_step_x(before, after, "call", EXTRAS[name], "tool_sub_2"), depth)
-    out = _cell(red, blob)
+    out = cell(red, blob)
     assert GHP.encode() not in out and GHP2.encode() not in out
     assert tree(out) == tree(blob)
-    assert _files(_step_of(out, depth)) == (_as_text(red, before), _as_text(red, after))
+    assert _files(_step_of(out, depth)) == (as_text(red, before), as_text(red, after))
     assert _files(_step_of(out, depth))[0].startswith(b"TOKEN = '<GITHUB_TOKEN:")
-    assert _cell(red, out) == out  # stable
+    assert cell(red, out) == out  # stable
 
 
 @pytest.mark.parametrize("name", sorted(EXTRAS))
@@ -137,7 +118,7 @@ def test_clean_blobs_with_unknown_fields_come_back_byte_identical(red: RuleRedac
         report = RedactionReport()
         assert red._cell(blob, BLOBS, report) is blob
         assert not report.counts
-        assert protobuf.redact_message(blob, _leaf, schema=protobuf.CURSOR_BLOB) is blob
+        assert protobuf.redact_message(blob, leaf, schema=protobuf.CURSOR_BLOB) is blob
 
 
 # ---------------------------------------------------------------- text that parses stays text
@@ -171,8 +152,8 @@ def test_printable_text_with_a_tool_case_and_junk_fields_is_not_a_tool_call(red:
         assert not protobuf.TOOL_CALL_SHAPE.matches(value), value
         assert protobuf.kind(value, tool_call)[0] == "text"
         for blob in (f_len(2, value), f_len(1, "t1") + f_len(2, value) + f_int(3, 1)):  # a step / TodoItem
-            out = _cell(red, blob)
-            assert get(out, 2) == _as_text(red, value) and GHP.encode() not in out
+            out = cell(red, blob)
+            assert get(out, 2) == as_text(red, value) and GHP.encode() not in out
 
 
 def test_printable_text_with_junk_inside_a_subagent_stays_text(red: RuleRedactor) -> None:
@@ -180,10 +161,10 @@ def test_printable_text_with_junk_inside_a_subagent_stays_text(red: RuleRedactor
     # field of the step level too): not a step, redacted as text as without the hint
     for value in _junk_lookalikes():
         task = task_step([NOTE, f_len(2, value) + f_int(13, 1)], summary=value.decode())
-        out = _cell(red, task)
+        out = cell(red, task)
         success = get(out, 2, TASK_CASE, 2, 1)
-        assert get(all_of(success, 1)[1], 2) == _as_text(red, value)
-        assert get(success, 2) == _as_text(red, value)
+        assert get(all_of(success, 1)[1], 2) == as_text(red, value)
+        assert get(success, 2) == as_text(red, value)
         assert GHP.encode() not in out
 
 
