@@ -77,7 +77,8 @@ def decode_class(rule: "Rule") -> str:
     if rule.generated:
         return "runtime"
     return rule.pack if rule.pack in BUILTIN_PACKS else "custom"
-_VALIDATOR_NAMES = ("luhn", "iban", "jwt", "ssn", "pem_base64", "non_ascii")
+_VALIDATOR_NAMES = ("luhn", "iban", "jwt", "ssn", "pem_base64", "non_ascii", "uk_nino", "ca_sin", "aadhaar",
+                    "in_pan", "br_cpf", "es_dni", "de_idnr", "nl_bsn", "fr_nir", "passport")
 _ID_RE = re2.compile(r"^[a-z0-9][a-z0-9._-]*$")
 _LABEL_RE = re2.compile(r"^[A-Z][A-Z0-9_]*$")
 

@@ -94,6 +94,171 @@ def non_ascii(value: str) -> bool:
     return not value.isascii()
 
 
+# --- national identifiers ----------------------------------------------------
+# Each takes the secret group as written (spaces, dashes or dots between the digits) and checks
+# the format's own structure and check digit, so a look-alike of the right length is dropped.
+
+def _digits(value: str, seps: str = " -.") -> str | None:
+    """The value without the separators, or None when anything else is in it."""
+    compact = "".join(c for c in value if c not in seps)
+    return compact if compact.isascii() and compact.isdigit() else None
+
+
+def _luhn_ok(digits: str) -> bool:
+    total = 0
+    for i, c in enumerate(reversed(digits)):
+        d = int(c) * (2 if i % 2 else 1)
+        total += d - 9 if d > 9 else d
+    return total % 10 == 0
+
+
+# Prefixes HMRC never allocates (and the first/second letters it never uses are kept out by
+# the regex and checked again here).
+_NINO_BAD_PREFIX = frozenset({"BG", "GB", "KN", "NK", "NT", "TN", "ZZ"})
+
+
+def uk_nino(value: str) -> bool:
+    """UK National Insurance number: two prefix letters (first not D F I Q U V, second not D F I
+    O Q U V, not BG GB KN NK NT TN ZZ), six digits, suffix A-D; spaces between pairs or none."""
+    compact = value.replace(" ", "")
+    if len(compact) != 9 or not compact.isascii() or " " in value and value.count(" ") != 4:
+        return False
+    first, second, digits, suffix = compact[0], compact[1], compact[2:8], compact[8]
+    return (first.isupper() and second.isupper() and first not in "DFIQUV" and second not in "DFIOQUV"
+            and compact[:2] not in _NINO_BAD_PREFIX and digits.isdigit() and suffix in "ABCD"
+            and len(set(digits)) > 1)
+
+
+def ca_sin(value: str) -> bool:
+    """Canadian Social Insurance Number: 9 digits, Luhn valid, first digit not 0 or 8 (unused)."""
+    digits = _digits(value, " -")
+    return digits is not None and len(digits) == 9 and digits[0] not in "08" and len(set(digits)) > 1 \
+        and _luhn_ok(digits)
+
+
+_VERHOEFF_D = (
+    (0, 1, 2, 3, 4, 5, 6, 7, 8, 9), (1, 2, 3, 4, 0, 6, 7, 8, 9, 5), (2, 3, 4, 0, 1, 7, 8, 9, 5, 6),
+    (3, 4, 0, 1, 2, 8, 9, 5, 6, 7), (4, 0, 1, 2, 3, 9, 5, 6, 7, 8), (5, 9, 8, 7, 6, 0, 4, 3, 2, 1),
+    (6, 5, 9, 8, 7, 1, 0, 4, 3, 2), (7, 6, 5, 9, 8, 2, 1, 0, 4, 3), (8, 7, 6, 5, 9, 3, 2, 1, 0, 4),
+    (9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
+)
+_VERHOEFF_P = (
+    (0, 1, 2, 3, 4, 5, 6, 7, 8, 9), (1, 5, 7, 6, 2, 8, 3, 0, 9, 4), (5, 8, 0, 3, 7, 9, 6, 1, 4, 2),
+    (8, 9, 1, 6, 0, 4, 3, 5, 2, 7), (9, 4, 5, 3, 1, 2, 6, 8, 7, 0), (4, 2, 8, 6, 5, 7, 3, 9, 0, 1),
+    (2, 7, 9, 3, 8, 0, 6, 4, 1, 5), (7, 0, 4, 6, 9, 1, 3, 2, 5, 8),
+)
+
+
+def verhoeff_ok(digits: str) -> bool:
+    """The Verhoeff check (dihedral group D5) over a string of digits, check digit last."""
+    c = 0
+    for i, ch in enumerate(reversed(digits)):
+        c = _VERHOEFF_D[c][_VERHOEFF_P[i % 8][int(ch)]]
+    return c == 0
+
+
+def aadhaar(value: str) -> bool:
+    """India Aadhaar: 12 digits, not starting 0 or 1, Verhoeff valid, not a palindrome."""
+    digits = _digits(value, " -")
+    return digits is not None and len(digits) == 12 and digits[0] not in "01" and digits != digits[::-1] \
+        and verhoeff_ok(digits)
+
+
+# The fourth character of a PAN is the holder type (P person, C company, H HUF, F firm, A AOP,
+# T trust, B BOI, L local authority, J artificial juridical person, G government).
+_PAN = re.compile(r"[A-Z]{3}[PCHFATBLJG][A-Z][0-9]{4}[A-Z]")
+
+
+def in_pan(value: str) -> bool:
+    """India PAN: AAAPL1234C shape with a valid holder type, a serial that is not 0000, and not
+    one letter repeated (placeholders such as AAAPA0000A)."""
+    return _PAN.fullmatch(value) is not None and value[5:9] != "0000" and len(set(value[:5])) > 1
+
+
+def _cpf_digit(digits: str) -> str:
+    weight = len(digits) + 1
+    total = sum(int(d) * (weight - i) for i, d in enumerate(digits))
+    return str(total * 10 % 11 % 10)
+
+
+def br_cpf(value: str) -> bool:
+    """Brazil CPF: 11 digits (000.000.000-00 or compact), not all the same, two mod-11 check digits."""
+    digits = _digits(value, ".-")
+    if digits is None or len(digits) != 11 or len(set(digits)) == 1:
+        return False
+    return _cpf_digit(digits[:9]) == digits[9] and _cpf_digit(digits[:10]) == digits[10]
+
+
+_DNI_LETTERS = "TRWAGMYFPDXBNJZSQVHLCKE"
+
+
+def es_dni(value: str) -> bool:
+    """Spain DNI (8 digits and a letter) or NIE (X/Y/Z, 7 digits, a letter): the letter is
+    TRWAGMYFPDXBNJZSQVHLCKE[number mod 23], the NIE's X/Y/Z counting as 0/1/2."""
+    compact = value.replace(" ", "").replace("-", "")
+    if len(compact) != 9 or not compact.isascii():
+        return False
+    head, letter = compact[:8], compact[8]
+    if head[0] in "XYZ":
+        head = str("XYZ".index(head[0])) + head[1:]
+    if not head.isdigit() or len(set(head)) == 1:
+        return False
+    return _DNI_LETTERS[int(head) % 23] == letter
+
+
+def de_idnr(value: str) -> bool:
+    """Germany Steuer-ID (IdNr): 11 digits, first not 0; in the first ten one digit appears twice
+    or three times (never three in a row) and no other repeats; ISO 7064 MOD 11,10 check digit."""
+    digits = _digits(value, " ")
+    if digits is None or len(digits) != 11 or digits[0] == "0":
+        return False
+    counts = sorted((digits[:10].count(d) for d in set(digits[:10])), reverse=True)
+    if counts[0] not in (2, 3) or (len(counts) > 1 and counts[1] > 1):
+        return False
+    if any(digits[i] == digits[i + 1] == digits[i + 2] for i in range(8)):
+        return False  # a digit used three times never fills three neighbouring places
+    product = 10
+    for d in digits[:10]:
+        total = (int(d) + product) % 10 or 10
+        product = total * 2 % 11
+    return (11 - product) % 10 == int(digits[10])
+
+
+def nl_bsn(value: str) -> bool:
+    """Netherlands BSN: 9 digits passing the 11-test (weights 9..2, the last digit -1), not 0."""
+    digits = _digits(value, " .-")
+    if digits is None or len(digits) != 9 or len(set(digits)) == 1:
+        return False
+    total = sum((9 - i) * int(d) for i, d in enumerate(digits[:8])) - int(digits[8])
+    return total % 11 == 0
+
+
+def fr_nir(value: str) -> bool:
+    """France NIR (sécurité sociale): sex 1-4/7/8, year, month, department (2A/2B for Corsica),
+    commune, order, and a key of 97 - (first 13 digits mod 97), Corsica as 19/18."""
+    compact = value.replace(" ", "").upper()
+    if len(compact) != 15 or not compact.isascii() or compact[0] not in "123478":
+        return False
+    body = compact[:13]
+    if body[5:7] in ("2A", "2B"):
+        body = body[:5] + ("19" if body[6] == "A" else "18") + body[7:]
+    if not body.isdigit() or not compact[13:].isdigit():
+        return False
+    month = int(body[3:5])
+    if month == 0 or 12 < month < 20:
+        return False
+    return 97 - int(body) % 97 == int(compact[13:])
+
+
+def passport(value: str) -> bool:
+    """A labelled passport number: 6 to 9 upper-case letters and digits, at least four digits,
+    not one character repeated nor a run of digits counting up (123456789)."""
+    if not 6 <= len(value) <= 9 or not value.isascii() or not value.isalnum() or value.upper() != value:
+        return False
+    digits = "".join(c for c in value if c.isdigit())
+    return len(digits) >= 4 and len(set(value)) > 2 and digits not in "01234567890123456789"
+
+
 VALIDATORS: dict[str, Callable[[str], bool]] = {
     "luhn": luhn,
     "iban": iban,
@@ -101,4 +266,14 @@ VALIDATORS: dict[str, Callable[[str], bool]] = {
     "ssn": ssn,
     "pem_base64": pem_base64,
     "non_ascii": non_ascii,
+    "uk_nino": uk_nino,
+    "ca_sin": ca_sin,
+    "aadhaar": aadhaar,
+    "in_pan": in_pan,
+    "br_cpf": br_cpf,
+    "es_dni": es_dni,
+    "de_idnr": de_idnr,
+    "nl_bsn": nl_bsn,
+    "fr_nir": fr_nir,
+    "passport": passport,
 }
