@@ -5,5 +5,8 @@ import re
 # A name that says its value is a secret (a JSON key, a SQLite column, the name of a name/value
 # pair): the walkers scan such a value as `"name": "value"`, where the assignment rules judge it.
 # (cookie: a "Cookie" header in an HTTP dump; ssn on its own, not inside "className")
-SECRET_NAME = re.compile(r"pass|pwd|secret|token|key|credential|auth|cookie|(?<![a-z])ssn(?![a-z])", re.I)
+# national identifiers too (rules/pii.toml: their rules know the number by the name beside it)
+SECRET_NAME = re.compile(r"pass|pwd|secret|token|key|credential|auth|cookie|aadhaa?r|steuer|idnr|insee|"
+                         r"national_?insurance|social_?insurance|"
+                         r"(?<![a-z])(?:ssn|sin|nas|pan|cpf|dni|nie|nif|bsn|nir|nino)(?![a-z])", re.I)
 SECRET_NAME_MAX = 200  # a longer "name" is text, not a name
