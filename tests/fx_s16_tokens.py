@@ -14,6 +14,7 @@ import base64
 import json
 import random
 import string
+from typing import Any
 
 HEX = "0123456789abcdef"
 HEXU = "0123456789ABCDEF"
@@ -210,3 +211,26 @@ def negatives(seed: int) -> list[tuple[str, str]]:
         ("xoxe-doc", "rotating tokens look like xoxe-1-... and expire in 12 hours\n"),
         ("facebook-table", f"| facebook | {rng.randrange(10**15, 10**16)} | enabled |\n"),
     ]
+
+
+WINDOW = 12  # a surviving run of this many characters of a secret core counts as a leak
+
+
+def redact_as(red: Any, kind: str, text: str) -> tuple[str, Any]:
+    """`text` redacted as prose (`kind` "text") or as one JSONL line."""
+    from archiver.redact.base import RedactionReport
+
+    report = RedactionReport()
+    if kind == "text":
+        return red.redact_text(text, report), report
+    return red.redact_jsonl_line(text.encode(), report).decode(), report
+
+
+def survivors(cores: list[str], out: str) -> list[str]:
+    """The secret cores of which a run of WINDOW characters (or the whole, if shorter) is left in out."""
+    bad = []
+    for core in cores:
+        w = min(WINDOW, len(core))
+        if any(core[i:i + w] in out for i in range(len(core) - w + 1)):
+            bad.append(core)
+    return bad

@@ -7,35 +7,17 @@ from __future__ import annotations
 
 import pytest
 
-from archiver.redact.base import RedactionReport
 from archiver.redact.redactor import build_redactor
 from archiver.redact.rules import BUILTIN_PACKS, RuntimeTerms
-from tests.fx_s16_tokens import COVERED, FAMILIES, NEW, carriers, negatives, samples
+from tests.fx_s16_tokens import COVERED, FAMILIES, NEW, carriers, negatives, redact_as, samples, survivors
 
 KEY = b"s16-provider-token-test-key-0123456789"
 SEEDS = (16, 61)
-WINDOW = 12  # a survived run of this many characters of a secret core counts as a leak
 
 
 @pytest.fixture(scope="module")
 def red():  # noqa: ANN201
     return build_redactor([f"builtin:{p}" for p in BUILTIN_PACKS], KEY, RuntimeTerms())
-
-
-def _run(red, kind: str, text: str) -> tuple[str, RedactionReport]:  # noqa: ANN001
-    report = RedactionReport()
-    if kind == "text":
-        return red.redact_text(text, report), report
-    return red.redact_jsonl_line(text.encode(), report).decode(), report
-
-
-def _survivors(cores: list[str], out: str) -> list[str]:
-    bad = []
-    for core in cores:
-        w = min(WINDOW, len(core))
-        if any(core[i:i + w] in out for i in range(len(core) - w + 1)):
-            bad.append(core)
-    return bad
 
 
 CASES = [(seed, fam, tok, cores) for seed in SEEDS for fam, tok, cores in samples(seed)]
@@ -45,21 +27,21 @@ CASES = [(seed, fam, tok, cores) for seed in SEEDS for fam, tok, cores in sample
 def test_token_core_is_gone_in_every_carrier(red, seed: int, family: str, tok: str, cores: list[str]) -> None:  # noqa: ANN001
     leaked = {}
     for name, (kind, text) in carriers(family, tok).items():
-        out, report = _run(red, kind, text)
+        out, report = redact_as(red, kind, text)
         assert report.by_rule(), (family, name)
-        if bad := _survivors(cores, out):
+        if bad := survivors(cores, out):
             leaked[name] = bad
     assert not leaked, (family, tok)
 
 
 @pytest.mark.parametrize("family,text", negatives(16), ids=[f for f, _ in negatives(16)])
 def test_negative_stays_byte_for_byte(red, family: str, text: str) -> None:  # noqa: ANN001
-    out, report = _run(red, "text", text)
+    out, report = redact_as(red, "text", text)
     assert out == text, report.by_rule()
     import json
     line = json.dumps({"type": "user", "message": {"role": "user", "content": [
         {"type": "tool_result", "tool_use_id": "toolu_01S16neg", "content": text}]}})
-    out, report = _run(red, "jsonl", line)
+    out, report = redact_as(red, "jsonl", line)
     assert out == line, report.by_rule()
 
 

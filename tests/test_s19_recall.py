@@ -16,14 +16,13 @@ from pathlib import Path
 
 import pytest
 
-from archiver.redact.base import RedactionReport
 from archiver.redact.redactor import build_redactor
 from archiver.redact.rules import BUILTIN_PACKS, RuntimeTerms
+from tests.fx_s16_tokens import redact_as, survivors
 from tests.fx_s19_recall import BY_NAME, CONTEXTS, FORMATS, LEFT, NEW, samples
 
 KEY = b"s19-recall-sweep-test-key-0123456789abcdef"
 SEEDS = (19, 91)
-WINDOW = 12  # a surviving run of this many characters of a secret core counts as a leak
 RULES = Path(__file__).resolve().parent.parent / "rules"
 # the contexts where nothing but the token's own shape says it is a secret
 SHAPE_ONLY = ("prose", "shell", "yaml", "claude", "codex", "opencode")
@@ -34,22 +33,6 @@ def red():  # noqa: ANN201
     return build_redactor([f"builtin:{p}" for p in BUILTIN_PACKS], KEY, RuntimeTerms())
 
 
-def run(red, kind: str, text: str) -> tuple[str, RedactionReport]:  # noqa: ANN001
-    report = RedactionReport()
-    if kind == "text":
-        return red.redact_text(text, report), report
-    return red.redact_jsonl_line(text.encode(), report).decode(), report
-
-
-def survivors(cores: list[str], out: str) -> list[str]:
-    bad = []
-    for core in cores:
-        w = min(WINDOW, len(core))
-        if any(core[i:i + w] in out for i in range(len(core) - w + 1)):
-            bad.append(core)
-    return bad
-
-
 CASES = [(seed, f.name, tok, cores) for seed in SEEDS for f, tok, cores in samples(seed)]
 
 
@@ -58,7 +41,7 @@ def test_format_is_gone_in_every_context(red, seed: int, fmt: str, tok: str, cor
     leaked = {}
     for ctx in BY_NAME[fmt].contexts:
         kind, build = CONTEXTS[ctx]
-        out, _ = run(red, kind, build(BY_NAME[fmt].env, tok))
+        out, _ = redact_as(red, kind, build(BY_NAME[fmt].env, tok))
         if bad := survivors(cores, out):
             leaked[ctx] = bad
     assert not leaked, (fmt, tok, leaked)
@@ -71,7 +54,7 @@ NEW_CASES = [(f.name, tok) for f, tok, _ in samples(SEEDS[0], 1) if f.name in NE
 def test_new_format_is_found_by_its_own_rule(red, fmt: str, tok: str) -> None:  # noqa: ANN001
     for ctx in SHAPE_ONLY:
         kind, build = CONTEXTS[ctx]
-        _, report = run(red, kind, build(BY_NAME[fmt].env, tok))
+        _, report = redact_as(red, kind, build(BY_NAME[fmt].env, tok))
         assert report.by_rule().get(NEW[fmt], 0) >= 1, (fmt, ctx, report.by_rule())
 
 
@@ -102,10 +85,10 @@ def _negatives() -> list[tuple[str, str]]:
 
 @pytest.mark.parametrize("name,text", _negatives(), ids=[n for n, _ in _negatives()])
 def test_neighbours_stay_byte_for_byte(red, name: str, text: str) -> None:  # noqa: ANN001
-    out, report = run(red, "text", text)
+    out, report = redact_as(red, "text", text)
     assert out == text, report.by_rule()
     line = CONTEXTS["claude"][1]("", text)
-    out, report = run(red, "jsonl", line)
+    out, report = redact_as(red, "jsonl", line)
     assert out == line, report.by_rule()
 
 
@@ -129,8 +112,8 @@ def test_without_its_rule_the_format_leaks_again(tmp_path: Path, fmt: str) -> No
     full = build_redactor([f"builtin:{p}" for p in BUILTIN_PACKS], KEY, RuntimeTerms())
     f, tok, cores = next(s for s in samples(SEEDS[0], 1) if s[0].name == fmt)
     kind, build = CONTEXTS["prose"]
-    assert survivors(cores, run(bare, kind, build(f.env, tok))[0]), fmt
-    assert not survivors(cores, run(full, kind, build(f.env, tok))[0]), fmt
+    assert survivors(cores, redact_as(bare, kind, build(f.env, tok))[0]), fmt
+    assert not survivors(cores, redact_as(full, kind, build(f.env, tok))[0]), fmt
 
 
 def test_the_sweep_is_wide_and_its_data_consistent() -> None:
