@@ -31,16 +31,16 @@ def luhn(value: str) -> bool:
     """Card number (spaces/dashes allowed) with a valid Luhn check digit."""
     if any(c not in "0123456789 -" for c in value):
         return False
-    digits = [int(c) for c in value if c.isdigit()]
-    if not 12 <= len(digits) <= 19 or len(set(digits)) == 1:
-        return False
+    digits = "".join(c for c in value if c.isdigit())
+    return 12 <= len(digits) <= 19 and len(set(digits)) > 1 and _luhn_ok(digits)
+
+
+def _luhn_ok(digits: str) -> bool:
+    """The Luhn check over a string of digits, check digit last."""
     total = 0
-    for i, d in enumerate(reversed(digits)):
-        if i % 2:
-            d *= 2
-            if d > 9:
-                d -= 9
-        total += d
+    for i, c in enumerate(reversed(digits)):
+        d = int(c) * (2 if i % 2 else 1)
+        total += d - 9 if d > 9 else d
     return total % 10 == 0
 
 
@@ -102,14 +102,6 @@ def _digits(value: str, seps: str = " -.") -> str | None:
     """The value without the separators, or None when anything else is in it."""
     compact = "".join(c for c in value if c not in seps)
     return compact if compact.isascii() and compact.isdigit() else None
-
-
-def _luhn_ok(digits: str) -> bool:
-    total = 0
-    for i, c in enumerate(reversed(digits)):
-        d = int(c) * (2 if i % 2 else 1)
-        total += d - 9 if d > 9 else d
-    return total % 10 == 0
 
 
 # Prefixes HMRC never allocates (and the first/second letters it never uses are kept out by
