@@ -56,10 +56,15 @@ def set_hold(archive: Archive, identities: Sequence[object], key: str, on: bool,
         raise SessionNotFound(key)
     latest = _latest_state(naming.values(), key)
     oids = sorted({oid for s in latest for a in s.artifacts for oid in a.objects})
-    for oid in oids:
-        _hold(archive, object_key(oid), on, result, result.objects)
-    for mkey in sorted(naming):
-        _hold(archive, mkey, on, result, result.manifests)
+    keys = [(object_key(oid), result.objects) for oid in oids] + [(m, result.manifests) for m in sorted(naming)]
+    for i, (k, done) in enumerate(keys):
+        _hold(archive, k, on, result, done)
+        if i == 1 and not result.objects and not result.manifests:
+            # the store refused the first two and took none (a bucket without Object Lock refuses
+            # every one): one reason, not one line per object; holds are idempotent, run it again
+            result.errors.append(f"stopped after {i + 1} refusals and no hold {'set' if on else 'cleared'}: "
+                                 f"legal holds need a bucket with Object Lock (`archiver bucket init`)")
+            break
     return result
 
 
