@@ -36,7 +36,9 @@ built-in packs, one core: ~60 MB/s for JSONL files; presidio ~0.2 MB/s):
 * Secret columns of text tables (psql, mysql, sqlite, markdown: the cells under a `password` /
   `api_key` header) are no regex's work: `tables.secret_cells` finds them, as the rules
   `table-password-column` / `table-secret-column`, whenever the built-in secrets pack's generic
-  rules are loaded. A pattern in the literal Set pass gates it (a separator-like run), then a
+  rules are loaded. A column named for a national identifier (`sin`, `BSN`, `passport_no`:
+  tables.ID_COLUMNS) is read too, whenever one of its rules (rules/pii.toml) is loaded: a cell is
+  that rule's candidate when the rule's validator takes it. A pattern in the literal Set pass gates it (a separator-like run), then a
   search for a secret word; `scan_segments` then seeks separator lines in the joined text and reads only the strings
   holding one.
 * Base64 of whole files (`base64 .env`): a rule with `decode = "base64"` is no pattern rule but
@@ -755,7 +757,14 @@ class Engine:
         self._table_mark: int | None = None
         table_pass = (any(r.pack == "secrets" and r.confidence != "high" and not r.generated for r in self.rules)
                       and not any(t.id in self._by_id for t in TABLE_RULES))
-        if table_pass:
+        # a column named for a national identifier: the cells of kind ID_BASE + i are the first loaded
+        # rule of tables.ID_COLUMNS[i] (its validator decides, its label replaces)
+        self._id_columns: dict[int, int] = {}
+        for i, (ids, _names) in enumerate(tables.ID_COLUMNS):
+            found = next((c for rid in ids for c in self._c if c.rule.id == rid and c.rule.check is not None), None)
+            if found is not None:
+                self._id_columns[tables.ID_BASE + i] = found.idx
+        if table_pass or self._id_columns:
             self._table_mark = self._set.Add(tables.MARK_PATTERN)
         self._set.Compile()
         # Keywords with a JSON-escapable character could hide behind \" or \\ in a raw JSON line.
@@ -892,10 +901,29 @@ class Engine:
         out: list[_Cand] = []
         idx = self._table_idx
         for s, e, kind in cells:
+            if kind < tables.ID_BASE:
+                if not idx:  # (the table pass is on for national ids alone)
+                    continue
+                i = idx[kind]
+            else:
+                found = self._id_columns.get(kind)
+                if found is None or not self._id_valid(self._c[found].rule, buf[s:e]):
+                    continue
+                i = found
             ls = buf.rfind(b"\n", 0, s) + 1
             le = buf.find(b"\n", e)
-            out.append((s + offset, e + offset, idx[kind], ls + offset, (len(buf) if le < 0 else le) + offset))
+            out.append((s + offset, e + offset, i, ls + offset, (len(buf) if le < 0 else le) + offset))
         return out
+
+    @staticmethod
+    def _id_valid(rule: Rule, cell: bytes) -> bool:
+        """Does the national-id rule's own validator take the cell (n/a, TBD, a wrong check digit: no)?"""
+        if len(cell) > 64 or rule.check is None:
+            return False
+        try:
+            return bool(rule.check(cell.decode("utf-8", "replace")))
+        except Exception:  # a validator bug must not abort redaction: treat as "not valid"
+            return False
 
     def _accept(self, c: _Compiled, buf: bytes, spans: list[tuple[int, int]]) -> _Cand | None:
         s, e = spans[c.sgroup]

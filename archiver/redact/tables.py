@@ -22,6 +22,12 @@ to its rules (`Engine` enables it when the built-in `secrets` pack is loaded). I
   of one value, told by psql's markers (`.`/`…` wrap, `+`/`↵` newline, old-ascii's `;`/`:`; border 0
   too), are one cell: when the whole value is one, every piece goes, a piece of one character too.
 
+A column named for a national identifier (`SIN`, `sin_number`, `Aadhaar No`, `passport_number`, `BSN`:
+ID_COLUMNS) is read the same way, also in aligned text with no separator (`column -t`: names two or
+more spaces apart, rows whose cells start under them); its cells are of kind ID_BASE + i, and the
+engine keeps one only when the identifier's rule validates it (so no length or placeholder test here
+beyond the generic one).
+
 Only a header cell that names a secret counts (`password`, `user_password`, `passwd`, `pwd`,
 `secret`, `client_secret`, `api_key`, `apiKey`, `access_token`, `password_hash`, ...: the name
 ends with the secret word), never `token_type`, `max_tokens` or `password_changed_at`. Empty,
@@ -34,9 +40,24 @@ lines are sought only in text holding both, and parsed only where found.
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import Iterator, NamedTuple
 
 import re2
+
+# Names of national identifiers (rules/pii.toml) in a header: the long ones anywhere, the short
+# ones (sin, pan, bsn...) as words of their own (`sin`, `SIN`, `sin_number`, `customerSin`), never
+# inside a word (`using`, `span`, `basin`).
+_ID_LONG = ("aadhaa?r|uidai|passport|passeport|reisepass|pasaporte|passaporto|paspoort|insee|steuer|idnr|"
+            "identifikationsnummer|burgerservicenummer|sofi.?nummer|national.?insurance|social.?insurance|"
+            "social.?security|assurance.?sociale|s.curit..?sociale|num(?:ero)?.?secu|carte.?vitale|tax.?id|"
+            "permanent.?account")
+_ID_SHORT_WORDS = ("sin", "nas", "pan", "cpf", "dni", "nie", "nif", "bsn", "nir", "nino", "ssn")
+_ID_SHORT = "|".join(_ID_SHORT_WORDS)
+_ID_CAMEL = "|".join(f"{w.capitalize()}|{w.upper()}" for w in _ID_SHORT_WORDS)
+# in a gate after a name's own characters: the short words start the name or follow `_`, a digit or a space
+_ID_AFTER = f"(?:[a-z0-9_ ]*[_ 0-9])?(?:{_ID_LONG}|{_ID_SHORT})"
+_ID_FIRST = f"(?:{_ID_LONG}|(?:^|[^a-z])(?:{_ID_SHORT}))"
 
 # What every table this module reads holds: a `|`/`+` next to a dash (its separator) or psql's
 # `(N rows)` footer (one column), and a secret word (its header). The engine adds the first
@@ -46,8 +67,16 @@ MARK_PATTERN = ("[|+][ \t]*:?-|-:?[ \t]*[|+]|--[ \t]+--|rows?\\)|[\u251c-\u254b\
                 # to a `,` or tab with no space after it (`a, b` in prose never), quotes around names
                 "|(?i:(?:pass|pw|secret|token|key|psk|authentication_str)[a-z0-9_]*(?:\\||\"?[,\t]\"?)[a-z_]"
                 "|[a-z0-9_](?:\\||\"?[,\t]\"?)[a-z0-9_]*(?:pass|pw|secret|token|key|psk|authentication_str))"
+                # the same with a national identifier's name (words with a space between them too), and
+                # an aligned header (`column -t`: names two spaces or more apart) naming one
+                f"|(?i:{_ID_FIRST}[a-z0-9_ .#-]*(?:\\||\"?[,\t]\"?|  )[a-z_]"
+                f"|[a-z0-9_.#-](?:\\||\"?[,\t]\"?|  +){_ID_AFTER})"
+                # (camelCase: `customerSin`)
+                f"|[a-z0-9](?:{_ID_CAMEL})[A-Za-z0-9_ .#-]*(?:\\||\"?[,\t]\"?|  )[A-Za-z_]"
+                f"|[A-Za-z0-9_.#-](?:\\||\"?[,\t]\"?|  +)[A-Za-z0-9_]*[a-z0-9](?:{_ID_CAMEL})"
                 ).encode()
-WORD_PATTERN = rb"(?i)pass|pw|secret|token|key|psk|authentication_str"
+WORD_PATTERN = ("(?i:pass|pw|secret|token|key|psk|authentication_str|" + _ID_LONG
+                + f"|(?:^|[^a-z])(?:{_ID_SHORT})(?:[^a-z]|$))|[a-z0-9](?:{_ID_CAMEL})(?:[^a-z]|$)").encode()
 _MARK = re2.compile(MARK_PATTERN)
 _WORDS = re2.compile(WORD_PATTERN)
 _SEP_PATTERN = rb"[ \t]*[|+]?[ \t]*:?-+:?[ \t]*(?:[|+][ \t]*:?-+:?[ \t]*)*[|+]?[ \t]*\r?"
@@ -61,9 +90,14 @@ _COLSEP_RX = re2.compile(rb"(?m)^[ \t]*-{2,}(?:[ \t]+-{2,})+[ \t]*\r?$")
 _LIST_HEADER_RX = re2.compile(rb"(?m)^ *[A-Za-z_][A-Za-z0-9_]*(?:\|[A-Za-z_][A-Za-z0-9_]*)+\r?$")
 # CSV / TSV: names (words with single spaces between them, or quoted) joined by `,` or by tabs,
 # nothing after a `,` but the next name
-_NAME = rb'(?:"[A-Za-z_][A-Za-z0-9_., -]{0,63}"|[A-Za-z_][A-Za-z0-9_.-]*(?: [A-Za-z0-9_.-]+)*)'
+_NAME = rb'(?:"[A-Za-z_][A-Za-z0-9_.,# -]{0,63}"|[A-Za-z_][A-Za-z0-9_.#-]*(?: [A-Za-z0-9_.#-]+)*)'
 _DELIM_HEADER_RX = re2.compile(rb"(?m)^ *(?:" + _NAME + rb"(?:," + _NAME + rb")+|" + _NAME + rb"(?:\t" + _NAME
                                + rb")+) *\r?$")
+# aligned text (`column -t`, `docker ps`-like listings): names, a single space inside one, two spaces
+# or more between them; read only for a national identifier's column (its validator judges a cell)
+_ANAME = rb"[A-Za-z_#][A-Za-z0-9_.#()/-]*(?: [A-Za-z0-9_.#()/-]+)*"
+_ANAME_RX = re.compile(_ANAME)
+_ALIGNED_HEADER_RX = re2.compile(rb"(?m)^ *" + _ANAME + rb"(?:  +" + _ANAME + rb")+ *\r?$")
 _RECORD_CAP = 1 << 16  # a quoted CSV value over several lines: up to this many bytes
 # a statement of code (`return user,password`, `echo key,secret`) is no header of names
 _CODE_WORD = re.compile(rb" *(?:return|yield|print|echo|assert|await|raise|del|global|nonlocal|import|export|local|"
@@ -93,6 +127,31 @@ _NOT_A_SECRET = frozenset({
 _PLACEHOLDER = re.compile(r"^(?:\*+|x{3,}|\.{3,}|-+|_+|#+|•+|<[^>]*>)$")
 
 PASSWORD, SECRET = 0, 1  # kinds of column: the engine maps them to its two table rules
+ID_BASE = 2  # and kind ID_BASE + i to ID_COLUMNS[i]
+
+# Columns named for a national identifier: (the rules of rules/pii.toml that own the number, the
+# first one loaded is taken; the names, matched whole on the name in lower case with accents dropped
+# and `_` between its words, after any prefix of words: `customer_sin`). Kept here, not as a field of
+# the rule packs: a header name is this pass's input, as `_PASSWORD_NAME` is; the engine takes the
+# validator and the label from the loaded rule, so a cell is that rule's finding (`n/a`, `TBD` or a
+# wrong check digit under a `sin` header fails ca_sin and stays) and a pack without the rule has no
+# such column.
+_ID_NUMBER = r"(?:_(?:number|num|no|nr|n|nummer|numero|id))?"
+ID_COLUMNS: tuple[tuple[tuple[str, ...], str], ...] = (
+    (("uk-nino", "uk-nino-spaced"), r"nino|ni_(?:number|num|no|nr)|national_insurance" + _ID_NUMBER),
+    (("ca-sin",), r"(?:sin|nas|social_insurance|assurance_sociale)" + _ID_NUMBER),
+    (("in-aadhaar",), r"(?:aadhaa?r|uidai)(?:_uid)?" + _ID_NUMBER),
+    (("in-pan", "in-pan-in-context"), r"(?:pan|permanent_account(?:_number)?)(?:_card)?" + _ID_NUMBER),
+    (("br-cpf-in-context", "br-cpf"), r"cpf" + _ID_NUMBER),
+    (("es-dni-nie",), r"(?:dni|nie|nif)" + _ID_NUMBER),
+    (("de-steuer-id",), r"(?:steuer_?(?:id|id_?nr|identifikationsnummer)|id_?nr|identifikationsnummer|tax_?id)"
+     + _ID_NUMBER),
+    (("nl-bsn",), r"(?:bsn|burgerservicenummer|sofi_?nummer)" + _ID_NUMBER),
+    (("fr-nir",), r"(?:nir|insee|num(?:ero)?_secu|(?:numero_)?securite_sociale|carte_vitale)" + _ID_NUMBER),
+    (("us-ssn-labelled", "us-ssn"), r"(?:ssn|social_security)" + _ID_NUMBER),
+    (("passport-labelled",), r"(?:passport|passeport|reisepass|pasaporte|passaporto|paspoort)" + _ID_NUMBER),
+)
+_ID_NAMES = [re.compile(r"(?:[a-z0-9]+_)*(?:" + names + ")") for _, names in ID_COLUMNS]
 MAX_ROWS = 1 << 18  # per table: more than a 2 MiB chunk (text.ONE_COLUMN_CAP) holds of rows of 8+ bytes
 
 
@@ -106,14 +165,21 @@ def may_hold_table(buf: bytes) -> bool:
 
 
 def column_kind(name: str) -> int | None:
-    """PASSWORD or SECRET for a header naming a secret column, else None."""
-    n = _NON_WORD.sub("_", _CAMEL.sub(r"\1_\2", name.strip()).lower()).strip("_")
+    """PASSWORD or SECRET for a header naming a secret column, ID_BASE + i for one naming the
+    national identifier of ID_COLUMNS[i], else None."""
+    name = name.strip()
+    if not name.isascii():
+        name = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
+    n = _NON_WORD.sub("_", _CAMEL.sub(r"\1_\2", name).lower()).strip("_")
     if not n or len(n) > 64:
         return None
     if _PASSWORD_NAME.search(n):
         return PASSWORD
     if _SECRET_NAME.search(n):
         return SECRET
+    for i, rx in enumerate(_ID_NAMES):
+        if rx.fullmatch(n):
+            return ID_BASE + i
     return None
 
 
@@ -314,6 +380,9 @@ def _starts(buf: bytes) -> Iterator[tuple[int, int, bytes]]:
     for m in _DELIM_HEADER_RX.finditer(buf):
         a, b = m.span()
         yield a, b, b"\t" if buf.find(b"\t", a, b) >= 0 else b","
+    for m in _ALIGNED_HEADER_RX.finditer(buf):
+        if has_secret_word(m.group()):
+            yield m.start(), m.end(), b"  "
 
 
 def _list_mode(buf: bytes, ha: int, hb: int, out: list[tuple[int, int, int]],
@@ -482,6 +551,63 @@ def _column_mode(buf: bytes, sa: int, sep: bytes, out: list[tuple[int, int, int]
     return end
 
 
+def _aligned_text(buf: bytes, ha: int, hb: int, out: list[tuple[int, int, int]],
+                  heads: list[tuple[int, int, bool]] | None = None) -> int:
+    """Aligned text with no separator (`column -t`): a header of names two spaces or more apart, and
+    the rows under it whose cells start where the names start, up to a blank or misaligned line.
+    Only national-identifier columns are read (a cell counts once its rule's validator takes it,
+    which the engine asks). Appends their cells to out; returns where the table ends (ha when it
+    is no table of ours)."""
+    header = buf[ha:hb].rstrip(b"\r")
+    found = list(_ANAME_RX.finditer(header))
+    starts = [m.start() for m in found]
+    kinds = {j: kd for j, m in enumerate(found)
+             if (kd := column_kind(m.group().decode("ascii", "replace"))) is not None and kd >= ID_BASE}
+    if not kinds:
+        return ha
+    pos, end, n, rows = hb + 1, ha, len(buf), 0
+    while pos < n and rows < MAX_ROWS:
+        line, nxt = _line_at(buf, pos)
+        line = line.rstrip(b"\r")
+        if not rows and (_SEP.fullmatch(line) or _COLSEP.fullmatch(line)):
+            return ha  # dash runs under it: a markdown or column-mode table, read from its separator
+        cells = _char_cells(line, starts) if line.strip() else None
+        if cells is None:
+            break
+        for j, kd in kinds.items():
+            v = _value(line, *cells[j], kd, code=False)
+            if v is not None:
+                out.append((pos + v[0], pos + v[1], kd))
+        rows += 1
+        end = pos
+        pos = nxt
+    if heads is not None:
+        heads.append((ha, hb + 1, pos >= n))
+    return end if rows else ha
+
+
+def _char_cells(line: bytes, starts: list[int]) -> list[tuple[int, int]] | None:
+    """Byte spans of a row's cells cut at the header's columns (characters, so a `Søren` before a
+    column keeps it where `column -t` put it), or None when the row does not line up: text before
+    the first column, or a column that does not start after a space."""
+    if line.isascii():
+        s, at = line.decode("ascii"), None
+    else:
+        try:
+            s = line.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+        at = [0]
+        for ch in s:
+            at.append(at[-1] + len(ch.encode()))
+    if s[:starts[0]].strip() or not all(p >= len(s) or s[p - 1] in " \t" for p in starts[1:]):
+        return None
+    bounds = [min(p, len(s)) for p in starts] + [len(s)]
+    if at is not None:
+        bounds = [at[p] for p in bounds]
+    return [(bounds[j], bounds[j + 1]) for j in range(len(starts))]
+
+
 def _aligned_at(line: bytes, starts: list[int], marks: bool = False) -> bool:
     """Does each column after the first begin after a space (or past the end of the line; with
     `marks`, after psql's wrap or newline marker)?"""
@@ -520,6 +646,9 @@ def secret_cells(buf: bytes, gated: bool = False,
         sep = buf[sa:sb].rstrip(b"\r")
         if delim == b"|":  # a list-mode header
             done = max(done, _list_mode(buf, sa, sb, out, heads))
+            continue
+        if delim == b"  ":
+            done = max(done, _aligned_text(buf, sa, sb, out, heads))
             continue
         if delim:
             done = max(done, _delimited(buf, sa, sb, delim, out, heads))
