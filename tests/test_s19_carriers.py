@@ -26,7 +26,7 @@ from tests.fx_s19_carriers import USER, Plan, build
 from tests.fx_s19_cursorsteps import tree
 from tests.fx_s19_pii import FORMATS as IDS
 from tests.fx_s19_recall import NEW
-from tests.fx_s3 import REGION, make_bucket, s3_client, s3_server, unique_bucket_name  # noqa: F401
+from tests.fx_s3 import make_bucket, s3_client, s3_server, unique_bucket_name  # noqa: F401
 from tests.test_s18_leaks import _config, _hits
 
 HOST = f"box-of-{USER}"
