@@ -158,7 +158,9 @@ class Rule:
 
     @property
     def applies_to_paths(self) -> bool:
-        return self.generated or self.pack in PATH_PACKS or self.in_paths
+        # a token's own shape too: a file named by a token (`tool-results/ghp_....txt`) is renamed
+        # as the reference to it inside the transcript is
+        return self.generated or self.pack in PATH_PACKS or self.in_paths or self.secret_shape
 
 
 @dataclass
