@@ -346,8 +346,10 @@ def test_key_and_path_modes_use_only_their_rules(builtin: Engine) -> None:
     keys = builtin.redact(text, None, "k", MODE_KEYS)
     assert AWS not in keys and "alice" not in keys and "northwind" not in keys  # high-confidence secrets: keys too
     path = builtin.redact(text, None, "p", MODE_PATHS)
-    # path mode: the paths pack, the generated rules and the rules marked `paths = true` (e-mail)
-    assert AWS in path and "northwind" not in path and "alice" not in path
+    # path mode: the paths pack, the generated rules, the rules marked `paths = true` (e-mail) and a
+    # token's own shape (high-confidence secrets: a file named by a token is renamed)
+    assert AWS not in path and "northwind" not in path and "alice" not in path
+    assert builtin.redact("notes/Review 2026 draft.md", None, "p", MODE_PATHS) == "notes/Review 2026 draft.md"
 
 
 def test_pseudonyms_consistent_across_instances_and_keyed(tmp_path: Path) -> None:
