@@ -26,35 +26,24 @@ from tests.fx_s19_carriers import USER, Plan, build
 from tests.fx_s19_cursorsteps import tree
 from tests.fx_s19_pii import FORMATS as IDS
 from tests.fx_s19_recall import NEW
-from tests.fx_s3 import make_bucket, s3_client, s3_server, unique_bucket_name  # noqa: F401
+from tests.fx_s3 import make_bucket, s3_server, unique_bucket_name  # noqa: F401
+from tests.test_s18_leaks import Run as S18Run
 from tests.test_s18_leaks import _config, _hits
 
 HOST = f"box-of-{USER}"
 OTHER = "quillon"
 
 
-class Run:
+class Run(S18Run):
+    """s18's run (CLI outputs kept, the bucket read back), with the file-name needles apart and the
+    restored home beside it."""
+
     def __init__(self, s: Setup, plan: Plan, bucket: str, endpoint: str) -> None:
-        self.s, self.plan, self.bucket, self.endpoint = s, plan, bucket, endpoint
-        self.finder = Finder(plan.needles + [("username", USER), ("host", HOST)])
+        super().__init__(s, plan, bucket, endpoint)  # type: ignore[arg-type]
         self.names = Finder(plan.name_needles)
-        self.outputs: dict[str, str] = {}
         self.sync: dict[str, Any] = {}
         self.restored: dict[str, Any] = {}
         self.other = s.base / OTHER
-
-    def cli(self, name: str, *args: str) -> str:
-        r = self.s.cli(*args)
-        self.outputs[f"{name}:stdout"] = r.stdout
-        self.outputs[f"{name}:stderr"] = r.stderr
-        assert r.returncode in (0, 1), (args, r.returncode, r.stderr[-3000:])
-        return r.stdout
-
-    def objects(self) -> dict[str, bytes]:
-        c = s3_client(self.endpoint)
-        keys = [o["Key"] for page in c.get_paginator("list_objects_v2").paginate(Bucket=self.bucket)
-                for o in page.get("Contents", ())]
-        return {k: c.get_object(Bucket=self.bucket, Key=k)["Body"].read() for k in keys}
 
 
 @pytest.fixture(scope="module")

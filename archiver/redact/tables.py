@@ -238,6 +238,15 @@ def _edges(cells: list[tuple[int, int]], ncols: int) -> list[tuple[int, int]]:
     return out
 
 
+def _row_values(line: bytes, pos: int, cells: list[tuple[int, int]], kinds: dict[int, int],
+                out: list[tuple[int, int, int]], code: bool = True) -> None:
+    """The values of one row's secret or id columns (`kinds`: column -> kind), at `pos` + their span."""
+    for j, kd in kinds.items():
+        v = _value(line, *cells[j], kd, code=code)
+        if v is not None:
+            out.append((pos + v[0], pos + v[1], kd))
+
+
 def _value(line: bytes, a: int, b: int, kind: int = PASSWORD, code: bool = True) -> tuple[int, int] | None:
     """The stripped span of a cell's value, unless it is empty, NULL-like or a placeholder; under
     a token/secret/key header only a value that could be one (8+ characters with a digit, no space):
@@ -414,10 +423,7 @@ def _list_mode(buf: bytes, ha: int, hb: int, out: list[tuple[int, int, int]],
         if len(cells) > ncols:
             cells = _edges(cells, ncols)
         if len(cells) == ncols:
-            for j, kd in kinds.items():
-                v = _value(line, *cells[j], kd)
-                if v is not None:
-                    out.append((pos + v[0], pos + v[1], kd))
+            _row_values(line, pos, cells, kinds, out)
         rows += 1
         end = pos
         pos = nxt
@@ -450,10 +456,7 @@ def _delimited(buf: bytes, ha: int, hb: int, delim: bytes, out: list[tuple[int, 
         cells, nxt = _record(buf, pos, eol, delim)
         if cells is None or len(cells) != ncols:
             break
-        for j, kd in kinds.items():
-            v = _value(buf, *cells[j], kd, code=False)
-            if v is not None:
-                out.append((*v, kd))
+        _row_values(buf, 0, cells, kinds, out, code=False)
         rows += 1
         end = pos
         pos = nxt
@@ -574,10 +577,7 @@ def _aligned_text(buf: bytes, ha: int, hb: int, out: list[tuple[int, int, int]],
         cells = _char_cells(line, starts) if line.strip() else None
         if cells is None:
             break
-        for j, kd in kinds.items():
-            v = _value(line, *cells[j], kd, code=False)
-            if v is not None:
-                out.append((pos + v[0], pos + v[1], kd))
+        _row_values(line, pos, cells, kinds, out, code=False)
         rows += 1
         end = pos
         pos = nxt
