@@ -31,7 +31,8 @@ Lineage
   members by `targetId: SessionId` (team/message/delivered: "the target Session recorded the
   message"), so member.id is read as the teammate's session id. The lead's own team/member
   records name its teammates: context "fresh" is a delegated agent started without the lead's
-  history -> `subagent`; context "fork" starts from the lead's history -> `fork` (kind fork),
+  history -> `subagent` (so is a context outside the catalog's two values); context "fork"
+  starts from the lead's history -> `fork` (kind fork),
   never inferred, `at` = its own inherited cut "seq=<marker seq>" when it has one, else the
   team/member record's seq. A header `origin: "subagent"` still makes it a subagent. Neither
   team message records (their sender or target may be the lead or a peer, and the catalog does
