@@ -475,6 +475,11 @@ def ds_events(p: Plant, tag: str, start: int = 1, child: str | None = None, wf_c
     return [ev(start + i, t, d, **kw) for i, (t, d, kw) in enumerate(evs)]
 
 
+def naming_seq(evs: list[dict[str, Any]], child: str) -> str:
+    """`seq=<n>` of the first event of `evs` whose data.childId is `child`."""
+    return next(f"seq={e['seq']}" for e in evs if isinstance(e["data"], dict) and e["data"].get("childId") == child)
+
+
 @dataclass
 class DsFacts:
     home: Path
@@ -506,26 +511,28 @@ def build_deepseek(home: Path, p: Plant, long_bytes: int = 300_000) -> DsFacts:
     main_file = put(f"proj-ünï/{DS_MAIN}.jsonl", DS_MAIN,
                     jl(header(DS_MAIN, T0, agentPreset=p.text("dsmain.hdrpreset")), *main_evs))
     # a delegated child (origin subagent, parentSession = id) and its own child (parentSession = file path)
+    child_evs = ds_events(p, "dschild", start=4, child=DS_GRAND)
     put(f"proj-ünï/{DS_CHILD}.jsonl", DS_CHILD, jl(
         header(DS_CHILD, T0 + 5000, origin="subagent", parentSession=DS_MAIN, delegationDepth=1, isSeeded=True),
         ev(1, "subagent/descriptor", {"version": 0, "mode": "continuable", "label": "helper", "provider": "deepseek",
                                       "persona": p.text("dschild.persona")}),
         ev(2, "approval/policy", {"policy": "never", "source": "delegation"}),
         ev(3, "session/end-seed", {}),
-        *ds_events(p, "dschild", start=4, child=DS_GRAND)))
-    f.edges[DS_CHILD] = [("subagent", DS_MAIN, "depth=1")]
+        *child_evs))
+    # `at`: the seq of the parent's own record naming the child (its subagent/catalog entry here)
+    f.edges[DS_CHILD] = [("subagent", DS_MAIN, naming_seq(main_evs, DS_CHILD))]
     put(f"nested/deeper/{DS_GRAND}.jsonl", DS_GRAND, jl(
         header(DS_GRAND, T0 + 6000, origin="subagent", parentSession=str(root / "proj-ünï" / f"{DS_CHILD}.jsonl"),
                delegationDepth=2),
         ev(1, "subagent/descriptor", {"version": 0, "mode": "one-shot", "provider": "deepseek"}),
         ev(2, "user/message", {"id": "g1", "role": "user", "content": [{"type": "text", "text": p.text("dsgrand.task")}],
                                "source": {"kind": "human"}})))
-    f.edges[DS_GRAND] = [("subagent", DS_CHILD, "depth=2")]
+    f.edges[DS_GRAND] = [("subagent", DS_CHILD, naming_seq(child_evs, DS_GRAND))]
     # children named only by the parent's records (no origin, no parentSession)
     put(f"{DS_WF}.jsonl", DS_WF, jl(header(DS_WF, T0 + 7000), *ds_events(p, "dswf")[:12]))
-    f.edges[DS_WF] = [("subagent", DS_MAIN, None)]
+    f.edges[DS_WF] = [("subagent", DS_MAIN, naming_seq(main_evs, DS_WF))]  # its tool-workflow/agent-start
     put(f"{DS_NOTICE}.jsonl", DS_NOTICE, jl(header(DS_NOTICE, T0 + 7500), *ds_events(p, "dsnotice")[:10]))
-    f.edges[DS_NOTICE] = [("subagent", DS_MAIN, None)]
+    f.edges[DS_NOTICE] = [("subagent", DS_MAIN, None)]  # a settled notice says where it ended, not started
     # forks: inherited prefix + session/end-seed {inherited: true}; parent inferred (no parentSession)
     n = 20
     fork_evs = [*main_evs[:n], ev(n + 1, "session/end-seed", {"inherited": True}),

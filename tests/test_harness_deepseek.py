@@ -39,7 +39,8 @@ def test_sessions_lineage_titles_sources(ds: tuple[Path, dict]) -> None:
         k(ids["sibling_fork"]): "fork", k(ids["fork_of_fork"]): "fork",
     }
     assert {key: s.parents for key, s in found.items() if s.parents} == {
-        k(ids["subagent"]): [LineageEdge(relation="subagent", parent=k(ids["main"]), at="depth=1", inferred=False)],
+        # main names it in its own subagent/catalog record (seq 11): where it starts in main
+        k(ids["subagent"]): [LineageEdge(relation="subagent", parent=k(ids["main"]), at="seq=11", inferred=False)],
         # no parentSession: parent found through the inherited prefix
         k(ids["fork"]): [LineageEdge(relation="fork", parent=k(ids["main"]), at="seq=5", inferred=True)],
         # parentSession given as a file path
@@ -103,7 +104,7 @@ def test_bad_lines_gone_parent_and_ambiguous_prefix(ds: tuple[Path, dict]) -> No
     found = discover(home)
     o = found[k("ds-orphan")]
     assert o.kind == "subagent"
-    assert o.parents == [LineageEdge(relation="subagent", parent=k("ds-gone"), at="depth=2")]
+    assert o.parents == [LineageEdge(relation="subagent", parent=k("ds-gone"), at=None)]  # no record says where
     assert o.warnings == [
         "orphan.jsonl: 1 unparseable line(s) kept as they are (line 2)",
         "parentSession /old/place/ds-gone.jsonl is not on this machine; parent id taken from its file name",
@@ -161,10 +162,10 @@ def test_child_named_by_its_parents_catalog_records_is_linked_without_parent_ses
     _jsonl(root / "child-b.jsonl", [_hdr("child-b", 1767261602000, delegationDepth=1)])
     found = discover(tmp_path)
     assert found[k("child-a")].kind == "subagent"
-    assert found[k("child-a")].parents == [LineageEdge(relation="subagent", parent=k("parent"), at="depth=1")]
+    assert found[k("child-a")].parents == [LineageEdge(relation="subagent", parent=k("parent"), at="seq=3")]
     assert found[k("child-a")].warnings == []
     assert found[k("child-b")].kind == "subagent"
-    assert found[k("child-b")].parents == [LineageEdge(relation="subagent", parent=k("parent"), at="depth=1")]
+    assert found[k("child-b")].parents == [LineageEdge(relation="subagent", parent=k("parent"), at="seq=5")]
     assert found[k("fork")].parents == [LineageEdge(relation="fork", parent=k("parent"), at="seq=7", inferred=True)]
     assert found[k("parent")].parents == [] and found[k("parent")].kind == "main"
 
@@ -178,7 +179,7 @@ def test_discovery_cache_keeps_the_children_a_session_names(tmp_path: Path) -> N
     for _ in range(2):  # the second run reads the scans from the cache
         h = load_harness(H, HarnessContext(home=tmp_path, env={}, cache=cache))
         found = {s.key: s for s in h.discover()}
-        assert found[k("c")].parents == [LineageEdge(relation="subagent", parent=k("p"), at="depth=0")]
+        assert found[k("c")].parents == [LineageEdge(relation="subagent", parent=k("p"), at="seq=1")]
     assert cache
 
 
@@ -202,4 +203,4 @@ def test_a_seeded_copy_without_marker_does_not_take_its_sources_children(tmp_pat
     _jsonl(root / "zz-parent.jsonl", [_hdr("parent", 1767261600000), cat])
     _jsonl(root / "aa-copy.jsonl", [_hdr("copy", 1767261900000, isSeeded=True), cat])  # listed first by path
     _jsonl(root / "kid.jsonl", [_hdr("kid", 1767261601000, origin="subagent", delegationDepth=1)])
-    assert discover(tmp_path)[k("kid")].parents == [LineageEdge(relation="subagent", parent=k("parent"), at="depth=1")]
+    assert discover(tmp_path)[k("kid")].parents == [LineageEdge(relation="subagent", parent=k("parent"), at="seq=1")]

@@ -117,8 +117,8 @@ def test_sync_archives_every_session_with_its_lineage_and_no_canary_left(synced:
     assert paths[f"{H}:{MAIN}"] == [f"{base}/{PROJ}/{MAIN}.jsonl"]
     assert paths[f"{H}:{ODD}"] == [f"{base}/old/{ODD}.jsonl"]
     assert paths[f"{H}:{LIVE}"] == [f"{base}/{LIVE}.jsonl"]
-    assert edges(by[f"{H}:{SUB}"]) == [("subagent", f"{H}:{MAIN}", "depth=1")]
-    assert edges(by[f"{H}:{NAMED}"]) == [("subagent", f"{H}:{MAIN}", "depth=0")]
+    assert edges(by[f"{H}:{SUB}"]) == [("subagent", f"{H}:{MAIN}", None)]  # MAIN names it nowhere
+    assert edges(by[f"{H}:{NAMED}"]) == [("subagent", f"{H}:{MAIN}", "seq=14")]  # its subagent/catalog entry
     assert edges(by[f"{H}:{FORK}"]) == [("fork", f"{H}:{MAIN}", "seq=6")]
     assert by[f"{H}:{FORK}"]["parents"][0]["inferred"] is True
     assert [by[f"{H}:{x}"]["kind"] for x in (MAIN, SUB, NAMED, FORK, LIVE, ODD)] == [

@@ -53,10 +53,11 @@ def test_subagent_settled_notices_name_the_real_parent(tmp_path: Path) -> None:
     _home(tmp_path / ".deepseek" / "sessions")
     found = discover(tmp_path)
     assert found[k("kid-1")].kind == "subagent"
-    assert found[k("kid-1")].parents == [LineageEdge(relation="subagent", parent=k("parent"), at="depth=1")]
+    # a settled notice marks where the child ended, not where it started: no `at`
+    assert found[k("kid-1")].parents == [LineageEdge(relation="subagent", parent=k("parent"), at=None)]
     assert found[k("kid-1")].warnings == []
     assert found[k("kid-2")].kind == "subagent"
-    assert found[k("kid-2")].parents == [LineageEdge(relation="subagent", parent=k("parent"), at="depth=1")]
+    assert found[k("kid-2")].parents == [LineageEdge(relation="subagent", parent=k("parent"), at=None)]
     assert found[k("peer")].kind == "main" and found[k("peer")].parents == []
     assert found[k("fork")].parents == [LineageEdge(relation="fork", parent=k("parent"), at="seq=7", inferred=True)]
     assert found[k("parent")].parents == []
@@ -67,8 +68,8 @@ def test_the_discovery_cache_keeps_the_notice_children(tmp_path: Path) -> None:
     cache: dict[str, str] = {}
     for _ in range(2):  # the second run reads every scan from the cache
         found = {s.key: s for s in load_harness(H, HarnessContext(home=tmp_path, env={}, cache=cache)).discover()}
-        assert found[k("kid-2")].parents == [LineageEdge(relation="subagent", parent=k("parent"), at="depth=1")]
-    assert any(key.startswith("deepseek-harness:scan2:") for key in cache)
+        assert found[k("kid-2")].parents == [LineageEdge(relation="subagent", parent=k("parent"), at=None)]
+    assert any(key.startswith("deepseek-harness:scan3:") for key in cache)
 
 
 def test_a_scan_cached_before_notices_counted_is_not_reused(tmp_path: Path) -> None:
@@ -77,7 +78,7 @@ def test_a_scan_cached_before_notices_counted_is_not_reused(tmp_path: Path) -> N
     _home(tmp_path / ".deepseek" / "sessions")
     cache: dict[str, str] = {}
     list(load_harness(H, HarnessContext(home=tmp_path, env={}, cache=cache)).discover())
-    old = {key.replace(":scan2:", ":scan:", 1): value.replace('"kid-1"', '"x"').replace('"kid-2"', '"x"')
+    old = {key.replace(":scan3:", ":scan:", 1): value.replace('"kid-1"', '"x"').replace('"kid-2"', '"x"')
            for key, value in cache.items()}
     found = {s.key: s for s in load_harness(H, HarnessContext(home=tmp_path, env={}, cache=old)).discover()}
-    assert found[k("kid-2")].parents == [LineageEdge(relation="subagent", parent=k("parent"), at="depth=1")]
+    assert found[k("kid-2")].parents == [LineageEdge(relation="subagent", parent=k("parent"), at=None)]

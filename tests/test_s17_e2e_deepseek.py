@@ -113,8 +113,6 @@ def test_lineage_as_the_catalog_says(world: dict[str, Any]) -> None:
     got = {k: [(p["relation"], p["parent"], p.get("at")) for p in s.get("parents", [])] for k, s in w["by_key"].items()}
     for sid, want in f.edges.items():
         fixed = [(rel, key(parent), at) for rel, parent, at in want]
-        if sid in (DS_WF, DS_NOTICE):  # named by the parent only: the header's own depth (0 here)
-            fixed = [(rel, par, "depth=0") for rel, par, _ in fixed]
         assert got[key(sid)] == fixed, sid
     kinds = {k[len(H) + 1:]: s["kind"] for k, s in w["by_key"].items()}
     assert {s for s, k in kinds.items() if k == "subagent"} == {DS_CHILD, DS_GRAND, DS_WF, DS_NOTICE}

@@ -102,7 +102,7 @@ def test_a_child_holding_its_own_subagent_descriptor_is_a_subagent(tmp_path: Pat
     for _ in range(2):  # the second run reads the scans from the discovery cache
         found = {s.session_id: s for s in DeepSeekHarness(HarnessContext(home=tmp_path, env={}, cache=cache)).discover()}
         assert found["ds-kid"].kind == "subagent"
-        assert edges(found["ds-kid"]) == [("subagent", f"{H}:ds-p", "depth=1", False)]
+        assert edges(found["ds-kid"]) == [("subagent", f"{H}:ds-p", None, False)]  # ds-p names it nowhere
         assert found["ds-lone"].kind == "subagent" and edges(found["ds-lone"]) == []
         assert any("subagent/descriptor" in w for w in found["ds-lone"].warnings)
         assert found["ds-fork"].kind == "fork"

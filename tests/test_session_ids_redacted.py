@@ -75,14 +75,14 @@ def test_deepseek_ids_and_parents_are_redacted_and_lineage_resolves(box: Box, mo
     uuid = by_path[f"{UUID_A}.jsonl"]
     assert uuid["key"] == f"deepseek-harness:{UUID_A}" and uuid["session_id"] == UUID_A
     assert by_path[f"{UUID_F}.jsonl"]["parents"] == [
-        {"relation": "subagent", "parent": f"deepseek-harness:{UUID_A}", "at": "depth=2", "inferred": False}]
+        {"relation": "subagent", "parent": f"deepseek-harness:{UUID_A}", "at": None, "inferred": False}]
 
     # header id that is an e-mail address: a pseudonym, the same in the child's parent reference
     email = by_path["a.jsonl"]
     assert email["session_id"].startswith("<EMAIL:") and email["key"] == f"deepseek-harness:{email['session_id']}"
     child = by_path["b.jsonl"]
     assert child["session_id"] == "sub-1"
-    assert child["parents"] == [{"relation": "subagent", "parent": email["key"], "at": "depth=1", "inferred": False}]
+    assert child["parents"] == [{"relation": "subagent", "parent": email["key"], "at": None, "inferred": False}]
 
     # id from the file name: the key reads like the redacted file name
     notes_name = box.relpath(f"{USER}-notes.jsonl")

@@ -9,17 +9,35 @@ surfaceOp?, sourceEventSeqs?}` are immutable and appended -> mode `append`. The 
 is archived untouched: an event type not in the catalog is kept (and reported), never dropped.
 
 Lineage
-- subagent: header `origin: "subagent"` + `parentSession` -> edge `subagent` to that parent,
-  `at` = "depth=<delegationDepth>". When the header names no parentSession (it is optional),
-  the parent is the session whose own events name this one: as `data.childId` of a
-  `subagent/catalog` or `tool-workflow/agent-start` record, or as `senderSessionId` of a
-  subagent-settled notice (a UserMessage `source` {kind: "subagent-settled"}, in a
-  `user/message` or in `agent/inbox/spliced` data.inserted[]: what a child delivers to its
-  parent when it settles; an `agent-message` relay is not used: its sender may be either side).
-  A fork's inherited copies of such records do not count; a session so named is a subagent
-  even without `origin`, and so is one whose own events hold a `subagent/descriptor` (appended
-  "inside the child's initial turn"; an inherited one leaves a fork a fork). The catalog names
-  no on-disk layout, so no parent is read from paths.
+- subagent: header `origin: "subagent"` + `parentSession` -> edge `subagent` to that parent.
+  When the header names no parentSession (it is optional), the parent is the session whose own
+  events name this one: as `data.childId` of a `subagent/catalog` or `tool-workflow/agent-start`
+  record, as a teammate (below), or as `senderSessionId` of a subagent-settled notice (a
+  UserMessage `source` {kind: "subagent-settled"}, in a `user/message` or in
+  `agent/inbox/spliced` data.inserted[]: what a child delivers to its parent when it settles; an
+  `agent-message` relay is not used: its sender may be either side). A fork's inherited copies
+  of such records do not count; a session so named is a subagent even without `origin`, and so
+  is one whose own events hold a `subagent/descriptor` (appended "inside the child's initial
+  turn"; an inherited one leaves a fork a fork). The catalog names no on-disk layout, so no
+  parent is read from paths.
+  `at` = "seq=<n>", the seq of the parent's first own record that names the child where it
+  starts (catalog entry, workflow agent-start, team/member); a settled notice marks where the
+  child ended, so a child named only by one, or by nothing in its parent, has no `at`. The
+  header's delegationDepth is not a position in the parent, and the edge has no field for it:
+  it stays readable in the archived header.
+- agent team: "stored only in the Team Lead Session", `team/member` {version: 2, teamId,
+  member: TeamMemberSnapshot {id, name, description, context: "fork" | "fresh", phase,
+  provider, error?}}. The catalog types member.id as a string; messages are addressed to
+  members by `targetId: SessionId` (team/message/delivered: "the target Session recorded the
+  message"), so member.id is read as the teammate's session id. The lead's own team/member
+  records name its teammates: context "fresh" is a delegated agent started without the lead's
+  history -> `subagent` (so is a context outside the catalog's two values); context "fork"
+  starts from the lead's history -> `fork` (kind fork),
+  never inferred, `at` = its own inherited cut "seq=<marker seq>" when it has one, else the
+  team/member record's seq. A header `origin: "subagent"` still makes it a subagent. Neither
+  team message records (their sender or target may be the lead or a peer, and the catalog does
+  not say which log keeps them) nor a teammate's `team-message` sources (senderId is any
+  member) name a parent, so a teammate whose lead is not on this machine has no edge.
 - fork: a `session/end-seed` event with `data.inherited: true`; the last such marker is the
   session's cut and `at` = "seq=<marker seq>". The parent is header.parentSession when present
   (not a subagent); otherwise it is inferred (inferred=True) from the inherited prefix: the
@@ -45,7 +63,7 @@ import hashlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, NamedTuple
 
 import orjson
 
@@ -80,8 +98,8 @@ KNOWN_EVENTS = frozenset(
 )
 
 
-# parent-side records naming a child session (data.childId): subagent/catalog ("a direct
-# child's complete discovery fact") and tool-workflow/agent-start (a workflow member's child Session)
+# parent-side records naming a child session where it starts (data.childId): subagent/catalog ("a
+# direct child's complete discovery fact") and tool-workflow/agent-start (a workflow member's child Session)
 _CHILD_EVENTS = frozenset({"subagent/catalog", "tool-workflow/agent-start"})
 
 
@@ -89,6 +107,22 @@ _CHILD_EVENTS = frozenset({"subagent/catalog", "tool-workflow/agent-start"})
 # whose `source` is a SubagentSettledMessageSource {form: "notice", kind: "subagent-settled",
 # senderSessionId} is the notice a child delivers to its parent when it settles
 _MESSAGE_EVENTS = frozenset({"user/message", "agent/inbox/spliced"})
+
+
+class _Named(NamedTuple):
+    """One own record of a session naming a child session."""
+
+    child: str
+    seq: int | None  # the naming record's seq when it marks where the child starts
+    relation: str  # "subagent" or "fork"
+
+
+class _Naming(NamedTuple):
+    """How a session is named by its parent: the parent's id, where it starts, the relation."""
+
+    parent: str
+    seq: int | None
+    relation: str
 
 
 def _settled_children(typ: str, data: dict[str, Any]) -> list[str]:
@@ -101,6 +135,31 @@ def _settled_children(typ: str, data: dict[str, Any]) -> list[str]:
             sender = src.get("senderSessionId")
             if isinstance(sender, str) and sender:
                 out.append(sender)
+    return out
+
+
+def _teammate(data: dict[str, Any]) -> tuple[str, str] | None:
+    """(teammate session id, relation) of a `team/member` record, or None when it names none."""
+    member = data.get("member")
+    mid = member.get("id") if isinstance(member, dict) else None
+    if not isinstance(mid, str) or not mid:
+        return None
+    return mid, "fork" if member.get("context") == "fork" else "subagent"
+
+
+def _seq(rec: dict[str, Any]) -> int | None:
+    v = rec.get("seq")
+    return v if isinstance(v, int) and not isinstance(v, bool) else None
+
+
+def _namings(parent: str, named: list[_Named]) -> dict[str, _Naming]:
+    """Per child, what one parent's own records say: the first start seq, fork if a team record says so."""
+    out: dict[str, _Naming] = {}
+    for n in named:
+        was = out.get(n.child)
+        seq = was.seq if was and was.seq is not None else n.seq
+        relation = "fork" if n.relation == "fork" or (was and was.relation == "fork") else "subagent"
+        out[n.child] = _Naming(parent, seq, relation)
     return out
 
 
@@ -135,7 +194,7 @@ class _Scanned:
     cut: int | None = None  # index (0-based, among events) of the last inherited end-seed marker
     cut_seq: Any = None
     unknown: dict[str, list[int]] = field(default_factory=dict)  # type -> [count, required count]
-    children: list[str] = field(default_factory=list)  # child session ids its own (not inherited) events name
+    children: list[_Named] = field(default_factory=list)  # what its own (not inherited) events name
     delivered_by: str | None = None  # the parent's id, from the inherited prefix's delivery records
     descriptor: bool = False  # its own (not inherited) events hold a subagent/descriptor
     st: os.stat_result | None = None  # as stat'ed before it was read
@@ -187,7 +246,7 @@ class DeepSeekHarness:
                 sc.header = dict(sc.header or {}, id=f"{sc.session_id}~{sc.file.name.removesuffix('.jsonl')}")
             by_id[sc.session_id] = sc
             by_stem.setdefault(sc.file.name.removesuffix(".jsonl"), sc)
-        child_of: dict[str, str] = {}
+        child_of: dict[str, _Naming] = {}
 
         def created(sc: _Scanned) -> float:
             v = _created_ms(sc.header)
@@ -195,8 +254,8 @@ class DeepSeekHarness:
 
         # a seeded copy without an inherited marker repeats its source's records: the oldest wins
         for sc in sorted(scanned, key=lambda sc: (created(sc), sc.session_id)):
-            for c in sc.children:
-                child_of.setdefault(c, sc.session_id)
+            for child, naming in _namings(sc.session_id, sc.children).items():
+                child_of.setdefault(child, naming)
         for sc in scanned:
             try:
                 yield self._session(sc, scanned, by_id, by_path, by_stem, child_of)
@@ -219,15 +278,15 @@ class DeepSeekHarness:
             st = f.stat()
         except OSError:
             return self.scan_file(f)
-        # "scan2": scans cached before subagent-settled notices counted lack those children; one
-        # cached before `descriptor` and `delivered_by` were kept is read again
-        key = file_state_key(f"deepseek-harness:scan2:{root or self.root}", f, st)
+        # "scan3": scans cached before children kept the naming record's seq and relation (and
+        # before team/member records named teammates) are read again
+        key = file_state_key(f"deepseek-harness:scan3:{root or self.root}", f, st)
         d = cache_get(self.ctx.cache, key)
         if isinstance(d, dict) and "descriptor" in d:
             try:
                 return _Scanned(file=f, header=d["header"], warnings=d["warnings"], title=d["title"],
                                 chain=[bytes.fromhex(c) for c in d["chain"]], cut=d["cut"], cut_seq=d["cut_seq"],
-                                unknown=d["unknown"], children=list(d["children"]),
+                                unknown=d["unknown"], children=[_Named(*c) for c in d["children"]],
                                 delivered_by=d["delivered_by"], descriptor=d["descriptor"] is True, st=st)
             except (KeyError, TypeError, ValueError):
                 pass
@@ -244,7 +303,7 @@ class DeepSeekHarness:
     def scan_file(self, f: Path) -> _Scanned:
         sc = _Scanned(file=f, header=None)
         bad: list[int] = []
-        named: list[tuple[int, str]] = []  # (event index, child session id)
+        named: list[tuple[int, _Named]] = []  # (event index, what it names)
         marks: list[int] = []  # event indexes of the inherited end-seed markers
         descriptors: list[int] = []  # event indexes of subagent/descriptor records
         delivered: list[tuple[int, str]] = []  # (event index, sessionId of a delivery-accepted record)
@@ -283,9 +342,11 @@ class DeepSeekHarness:
                     elif not isinstance(typ, str):  # (a list or object is not hashable)
                         continue
                     elif typ in _CHILD_EVENTS and isinstance(data.get("childId"), str) and data["childId"]:
-                        named.append((len(sc.chain) - 1, data["childId"]))
-                    elif typ in _MESSAGE_EVENTS:
-                        named.extend((len(sc.chain) - 1, c) for c in _settled_children(typ, data))
+                        named.append((len(sc.chain) - 1, _Named(data["childId"], _seq(rec), "subagent")))
+                    elif typ == "team/member" and (mate := _teammate(data)):
+                        named.append((len(sc.chain) - 1, _Named(mate[0], _seq(rec), mate[1])))
+                    elif typ in _MESSAGE_EVENTS:  # a settled notice says where the child ended: no seq
+                        named.extend((len(sc.chain) - 1, _Named(c, None, "subagent")) for c in _settled_children(typ, data))
                     elif isinstance(typ, str) and typ not in KNOWN_EVENTS:
                         counts = sc.unknown.setdefault(typ, [0, 0])
                         counts[0] += 1
@@ -316,12 +377,19 @@ class DeepSeekHarness:
         by_id: dict[str, _Scanned],
         by_path: LazyByPath[_Scanned],
         by_stem: dict[str, _Scanned],
-        child_of: dict[str, str] | None = None,
+        child_of: dict[str, _Naming] | None = None,
     ) -> DiscoveredSession:
         header = sc.header or {}
-        named_by = (child_of or {}).get(sc.session_id)
-        if named_by == sc.session_id:
-            named_by = None
+        naming = (child_of or {}).get(sc.session_id)
+        if naming and naming.parent == sc.session_id:
+            naming = None
+        named_by = naming.parent if naming else None
+        named_fork = naming is not None and naming.relation == "fork"
+
+        def named_at(parent: str) -> str | None:
+            """seq=<n> of the record in `parent` that names this session where it starts."""
+            return f"seq={naming.seq}" if naming and naming.parent == parent and naming.seq is not None else None
+
         s = DiscoveredSession(harness=NAME, session_id=sc.session_id, warnings=list(sc.warnings), title=sc.title)
         s.created_at = iso_ms(_created_ms(header))  # None for a value no date can hold
         s.cwd = header.get("cwd") if isinstance(header.get("cwd"), str) else None
@@ -334,23 +402,22 @@ class DeepSeekHarness:
         parent = self._resolve(str(parent_ref), by_id, by_path, by_stem, s) if parent_ref else None
         # a child's own subagent/descriptor ("appended once by the establishing provider inside the
         # child's initial turn") makes it a subagent without origin too; a fork inherits its parent's
-        if (header.get("origin") == "subagent" or (not parent and sc.cut is None and named_by)
+        if (header.get("origin") == "subagent" or (not parent and sc.cut is None and named_by and not named_fork)
                 or (sc.descriptor and (parent or named_by or sc.cut is None))):
             s.kind = "subagent"
-            depth = header.get("delegationDepth")
             parent = parent or named_by
             if parent:
-                s.parents.append(LineageEdge(relation="subagent", parent=session_key(NAME, parent),
-                                             at=f"depth={depth}" if isinstance(depth, int) else None))
+                s.parents.append(LineageEdge(relation="subagent", parent=session_key(NAME, parent), at=named_at(parent)))
             else:
                 s.warnings.append("origin is subagent but the header names no parentSession"
                                   if header.get("origin") == "subagent" else
                                   "a subagent (it holds a subagent/descriptor) whose parent nothing here names")
-        elif sc.cut is not None:
+        elif sc.cut is not None or named_fork:
             s.kind = "fork"
-            at = f"seq={sc.cut_seq}" if sc.cut_seq is not None else None
+            at = f"seq={sc.cut_seq}" if sc.cut is not None and sc.cut_seq is not None else None
+            parent = parent or (named_by if named_fork else None)
             if parent:
-                s.parents.append(LineageEdge(relation="fork", parent=session_key(NAME, parent), at=at))
+                s.parents.append(LineageEdge(relation="fork", parent=session_key(NAME, parent), at=at or named_at(parent)))
             else:
                 inferred = self._infer_fork_parent(sc, scanned, s)
                 if inferred:
