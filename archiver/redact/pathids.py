@@ -22,6 +22,7 @@ from archiver.redact.engine import Engine
 from archiver.redact.pseudonym import Pseudonymizer
 from archiver.redact.rules import Rule
 
+_DIGIT = re.compile(r"[0-9]")
 _ATOM = re.compile(r"[A-Za-z0-9]+")
 _WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
 _PUNCT = frozenset(" .-")  # between the pieces of one identifier
@@ -52,7 +53,8 @@ class PathIds:
 
     def find(self, name: str, parent: str) -> list[IdSpan]:
         """The identifiers in `name` (a file or folder name), given its parent folder's name."""
-        if self._scanner is None:
+        # (cheap tests first: most names hold no run of four digits, and name no identifier)
+        if self._scanner is None or len(_DIGIT.findall(name)) < 4:
             return []
         kinds = self.kinds_named(name) | self.kinds_named(parent)
         if not kinds:
@@ -74,6 +76,8 @@ class PathIds:
     def kinds_named(self, name: str) -> set[int]:
         """The identifier kinds (tables.ID_BASE + i) that a name names in its words, or runs of up to
         three of them (`national_insurance_number`); only those whose rule is loaded."""
+        if not name or not tables.has_secret_word(name.encode("utf-8", "surrogatepass")):
+            return set()
         words = [w.lower() for w in _WORD.findall(name)]
         out: set[int] = set()
         for i in range(len(words)):
