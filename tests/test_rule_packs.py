@@ -33,7 +33,7 @@ PACK_NAMES = ("secrets", "pii", "paths")
 ALLOWED_KEYS = {
     "id", "description", "regex", "secret_group", "keywords", "entropy", "min_length", "validator",
     "allowlist", "label", "replace", "confidence", "positive", "negative", "expect", "same_as", "paths",
-    "decode", "decode_packs",
+    "decode", "decode_packs", "word_keywords",
 }
 REQUIRED_KEYS = {"id", "description", "regex", "label", "confidence", "positive", "negative"}
 CONFIDENCES = {"high", "medium", "low"}
@@ -63,6 +63,10 @@ class CompiledRule:
         self.regex = re2.compile(raw["regex"])
         self.group: int = raw.get("secret_group", 1 if self.regex.groups else 0)
         self.keywords: list[str] = raw.get("keywords") or []
+        # a word keyword counts with no letter next to it, or at a camelCase edge (`customerNie`)
+        self.words = [re.compile(rf"(?:(?<![A-Za-z])|(?<=[a-z])(?=[A-Z]))(?i:{re.escape(k)})(?:(?![A-Za-z])|(?<=[a-z])(?=[A-Z]))")
+                      for k in raw.get("word_keywords", [])]
+        self.plain = [k for k in self.keywords if k not in raw.get("word_keywords", [])]
         self.entropy: float = raw.get("entropy", 0)
         self.min_length: int = raw.get("min_length", 0)
         self.same_as: int = raw.get("same_as", 0)
@@ -73,7 +77,7 @@ class CompiledRule:
 
     def findings(self, text: str, lowered: str | None = None) -> list[Finding]:
         lowered = text.lower() if lowered is None else lowered
-        if self.keywords and not any(k in lowered for k in self.keywords):
+        if self.keywords and not (any(k in lowered for k in self.plain) or any(w.search(text) for w in self.words)):
             return []
         out = []
         for m in self.regex.finditer(text):

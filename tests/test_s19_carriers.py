@@ -265,12 +265,9 @@ def test_a_token_in_a_file_name_does_not_survive(run: Run, plain: dict[str, byte
     assert not _hits(tokens, plain)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "the national-id rules do not run on path components (no `paths = true`; most need a label "
-    "like `SIN: ` just before the number, which a file name such as `sin-291417772.pdf` does not "
-    "give), while docs/SECURITY.md §1 says only the parts of file names that are no username, "
-    "e-mail address or secret survive"))
 def test_a_national_id_in_a_file_name_does_not_survive(run: Run, plain: dict[str, bytes]) -> None:
+    """A file or folder named by a national id and its name (`…-sin-291 417 772`) is renamed
+    (archiver/redact/pathids.py): the id's rule takes the run after the name names it."""
     ids = _name_needles(run, ids=True)
     assert ids.grams or ids.short
     names = {k: b"" for k in _tree(run.other)}

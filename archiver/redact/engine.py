@@ -254,6 +254,9 @@ class _Compiled:
     group: int  # STRONG, ALWAYS or COMMON
     rx_joined: object  # anchors as line anchors (joined scans); the same object when not anchored
     allow_cache: dict[bytes, bool] = field(default_factory=dict)
+    # the keywords that count only as words (Rule.word_keywords), and the others
+    word_kw: frozenset[bytes] = frozenset()
+    plain_kw: tuple[bytes, ...] = ()
     shared: bool = False  # another rule has the same regex (ls -l owner and group): matched once per scan
 
     def match(self, s: int, e: int) -> Match:
@@ -624,6 +627,53 @@ def _term_spans(terms: tuple[bytes, ...], buf: bytes, low: bytes, digits_after: 
     return out
 
 
+def _letter_at(buf: bytes, i: int) -> bool:
+    b = buf[i]
+    if b < 0x80:
+        return 0x41 <= b <= 0x5A or 0x61 <= b <= 0x7A
+    return buf[i:i + 4].decode("utf-8", "ignore")[:1].isalpha()
+
+
+def _letter_ending_at(buf: bytes, i: int) -> bool:
+    b = buf[i]
+    if b < 0x80:
+        return 0x41 <= b <= 0x5A or 0x61 <= b <= 0x7A
+    start = i
+    while start > 0 and i - start < 3 and (buf[start] & 0xC0) == 0x80:
+        start -= 1
+    return buf[start:i + 1].decode("utf-8", "ignore")[-1:].isalpha()
+
+
+def _is_upper(b: int) -> bool:
+    return 0x41 <= b <= 0x5A
+
+
+def _is_lower(b: int) -> bool:
+    return 0x61 <= b <= 0x7A
+
+
+def _word_in(part: bytes, low: bytes, k: bytes) -> bool:
+    """Does the (ASCII, lower-case) keyword k occur in part as a word of its own: no letter right
+    before or after it (`NIE:`, `"nie"`, `nie_number`, `dni2`, a JSON `\\n` before it), or at a
+    camelCase edge (`customerNie`, `dniNumber`); never inside a word (`companies`, `unified`)?
+    `low` is part.lower()."""
+    n, size = len(k), len(part)
+    p = low.find(k)
+    while p >= 0:
+        e = p + n
+        before = p > 0 and _letter_ending_at(part, p - 1)
+        if before and (part[p - 1] in b"nrt" and p >= 2 and part[p - 2] == 0x5C
+                       or _is_lower(part[p - 1]) and _is_upper(part[p])):
+            before = False
+        after = e < size and _letter_at(part, e)
+        if after and _is_upper(part[e]) and _is_lower(part[e - 1]):
+            after = False
+        if not before and not after:
+            return True
+        p = low.find(k, p + 1)
+    return False
+
+
 def _spans(rx: object, buf: bytes, pos: int = 0, end: int | None = None) -> Iterator[list[tuple[int, int]]]:
     """Non-overlapping matches of a low-level RE2 object (empty matches skipped)."""
     n = len(buf) if end is None else end
@@ -684,6 +734,8 @@ class Engine:
                 rank=r.rank, simple=not (r.bounded or r.min_length or r.entropy is not None or allow is not None
                                          or r.check is not None or r.same_as),
                 terms=terms, group=group, rx_joined=rx_joined,
+                word_kw=frozenset(k.encode() for k in r.word_keywords),
+                plain_kw=tuple(k for k in kws if k.decode() not in r.word_keywords),
             )
             self._c.append(c)
             self._groups[group].append(idx)
@@ -856,6 +908,9 @@ class Engine:
         table pass should read it)."""
         out, images, table = self._keyword_hits(buf)
         comp = self._c
+        lows: dict[int, bytes] = {}
+        # the Set found a keyword as a substring: one that counts only as a word may be inside another
+        out.difference_update([i for i in out if comp[i].word_kw and not self._seg_has_kw(comp[i], 0, buf, lows)])
         common = self._groups[COMMON]
         if common and not out.isdisjoint(common) and self._group_hit(COMMON, buf):
             can = self._weak_rules(COMMON, buf)
@@ -864,7 +919,6 @@ class Engine:
         elif common:
             out.difference_update(common)
         if self.has_always and self._group_hit(ALWAYS, buf):
-            lows: dict[int, bytes] = {}
             can = self._weak_rules(ALWAYS, buf)
             for i in self._groups[ALWAYS]:
                 if (can is None or i in can) and self._seg_has_kw(comp[i], 0, buf, lows):
@@ -900,19 +954,25 @@ class Engine:
             return []
         out: list[_Cand] = []
         idx = self._table_idx
+        value: list[tuple[int, int]] = []  # the pieces of an identifier over several lines so far
         for s, e, kind in cells:
+            value.append((s, e))
+            if kind & tables.MORE:
+                continue
+            pieces, value = value, []
             if kind < tables.ID_BASE:
                 if not idx:  # (the table pass is on for national ids alone)
                     continue
                 i = idx[kind]
             else:
                 found = self._id_columns.get(kind)
-                if found is None or not self._id_valid(self._c[found].rule, buf[s:e]):
+                if found is None or not self._id_valid(self._c[found].rule, b"".join(buf[a:b] for a, b in pieces)):
                     continue
                 i = found
-            ls = buf.rfind(b"\n", 0, s) + 1
-            le = buf.find(b"\n", e)
-            out.append((s + offset, e + offset, i, ls + offset, (len(buf) if le < 0 else le) + offset))
+            for a, b in pieces:
+                ls = buf.rfind(b"\n", 0, a) + 1
+                le = buf.find(b"\n", b)
+                out.append((a + offset, b + offset, i, ls + offset, (len(buf) if le < 0 else le) + offset))
         return out
 
     @staticmethod
@@ -1206,6 +1266,7 @@ class Engine:
             simple = c.simple
             g = c.sgroup
             kws = c.kw
+            plain = c.plain_kw
             found = _spans_once(c.rx_joined, joined, shared) if c.shared else _spans(c.rx_joined, joined)
             for spans in found:
                 gs, ge = spans[0]
@@ -1240,7 +1301,7 @@ class Engine:
                     if jlow is None:
                         jlow = joined.lower()
                     g0 = jlow[gs:ge]
-                    for k in kws:
+                    for k in plain:  # (a word keyword in the match may be inside a word of the string)
                         if k in g0:
                             break
                     else:
@@ -1309,11 +1370,11 @@ class Engine:
             if low is None:
                 low = lows[i] = part.lower()
             for k in c.kw:
-                if k in low:
+                if k in low and (k not in c.word_kw or _word_in(part, low, k)):
                     return True
             return False
         text = part.decode("utf-8", "replace").lower()
-        return any(k.decode() in text for k in c.kw)
+        return any(k.decode() in text and (k not in c.word_kw or _word_in(part, part.lower(), k)) for k in c.kw)
 
     # ------------------------------------------------------------------ replacing
 

@@ -22,7 +22,8 @@ import re2
 
 from archiver.redact import rawcheck
 from archiver.redact.base import RedactionReport
-from archiver.redact.engine import MODE_PATHS, Engine
+from archiver.redact.engine import MODE_PATHS, Engine, Match
+from archiver.redact.pathids import PathIds
 from archiver.redact.presidio_engine import PresidioOptions, PresidioRedactor
 from archiver.redact.pseudonym import Pseudonymizer
 from archiver.redact.rules import Rule, RuntimeTerms, load_rules
@@ -49,6 +50,7 @@ class RuleRedactor:
         self.rules = rules
         self.pseudonyms = pseudonyms
         self.engine = Engine(rules, pseudonyms)
+        self._path_ids = PathIds(rules, pseudonyms)
         self.presidio = PresidioRedactor(presidio, pseudonyms) if presidio and presidio.enabled else None
         self.json = JsonRedactor(
             self.engine,
@@ -106,11 +108,27 @@ class RuleRedactor:
             raise ValueError(f"{src}: unknown artifact format {fmt!r}")
 
     def redact_relpath(self, relpath: str, report: RedactionReport) -> str:
-        """Each path component with the path and runtime-term rules (Claude project keys, ...)."""
-        return "/".join(
-            self.engine.redact(part, report, "path", MODE_PATHS) if part else part  # type: ignore[misc]
-            for part in relpath.split("/")
-        )
+        """Each path component with the path and runtime-term rules (Claude project keys, ...), and
+        the national ids of a component that names them or whose folder does (pathids.py)."""
+        parts = relpath.split("/")
+        return "/".join(self._component(part, parts[k - 1] if k else "", report) if part else part
+                        for k, part in enumerate(parts))
+
+    def _component(self, part: str, parent: str, report: RedactionReport) -> str:
+        buf = part.encode("utf-8", "surrogatepass")
+        matches = self.engine.scan_bytes(buf, MODE_PATHS)
+        ids = self._path_ids.find(part, parent)
+        if ids:
+            taken = [(m.start, m.end) for m in matches]
+            for s, e, rule in ids:
+                bs = len(part[:s].encode("utf-8", "surrogatepass"))
+                be = bs + len(part[s:e].encode("utf-8", "surrogatepass"))
+                if all(be <= a or b <= bs for a, b in taken):
+                    matches.append(Match(rule.id, bs, be, rule.label, rule.replace))
+            matches.sort(key=lambda m: m.start)
+        if not matches:
+            return part
+        return self.engine.apply(buf, matches, report, "path").decode("utf-8", "surrogatepass")
 
     def verify_file(self, path: Path, fmt: Format) -> list[str]:
         # only high-confidence rules can hold a session back: scan with just those

@@ -13,9 +13,10 @@ to its rules (`Engine` enables it when the built-in `secrets` pack is loaded). I
   names, the columns starting where the runs start;
 * list mode (psql -A, sqlite3 -header): `username|password` alone on a line, rows likewise;
   CSV and TSV the same way (`cat users.csv`, `psql --csv`, `mysql -B`, sqlite `.mode csv`, a Read
-  tool's file): a header of names joined by `,` or a tab (`"quoted"` names too), then records of as
-  many cells (RFC 4180 quoting: `"a,b"`, `""`, a quoted value over several lines; CRLF); a line
-  with no space after its commas, so prose (`, ` between its words) never holds such a header;
+  tool's file, a European Excel export with `;`): a header of names joined by `,`, `;` or a tab
+  (`"quoted"` names too), then records of as many cells (RFC 4180 quoting: `"a,b"`, `""`, a quoted
+  value over several lines; CRLF); a line with no space after its commas, so prose (`, ` between
+  its words) never holds such a header;
 * markdown tables: `| user | password |` over `|---|---|` (a cell that is one code span is its
   value; a cell of prose with code spans is none).
 * psql's values over several lines (`\\pset format wrapped`, and a newline in a value): the pieces
@@ -65,15 +66,15 @@ _ID_FIRST = f"(?:{_ID_LONG}|(?:^|[^a-z])(?:{_ID_SHORT}))"
 MARK_PATTERN = ("[|+][ \t]*:?-|-:?[ \t]*[|+]|--[ \t]+--|rows?\\)|[\u251c-\u254b\u2552-\u256c]"
                 # a list-mode header: a secret word next to a `|` between names; a CSV/TSV header: next
                 # to a `,` or tab with no space after it (`a, b` in prose never), quotes around names
-                "|(?i:(?:pass|pw|secret|token|key|psk|authentication_str)[a-z0-9_]*(?:\\||\"?[,\t]\"?)[a-z_]"
-                "|[a-z0-9_](?:\\||\"?[,\t]\"?)[a-z0-9_]*(?:pass|pw|secret|token|key|psk|authentication_str))"
+                "|(?i:(?:pass|pw|secret|token|key|psk|authentication_str)[a-z0-9_]*(?:\\||\"?[,;\t]\"?)[a-z_]"
+                "|[a-z0-9_](?:\\||\"?[,;\t]\"?)[a-z0-9_]*(?:pass|pw|secret|token|key|psk|authentication_str))"
                 # the same with a national identifier's name (words with a space between them too), and
                 # an aligned header (`column -t`: names two spaces or more apart) naming one
-                f"|(?i:{_ID_FIRST}[a-z0-9_ .#-]*(?:\\||\"?[,\t]\"?|  )[a-z_]"
-                f"|[a-z0-9_.#-](?:\\||\"?[,\t]\"?|  +){_ID_AFTER})"
+                f"|(?i:{_ID_FIRST}[a-z0-9_ .#-]*(?:\\||\"?[,;\t]\"?|  )[a-z_]"
+                f"|[a-z0-9_.#-](?:\\||\"?[,;\t]\"?|  +){_ID_AFTER})"
                 # (camelCase: `customerSin`)
-                f"|[a-z0-9](?:{_ID_CAMEL})[A-Za-z0-9_ .#-]*(?:\\||\"?[,\t]\"?|  )[A-Za-z_]"
-                f"|[A-Za-z0-9_.#-](?:\\||\"?[,\t]\"?|  +)[A-Za-z0-9_]*[a-z0-9](?:{_ID_CAMEL})"
+                f"|[a-z0-9](?:{_ID_CAMEL})[A-Za-z0-9_ .#-]*(?:\\||\"?[,;\t]\"?|  )[A-Za-z_]"
+                f"|[A-Za-z0-9_.#-](?:\\||\"?[,;\t]\"?|  +)[A-Za-z0-9_]*[a-z0-9](?:{_ID_CAMEL})"
                 ).encode()
 WORD_PATTERN = ("(?i:pass|pw|secret|token|key|psk|authentication_str|" + _ID_LONG
                 + f"|(?:^|[^a-z])(?:{_ID_SHORT})(?:[^a-z]|$))|[a-z0-9](?:{_ID_CAMEL})(?:[^a-z]|$)").encode()
@@ -88,15 +89,16 @@ _COLSEP_RX = re2.compile(rb"(?m)^[ \t]*-{2,}(?:[ \t]+-{2,})+[ \t]*\r?$")
 # psql -A, sqlite3 -header (list mode): names joined by `|` alone on a line, rows likewise
 # (spaces before it: a numbered file read, its `N→` or `cat -n` prefix blanked by the engine)
 _LIST_HEADER_RX = re2.compile(rb"(?m)^ *[A-Za-z_][A-Za-z0-9_]*(?:\|[A-Za-z_][A-Za-z0-9_]*)+\r?$")
-# CSV / TSV: names (words with single spaces between them, or quoted) joined by `,` or by tabs,
+# CSV / TSV: names (words with single spaces between them, or quoted) joined by `,`, `;` or by tabs,
 # nothing after a `,` but the next name
 _NAME = rb'(?:"[A-Za-z_][A-Za-z0-9_.,# -]{0,63}"|[A-Za-z_][A-Za-z0-9_.#-]*(?: [A-Za-z0-9_.#-]+)*)'
 _DELIM_HEADER_RX = re2.compile(rb"(?m)^ *(?:" + _NAME + rb"(?:," + _NAME + rb")+|" + _NAME + rb"(?:\t" + _NAME
-                               + rb")+) *\r?$")
+                               + rb")+|" + _NAME + rb"(?:;" + _NAME + rb")+) *\r?$")
 # aligned text (`column -t`, `docker ps`-like listings): names, a single space inside one, two spaces
 # or more between them; read only for a national identifier's column (its validator judges a cell)
 _ANAME = rb"[A-Za-z_#][A-Za-z0-9_.#()/-]*(?: [A-Za-z0-9_.#()/-]+)*"
 _ANAME_RX = re.compile(_ANAME)
+_FIELD = re.compile(rb"[^ \t\r]+(?: [^ \t\r]+)*")  # a cell of an aligned row: single spaces inside it
 _ALIGNED_HEADER_RX = re2.compile(rb"(?m)^ *" + _ANAME + rb"(?:  +" + _ANAME + rb")+ *\r?$")
 _RECORD_CAP = 1 << 16  # a quoted CSV value over several lines: up to this many bytes
 # a statement of code (`return user,password`, `echo key,secret`) is no header of names
@@ -128,6 +130,9 @@ _PLACEHOLDER = re.compile(r"^(?:\*+|x{3,}|\.{3,}|-+|_+|#+|•+|<[^>]*>)$")
 
 PASSWORD, SECRET = 0, 1  # kinds of column: the engine maps them to its two table rules
 ID_BASE = 2  # and kind ID_BASE + i to ID_COLUMNS[i]
+# A kind with this bit: a piece of an identifier over several lines (psql's wrapped or multi-line
+# cells) whose value goes on in the next cell of the list; the value is the pieces joined
+MORE = 1 << 16
 
 # Columns named for a national identifier: (the rules of rules/pii.toml that own the number, the
 # first one loaded is taken; the names, matched whole on the name in lower case with accents dropped
@@ -343,15 +348,28 @@ def _wrapped_values(pieces: list[_Piece | None], kind: int, out: list[tuple[int,
             if v is not None:
                 out.append((g.at + v[0], g.at + v[1], kind))
         elif group:
-            spans = [(g.at, *_stripped(g.line, g.a, g.b), g.line) for g in group]
+            spans = [(g.at, *_stripped(g.line, g.a, _marker_off(g) if kind >= ID_BASE else g.b), g.line)
+                     for g in group]
             joined = b"".join(line[a:b] for _, a, b, line in spans)
             v = joined.decode("utf-8", "replace")
             ok = len(v) >= 3 and v.lower() not in _NOT_A_SECRET and not _PLACEHOLDER.match(v)
             if kind == SECRET and (len(v) < 8 or " " in v or not any(c.isdigit() for c in v)):
                 ok = False
             if ok:
-                out.extend((at + a, at + b, kind) for at, a, b, _ in spans if b > a)
+                kept = [(at + a, at + b) for at, a, b, _ in spans if b > a]
+                # an identifier is validated whole: each piece but the last says that the value goes on
+                more = MORE if kind >= ID_BASE else 0
+                out.extend((a, b, kind | (more if k + 1 < len(kept) else 0)) for k, (a, b) in enumerate(kept))
         group = [p] if p is not None else []
+
+
+def _marker_off(p: _Piece) -> int:
+    """The end of an identifier's piece without the `+`/`.` that a last column keeps in its span (no
+    identifier holds one where its value goes on in the next line)."""
+    b = p.b
+    while b > p.a and p.line[b - 1] in b" \t\r":
+        b -= 1
+    return b - 1 if p.more and b > p.a and p.line[b - 1] in b"+." else p.b
 
 
 def _box(m: re.Match[bytes]) -> bytes:
@@ -388,10 +406,18 @@ def _starts(buf: bytes) -> Iterator[tuple[int, int, bytes]]:
         yield m.start(), m.end(), b"|"
     for m in _DELIM_HEADER_RX.finditer(buf):
         a, b = m.span()
-        yield a, b, b"\t" if buf.find(b"\t", a, b) >= 0 else b","
+        yield a, b, _delimiter(buf, a, b)
     for m in _ALIGNED_HEADER_RX.finditer(buf):
         if has_secret_word(m.group()):
             yield m.start(), m.end(), b"  "
+
+
+def _delimiter(buf: bytes, a: int, b: int) -> bytes:
+    """The delimiter of a CSV/TSV header line: a tab, else `;` (a European Excel export: no name,
+    quoted or not, holds one), else `,` (a quoted name may hold a `,`)."""
+    if buf.find(b"\t", a, b) >= 0:
+        return b"\t"
+    return b";" if buf.find(b";", a, b) >= 0 else b","
 
 
 def _list_mode(buf: bytes, ha: int, hb: int, out: list[tuple[int, int, int]],
@@ -434,7 +460,7 @@ def _list_mode(buf: bytes, ha: int, hb: int, out: list[tuple[int, int, int]],
 
 def _delimited(buf: bytes, ha: int, hb: int, delim: bytes, out: list[tuple[int, int, int]],
                heads: list[tuple[int, int, bool]] | None = None) -> int:
-    """List mode with `,` or a tab between the cells (CSV, TSV): a header of names and the records
+    """List mode with `,`, `;` or a tab between the cells (CSV, TSV): a header of names and the records
     under it that have as many cells, up to a blank line or a record with another count. Appends
     the secret cells to out; returns where the table ends (ha when it is no table of ours)."""
     if not has_secret_word(buf[ha:hb]) or _CODE_WORD.match(buf, ha, hb):
@@ -556,34 +582,87 @@ def _column_mode(buf: bytes, sa: int, sep: bytes, out: list[tuple[int, int, int]
 
 def _aligned_text(buf: bytes, ha: int, hb: int, out: list[tuple[int, int, int]],
                   heads: list[tuple[int, int, bool]] | None = None) -> int:
-    """Aligned text with no separator (`column -t`): a header of names two spaces or more apart, and
-    the rows under it whose cells start where the names start, up to a blank or misaligned line.
-    Only national-identifier columns are read (a cell counts once its rule's validator takes it,
-    which the engine asks). Appends their cells to out; returns where the table ends (ha when it
-    is no table of ours)."""
+    """Aligned text with no separator (`column -t`, `column -t -R`, a pandas DataFrame): a header of
+    names two spaces or more apart, and the rows under it whose cells line up with the names, up to
+    a blank or misaligned line. Only national-identifier columns are read (a cell counts once its
+    rule's validator takes it, which the engine asks). A value that goes on in the next line (psql's
+    `+` or `.` at its end, the line below holding only the pieces that go on) is one value of its
+    pieces. Appends their cells to out; returns where the table ends (ha when it is no table of ours)."""
     header = buf[ha:hb].rstrip(b"\r")
     found = list(_ANAME_RX.finditer(header))
-    starts = [m.start() for m in found]
+    names = [m.span() for m in found]
     kinds = {j: kd for j, m in enumerate(found)
              if (kd := column_kind(m.group().decode("ascii", "replace"))) is not None and kd >= ID_BASE}
     if not kinds:
         return ha
     pos, end, n, rows = hb + 1, ha, len(buf), 0
+    pieces: dict[int, list[_Piece | None]] = {j: [] for j in kinds}
+    going_on: set[int] = set()  # the columns whose piece in the line above ends with a marker
     while pos < n and rows < MAX_ROWS:
         line, nxt = _line_at(buf, pos)
         line = line.rstrip(b"\r")
         if not rows and (_SEP.fullmatch(line) or _COLSEP.fullmatch(line)):
             return ha  # dash runs under it: a markdown or column-mode table, read from its separator
-        cells = _char_cells(line, starts) if line.strip() else None
+        cells = _row_cells(line, names) if line.strip() else None
         if cells is None:
             break
-        _row_values(line, pos, cells, kinds, out, code=False)
+        cont = bool(going_on) and all(j in going_on or cells[j][0] == cells[j][1] for j in range(len(names)))
+        if not cont:
+            _end_values(pieces, going_on)
+        going_on = set()
+        for j in kinds:
+            a, b = _stripped(line, *cells[j])
+            if cont and a == b:
+                continue
+            more = b - a > 1 and line[b - 1] in b"+."
+            if more:
+                going_on.add(j)
+            pieces[j].append(_Piece(pos, line, a, b - more, cont, more))
         rows += 1
         end = pos
         pos = nxt
+    _end_values(pieces, going_on)
+    for j, kd in kinds.items():
+        _wrapped_values(pieces[j], kd, out)
     if heads is not None:
         heads.append((ha, hb + 1, pos >= n))
     return end if rows else ha
+
+
+def _end_values(pieces: dict[int, list[_Piece | None]], going_on: set[int]) -> None:
+    """The line below is no continuation: a last piece whose `+`/`.` was taken for a marker keeps it
+    (the value's own, and the value ends there)."""
+    for j in going_on & pieces.keys():
+        p = pieces[j][-1]
+        if p is not None and p.more:
+            pieces[j][-1] = p._replace(b=p.b + 1, more=False)
+
+
+def _row_cells(line: bytes, names: list[tuple[int, int]]) -> list[tuple[int, int]] | None:
+    """Byte spans of an aligned row's cells under the header's names: its fields (text two spaces
+    or more apart) each under the one name it overlaps (a value wider than its name, right-aligned
+    or left-aligned; a field before the first name is an unnamed index column, pandas'), else cut
+    where the names start (`_char_cells`); None when the row does not line up."""
+    return _field_cells(line, names) or _char_cells(line, [a for a, _ in names])
+
+
+def _field_cells(line: bytes, names: list[tuple[int, int]]) -> list[tuple[int, int]] | None:
+    if not line.isascii():
+        return None  # byte columns are character columns only in ASCII
+    cells = [(min(a, len(line)),) * 2 for a, _ in names]
+    last = -1
+    for m in _FIELD.finditer(line):
+        fa, fb = m.span()
+        under = [j for j, (a, b) in enumerate(names) if fa < b and a < fb]
+        if not under:
+            if fb <= names[0][0] and last < 0:
+                continue  # an unnamed index column before the first name
+            return None
+        if len(under) > 1 or under[0] <= last:
+            return None
+        last = under[0]
+        cells[last] = (fa, fb)
+    return cells
 
 
 def _char_cells(line: bytes, starts: list[int]) -> list[tuple[int, int]] | None:
