@@ -2,6 +2,9 @@
 
     python bench/regex_time.py CONFIG SNAPSHOT_JSON OUT_JSON [redact_corpus options]
 
+CONFIG and SNAPSHOT_JSON as for bench/redact_corpus.py; OUT_JSON is the FILE that
+redact_corpus.py writes its output hashes to (e.g. /tmp/me-scratch/rt.json), not a folder: the
+arguments are checked before the run, which takes minutes, rather than failing at its end.
 Runs bench/redact_corpus.py in this process with the engine's two search helpers (`_spans`,
 `_first`) wrapped, and prints (stderr) the 40 patterns that took the most wall time, with their
 calls: a rule's own regex (`<rule id>.rx`, `.allow`), an engine prefilter (`engine._gate`,
@@ -81,6 +84,38 @@ def _report() -> None:
         print(f"{seconds:7.2f} s {CALLS[key]:8d} calls  {NAMES.get(key, '?')}", file=sys.stderr)
 
 
+USAGE = "usage: python bench/regex_time.py CONFIG SNAPSHOT_JSON OUT_JSON [redact_corpus options]"
+
+
+def _usage_error(argv: list[str]) -> str | None:
+    """Why the arguments cannot make a run, or None."""
+    if any(a in ("-h", "--help") for a in argv):
+        return __doc__
+    positional, skip = [], False
+    for a in argv:
+        if skip:
+            skip = False
+        elif a in ("--only", "--repeat"):  # redact_corpus options that take a value
+            skip = True
+        elif not a.startswith("-"):
+            positional.append(a)
+    if len(positional) < 3:
+        return f"{USAGE}\n(CONFIG, SNAPSHOT_JSON and OUT_JSON are required)"
+    config, snapshot, out = (Path(a) for a in positional[:3])
+    for what, path in (("CONFIG", config), ("SNAPSHOT_JSON", snapshot)):
+        if not path.is_file():
+            return f"{USAGE}\n{what} {path}: not a file"
+    if out.is_dir():
+        return f"{USAGE}\nOUT_JSON {out}: is a directory; give a file path in it, e.g. {out / 'regex_time.json'}"
+    if not out.parent.is_dir():
+        return f"{USAGE}\nOUT_JSON {out}: folder {out.parent} does not exist"
+    return None
+
+
+if (problem := _usage_error(sys.argv[1:])) is not None:
+    asked = problem is __doc__
+    print(problem, file=sys.stdout if asked else sys.stderr)
+    sys.exit(0 if asked else 2)
 for name, value in vars(E).items():
     if hasattr(value, "Match"):
         NAMES.setdefault(id(value), f"module.{name}")
