@@ -365,10 +365,11 @@ FORMATS: list[Format] = [
 NEW: dict[str, str] = {
     **{f: "azure-identifiable-key" for f in (
         "azure-storage-identifiable-key", "azure-cosmosdb-identifiable-key", "azure-batch-identifiable-key",
-        "azure-ml-classic-identifiable-key", "azure-apim-identifiable-key", "azure-function-identifiable-key",
+        "azure-ml-classic-identifiable-key", "azure-apim-identifiable-key",
         "azure-relay-identifiable-key", "azure-eventhub-identifiable-key", "azure-servicebus-identifiable-key",
         "azure-iot-identifiable-key", "azure-redis-identifiable-key", "azure-eventgrid-identifiable-key",
-        "azure-search-identifiable-key", "azure-acr-identifiable-key")},
+        "azure-acr-identifiable-key")},
+    **{f: "azure-identifiable-key-fn-search" for f in ("azure-function-identifiable-key", "azure-search-identifiable-key")},
     "azure-cognitive-jqqj-key": "azure-annotated-key",
     "bitwarden-sm-access-token": "bitwarden-sm-access-token",
     "paddle-live-api-key": "paddle-api-key",
