@@ -10,6 +10,7 @@ archive format v1); stores add no metadata of their own.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -178,6 +179,9 @@ def check_prefix(prefix: str) -> str:
     return prefix
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
 def _check_segments(original: str, key: str, *, allow_empty: bool) -> None:
     if not key and not allow_empty:
         raise StoreError(original, "invalid key: empty")
@@ -185,7 +189,7 @@ def _check_segments(original: str, key: str, *, allow_empty: bool) -> None:
         raise StoreError(original, "invalid key: backslash")
     if key.startswith("/"):
         raise StoreError(original, "invalid key: absolute")
-    if any(ord(c) < 0x20 or c == "\x7f" for c in key):
+    if _CONTROL.search(key):
         raise StoreError(original, "invalid key: control character")
     for seg in key.split("/"):
         if seg in ("", ".", ".."):
