@@ -22,7 +22,7 @@ import re
 from typing import NamedTuple
 
 from archiver.redact import tables
-from archiver.redact.engine import Engine
+from archiver.redact.engine import MODE_KEYS, Engine
 from archiver.redact.pseudonym import Pseudonymizer
 from archiver.redact.rules import Rule
 
@@ -110,8 +110,10 @@ class PathIds:
                 label = rule.keywords[0] if rule.keywords else ""
                 text = f"{label}: {run}" if label else run
                 at = len(text) - len(run)
+                # (as an object key: the rule's regex alone, not the table pass, which reads
+                # `label: run` as a key line and names the first rule of the kind for it)
                 if any(m.rule_id == rule.id and m.start == at and m.end == len(text)
-                       for m in self._scanner.scan(text)):
+                       for m in self._scanner.scan(text, MODE_KEYS)):
                     return rule
         return None
 
