@@ -10,6 +10,10 @@ somewhere in the string), which a file name gives its own way: `bsn-111222333.tx
 identifier's rule takes the run after its own label (`bsn: 111222333`): its shape, allowlist and
 validator. Random digits in names (timestamps, hashes, build numbers, uuids) are named by no id,
 and a date or a time after one is never taken (a passport number may be all digits).
+
+A file named by an e-mail address (`alice.smith@acme-corp.io.txt`, `invoice-bob@corp.io.pdf`) keeps
+its extension: an address's domain would take `.txt` as one more label, and the restored file would
+lose its type. `address_end` tells where the address ends; the extensions are FILE_EXTENSIONS.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ import re
 from typing import NamedTuple
 
 from archiver.redact import tables
-from archiver.redact.engine import Engine
+from archiver.redact.engine import MODE_KEYS, Engine
 from archiver.redact.pseudonym import Pseudonymizer
 from archiver.redact.rules import Rule
 
@@ -30,6 +34,16 @@ _MAX_PIECES = 7  # a spaced NIR: 1 84 12 2A 451 089 33
 _NAME_WORDS = 3  # `national_insurance_number`
 _DATE = re.compile(r"(?:19|20)[0-9]{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12][0-9]|3[01])(?:[0-2][0-9][0-5][0-9][0-5][0-9])?")
 _TIME = re.compile(r"[0-2][0-9][0-5][0-9][0-5][0-9](?:[0-9]{3})?")
+
+# Extensions that end a file name rather than an address's domain (a few are also TLDs: `.md`,
+# `.sh`, `.py`, `.zip`; one is peeled only when what is left still ends in a domain of two labels
+# or more, so `jo@firma.md` stays one address).
+FILE_EXTENSIONS = frozenset(
+    "txt md json jsonl csv tsv log pdf png jpg jpeg gif webp svg html xml yaml yml toml zip gz zst tar "
+    "py js ts sh sql db sqlite eml msg ics vcf".split())
+_AT = re.compile(r"@|%40")
+# an address's domain at the end of a name: labels of letters, digits and `-`, a TLD of 2+ letters
+_DOMAIN_END = re.compile(r"(?:@|%40)[^\W_](?:[\w-]*)(?:\.[\w-]+)*\.[^\W\d_]{2,}$")
 
 
 class IdSpan(NamedTuple):
@@ -96,8 +110,10 @@ class PathIds:
                 label = rule.keywords[0] if rule.keywords else ""
                 text = f"{label}: {run}" if label else run
                 at = len(text) - len(run)
+                # (as an object key: the rule's regex alone, not the table pass, which reads
+                # `label: run` as a key line and names the first rule of the kind for it)
                 if any(m.rule_id == rule.id and m.start == at and m.end == len(text)
-                       for m in self._scanner.scan(text)):
+                       for m in self._scanner.scan(text, MODE_KEYS)):
                     return rule
         return None
 
@@ -113,6 +129,19 @@ class PathIds:
             prev = name[atoms[i - 1][0]:atoms[i - 1][1]]
             return bool(_DATE.fullmatch(prev))
         return False
+
+
+def address_end(name: str) -> int:
+    """Where an e-mail address that a file name ends with ends, before the name's extensions
+    (`bob@corp.io.tar.gz`: before `.tar.gz`); len(name) when no extension follows one."""
+    if _AT.search(name) is None:
+        return len(name)
+    end = len(name)
+    while True:
+        dot = name.rfind(".", 0, end)
+        if dot < 0 or name[dot + 1:end].lower() not in FILE_EXTENSIONS or not _DOMAIN_END.search(name, 0, dot):
+            return end
+        end = dot
 
 
 def _longest_apart(found: list[IdSpan]) -> list[IdSpan]:

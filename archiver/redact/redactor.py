@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Iterator
 import orjson
 import re2
 
-from archiver.redact import rawcheck
+from archiver.redact import pathids, rawcheck
 from archiver.redact.base import RedactionReport
 from archiver.redact.engine import MODE_PATHS, Engine, Match
 from archiver.redact.pathids import PathIds
@@ -117,6 +117,8 @@ class RuleRedactor:
     def _component(self, part: str, parent: str, report: RedactionReport) -> str:
         buf = part.encode("utf-8", "surrogatepass")
         matches = self.engine.scan_bytes(buf, MODE_PATHS)
+        if matches and matches[-1].end == len(buf):
+            matches = self._before_extension(part, buf, matches)
         ids = self._path_ids.find(part, parent)
         if ids:
             taken = [(m.start, m.end) for m in matches]
@@ -129,6 +131,16 @@ class RuleRedactor:
         if not matches:
             return part
         return self.engine.apply(buf, matches, report, "path").decode("utf-8", "surrogatepass")
+
+    def _before_extension(self, part: str, buf: bytes, matches: list[Match]) -> list[Match]:
+        """A name that ends with an e-mail address and a file extension (`jo@corp.io.txt`): the
+        matches of the name without its extensions, so the address is the one a transcript names
+        and the restored file keeps its type."""
+        cut = pathids.address_end(part)
+        if cut == len(part):
+            return matches
+        stem = part[:cut].encode("utf-8", "surrogatepass")
+        return self.engine.scan_bytes(stem, MODE_PATHS)
 
     def verify_file(self, path: Path, fmt: Format) -> list[str]:
         # only high-confidence rules can hold a session back: scan with just those

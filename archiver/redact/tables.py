@@ -19,6 +19,11 @@ to its rules (`Engine` enables it when the built-in `secrets` pack is loaded). I
   its words) never holds such a header;
 * markdown tables: `| user | password |` over `|---|---|` (a cell that is one code span is its
   value; a cell of prose with code spans is none).
+* vertical record listings: psql's expanded output (`\\x`: `-[ RECORD 1 ]---+---` over `name | value`
+  lines) and MySQL's `\\G` (`*** 1. row ***` over right-aligned `name: value` lines), each field a
+  cell of the column its name names; and a `key: value`, `key = value` or `key | value` line of its
+  own whose key names a national identifier (`customer_bsn: ...`; a secret-named key alone is the
+  assignment rules' to judge: `pwd: /home/...` is a shell's working directory);
 * psql's values over several lines (`\\pset format wrapped`, and a newline in a value): the pieces
   of one value, told by psql's markers (`.`/`…` wrap, `+`/`↵` newline, old-ascii's `;`/`:`; border 0
   too), are one cell: when the whole value is one, every piece goes, a piece of one character too.
@@ -60,6 +65,13 @@ _ID_CAMEL = "|".join(f"{w.capitalize()}|{w.upper()}" for w in _ID_SHORT_WORDS)
 _ID_AFTER = f"(?:[a-z0-9_ ]*[_ 0-9])?(?:{_ID_LONG}|{_ID_SHORT})"
 _ID_FIRST = f"(?:{_ID_LONG}|(?:^|[^a-z])(?:{_ID_SHORT}))"
 
+# the key of a `key: value` line that names an identifier (column_kind judges it whole): a long name
+# anywhere in it, a short one as a word of its own (`customer_bsn`, `customerBsn`; not `Processing`)
+_KEY_NAMING_ID = ("(?:- )?(?:[A-Za-z0-9_.-]*"
+                  f"(?i:{_ID_LONG})[A-Za-z0-9_.-]*"
+                  f"|(?:[A-Za-z0-9.-]*[_.-])?(?i:{_ID_SHORT})(?:[_.-][A-Za-z0-9_.-]*)?"
+                  f"|[A-Za-z0-9_.-]*[a-z0-9](?:{_ID_CAMEL})(?:[A-Z_.-][A-Za-z0-9_.-]*)?)")
+
 # What every table this module reads holds: a `|`/`+` next to a dash (its separator) or psql's
 # `(N rows)` footer (one column), and a secret word (its header). The engine adds the first
 # pattern to its one literal pass over the text; `may_hold_table` is the same test alone.
@@ -75,6 +87,10 @@ MARK_PATTERN = ("[|+][ \t]*:?-|-:?[ \t]*[|+]|--[ \t]+--|rows?\\)|[\u251c-\u254b\
                 # (camelCase: `customerSin`)
                 f"|[a-z0-9](?:{_ID_CAMEL})[A-Za-z0-9_ .#-]*(?:\\||\"?[,;\t]\"?|  )[A-Za-z_]"
                 f"|[A-Za-z0-9_.#-](?:\\||\"?[,;\t]\"?|  +)[A-Za-z0-9_]*[a-z0-9](?:{_ID_CAMEL})"
+                # a vertical listing: MySQL's `\G` row header (psql's `-[ RECORD 1 ]---+---` is a
+                # dash before a `+` above), a `key: value` line whose key holds an identifier's name
+                "|[0-9]\\. row \\*\\*"
+                f"|(?m:^)[ \t]*{_KEY_NAMING_ID}[ \t]*[:=|]"
                 ).encode()
 WORD_PATTERN = ("(?i:pass|pw|secret|token|key|psk|authentication_str|" + _ID_LONG
                 + f"|(?:^|[^a-z])(?:{_ID_SHORT})(?:[^a-z]|$))|[a-z0-9](?:{_ID_CAMEL})(?:[^a-z]|$)").encode()
@@ -100,6 +116,13 @@ _ANAME = rb"[A-Za-z_#][A-Za-z0-9_.#()/-]*(?: [A-Za-z0-9_.#()/-]+)*"
 _ANAME_RX = re.compile(_ANAME)
 _FIELD = re.compile(rb"[^ \t\r]+(?: [^ \t\r]+)*")  # a cell of an aligned row: single spaces inside it
 _ALIGNED_HEADER_RX = re2.compile(rb"(?m)^ *" + _ANAME + rb"(?:  +" + _ANAME + rb")+ *\r?$")
+# vertical listings: a record's header, then its fields one a line (psql `name | value`, MySQL
+# `name: value`); a `key: value` line of its own whose key names an identifier
+_RECORD_HEAD_RX = re2.compile(rb"(?m)^(?:-\[ RECORD [0-9]+ \][-+ ]*|\*{5,} [0-9]+\. row \*{5,})\r?$")
+_PSQL_FIELD = re.compile(rb" *(" + _ANAME + rb") *\| ?(.*?)\r?")
+_MYSQL_FIELD = re.compile(rb" *(" + _ANAME + rb"): (.*?)\r?")
+_KEY_LINE_RX = re2.compile(rb"(?m)^[ \t]*" + _KEY_NAMING_ID.encode() + rb"[ \t]*[:=|][^\r\n]*\r?$")
+_KEY_LINE = re.compile(rb"[ \t]*(?:- )?([A-Za-z0-9_.-]+)[ \t]*[:=|][ \t]*(.*?)[ \t]*\r?")
 _RECORD_CAP = 1 << 16  # a quoted CSV value over several lines: up to this many bytes
 # a statement of code (`return user,password`, `echo key,secret`) is no header of names
 _CODE_WORD = re.compile(rb" *(?:return|yield|print|echo|assert|await|raise|del|global|nonlocal|import|export|local|"
@@ -410,6 +433,67 @@ def _starts(buf: bytes) -> Iterator[tuple[int, int, bytes]]:
     for m in _ALIGNED_HEADER_RX.finditer(buf):
         if has_secret_word(m.group()):
             yield m.start(), m.end(), b"  "
+    if b"[ RECORD " in buf or b". row **" in buf:
+        for m in _RECORD_HEAD_RX.finditer(buf):
+            yield m.start(), m.end(), _RECORD
+    for m in _KEY_LINE_RX.finditer(buf):
+        yield m.start(), m.end(), _KEY
+
+
+_RECORD, _KEY = b"RECORD", b"KEY"  # (the "delimiters" of a vertical record's header and of a key line)
+
+
+def _record_fields(buf: bytes, ha: int, hb: int, out: list[tuple[int, int, int]],
+                   heads: list[tuple[int, int, bool]] | None = None) -> int:
+    """The fields under a record's header (psql `\\x`: `name | value`; MySQL `\\G`: `name: value`)
+    up to a line of another shape. Appends the cells of the id fields, and under MySQL's header of
+    the secret ones too (psql's are the `psql-expanded-secret-field` rule's); returns where the
+    record ends."""
+    mysql = buf[ha:ha + 1] == b"*"
+    field = _MYSQL_FIELD if mysql else _PSQL_FIELD
+    pos, end, n, rows = hb + 1, ha, len(buf), 0
+    while pos < n and rows < MAX_ROWS:
+        line, nxt = _line_at(buf, pos)
+        m = field.fullmatch(line)
+        if m is None:
+            break
+        kind = column_kind(m.group(1).decode("ascii", "replace"))
+        if kind is not None and (kind >= ID_BASE or mysql):
+            v = _field_value(line, *m.span(2), kind)
+            if v is not None:
+                out.append((pos + v[0], pos + v[1], kind))
+        rows += 1
+        end = pos
+        pos = nxt
+    if heads is not None and rows:
+        heads.append((ha, hb + 1, pos >= n))
+    return end
+
+
+def _key_line(buf: bytes, a: int, b: int, out: list[tuple[int, int, int]]) -> None:
+    """A `key: value` (`=`, `|`) line of its own whose key names a national identifier: its value is
+    a cell of that identifier (the rule's validator judges it)."""
+    line = buf[a:b]
+    m = _KEY_LINE.fullmatch(line)
+    if m is None:
+        return
+    kind = column_kind(m.group(1).decode("ascii", "replace"))
+    if kind is not None and kind >= ID_BASE:
+        v = _field_value(line, *m.span(2), kind)
+        if v is not None:
+            out.append((a + v[0], a + v[1], kind))
+
+
+def _field_value(line: bytes, a: int, b: int, kind: int) -> tuple[int, int] | None:
+    """A field's value without its quotes and a `,`/`;` after it (YAML, an .env line), and
+    without the generic empty and NULL-like values."""
+    while a < b and line[b - 1] in b" \t\r":
+        b -= 1
+    if b - a >= 1 and line[b - 1] in b",;":
+        b -= 1
+    if b - a >= 2 and line[a] in b"'\"" and line[b - 1] == line[a]:
+        a, b = a + 1, b - 1
+    return _value(line, a, b, kind, code=False)
 
 
 def _delimiter(buf: bytes, a: int, b: int) -> bytes:
@@ -723,6 +807,12 @@ def secret_cells(buf: bytes, gated: bool = False,
         if sa <= done:
             continue
         sep = buf[sa:sb].rstrip(b"\r")
+        if delim == _RECORD:
+            done = max(done, _record_fields(buf, sa, sb, out, heads))
+            continue
+        if delim == _KEY:
+            _key_line(buf, sa, sb, out)
+            continue
         if delim == b"|":  # a list-mode header
             done = max(done, _list_mode(buf, sa, sb, out, heads))
             continue
