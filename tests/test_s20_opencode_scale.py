@@ -325,3 +325,36 @@ def test_discovery_leaves_the_live_database_untouched(home: Path, live: Path) ->
     assert sorted(found) == sorted(SESSIONS)
     assert {p.name: p.read_bytes() for p in live.parent.glob("opencode.db*")} == before
     assert not [n for _t, n, _s in _master(live) if n.startswith(opencode.LOOKUP_INDEX_PREFIX)]
+
+
+def test_bodies_without_an_index_keep_their_row_order(tmp_path: Path) -> None:
+    """instruction_blob is read by `hash IN (...)`: an index would return the bodies in hash
+    order and the extract would hold them in another order, so it gets none."""
+    live = tmp_path / "opencode.db"
+    c = sqlite3.connect(str(live), isolation_level=None)
+    c.execute("PRAGMA journal_mode=WAL")
+    c.executescript("""
+        CREATE TABLE session_v2 (id TEXT PRIMARY KEY, project_id TEXT, time_created INTEGER, time_updated INTEGER);
+        CREATE TABLE instruction_state (session_id TEXT, initial_values TEXT, current_values TEXT);
+        CREATE TABLE instruction_blob (hash TEXT, value TEXT);
+    """)
+    c.execute("INSERT INTO session_v2 VALUES (?, 'prj', ?, ?)", (S_FULL, T0, T0))
+    c.execute("INSERT INTO instruction_state VALUES (?, ?, '{}')", (S_FULL, _j({"b": "h9", "a": "h1"})))
+    for h in ("h9", "h5", "h1"):
+        c.execute("INSERT INTO instruction_blob VALUES (?, ?)", (h, f"body {h}"))
+    c.close()
+    snap = opencode.DbSnapshot(live)
+    try:
+        made = [n for t, n, _s in _master(snap.path) if n.startswith(opencode.LOOKUP_INDEX_PREFIX)]
+        assert made == [opencode.LOOKUP_INDEX_PREFIX + "instruction_state.session_id"]
+        fast, ref = tmp_path / "fast.db", tmp_path / "ref.db"
+        opencode.extract_session(snap.path, S_FULL, fast)
+        opencode.extract_session(live, S_FULL, ref)
+    finally:
+        snap.close()
+    assert fast.read_bytes() == ref.read_bytes()
+    conn = sqlite3.connect(str(fast))
+    try:
+        assert conn.execute("SELECT hash FROM instruction_blob ORDER BY rowid").fetchall() == [("h9",), ("h1",)]
+    finally:
+        conn.close()

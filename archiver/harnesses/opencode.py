@@ -17,7 +17,10 @@ Consistency: once per discover() run, each database is copied through the backup
 (one step = one read transaction on the live file, WAL frames included) into a 0700 temp
 dir; discovery and every produce() of that run read that frozen copy. The temp dir goes
 away with the last produce callable that needs it (weakref.finalize, also at exit) or
-on `close()`.
+on `close()`. The copy gets an index on each column a session's rows are looked up by that
+SQLite would otherwise scan (add_lookup_indexes): fingerprints and extracts cost the rows
+read, not sessions x rows. Those indexes are left out of `_schema`, so no extract holds them
+and the fingerprints are those of the database's own schema.
 
 Corruption: what discovery read is cached under the database's identity (inode, size, mtime and
 the -wal's, common.sqlite_identity), so a page broken in place with all three kept is not read:
@@ -220,7 +223,9 @@ def _lookup_columns(conn: sqlite3.Connection, rows: list[tuple[str, str, str, st
             continue
         cols = _columns(conn, "main", name)
         role = _table_role(name, cols)
-        if role is not None and role[1]:
+        # not instruction_blob (hash IN (...)): through an index its rows would come in hash order,
+        # not in the scan's rowid order, and be inserted into the extract in another order
+        if role is not None and role[1] and name != "instruction_blob":
             out.append((name, role[1]))
         if name == "instruction_state" and "session_id" in cols:
             out.append((name, "session_id"))
