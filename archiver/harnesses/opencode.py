@@ -17,7 +17,10 @@ Consistency: once per discover() run, each database is copied through the backup
 (one step = one read transaction on the live file, WAL frames included) into a 0700 temp
 dir; discovery and every produce() of that run read that frozen copy. The temp dir goes
 away with the last produce callable that needs it (weakref.finalize, also at exit) or
-on `close()`.
+on `close()`. The copy gets an index on each column a session's rows are looked up by that
+SQLite would otherwise scan (add_lookup_indexes): fingerprints and extracts cost the rows
+read, not sessions x rows. Those indexes are left out of `_schema`, so no extract holds them
+and the fingerprints are those of the database's own schema.
 
 Corruption: what discovery read is cached under the database's identity (inode, size, mtime and
 the -wal's, common.sqlite_identity), so a page broken in place with all three kept is not read:
@@ -94,6 +97,8 @@ MIGRATION_TABLES = ("migration", "__drizzle_migrations")
 # the kv row recording the in-place 1.x -> 2.x import: without it a restored database that
 # holds a session's 1.x rows would look un-imported to OpenCode
 V1_IMPORT_KEY = "migration.v1-v2"
+# the indexes add_lookup_indexes puts into a private snapshot (never into a live database or an extract)
+LOOKUP_INDEX_PREFIX = "archiver-lookup:"
 _TOOL_OUTPUT_RE = re.compile(r"tool-output/(tool_[0-9A-Za-z]{8,64}(?:\.[0-9A-Za-z]{1,10})?)")
 _HEX_NAME = re.compile(r"[0-9a-f]{32,64}")  # a hash-named snapshot folder (OpenCode: sha1 of the worktree)
 _SHELL_ID_RE = re.compile(r"\b(sh_[0-9A-Za-z]{8,64})\b")
@@ -131,6 +136,7 @@ class DbSnapshot:
         try:
             with read_live_sqlite(self.live) as src:
                 backup_into(src, self._path)
+            add_lookup_indexes(self._path)
         except BaseException:
             self.close()
             raise
@@ -193,12 +199,70 @@ def session_table(tables: set[str] | frozenset[str]) -> str | None:
 
 
 def _schema(conn: sqlite3.Connection, schema: str) -> list[tuple[str, str, str, str]]:
-    """(type, name, tbl_name, sql) in creation order, without SQLite's internal objects."""
+    """(type, name, tbl_name, sql) in creation order, without SQLite's internal objects and
+    the lookup indexes a snapshot got from the archiver (add_lookup_indexes): the
+    database's own schema, as extracts hold it and fingerprints digest it."""
     rows = conn.execute(
         f"SELECT type, name, tbl_name, sql FROM {schema}.sqlite_master "
         "WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' ORDER BY rowid"
     ).fetchall()
-    return [(r[0], r[1], r[2], r[3]) for r in rows]
+    return [(r[0], r[1], r[2], r[3]) for r in rows if not _is_lookup_index(r[0], r[1])]
+
+
+def _is_lookup_index(typ: str, name: str) -> bool:
+    return typ == "index" and name.startswith(LOOKUP_INDEX_PREFIX)
+
+
+def _lookup_columns(conn: sqlite3.Connection, rows: list[tuple[str, str, str, str]]) -> list[tuple[str, str]]:
+    """(table, column) of every equality lookup _session_selects and read_facts make, in `main`."""
+    tables = {name for typ, name, _t, _s in rows if typ == "table"}
+    vt, shadow = _virtual(rows)
+    out: list[tuple[str, str]] = []
+    for typ, name, _tbl, _sql in rows:
+        if typ != "table" or name in vt or name in shadow:
+            continue
+        cols = _columns(conn, "main", name)
+        role = _table_role(name, cols)
+        # not instruction_blob (hash IN (...)): through an index its rows would come in hash order,
+        # not in the scan's rowid order, and be inserted into the extract in another order
+        if role is not None and role[1] and name != "instruction_blob":
+            out.append((name, role[1]))
+        if name == "instruction_state" and "session_id" in cols:
+            out.append((name, "session_id"))
+    if "session" in tables and ("session", "id") not in out and "id" in _columns(conn, "main", "session"):
+        out.append(("session", "id"))
+    return out
+
+
+def _searched(conn: sqlite3.Connection, table: str, column: str) -> bool:
+    """Whether SQLite reads `table` rows with `column = ?` through an index (SEARCH), not a scan."""
+    plan = conn.execute(f"EXPLAIN QUERY PLAN SELECT * FROM main.{sql_ident(table)} WHERE {sql_ident(column)} = ?",
+                        ("",)).fetchall()
+    return any(str(r[-1]).startswith("SEARCH") for r in plan)
+
+
+def add_lookup_indexes(db: Path) -> list[str]:
+    """Index, in a private snapshot `db` (never a live database), each column a session's rows are
+    looked up by that SQLite would otherwise scan (1.x message, session_inbox, session_pending,
+    event by aggregate_id, ...): each lookup then reads that session's rows only, not the whole
+    table once per session. The indexes are named LOOKUP_INDEX_PREFIX..., which `_schema` leaves
+    out, so no extract holds them and fingerprints do not change. Best effort: a table that
+    cannot be indexed (a malformed page) is read as before. Returns the indexes made."""
+    conn = sqlite3.connect(str(db), isolation_level=None)
+    made: list[str] = []
+    try:
+        for table, column in _lookup_columns(conn, _schema(conn, "main")):
+            name = f"{LOOKUP_INDEX_PREFIX}{table}.{column}"
+            try:
+                if _searched(conn, table, column):
+                    continue
+                conn.execute(f"CREATE INDEX {sql_ident(name)} ON {sql_ident(table)} ({sql_ident(column)})")
+                made.append(name)
+            except sqlite3.Error as e:
+                log.debug("%s: no lookup index on %s.%s (%s)", db, table, column, type(e).__name__)
+    finally:
+        conn.close()
+    return made
 
 
 def _columns(conn: sqlite3.Connection, schema: str, table: str) -> list[str]:
@@ -259,34 +323,47 @@ def _instruction_hashes(conn: sqlite3.Connection, session_id: str, cols: list[st
     return sorted(hashes)
 
 
+class _SelectPlan:
+    """What `_session_selects` reads of the attached `src` schema, read once for all the
+    sessions of a connection (table columns and roles) rather than once per session."""
+
+    def __init__(self, conn: sqlite3.Connection, rows: list[tuple[str, str, str, str]]) -> None:
+        self.tables = {name for typ, name, _t, _s in rows if typ == "table"}
+        self.sessions = session_table(self.tables)
+        # a 1.x row an upgraded database never imported (see _unimported_rows)
+        self.legacy_sessions = (self.sessions == "session_v2" and "session" in self.tables
+                                and "id" in _columns(conn, "src", "session"))
+        self.archived = list(_archived_tables(conn, rows))
+        self.instruction_cols = (_columns(conn, "src", "instruction_state") if "instruction_state" in self.tables
+                                 else [])
+
+
+def _session_row(conn: sqlite3.Connection, table: str, session_id: str) -> dict[str, Any]:
+    cur = conn.execute(f"SELECT * FROM src.{sql_ident(table)} WHERE id = ?", (session_id,))
+    names = [d[0] for d in cur.description]
+    row = cur.fetchone()
+    return dict(zip(names, row)) if row else {}
+
+
 def _session_selects(
-    conn: sqlite3.Connection, session_id: str, rows: list[tuple[str, str, str, str]]
+    conn: sqlite3.Connection, session_id: str, rows: list[tuple[str, str, str, str]], plan: _SelectPlan | None = None
 ) -> Iterator[tuple[str, str, str, list[Any]]]:
     """(table, column list, WHERE clause, parameters) of every `src` row set a session's
-    extract holds: its own rows and the context it needs (see extract_session)."""
-    tables = {name for typ, name, _t, _s in rows if typ == "table"}
+    extract holds: its own rows and the context it needs (see extract_session). `plan`:
+    the same `rows` read once (_SelectPlan), for a caller that selects many sessions."""
+    plan = plan or _SelectPlan(conn, rows)
     info: dict[str, Any] = {}
-    sessions = session_table(tables)
-    if sessions is not None:
-        cur = conn.execute(f"SELECT * FROM src.{sql_ident(sessions)} WHERE id = ?", (session_id,))
-        names = [d[0] for d in cur.description]
-        row = cur.fetchone()
-        info = dict(zip(names, row)) if row else {}
-        if not info and sessions == "session_v2" and "session" in tables and "id" in _columns(conn, "src", "session"):
-            # a 1.x row an upgraded database never imported (see _unimported_rows)
-            cur = conn.execute("SELECT * FROM src.session WHERE id = ?", (session_id,))
-            names = [d[0] for d in cur.description]
-            row = cur.fetchone()
-            info = dict(zip(names, row)) if row else {}
-    for name, cols, policy, key in _archived_tables(conn, rows):
+    if plan.sessions is not None:
+        info = _session_row(conn, plan.sessions, session_id)
+        if not info and plan.legacy_sessions:
+            info = _session_row(conn, "session", session_id)
+    for name, cols, policy, key in plan.archived:
         where: str = ""
         params: list[Any] = []
         if policy == "owned":
             where, params = f"{sql_ident(key)} = ?", [session_id]
         elif name == "instruction_blob":
-            hashes = []
-            if "instruction_state" in tables:
-                hashes = _instruction_hashes(conn, session_id, _columns(conn, "src", "instruction_state"))
+            hashes = _instruction_hashes(conn, session_id, plan.instruction_cols) if plan.instruction_cols else []
             if not hashes:
                 continue
             where, params = f"{sql_ident(key)} IN ({','.join('?' * len(hashes))})", hashes
@@ -300,27 +377,40 @@ def _session_selects(
         yield name, ", ".join(sql_ident(c) for c in cols), where, params
 
 
+class _Fingerprinter:
+    """extract_fingerprint for many sessions of one attached `src`: the schema and header
+    part of the digest, and the _SelectPlan, are computed once."""
+
+    def __init__(self, conn: sqlite3.Connection, rows: list[tuple[str, str, str, str]]) -> None:
+        self.conn, self.rows = conn, rows
+        self.plan = _SelectPlan(conn, rows)
+        self.prefix = hashlib.blake2b(digest_size=16)
+        for typ, name, tbl, sql in rows:
+            sql_value_digest(self.prefix, f"{typ}\0{name}\0{tbl}\0{sql}")
+        for pragma in ("user_version", "application_id"):
+            sql_value_digest(self.prefix, int(conn.execute(f"PRAGMA src.{pragma}").fetchone()[0]))
+
+    def __call__(self, session_id: str) -> str:
+        out = self.prefix.copy()
+        for name, collist, where, params in _session_selects(self.conn, session_id, self.rows, self.plan):
+            digests = []
+            for row in self.conn.execute(
+                    f"SELECT {collist} FROM src.{sql_ident(name)}" + (f" WHERE {where}" if where else ""), params):
+                h = hashlib.blake2b(digest_size=16)
+                for v in row:
+                    sql_value_digest(h, v)
+                digests.append(h.digest())
+            digests.sort()
+            sql_value_digest(out, f"table\0{name}\0{collist}\0{len(digests)}")
+            out.update(b"".join(digests))
+        return out.hexdigest()
+
+
 def extract_fingerprint(conn: sqlite3.Connection, session_id: str, rows: list[tuple[str, str, str, str]]) -> str:
     """A digest of everything the session's extract would hold (schema, header pragmas and
     the rows of `_session_selects`, as multisets): equal digests, equal extracts. `conn` has
     the database attached as `src`. Lets a write to one session leave the others alone."""
-    out = hashlib.blake2b(digest_size=16)
-    for typ, name, tbl, sql in rows:
-        sql_value_digest(out, f"{typ}\0{name}\0{tbl}\0{sql}")
-    for pragma in ("user_version", "application_id"):
-        sql_value_digest(out, int(conn.execute(f"PRAGMA src.{pragma}").fetchone()[0]))
-    for name, collist, where, params in _session_selects(conn, session_id, rows):
-        digests = []
-        for row in conn.execute(f"SELECT {collist} FROM src.{sql_ident(name)}" + (f" WHERE {where}" if where else ""),
-                                params):
-            h = hashlib.blake2b(digest_size=16)
-            for v in row:
-                sql_value_digest(h, v)
-            digests.append(h.digest())
-        digests.sort()
-        sql_value_digest(out, f"table\0{name}\0{collist}\0{len(digests)}")
-        out.update(b"".join(digests))
-    return out.hexdigest()
+    return _Fingerprinter(conn, rows)(session_id)
 
 
 def extract_session(src_db: Path, session_id: str, dst: Path) -> None:
@@ -1134,7 +1224,7 @@ def read_facts(conn: sqlite3.Connection, db: Path | None = None) -> list[dict[st
         fp = sqlite3.connect(":memory:")
         fp.execute("ATTACH DATABASE ? AS src", (_uri(db, mode="ro"),))
     try:
-        schema = _schema(fp, "src") if fp is not None else []
+        fingerprint = _Fingerprinter(fp, _schema(fp, "src")) if fp is not None else None
         out = []
         rows = [(sessions, r) for r in conn.execute(f"SELECT * FROM {sql_ident(sessions)} ORDER BY time_created, id")]
         rows += [("session", r) for r in _unimported_rows(conn, tables)]
@@ -1143,8 +1233,8 @@ def read_facts(conn: sqlite3.Connection, db: Path | None = None) -> list[dict[st
             try:
                 f = _session_facts(conn, tables, row, unimported=table != sessions)
                 f["table"] = table
-                if fp is not None:
-                    f["extract"] = extract_fingerprint(fp, sid, schema)
+                if fingerprint is not None:
+                    f["extract"] = fingerprint(sid)
                 out.append(f)
             except (sqlite3.Error, ValueError, TypeError, KeyError) as e:
                 out.append({"id": sid, "error": f"{type(e).__name__}: {e}"})
