@@ -363,12 +363,12 @@ def main(argv: list[str] | None = None) -> int:
             shutil.rmtree(work, ignore_errors=True)
     cols = ["scan", "rescan"] + ([] if args.skip_sync else ["cold", "unchanged", "one_changed"])
     log("")
-    log(f"{'harness':<18}" + "".join(f"{c + f' {small}':>16}{c + f' {big}':>16}{'ratio':>7}" for c in cols))
+    log(f"{'harness':<18}" + "".join(f"{c + f' {small}':>18}{c + f' {big}':>18}{'ratio':>7}" for c in cols))
     for h, by_n in results.items():
         row = f"{h:<18}"
         for c in cols:
             a, b = by_n[small][c], by_n[big][c]
-            row += f"{a:>16.2f}{b:>16.2f}{b / a:>7.1f}"
+            row += f"{a:>18.2f}{b:>18.2f}{b / a:>7.1f}"
         log(row)
     log(f"(seconds; ratio = {big}/{small} time, linear = {big / small:.1f})")
     if args.json:
