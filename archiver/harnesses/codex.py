@@ -176,12 +176,48 @@ def host_table_rows(con: sqlite3.Connection) -> dict[str, int]:
 
 
 def _schema_objects(con: sqlite3.Connection, schema: str) -> tuple[list[tuple[str, str, str]], set[str]]:
-    """(type, name, sql) of a database's schema in extract order, and its virtual tables."""
+    """(type, name, sql) of a database's schema in extract order, and its virtual tables. The
+    indexes index_thread_columns added to a snapshot are not the database's: left out."""
     objects = con.execute(
         f"SELECT type, name, sql FROM {schema}.sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' "
+        f"AND NOT (type = 'index' AND name GLOB '{SNAPSHOT_INDEX_PREFIX}*') "
         "ORDER BY CASE type WHEN 'table' THEN 0 WHEN 'index' THEN 1 ELSE 2 END, name"
     ).fetchall()
     return objects, {n for t, n, s in objects if t == "table" and s.upper().lstrip().startswith("CREATE VIRTUAL")}
+
+
+SNAPSHOT_INDEX_PREFIX = "archiver_snapshot_by_thread_"
+
+
+def index_thread_columns(snapshot: Path) -> list[str]:
+    """Index, in this run's private snapshot, each thread column SQLite could only find a
+    thread's rows of by reading the whole table: an extract is taken per thread, so without an
+    index every table is read once per thread (threads x rows). The seed gives no indexes;
+    Codex's own schema may lack one for a table it adds. Returns the tables indexed. The
+    indexes are the snapshot's, never an extract's or a digest's (_schema_objects skips them)."""
+    con = sqlite3.connect(str(snapshot), isolation_level=None)
+    indexed: list[str] = []
+    try:
+        objects, virtual = _schema_objects(con, "main")
+        for typ, name, _sql in objects:
+            if typ != "table" or name in virtual or _is_shadow(name, virtual):
+                continue
+            columns = [r[1] for r in con.execute(f"PRAGMA main.table_info({sql_ident(name)})")]
+            col = _thread_column(name, columns)
+            if not col or not _scans_for_thread(con, name, col):
+                continue
+            con.execute(f"CREATE INDEX {sql_ident(SNAPSHOT_INDEX_PREFIX + name)} ON {sql_ident(name)} ({sql_ident(col)})")
+            indexed.append(name)
+    finally:
+        con.close()
+    return indexed
+
+
+def _scans_for_thread(con: sqlite3.Connection, table: str, col: str) -> bool:
+    """Whether SQLite reads all of `table` to find one thread's rows (no index leads with `col`)."""
+    plan = con.execute(f"EXPLAIN QUERY PLAN SELECT * FROM main.{sql_ident(table)} WHERE {sql_ident(col)} = ?",
+                       ("",)).fetchall()
+    return any(str(row[-1]).startswith("SCAN") for row in plan)
 
 
 def _identity_or_none(db: Path) -> str | None:
@@ -256,6 +292,10 @@ def _write_extract(snapshot: Path, dst: Path, pick: Callable[[str, list[str]], t
     out = sqlite3.connect(str(dst), isolation_level=None)
     copied = 0
     try:
+        # a file of our own, written once: no rollback journal, no fsync (the COMMIT's fsyncs were
+        # most of an extract's time, one extract per thread); neither changes the file's bytes
+        out.execute("PRAGMA main.journal_mode=OFF")
+        out.execute("PRAGMA main.synchronous=OFF")
         out.execute("ATTACH DATABASE ? AS src", (str(snapshot),))
         objects, virtual = _schema_objects(out, "src")
         out.execute("BEGIN")
@@ -494,6 +534,7 @@ class Codex:
                 self._finalizer = weakref.finalize(self, shutil.rmtree, str(self._tmp), True)
             snap = self._tmp / f"{len(self._snapshots)}-{live.name}"
             copy_sqlite(live, snap)
+            index_thread_columns(snap)
             self._snapshots[str(live)] = snap
             return snap
 

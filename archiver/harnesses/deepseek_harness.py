@@ -205,6 +205,30 @@ class _Scanned:
         return str(hid) if isinstance(hid, (str, int)) and str(hid) else self.file.name.removesuffix(".jsonl")
 
 
+class _PrefixIndex:
+    """The sessions whose event chain holds a digest, for the digests that end an inherited
+    prefix (each fork's chain[cut - 1]): built on the first lookup, in one pass over the chains,
+    so inferring every fork's parent costs the events read, not forks x sessions."""
+
+    def __init__(self, scanned: list[_Scanned]) -> None:
+        self._scanned = scanned
+        self._holders: dict[bytes, list[_Scanned]] | None = None
+
+    def holding(self, digest: bytes) -> list[_Scanned]:
+        """The sessions with `digest` somewhere in their chain, in discovery order."""
+        if self._holders is None:
+            self._holders = self._build()
+        return self._holders.get(digest, [])
+
+    def _build(self) -> dict[bytes, list[_Scanned]]:
+        wanted = {sc.chain[sc.cut - 1] for sc in self._scanned if sc.cut and len(sc.chain) >= sc.cut}
+        holders: dict[bytes, list[_Scanned]] = {}
+        for sc in self._scanned:
+            for d in wanted.intersection(sc.chain):  # a set operation: no Python loop per event
+                holders.setdefault(d, []).append(sc)
+        return holders
+
+
 class DeepSeekHarness:
     name = NAME
     native_root = ".deepseek/sessions"
@@ -256,9 +280,10 @@ class DeepSeekHarness:
         for sc in sorted(scanned, key=lambda sc: (created(sc), sc.session_id)):
             for child, naming in _namings(sc.session_id, sc.children).items():
                 child_of.setdefault(child, naming)
+        prefixes = _PrefixIndex(scanned)
         for sc in scanned:
             try:
-                yield self._session(sc, scanned, by_id, by_path, by_stem, child_of)
+                yield self._session(sc, prefixes, by_id, by_path, by_stem, child_of)
             except Exception as e:  # one odd header never stops the other sessions
                 yield DiscoveredSession(
                     harness=NAME, session_id=sc.session_id, sources=[self._transcript(sc.file)],
@@ -373,7 +398,7 @@ class DeepSeekHarness:
     def _session(
         self,
         sc: _Scanned,
-        scanned: list[_Scanned],
+        prefixes: _PrefixIndex,
         by_id: dict[str, _Scanned],
         by_path: LazyByPath[_Scanned],
         by_stem: dict[str, _Scanned],
@@ -419,7 +444,7 @@ class DeepSeekHarness:
             if parent:
                 s.parents.append(LineageEdge(relation="fork", parent=session_key(NAME, parent), at=at or named_at(parent)))
             else:
-                inferred = self._infer_fork_parent(sc, scanned, s)
+                inferred = self._infer_fork_parent(sc, prefixes, s)
                 if inferred:
                     s.parents.append(LineageEdge(relation="fork", parent=session_key(NAME, inferred), at=at, inferred=True))
         elif parent:
@@ -449,14 +474,14 @@ class DeepSeekHarness:
         s.warnings.append(f"parentSession {ref} is not on this machine")
         return ref
 
-    def _infer_fork_parent(self, sc: _Scanned, scanned: list[_Scanned], s: DiscoveredSession) -> str | None:
+    def _infer_fork_parent(self, sc: _Scanned, prefixes: _PrefixIndex, s: DiscoveredSession) -> str | None:
         n = sc.cut or 0  # events before the cut
         if n == 0:
             s.warnings.append("fork marker with an empty inherited prefix: parent unknown")
             return None
         want = sc.chain[n - 1]
         candidates = [
-            o for o in scanned
+            o for o in prefixes.holding(want)
             if o is not sc and len(o.chain) >= n and o.chain[n - 1] == want and (o.cut is None or o.cut < n)
         ]
         named = [o for o in candidates if o.session_id == sc.delivered_by]
