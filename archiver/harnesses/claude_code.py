@@ -47,6 +47,7 @@ from archiver.model import DiscoveredSession, Format, LineageEdge, SourceArtifac
 NAME = "claude-code"
 SIBLING_SUFFIXES = (".ccr-tip.json", ".precompact.json", ".dir-sync.json")
 PROJECT_INDEX = "sessions-index.json"  # legacy per-project index: host files, as memory/
+_TOOL_USE_IDS_CACHE_LIMIT = 256 << 10  # a subagent with more tool uses than fit is read again next run
 
 
 def sniff_format(path: Path) -> Format:
@@ -73,6 +74,7 @@ class ClaudeCode:
         self._per_session_dirs: dict[str, set[str]] = {}  # "file-history"/"session-env" -> folder names
         self._root: Path | None = None  # fixed for the length of one discover()
         self._stats: dict[str, os.stat_result] = {}  # transcripts stat'ed this discover()
+        self._tool_use_memo: dict[str, frozenset[str]] = {}  # file state key -> tool_use ids, this run
         self._project_files: list[SourceArtifact] = []  # per-project host files found this discover()
         # project folder -> the cwd it encodes, from the sessions found there (kept after discover():
         # the archived paths of a run's sessions are computed while and after they are yielded)
@@ -95,6 +97,7 @@ class ClaudeCode:
             yield from self._discover(self._root)
         finally:
             self._root, self._per_session_dirs, self._stats, self._project_files = None, {}, {}, []
+            self._tool_use_memo = {}
 
     def _discover(self, root: Path) -> Iterator[DiscoveredSession]:
         projects = root / "projects"
@@ -476,19 +479,38 @@ class ClaudeCode:
                 continue
         return None
 
-    @staticmethod
-    def _tool_use_owner(files: list[Path], tool_use_id: str, exclude: Path) -> str | None:
-        needle = orjson.dumps(tool_use_id)
+    def _tool_use_owner(self, files: list[Path], tool_use_id: str, exclude: Path) -> str | None:
+        """The subagent (of `files`, not `exclude`) whose transcript holds tool_use `tool_use_id`."""
         for other in files:
-            if other == exclude:
-                continue
-            for rec in records_containing(other, needle):
-                content = (rec.get("message") or {}).get("content")
-                if isinstance(content, list) and any(
-                    isinstance(b, dict) and b.get("type") == "tool_use" and b.get("id") == tool_use_id for b in content
-                ):
-                    return other.name[len("agent-") : -len(".jsonl")]
+            if other != exclude and tool_use_id in self._tool_use_ids(other):
+                return other.name[len("agent-") : -len(".jsonl")]
         return None
+
+    def _tool_use_ids(self, transcript: Path) -> frozenset[str]:
+        """The ids of the tool_use blocks of a subagent transcript, once per file state: every nested
+        spawn of a session asks about each of its other subagents, which read each file k times."""
+        try:
+            st = transcript.stat()
+        except OSError:
+            return frozenset()
+        key = file_state_key("claude-code:tool-use-ids:v1", transcript, st)
+        if (memo := self._tool_use_memo.get(key)) is not None:
+            return memo
+        hit = cache_get(self.ctx.cache, key)
+        if isinstance(hit, list) and all(isinstance(i, str) for i in hit):
+            ids = frozenset(hit)
+        else:
+            found: set[str] = set()
+            for rec in records_containing(transcript, b'"tool_use"'):
+                message = rec.get("message")
+                content = message.get("content") if isinstance(message, dict) else None
+                if isinstance(content, list):
+                    found.update(b["id"] for b in content if isinstance(b, dict) and b.get("type") == "tool_use"
+                                 and isinstance(b.get("id"), str))
+            ids = frozenset(found)
+            cache_put(self.ctx.cache, key, sorted(ids), limit=_TOOL_USE_IDS_CACHE_LIMIT)
+        self._tool_use_memo[key] = ids
+        return ids
 
     def _attach_continuations(self, sessions: list[DiscoveredSession]) -> None:
         by_id = {s.session_id: s for s in sessions if s.kind != "subagent"}
