@@ -6,7 +6,8 @@ The session's artifacts are fetched and verified (Restorer) into a 0700 temp fol
 is removed afterwards; a per-harness reader turns them into a Transcript in conversation
 order; a writer renders the document. An export holds the session and its subagents (all
 descendants through `subagent` edges), or with `with_family` the whole lineage family; links
-to sessions in the export are anchors, others are shown as text.
+to sessions in the export are anchors, others are shown as text. Full tool outputs the
+transcript names (render/outputs.py) are then fetched the same way and shown under their result.
 """
 
 from __future__ import annotations
@@ -20,8 +21,8 @@ from typing import Callable, Literal, Sequence
 
 from archiver.archive import Archive
 from archiver.lineage import Lineage
-from archiver.model import Session
-from archiver.render import claude, codex, cursor, deepseek, opencode, pi
+from archiver.model import Artifact, Session
+from archiver.render import claude, codex, cursor, deepseek, opencode, outputs, pi
 from archiver.render.doc import DocSession, ExportDoc
 from archiver.render.html import render_html
 from archiver.render.markdown import render_markdown
@@ -124,6 +125,9 @@ def export(
             warnings += res.warnings
             files = {p: target / p for p in res.files}
             t = transcript_of(s, files, sessions)
+            out_errors, out_warnings = _add_outputs(archive, identities, t, s, sessions, Path(tmp) / f"{i}-out")
+            errors += out_errors
+            warnings += out_warnings
             children = [(e.relation, e.child, e.at) for e in lin.children(k)]
             doc_sessions.append(DocSession(s, t, children))
     first = sessions[keys[0]]
@@ -132,6 +136,27 @@ def export(
     text = render_html(doc) if fmt == "html" else render_markdown(doc)
     return ExportResult(document=text, sessions=keys, entries=sum(len(d.transcript.entries) for d in doc_sessions),
                         integrity_errors=errors, warnings=warnings)
+
+
+def _add_outputs(archive: Archive, identities: Sequence[object], t: Transcript, session: Session,
+                 sessions: dict[str, Session], target: Path) -> tuple[list[str], list[str]]:
+    """Fetch the output files `t` references (only those) and attach them; (errors, warnings)."""
+    found = outputs.wanted(t, session, sessions)
+    restored: dict[str, Path] = {}
+    errors: list[str] = []
+    warnings: list[str] = []
+    if found:
+        by_owner: dict[str, list[Artifact]] = {}
+        for owner, art in found.values():
+            by_owner.setdefault(owner.key, []).append(art)
+        slims = [sessions[k].model_copy(update={"artifacts": arts}) for k, arts in by_owner.items()]
+        res = Restorer(archive, identities, {}).restore(slims, target)
+        errors += res.integrity_errors + [f"refused: {r}" for r in res.refused]
+        warnings += res.warnings
+        placed = set(res.files)
+        restored = {k: target / a.path for k, (_o, a) in found.items() if a.path in placed}
+    outputs.attach(t, session.harness, set(found), restored)
+    return errors, warnings
 
 
 def _now() -> str:

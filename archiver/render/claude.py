@@ -9,6 +9,7 @@ of one streamed response (same `message.id`).
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -144,10 +145,27 @@ def _blocks(content: Any, rec: dict[str, Any]) -> list[Block]:
         result = rec.get("toolUseResult")
         if isinstance(result, dict) and result.get("agentId"):
             blk.link = f"claude-code:{result['agentId']}"
+        blk.output_ref = _persisted_path(blk.text, result, content)
         images = [_image(p) for p in inner if isinstance(p, dict) and p.get("type") == "image"] if isinstance(inner, list) else []
         return [blk, *images]
 
     return content_blocks(content, {**_PARTS, "tool_result": tool_result})
+
+
+_PERSISTED_IN_PREVIEW = re.compile(r"[^\s<>\"']*/tool-results/[^\s<>\"']+")
+_PREVIEW_HEAD = 2048  # where the preview names its file; bounds the search in a long result
+
+
+def _persisted_path(text: str, result: Any, content: Any) -> str | None:
+    """The tool-results/ file of a result moved out of the transcript: toolUseResult.persistedOutputPath
+    when the line holds this one result (toolUseResult is per line), else the path in its preview."""
+    path = result.get("persistedOutputPath") if isinstance(result, dict) else None
+    single = sum(1 for p in content if isinstance(p, dict) and p.get("type") == "tool_result") == 1
+    if isinstance(path, str) and path and single:
+        return path
+    start = text.find("<persisted-output>")
+    m = _PERSISTED_IN_PREVIEW.search(text, start, start + _PREVIEW_HEAD) if start >= 0 else None
+    return m.group(0) if m else None
 
 
 def _image(part: dict[str, Any]) -> Block:

@@ -65,6 +65,7 @@ def count_tokens(t: Transcript) -> int:
     n = 0
     for e in t.entries:
         for b in e.blocks:
-            for s in (b.text, b.input or "", b.result.text if b.result else ""):
+            res = b.result
+            for s in (b.text, b.input or "", b.full_output or "", res.text if res else "", res.full_output or "" if res else ""):
                 n += len(TOKEN_RX.findall(s))
     return n

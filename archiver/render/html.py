@@ -41,6 +41,7 @@ padding-top:6px}
 details{margin:6px 0}summary{cursor:pointer}
 details.tool{border-left:3px solid #e0a800;padding-left:8px}
 details.thinking{color:var(--muted)}
+details.output{border-left:3px solid var(--line);padding-left:8px}
 pre{white-space:pre-wrap;word-wrap:break-word;overflow-wrap:anywhere;background:#fff;border:1px solid var(--line);
 border-radius:4px;padding:6px 8px;margin:4px 0;font:12.5px/1.45 ui-monospace,SFMono-Regular,Menlo,monospace;
 max-height:40em;overflow:auto}
@@ -145,7 +146,7 @@ def _block(doc: ExportDoc, b: Block) -> str:
             else:
                 cls = " class=\"error\"" if b.result.is_error else ""
                 label = "Result (error)" if b.result.is_error else "Result"
-                res = f"<div class=\"muted\">{label}</div><pre{cls}>{_inline(b.result.text)}</pre>"
+                res = f"<div class=\"muted\">{label}</div><pre{cls}>{_inline(b.result.text)}</pre>{_full_output(b.result)}"
         else:
             res = "<div class=\"muted\">No result recorded</div>"
         sub = f" → subagent {_link(doc, b.link)}" if b.link else ""
@@ -154,8 +155,18 @@ def _block(doc: ExportDoc, b: Block) -> str:
     if b.kind == "tool_result":
         cls = " class=\"error\"" if b.is_error else ""
         cid = f" for <code>{escape(b.call_id)}</code>" if b.call_id else ""
-        return f"<div class=\"muted\">Tool result{cid}{_see(doc, b.link)}</div><pre{cls}>{_inline(b.text)}</pre>"
+        return (f"<div class=\"muted\">Tool result{cid}{_see(doc, b.link)}</div><pre{cls}>{_inline(b.text)}</pre>"
+                f"{_full_output(b)}")
     return ""
+
+
+def _full_output(result: Block) -> str:
+    """The output file the transcript moved this result to, collapsed under it (render/outputs.py)."""
+    note = f"<div class=\"muted\">[{escape(result.output_note)}]</div>" if result.output_note else ""
+    if result.full_output is None:
+        return note
+    return (f"<details class=\"output\"><summary>Full output ({len(result.full_output.encode('utf-8'))} bytes shown)"
+            f"</summary><pre>{_inline(result.full_output)}</pre>{note}</details>")
 
 
 def _image(b: Block) -> str:

@@ -92,11 +92,22 @@ def _block(doc: ExportDoc, b: Block) -> list[str]:
             out += ["_Result: an image; see the HTML export_", ""]
         else:
             out += ["Result (error):" if b.result.is_error else "Result:", ""] + _fence(b.result.text)
+            out += _full_output(b.result)
         return out
     if b.kind == "tool_result":
         head = "Tool result (error)" if b.is_error else "Tool result"
-        return [f"{head}" + (f" for {_code(b.call_id)}" if b.call_id else "") + _see(doc, b.link) + ":", ""] + _fence(b.text)
+        return ([f"{head}" + (f" for {_code(b.call_id)}" if b.call_id else "") + _see(doc, b.link) + ":", ""]
+                + _fence(b.text) + _full_output(b))
     return []
+
+
+def _full_output(result: Block) -> list[str]:
+    """The output file the transcript moved this result to (render/outputs.py), fenced."""
+    note = [f"_\\[{_meta(result.output_note)}\\]_", ""] if result.output_note else []
+    if result.full_output is None:
+        return note
+    size = len(result.full_output.encode("utf-8"))
+    return [f"Full output ({size} bytes shown):", ""] + _fence(result.full_output) + note
 
 
 def _fence(text: str) -> list[str]:

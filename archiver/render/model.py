@@ -29,12 +29,16 @@ class Block:
     media_type: str | None = None  # image: e.g. image/png
     data: str | None = None  # image: base64
     link: str | None = None  # a session key this block refers to (subagent, parent)
+    # tool_result: the file its full output was moved to, as the (redacted) transcript names it
+    output_ref: str | None = None
+    full_output: str | None = None  # that file's text from the archive (capped), see render/outputs.py
+    output_note: str | None = None  # why it is not shown in full (not archived, binary, cut)
 
     def __post_init__(self) -> None:
         # readers pass values straight from the transcript: a number or an object where text
         # belongs must reach the writers as text, not crash an escape() of the whole export
         self.text = as_text(self.text) or ""
-        for name in ("name", "call_id", "input", "media_type", "data", "link"):
+        for name in ("name", "call_id", "input", "media_type", "data", "link", "output_ref"):
             setattr(self, name, as_text(getattr(self, name)))
 
 

@@ -7,6 +7,7 @@ assistant content block. 1.x installs keep `message` + `part` rows instead.
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -79,9 +80,12 @@ def _row(t: Transcript, typ: str, d: dict[str, Any]) -> None:
         if not (d.get("time") or {}).get("completed") and not d.get("finish"):
             t.notes.append("an assistant step was still in flight when archived")
     elif typ == "shell":
-        out = flatten_text((d.get("output") or {}).get("output"))
+        output = d.get("output") if isinstance(d.get("output"), dict) else {}
         call = Block("tool_call", name="shell (run by the user)", input=clip(str(d.get("command") or "")),
-                     result=Block("tool_result", clip(out), is_error=d.get("exit") not in (None, 0)))
+                     result=Block("tool_result", clip(flatten_text(output.get("output"))),
+                                  is_error=d.get("exit") not in (None, 0)))
+        if output.get("truncated") and isinstance(d.get("shellID"), str):
+            call.result.output_ref = d["shellID"]  # its full capture: shell/<project>/<shellID>.out
         t.add("user", [call], timestamp=ts)
     elif typ == "system":
         t.add("system", [text_block(d.get("text")) or Block("text", str(d.get("description") or ""))], timestamp=ts,
@@ -115,7 +119,24 @@ def _tool(part: dict[str, Any]) -> Block:
     meta = state.get("metadata") or {}
     if isinstance(meta, dict) and meta.get("sessionID"):
         call.link = f"opencode:{meta['sessionID']}"
+    call.result.output_ref = _spill_ref(meta, call.result.text)
     return call
+
+
+def _spill_ref(meta: Any, text: str) -> str | None:
+    """The tool-output/ file a spilled result names: metadata.outputPath, else the inline marker."""
+    if not isinstance(meta, dict):
+        return None
+    path = meta.get("outputPath")
+    if isinstance(path, str) and path:
+        return path
+    marker = _TOOL_OUTPUT_MARKER.search(text[:_MARKER_HEAD]) if meta.get("truncated") else None
+    return marker.group(0) if marker else None
+
+
+# the inline marker of a spilled result names its file (seed: "metadata.outputPath and the inline marker")
+_TOOL_OUTPUT_MARKER = re.compile(r"tool-output/tool_[0-9A-Za-z]{8,64}(?:\.[0-9A-Za-z]{1,10})?")
+_MARKER_HEAD = 4096
 
 
 _PARTS: dict[str, PartReader] = {"reasoning": thinking_part("text"), "tool": _tool}

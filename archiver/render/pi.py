@@ -73,14 +73,17 @@ def _message(t: Transcript, m: dict[str, Any], ts: str | None) -> None:
         e = t.add("assistant", _parts(content), timestamp=ts)
         e.label = m.get("model")
     elif role == "toolResult":
+        details = m.get("details")
+        ref = details.get("fullOutputPath") if isinstance(details, dict) else None
         t.add("tool", [Block("tool_result", clip(flatten_text(content)), call_id=m.get("toolCallId"),
-                             is_error=bool(m.get("isError")))], timestamp=ts)
+                             is_error=bool(m.get("isError")), output_ref=ref or None)], timestamp=ts)
     elif role == "bashExecution":
         out = str(m.get("output") or "")
         if m.get("exitCode") not in (None, 0):
             out += f"\n(exit code {m.get('exitCode')})"
         call = Block("tool_call", name="bash (run by the user)", input=clip(str(m.get("command") or "")),
-                     result=Block("tool_result", clip(out), is_error=m.get("exitCode") not in (None, 0)))
+                     result=Block("tool_result", clip(out), is_error=m.get("exitCode") not in (None, 0),
+                                  output_ref=m.get("fullOutputPath") or None))
         t.add("user", [call], timestamp=ts)
     elif role == "system":
         b = text_block(content) or text_block("\n".join(f"{k}: {v}" for k, v in (m.get("sections") or {}).items()))
