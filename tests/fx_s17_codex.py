@@ -24,8 +24,8 @@ from archiver.demo.codex_sample import MAIN, make_codex_home
 HOST_TABLE = "thread_goals_v2"
 EMPTY_TABLE = "goal_templates"
 THREAD_TABLE = "thread_notes_v3"
-# a classic GitHub PAT shape (ghp_ + 36 base62; the sample's own GITHUB_TOKEN is longer and is
-# caught only where it is assigned to a secret-named variable)
+# a classic GitHub PAT shape (ghp_ + 36 base62; the sample's own GITHUB_TOKEN is longer: github-pat leaves it,
+# github-token-odd-length takes it)
 GOAL_TOKEN = "ghp_" + "R7kLm2Qx9TbV1cN3pW5yH6jD0sA4eG2uIoZ8"
 KEEP_OPEN: list[sqlite3.Connection] = []  # referenced until the child exits: no close, no checkpoint
 
