@@ -1,9 +1,10 @@
 """SQLite databases: redact every text value (and text-like BLOB), then `VACUUM INTO` dst.
 
 The pipeline hands us a consistent snapshot (backup API). We work on a private
-copy (a 0700 temp dir; a `-wal` next to the snapshot is copied too and
-recovered), update only the cells that change, and write the result with
-`VACUUM INTO`, so no free page, WAL frame or journal of dst keeps old plaintext.
+copy (in memory for a small rollback-journal file with no `-wal`, else in a 0700
+temp dir, where a `-wal` next to the snapshot is copied too and recovered),
+update only the cells that change, and write the result with `VACUUM INTO`, so
+no free page, WAL frame or journal of dst keeps old plaintext.
 dst has journal_mode DELETE and must pass `PRAGMA integrity_check`. The schema
 (table, index, trigger names, sqlite_master) is never changed.
 
@@ -85,11 +86,6 @@ def _split(rows: list[tuple[str, str]]) -> tuple[list[tuple[str, str]], dict[str
             continue
         plain.append((name, sql))
     return plain, fts
-
-
-def _tables(conn: sqlite3.Connection) -> tuple[list[tuple[str, str]], dict[str, str]]:
-    """(ordinary tables with their CREATE sql, {fts table: module})."""
-    return _split(_master(conn))
 
 
 def _table(name: str, sql: str, info: list[tuple[str, int, int]]) -> _Table:
