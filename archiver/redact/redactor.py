@@ -22,7 +22,7 @@ import re2
 
 from archiver.redact import pathids, rawcheck
 from archiver.redact.base import RedactionReport
-from archiver.redact.engine import MODE_PATHS, Engine, Match
+from archiver.redact.engine import MODE_ALL, MODE_PATHS, Engine, Match
 from archiver.redact.pathids import PathIds
 from archiver.redact.presidio_engine import PresidioOptions, PresidioRedactor
 from archiver.redact.pseudonym import Pseudonymizer
@@ -223,13 +223,19 @@ class RuleRedactor:
     def _cells(self, items: list[tuple[object, str, str | None]], report: RedactionReport) -> list[object]:
         """_cell over the text cells of a batch of rows: the cells that `_cell` would redact as one
         JSON document each (message and part rows) go through the JSON walker together, in
-        batches as JSONL lines do (one engine pass each); every other cell one by one."""
+        batches as JSONL lines do (one engine pass each); the plain text cells (ids, titles,
+        folders) through one engine pass of their own; every other cell one by one."""
         out: list[object] = [None] * len(items)
         docs: list[tuple[int, bytes, str]] = []
+        texts: list[tuple[int, bytes]] = []
         for n, (value, carrier, key) in enumerate(items):
             data = self._json_cell(value, key)
             if data is None:
-                out[n] = self._cell(value, carrier, report, key)
+                text = self._text_cell(value, key)
+                if text is None:
+                    out[n] = self._cell(value, carrier, report, key)
+                else:
+                    texts.append((n, text))
             elif not self.json.needs_work(data):
                 out[n] = value
             else:
@@ -248,7 +254,33 @@ class RuleRedactor:
                 value = items[n][0]
                 out[n] = new if type(value) is bytes else value if new is data else new.decode("utf-8", "surrogatepass")
             k = end
+        if texts:
+            self._text_cells(texts, items, out, report)
         return out
+
+    def _text_cells(self, texts: list[tuple[int, bytes]], items: list[tuple[object, str, str | None]],
+                    out: list[object], report: RedactionReport) -> None:
+        """Plain text cells as `_cell` redacts each (engine.redact_bytes), in one scan_segments
+        pass: its matches are those of each string scanned alone."""
+        found = self.engine.scan_segments([data for _, data in texts], [MODE_ALL] * len(texts))
+        for j, (n, data) in enumerate(texts):
+            value, carrier, _key = items[n]
+            ms = found.get(j)
+            out[n] = self.engine.apply(data, ms, report, carrier).decode("utf-8", "surrogatepass") if ms else value
+
+    @staticmethod
+    def _text_cell(value: object, key: str | None) -> bytes | None:
+        """The bytes of a text cell that `_cell` hands to engine.redact_bytes as they are (not
+        hex-encoded JSON, not scanned under a secret-like name, not JSON, no NUL, which a lone
+        scan reads as a line end), if it is one; else None. Called for cells _json_cell passed."""
+        if type(value) is not str or not value:
+            return None
+        if (len(value) >= 4 and _HEX_JSON.search(value) is not None) or (key is not None and value[:1] not in "{["):
+            return None
+        data = value.encode("utf-8", "surrogatepass")
+        if b"\x00" in data or data[:64].lstrip()[:1] in (b"{", b"["):
+            return None
+        return data
 
     @staticmethod
     def _json_cell(value: object, key: str | None) -> bytes | None:

@@ -1,9 +1,10 @@
 """SQLite databases: redact every text value (and text-like BLOB), then `VACUUM INTO` dst.
 
 The pipeline hands us a consistent snapshot (backup API). We work on a private
-copy (a 0700 temp dir; a `-wal` next to the snapshot is copied too and
-recovered), update only the cells that change, and write the result with
-`VACUUM INTO`, so no free page, WAL frame or journal of dst keeps old plaintext.
+copy (in memory for a small rollback-journal file with no `-wal`, else in a 0700
+temp dir, where a `-wal` next to the snapshot is copied too and recovered),
+update only the cells that change, and write the result with `VACUUM INTO`, so
+no free page, WAL frame or journal of dst keeps old plaintext.
 dst has journal_mode DELETE and must pass `PRAGMA integrity_check`. The schema
 (table, index, trigger names, sqlite_master) is never changed.
 
@@ -15,13 +16,14 @@ Other virtual tables are skipped.
 from __future__ import annotations
 
 import logging
+import os
 import re
 import shutil
 import sqlite3
 import tempfile
 from collections import Counter
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable, Iterator, NamedTuple
 
 from archiver.redact.walkers import SECRET_NAME, SECRET_NAME_MAX
 
@@ -35,6 +37,11 @@ CellsFn = Callable[[list[tuple[object, str, "str | None"]]], list[object]]
 _PAIRS = (("name", "value"), ("key", "value"))
 BATCH = 500
 BATCH_BYTES = 4 << 20  # a batch also ends after about this many bytes of cells
+# a database up to this size is redacted in a private in-memory copy (its bytes held twice at most)
+MEMORY_MAX = 16 << 20
+_MAGIC = b"SQLite format 3\x00"
+_HEADER_BYTES = 100
+_NAMES_PER_STATEMENT = 200  # tables whose columns one statement reads (well below SQLite's 999 parameters)
 _SHADOW_SUFFIXES = ("_content", "_data", "_idx", "_docsize", "_config", "_segments", "_segdir", "_stat",
                     "_node", "_rowid", "_parent")
 _FTS_RE = re.compile(r"\bUSING\s+(fts[345])\b", re.I)
@@ -48,9 +55,23 @@ def _q(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def _tables(conn: sqlite3.Connection) -> tuple[list[tuple[str, str]], dict[str, str]]:
-    """(ordinary tables with their CREATE sql, {fts table: module})."""
-    rows = conn.execute("SELECT name, COALESCE(sql, '') FROM sqlite_master WHERE type = 'table'").fetchall()
+class _Table(NamedTuple):
+    """An ordinary (or FTS) table as the walk reads it: its name, its CREATE sql, its columns
+    that hold data (no generated or hidden ones) and the key a row is read and updated by
+    (the primary key in key order for a WITHOUT ROWID table, else a rowid alias)."""
+    name: str
+    sql: str
+    cols: list[str]
+    keys: list[str]
+    without_rowid: bool
+
+
+def _master(conn: sqlite3.Connection) -> list[tuple[str, str]]:
+    return conn.execute("SELECT name, COALESCE(sql, '') FROM sqlite_master WHERE type = 'table'").fetchall()
+
+
+def _split(rows: list[tuple[str, str]]) -> tuple[list[tuple[str, str]], dict[str, str]]:
+    """(ordinary tables with their CREATE sql, {fts table: module}) of sqlite_master's tables."""
     virtual = {n: s for n, s in rows if s.upper().lstrip().startswith("CREATE VIRTUAL TABLE")}
     fts: dict[str, str] = {}
     for name, sql in virtual.items():
@@ -67,37 +88,55 @@ def _tables(conn: sqlite3.Connection) -> tuple[list[tuple[str, str]], dict[str, 
     return plain, fts
 
 
-def _columns(conn: sqlite3.Connection, table: str) -> list[str]:
-    cols = []
-    for row in conn.execute(f"PRAGMA table_xinfo({_q(table)})"):
-        hidden = row[6] if len(row) > 6 else 0
-        if hidden:  # generated columns cannot be written; virtual tables' hidden columns are not data
-            continue
-        cols.append(row[1])
-    return cols
-
-
-def _rows(conn: sqlite3.Connection, table: str, sql: str, cols: list[str]) -> Iterator[tuple[tuple, tuple] | None]:
-    """(key values, column values) per row, read in batches of at most BATCH rows and about
-    BATCH_BYTES of cells, one row at a time; None after each batch, when no cursor is open (so
-    pending updates can be written without racing one)."""
-    sel = ", ".join(_q(c) for c in cols)
-    if "WITHOUT ROWID" in sql.upper():  # the primary key, in key order (row values compare)
-        keys = [_q(r[1]) for r in sorted(conn.execute(f"PRAGMA table_info({_q(table)})"), key=lambda r: r[5])
-                if r[5]]
+def _table(name: str, sql: str, info: list[tuple[str, int, int]]) -> _Table:
+    """`info`: (column, pk position, hidden) of each column, as PRAGMA table_xinfo lists them."""
+    cols = [c for c, _pk, hidden in info if not hidden]  # generated columns cannot be written;
+    without_rowid = "WITHOUT ROWID" in sql.upper()       # virtual tables' hidden columns are not data
+    if without_rowid:  # the primary key, in key order (row values compare)
+        keys = [_q(c) for c, pk, _h in sorted(info, key=lambda r: r[1]) if pk]
     else:
         keys = [next(r for r in ("rowid", "_rowid_", "oid") if r not in cols)]
-    width = len(keys)
-    key_sel = ", ".join(keys)
+    return _Table(name, sql, cols, keys, without_rowid)
+
+
+def _plain_tables(conn: sqlite3.Connection, plain: list[tuple[str, str]]) -> list[_Table]:
+    """The ordinary tables' columns and keys, read for all of them in a few statements
+    (pragma_table_xinfo joined to a list of names) rather than one PRAGMA per table."""
+    info: dict[str, list[tuple[str, int, int]]] = {name: [] for name, _sql in plain}
+    names = list(info)
+    for k in range(0, len(names), _NAMES_PER_STATEMENT):
+        chunk = names[k:k + _NAMES_PER_STATEMENT]
+        rows = conn.execute(
+            "SELECT m.name, p.name, p.pk, p.hidden FROM sqlite_master AS m, pragma_table_xinfo(m.name) AS p "
+            f"WHERE m.type = 'table' AND m.name IN ({', '.join('?' * len(chunk))}) ORDER BY m.name, p.cid", chunk)
+        for table, col, pk, hidden in rows:
+            info[table].append((col, pk, hidden))
+    return [_table(name, sql, info[name]) for name, sql in plain]
+
+
+def _columns(conn: sqlite3.Connection, table: str) -> list[tuple[str, int, int]]:
+    return [(r[1], r[5], r[6] if len(r) > 6 else 0) for r in conn.execute(f"PRAGMA table_xinfo({_q(table)})")]
+
+
+def _rows(conn: sqlite3.Connection, t: _Table) -> Iterator[tuple[tuple, tuple] | None]:
+    """(key values, column values) per row, read in batches of at most BATCH rows and about
+    BATCH_BYTES of cells, one row at a time; None after each batch, when no cursor is open (so
+    pending updates can be written without racing one). A batch that ran out of rows is the
+    last unless something was written after it (an UPDATE that moved a key, or a trigger's
+    row): then one more query looks for rows past it, as after a full batch."""
+    sel = ", ".join(_q(c) for c in t.cols)
+    width = len(t.keys)
+    key_sel = ", ".join(t.keys)
     order = f"ORDER BY {key_sel} LIMIT {BATCH}"
     after = f"WHERE ({key_sel}) > ({', '.join('?' * width)})" if width > 1 else f"WHERE {key_sel} > ?"
     last: tuple | None = None
     while True:
         if last is None:
-            cur = conn.execute(f"SELECT {key_sel}, {sel} FROM {_q(table)} {order}")
+            cur = conn.execute(f"SELECT {key_sel}, {sel} FROM {_q(t.name)} {order}")
         else:
-            cur = conn.execute(f"SELECT {key_sel}, {sel} FROM {_q(table)} {after} {order}", last)
+            cur = conn.execute(f"SELECT {key_sel}, {sel} FROM {_q(t.name)} {after} {order}", last)
         n = size = 0
+        ran_out = True
         try:
             for row in cur:
                 n += 1
@@ -105,37 +144,39 @@ def _rows(conn: sqlite3.Connection, table: str, sql: str, cols: list[str]) -> It
                 size += sum(len(v) for v in row if type(v) is str or type(v) is bytes)
                 yield last, row[width:]
                 if size >= BATCH_BYTES:
+                    ran_out = False
                     break
         finally:
             cur.close()
         if not n:
             return
+        written = conn.total_changes
         yield None
+        if ran_out and n < BATCH and conn.total_changes == written:
+            return
 
 
-def _key_clause(conn: sqlite3.Connection, table: str, sql: str, cols: list[str]) -> str:
-    if "WITHOUT ROWID" in sql.upper():
-        pk = [r[1] for r in sorted(conn.execute(f"PRAGMA table_info({_q(table)})"), key=lambda r: r[5]) if r[5]]
-        return " AND ".join(f"{_q(c)} = ?" for c in pk)
-    rid = next(r for r in ("rowid", "_rowid_", "oid") if r not in cols)
-    return f"{rid} = ?"
+def _key_clause(t: _Table) -> str:
+    if t.without_rowid:
+        return " AND ".join(f"{k} = ?" for k in t.keys)
+    return f"{t.keys[0]} = ?"
 
 
-def _walk_table(conn: sqlite3.Connection, table: str, sql: str, cell: CellFn, write: bool,
+def _walk_table(conn: sqlite3.Connection, t: _Table, cell: CellFn, write: bool,
                 cells: CellsFn | None = None) -> int:
     """Every text cell of `table` through `cells` (a batch of rows at once: one engine pass over
     many small JSON cells), else through `cell` one by one in the same order; the cells that
     change are updated by key. Returns the number of rows changed."""
     if cells is None:
         cells = lambda items: [cell(v, carrier, key) for v, carrier, key in items]  # noqa: E731
-    cols = _columns(conn, table)
+    table, cols = t.name, t.cols
     if not cols:
         return 0
     carriers = [f"sqlite:{table}.{c}" for c in cols]
     keys: list[str | None] = [c if len(c) <= SECRET_NAME_MAX and SECRET_NAME.search(c) else None for c in cols]
     lower = [c.lower() for c in cols]
     pair = next(((lower.index(n), lower.index(v)) for n, v in _PAIRS if n in lower and v in lower), None)
-    where = _key_clause(conn, table, sql, cols)
+    where = _key_clause(t)
     changed_rows = 0
     pending: list[tuple[str, tuple]] = []
     rows: list[tuple[tuple, tuple]] = []
@@ -173,7 +214,7 @@ def _walk_table(conn: sqlite3.Connection, table: str, sql: str, cell: CellFn, wr
         rows.clear()
         return changed
 
-    for item in _rows(conn, table, sql, cols):
+    for item in _rows(conn, t):
         if item is None:  # between batches: no cursor open
             changed_rows += run_batch()
             if write:
@@ -207,7 +248,7 @@ def _fts(conn: sqlite3.Connection, table: str, module: str, sql: str, cell: Cell
         if write:
             conn.execute(f"INSERT INTO {_q(table)}({_q(table)}) VALUES('rebuild')")
         return
-    _walk_table(conn, table, sql, cell, write, cells)
+    _walk_table(conn, _table(table, sql, _columns(conn, table)), cell, write, cells)
     if write:
         conn.execute(f"INSERT INTO {_q(table)}({_q(table)}) VALUES('optimize')")
 
@@ -217,24 +258,24 @@ def redact_sqlite(src: Path, dst: Path, cell: CellFn, warnings: Counter[str] | N
     """Redact the snapshot `src` into a fresh, vacuumed database `dst` (`cells`, when given, takes
     the text cells of a batch of rows at once; `cell` one at a time)."""
     warnings = warnings if warnings is not None else Counter()
-    tmp = tempfile.mkdtemp(prefix="archiver-sqlite-")  # mode 0700
+    tmp: str | None = None
     try:
-        work = Path(tmp) / "work.db"
-        shutil.copyfile(src, work)
-        wal = Path(str(src) + "-wal")
-        if wal.exists():
-            shutil.copyfile(wal, Path(str(work) + "-wal"))
-        conn = sqlite3.connect(work, isolation_level=None)
+        conn = _in_memory(src)
+        if conn is None:
+            tmp = tempfile.mkdtemp(prefix="archiver-sqlite-")  # mode 0700
+            conn = _file_copy(src, Path(tmp) / "work.db")
         try:
-            conn.execute("PRAGMA journal_mode=DELETE")
-            # a private temp copy and a temp output (uploaded, then removed): no fsyncs, which
+            if tmp is not None:
+                conn.execute("PRAGMA journal_mode=DELETE")
+            # a private copy and a temp output (uploaded, then removed): no fsyncs, which
             # also makes VACUUM INTO skip them (SQLite >= 3.38 honours synchronous=OFF there)
             conn.execute("PRAGMA synchronous=OFF")
             conn.execute("BEGIN")
-            plain, fts = _tables(conn)
-            sqls = dict(conn.execute("SELECT name, COALESCE(sql, '') FROM sqlite_master WHERE type='table'"))
-            for table, sql in plain:
-                _walk_table(conn, table, sql, cell, True, cells)
+            master = _master(conn)
+            plain, fts = _split(master)
+            sqls = dict(master)
+            for t in _plain_tables(conn, plain):
+                _walk_table(conn, t, cell, True, cells)
             for table, module in fts.items():
                 try:
                     _fts(conn, table, module, sqls[table], cell, True, warnings, cells)
@@ -251,7 +292,38 @@ def redact_sqlite(src: Path, dst: Path, cell: CellFn, warnings: Counter[str] | N
             conn.close()
         _finish(dst)
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _in_memory(src: Path) -> sqlite3.Connection | None:
+    """A private in-memory copy of a small rollback-journal database with no -wal beside it
+    (no temp file, no journal on disk); None for any other (see _file_copy). VACUUM INTO writes
+    the same bytes from either copy: it rebuilds dst from the rows and schema alone."""
+    if not hasattr(sqlite3.Connection, "deserialize") or Path(f"{src}-wal").exists():
+        return None
+    with open(src, "rb") as f:
+        head = f.read(_HEADER_BYTES)
+        if (len(head) < _HEADER_BYTES or not head.startswith(_MAGIC) or head[18:20] != b"\x01\x01"
+                or os.fstat(f.fileno()).st_size > MEMORY_MAX):
+            return None
+        data = head + f.read()
+    conn = sqlite3.connect(":memory:", isolation_level=None)
+    try:
+        conn.deserialize(data)
+    except sqlite3.DatabaseError as e:
+        conn.close()
+        raise SqliteRedactionError(f"{src}: cannot redact SQLite database: {e}") from e
+    return conn
+
+
+def _file_copy(src: Path, work: Path) -> sqlite3.Connection:
+    """A private file copy of src (its -wal copied too, and recovered on open)."""
+    shutil.copyfile(src, work)
+    wal = Path(f"{src}-wal")
+    if wal.exists():
+        shutil.copyfile(wal, Path(f"{work}-wal"))
+    return sqlite3.connect(work, isolation_level=None)
 
 
 def _finish(dst: Path) -> None:
@@ -275,10 +347,11 @@ def scan_sqlite(path: Path, cell: CellFn, cells: CellsFn | None = None) -> None:
     database without writing anything."""
     conn = sqlite3.connect(Path(path).resolve().as_uri() + "?mode=ro", uri=True)
     try:
-        plain, fts = _tables(conn)
-        for table, sql in plain:
-            _walk_table(conn, table, sql, cell, False, cells)
-        sqls = dict(conn.execute("SELECT name, COALESCE(sql, '') FROM sqlite_master WHERE type='table'"))
+        master = _master(conn)
+        plain, fts = _split(master)
+        for t in _plain_tables(conn, plain):
+            _walk_table(conn, t, cell, False, cells)
+        sqls = dict(master)
         for table, module in fts.items():
             try:
                 _fts(conn, table, module, sqls[table], cell, False, Counter(), cells)
