@@ -119,6 +119,8 @@ def gen_codex(home: Path, n: int, seed: int) -> None:
 
 
 def _codex_state(root: Path, threads: list[tuple[str, Path, str]], ddl: str, r: random.Random) -> None:
+    from archiver.demo.codex_sample import THREAD_HISTORY_SCHEMA
+
     con = sqlite3.connect(str(root / "state_5.sqlite"), isolation_level=None)
     con.execute("PRAGMA journal_mode=WAL")
     con.executescript(ddl)
@@ -139,17 +141,7 @@ def _codex_state(root: Path, threads: list[tuple[str, Path, str]], ddl: str, r: 
     con.close()
     con = sqlite3.connect(str(root / "thread_history_1.sqlite"), isolation_level=None)
     con.execute("PRAGMA journal_mode=WAL")
-    con.executescript(
-        """
-        CREATE TABLE thread_turns (thread_id TEXT NOT NULL, turn_id TEXT NOT NULL, rollout_ordinal INTEGER NOT NULL,
-            status TEXT NOT NULL, PRIMARY KEY (thread_id, turn_id));
-        CREATE TABLE thread_items (thread_id TEXT NOT NULL, turn_id TEXT NOT NULL, item_id TEXT NOT NULL,
-            rollout_ordinal INTEGER NOT NULL, created_at_ms INTEGER NOT NULL, item_json TEXT NOT NULL,
-            item_type TEXT NOT NULL DEFAULT '', updated_at_ordinal INTEGER NOT NULL DEFAULT 0,
-            PRIMARY KEY (thread_id, turn_id, item_id));
-        CREATE TABLE thread_history_projection_state (thread_id TEXT PRIMARY KEY, next_rollout_byte_offset INTEGER NOT NULL,
-            next_rollout_ordinal INTEGER NOT NULL);
-        """)
+    con.executescript(THREAD_HISTORY_SCHEMA)
     con.execute("BEGIN")
     for tid, _path, _cwd in threads:
         for t in range(2):

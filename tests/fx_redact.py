@@ -42,6 +42,12 @@ def redacted_table(red: Any, table: str, columns: str, rows: list[tuple[Any, str
     return out
 
 
+def redacted(red: Any, text: str) -> tuple[str, dict[str, int]]:
+    """The redacted text and its report's counts by rule."""
+    report = RedactionReport()
+    return red.redact_text(text, report), report.by_rule()
+
+
 def kept(red: Any, text: str) -> dict[str, int]:
     """Assert the text comes out as it went in; its report's counts by rule."""
     report = RedactionReport()

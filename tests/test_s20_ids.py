@@ -20,7 +20,7 @@ from archiver.redact.base import RedactionReport
 from archiver.redact.engine import MODE_ALL, MODE_KEYS, Engine
 from archiver.redact.pseudonym import Pseudonymizer
 from archiver.redact.rules import RuleError, load_rules
-from tests.fx_redact import builtin_redactor
+from tests.fx_redact import builtin_redactor, redacted
 from tests.fx_s19_pii import aadhaar, bsn, cpf, dni, nie, nir, passport, sin
 
 KEY = b"s20-ids-test-key-0123456789abcdef0"
@@ -31,10 +31,6 @@ TOKEN = r"<NATIONAL_ID:[0-9a-f]{8}>"
 def red():  # noqa: ANN201
     return builtin_redactor(KEY, ["zelda"])
 
-
-def _redact(red, text: str) -> tuple[str, dict[str, int]]:  # noqa: ANN001
-    report = RedactionReport()
-    return red.redact_text(text, report), report.by_rule()
 
 
 def _pattern(text: str, gone: list[str], token: str = TOKEN) -> str:
@@ -54,7 +50,7 @@ def test_a_semicolon_csv_id_column_loses_its_valid_cells(red, column: str, gen, 
     (good, bad), (good2, _) = gen(rng), gen(rng)
     text = (f"nombre;{column};importe;email_verificado\n"
             f"Ignatia Fakename;{good};3,14;true\nBob;{bad};2,50;false\nCarl;{good2};0,99;true\n")
-    out, found = _redact(red, text)
+    out, found = redacted(red, text)
     assert re.fullmatch(_pattern(text, [good, good2]), out), out
     assert bad in out and "3,14" in out and found == {rule: 2}
 
@@ -63,15 +59,15 @@ def test_the_bsn_example_that_was_a_negative_is_a_bsn(red) -> None:  # noqa: ANN
     """rules/pii.toml listed this text as a negative of nl-bsn; 291417772 passes the 11-test and
     sits in the `bsn` column of a `;`-CSV: a BSN. The example there now has it in another column."""
     text = "klant;naam;bsn\n3;Ignatia Fakename;291417772\n"
-    out, found = _redact(red, text)
+    out, found = redacted(red, text)
     assert re.fullmatch(_pattern(text, ["291417772"]), out) and found == {"nl-bsn": 1}, out
     other = "klant;naam;klantnummer;bsn\n3;Ignatia Fakename;111222333;n/a\n"
-    assert _redact(red, other) == (other, {})
+    assert redacted(red, other) == (other, {})
 
 
 def test_a_semicolon_csv_password_column(red) -> None:  # noqa: ANN001
     text = "user;password;last_login\nbob;Hunter2pass!;2026-01-02\nann;NULL;2026-01-03\n"
-    out, found = _redact(red, text)
+    out, found = redacted(red, text)
     assert re.fullmatch(_pattern(text, ["Hunter2pass!"], r"<PASSWORD:[0-9a-f]{8}>"), out), out
     assert found == {"table-password-column": 1}
 
@@ -82,7 +78,7 @@ def test_a_semicolon_csv_password_column(red) -> None:  # noqa: ANN001
     "for f in a;b;c; do echo $f; done\n",
 ])
 def test_semicolon_lines_that_name_no_id_column_stay(red, text: str) -> None:  # noqa: ANN001
-    assert _redact(red, text) == (text, {})
+    assert redacted(red, text) == (text, {})
 
 
 # ------------------------------------------------------------------ 2. aligned text
@@ -92,7 +88,7 @@ def test_right_aligned_values_wider_than_their_name(red) -> None:  # noqa: ANN00
     rng = random.Random(2)
     (g1, bad), (g2, _) = bsn(rng), bsn(rng)
     text = f"name           bsn  city\nIgnatia  {g1}  Leeds\nBob      {bad}  Pune\nCarl     {g2}  Porto\n"
-    out, found = _redact(red, text)
+    out, found = redacted(red, text)
     assert re.fullmatch(_pattern(text, [g1, g2]), out) and found == {"nl-bsn": 2}, out
 
 
@@ -105,7 +101,7 @@ def test_a_pandas_dataframe(red) -> None:  # noqa: ANN001
             f"0   1  Ignatia Fakename  {g1}    0.5\n"
             f"1   2               Bob  {bad}   12.0\n"
             f"2   3        Carl Smith  {g2}    3.1\n")
-    out, found = _redact(red, text)
+    out, found = redacted(red, text)
     assert re.fullmatch(_pattern(text, [g1, g2]), out) and found == {"ca-sin": 2}, out
 
 
@@ -126,7 +122,7 @@ def test_an_id_over_two_lines_is_validated_whole(red, fmt: str) -> None:  # noqa
         text = f"id  bsn\n-- -----\n 1 {head}.\n   {tail}\n 2 {bhead}.\n   {btail}\n(2 rows)\n"
     else:  # aligned text, psql's newline marker and a continuation line
         text = f"name      bsn\nIgnatia   {head}+\n          {tail}\nBob       {bhead}+\n          {btail}\n"
-    out, found = _redact(red, text)
+    out, found = redacted(red, text)
     assert head not in out and tail not in out, out
     assert bhead in out and btail in out, out  # a wrong check digit: both pieces stay
     assert found == {"nl-bsn": 2}
@@ -138,7 +134,7 @@ def test_a_marker_then_a_new_row_is_no_continuation(red) -> None:  # noqa: ANN00
     rng = random.Random(7)
     (g1, _), (g2, _) = bsn(rng), bsn(rng)
     text = f"name      bsn        note\nIgnatia   {g1}  a +\n                     b\nBob       {g2}  c++\n"
-    out, found = _redact(red, text)
+    out, found = redacted(red, text)
     assert re.fullmatch(_pattern(text, [g1, g2]), out) and found == {"nl-bsn": 2}, out
 
 

@@ -20,7 +20,7 @@ import pytest
 from archiver.demo.claude_sample import make_claude_home
 from archiver.redact.base import RedactionReport
 from tests.fx_archiver import USER, Env, env  # noqa: F401
-from tests.fx_redact import builtin_redactor
+from tests.fx_redact import builtin_redactor, redacted
 from tests.fx_s19_pii import bsn, dni, nie, nino, passport, sin, tool_result_line
 
 KEY = b"s20-vertical-test-key-0123456789ab"
@@ -32,10 +32,6 @@ EMAIL = r"<EMAIL:[0-9a-f]{8}>"
 def red():  # noqa: ANN201
     return builtin_redactor(KEY, ["zelda"])
 
-
-def _text(red, text: str) -> tuple[str, dict[str, int]]:  # noqa: ANN001
-    report = RedactionReport()
-    return red.redact_text(text, report), report.by_rule()
 
 
 def _path(red, path: str) -> tuple[str, dict[str, int]]:  # noqa: ANN001
@@ -51,7 +47,7 @@ def _pattern(text: str, gone: list[str], token: str = ID) -> str:
 
 
 def _token(red, text: str) -> str:  # noqa: ANN001
-    out, _ = _text(red, text)
+    out, _ = redacted(red, text)
     found = re.findall(r"<[A-Z_]+:[0-9a-f]{8}>", out)
     assert len(found) == 1, out
     return found[0]
@@ -108,12 +104,12 @@ def test_what_an_extension_is_decided_from_the_list_and_the_domain(red, path: st
 def test_names_that_hold_no_address_stay(red, path: str) -> None:  # noqa: ANN001
     assert _path(red, path) == (path, {})
     stem = path.rsplit(".", 1)[0]
-    assert _text(red, f"see {stem}")[0] == f"see {stem}"
+    assert redacted(red, f"see {stem}")[0] == f"see {stem}"
 
 
 def test_text_mode_still_takes_the_extension_into_the_address(red) -> None:  # noqa: ANN001
     """In prose `bob@corp.example.pdf` is rare and ambiguous: the address rule's match is kept."""
-    out, found = _text(red, "saved alice.smith@acme-corp.io.txt to disk")
+    out, found = redacted(red, "saved alice.smith@acme-corp.io.txt to disk")
     assert re.fullmatch(r"saved <EMAIL:[0-9a-f]{8}> to disk", out) and found == {"email": 1}, out
 
 
@@ -162,7 +158,7 @@ def test_psql_expanded_records(red) -> None:  # noqa: ANN001
             "-[ RECORD 2 ]---+-----------------\n"
             f"name            | Bob\nbsn             | {bad}\nsin_number      | n/a\n"
             "passport_no     | \nport            | 5433\n")
-    out, found = _text(red, text)
+    out, found = redacted(red, text)
     pattern = _pattern(text, [g, s]).replace(re.escape(p), r"<PASSPORT:[0-9a-f]{8}>")
     assert re.fullmatch(pattern, out), out
     assert found == {"nl-bsn": 1, "ca-sin": 1, "passport-labelled": 1}
@@ -185,7 +181,7 @@ def test_mysql_vertical_rows_with_ids_and_secrets(red) -> None:  # noqa: ANN001
             "                 id: 18\n"
             f"       customer_bsn: {bad}\n"
             "                pwd: NULL\n")
-    out, found = _text(red, text)
+    out, found = redacted(red, text)
     pattern = _pattern(text, [g, s])
     pattern = pattern.replace(re.escape("*6BB4837EB74329105EE4568DDA7DC67ED2CA2AD9"), r"<PASSWORD:[0-9a-f]{8}>")
     pattern = pattern.replace("Qx7hunterPass92", r"<SECRET:[0-9a-f]{8}>")
@@ -200,7 +196,7 @@ def test_a_key_line_naming_an_id(red, fmt: str) -> None:  # noqa: ANN001
     good, bad = _ids(3)["bsn"]
     for value, gone in ((good, True), (bad, False)):
         text = f"status: ok\n{fmt.format(value)}\nport: 8080\n"
-        out, found = _text(red, text)
+        out, found = redacted(red, text)
         if gone:
             assert re.fullmatch(_pattern(text, [value]), out) and found == {"nl-bsn": 1}, out
         else:
@@ -211,7 +207,7 @@ def test_a_key_line_of_a_passport_and_a_sin(red) -> None:  # noqa: ANN001
     v = _ids(4)
     p, s = v["passport"][0], v["sin"][0]
     text = f"customer_passport: {p}\nsin | {s}\n"
-    out, found = _text(red, text)
+    out, found = redacted(red, text)
     assert re.fullmatch(_pattern(text, [s]).replace(p, r"<PASSPORT:[0-9a-f]{8}>"), out), out
     assert found == {"passport-labelled": 1, "ca-sin": 1}
 
@@ -231,7 +227,7 @@ def _lookalikes() -> str:
 
 def test_numbers_under_other_keys_stay(red) -> None:  # noqa: ANN001
     text = _lookalikes()
-    assert _text(red, text) == (text, {})
+    assert redacted(red, text) == (text, {})
 
 
 def test_vertical_listings_end_to_end(red, tmp_path: Path) -> None:  # noqa: ANN001
@@ -255,7 +251,7 @@ def test_plural_dni_nie_nif(red) -> None:  # noqa: ANN001
     (d1, dbad), (d2, _), (n1, _) = dni(rng), dni(rng), nie(rng)
     for text, gone in ((f"DNIs: {d1}, {d2}, {dbad}", [d1, d2]), (f"los NIEs {n1} y {d1}", [n1, d1]),
                        (f"nifs={d2}", [d2]), (f"the customerDnis field: {d1}", [d1])):
-        out, found = _text(red, text)
+        out, found = redacted(red, text)
         assert re.fullmatch(_pattern(text, gone), out) and found == {"es-dni-nie": len(gone)}, (text, out)
 
 
@@ -264,10 +260,10 @@ def test_plural_bsns(red) -> None:  # noqa: ANN001
     (b1, bad), (b2, _) = bsn(rng), bsn(rng)
     for text in (f"the BSNs {b1} and {b2} (not {bad})", f"BSN's: {b1}, {b2}, {bad}",
                  f"burgerservicenummers van de klanten: {b1} en {b2}; {bad}"):
-        out, found = _text(red, text)
+        out, found = redacted(red, text)
         assert re.fullmatch(_pattern(text, [b1, b2]), out) and found == {"nl-bsn-plural": 2}, (text, out)
     # the same token as after the singular label
-    assert _token(red, f"BSN: {b1}") in _text(red, f"BSNs: {b1}")[0]
+    assert _token(red, f"BSN: {b1}") in redacted(red, f"BSNs: {b1}")[0]
 
 
 @pytest.mark.parametrize("context", ["list of companies: {}", "ponies and cronies {}", "dnisx {}",
@@ -277,7 +273,7 @@ def test_other_words_ending_like_a_plural_name_nothing(red, context: str) -> Non
     rng = random.Random(9)
     for v in (dni(rng)[0], nie(rng)[0], bsn(rng)[0], "269054958815780"):
         text = context.format(v)
-        assert _text(red, text) == (text, {}), text
+        assert redacted(red, text) == (text, {}), text
 
 
 def test_plural_words_end_to_end(red, tmp_path: Path) -> None:  # noqa: ANN001
