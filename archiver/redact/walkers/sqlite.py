@@ -311,6 +311,7 @@ def _in_memory(src: Path) -> sqlite3.Connection | None:
     conn = sqlite3.connect(":memory:", isolation_level=None)
     try:
         conn.deserialize(data)
+        conn.execute("PRAGMA temp_store=MEMORY")  # its sorts and temp b-trees never reach a temp dir either
     except sqlite3.DatabaseError as e:
         conn.close()
         raise SqliteRedactionError(f"{src}: cannot redact SQLite database: {e}") from e
