@@ -74,6 +74,7 @@ from archiver.harnesses.common import (
     cache_put,
     configured_root,
     file_state_key,
+    index_if_scanned,
     iso,
     open_file,
     regular_files,
@@ -204,20 +205,11 @@ def index_thread_columns(snapshot: Path) -> list[str]:
                 continue
             columns = [r[1] for r in con.execute(f"PRAGMA main.table_info({sql_ident(name)})")]
             col = _thread_column(name, columns)
-            if not col or not _scans_for_thread(con, name, col):
-                continue
-            con.execute(f"CREATE INDEX {sql_ident(SNAPSHOT_INDEX_PREFIX + name)} ON {sql_ident(name)} ({sql_ident(col)})")
-            indexed.append(name)
+            if col and index_if_scanned(con, name, col, SNAPSHOT_INDEX_PREFIX + name):
+                indexed.append(name)
     finally:
         con.close()
     return indexed
-
-
-def _scans_for_thread(con: sqlite3.Connection, table: str, col: str) -> bool:
-    """Whether SQLite reads all of `table` to find one thread's rows (no index leads with `col`)."""
-    plan = con.execute(f"EXPLAIN QUERY PLAN SELECT * FROM main.{sql_ident(table)} WHERE {sql_ident(col)} = ?",
-                       ("",)).fetchall()
-    return any(str(row[-1]).startswith("SCAN") for row in plan)
 
 
 def _identity_or_none(db: Path) -> str | None:

@@ -12,6 +12,7 @@ never blocked on.
 from __future__ import annotations
 
 import os
+import sqlite3
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, BinaryIO, Callable, Generic, Iterable, Iterator, MutableMapping, TypeVar
@@ -259,6 +260,21 @@ def cwd_folder_relpath(
     if not rest or folder != encode(cwd):
         return redact_relpath(path)
     return f"{prefix}{encode(redact_text(cwd))}/{redact_relpath(rest)}"
+
+
+def index_if_scanned(con: sqlite3.Connection, table: str, column: str, index: str) -> bool:
+    """In a private snapshot (never a live database: collectors open those read-only), index
+    `table.column` as `index` when SQLite would read the whole table to find the rows with
+    `column = ?` (no index leads with it). Per-session or per-thread extracts of a shared store
+    look rows up that way, once per session: without the index, sessions x rows. The caller keeps
+    such indexes out of every extract and digest (its schema reader skips their name prefix).
+    Returns whether it made the index; sqlite3.Error propagates."""
+    plan = con.execute(f"EXPLAIN QUERY PLAN SELECT * FROM main.{sql_ident(table)} WHERE {sql_ident(column)} = ?",
+                       ("",)).fetchall()
+    if not any(str(row[-1]).startswith("SCAN") for row in plan):
+        return False
+    con.execute(f"CREATE INDEX {sql_ident(index)} ON {sql_ident(table)} ({sql_ident(column)})")
+    return True
 
 
 def sql_value_digest(h: Any, v: Any) -> None:

@@ -84,8 +84,8 @@ import orjson
 
 from archiver.harnesses.base import HarnessContext, native_path
 from archiver.harnesses.common import (
-    cache_get, cache_put, configured_root, iso_ms, read_regular, sniff_content, sql_ident, sql_value_digest,
-    sqlite_identity, xdg_dir,
+    cache_get, cache_put, configured_root, index_if_scanned, iso_ms, read_regular, sniff_content, sql_ident,
+    sql_value_digest, sqlite_identity, xdg_dir,
 )
 from archiver.model import Artifact, DiscoveredSession, Format, LineageEdge, Session, SourceArtifact, session_key
 from archiver.snapshot import SnapshotError, backup_into, read_live_sqlite
@@ -234,13 +234,6 @@ def _lookup_columns(conn: sqlite3.Connection, rows: list[tuple[str, str, str, st
     return out
 
 
-def _searched(conn: sqlite3.Connection, table: str, column: str) -> bool:
-    """Whether SQLite reads `table` rows with `column = ?` through an index (SEARCH), not a scan."""
-    plan = conn.execute(f"EXPLAIN QUERY PLAN SELECT * FROM main.{sql_ident(table)} WHERE {sql_ident(column)} = ?",
-                        ("",)).fetchall()
-    return any(str(r[-1]).startswith("SEARCH") for r in plan)
-
-
 def add_lookup_indexes(db: Path) -> list[str]:
     """Index, in a private snapshot `db` (never a live database), each column a session's rows are
     looked up by that SQLite would otherwise scan (1.x message, session_inbox, session_pending,
@@ -254,10 +247,8 @@ def add_lookup_indexes(db: Path) -> list[str]:
         for table, column in _lookup_columns(conn, _schema(conn, "main")):
             name = f"{LOOKUP_INDEX_PREFIX}{table}.{column}"
             try:
-                if _searched(conn, table, column):
-                    continue
-                conn.execute(f"CREATE INDEX {sql_ident(name)} ON {sql_ident(table)} ({sql_ident(column)})")
-                made.append(name)
+                if index_if_scanned(conn, table, column, name):
+                    made.append(name)
             except sqlite3.Error as e:
                 log.debug("%s: no lookup index on %s.%s (%s)", db, table, column, type(e).__name__)
     finally:
