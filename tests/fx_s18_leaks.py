@@ -332,8 +332,9 @@ def _varint(n: int) -> bytes:
             return bytes(out)
 
 
-def build(home: Path) -> Plan:
-    """The demo's six harnesses under `home` for USER, canaries planted everywhere."""
+def sample_home(home: Path) -> dict[str, Any]:
+    """The demo's six harnesses under `home` for USER, their live SQLite stores closed; what
+    make_sample_home made, by harness."""
     from archiver.demo import cursor_sample, opencode_sample
     from archiver.demo.run import make_sample_home
 
@@ -341,6 +342,12 @@ def build(home: Path) -> Plan:
     made = make_sample_home(home, USER)
     cursor_sample.close_cursor_home(made["cursor-agent"])
     opencode_sample.close_opencode_home(made["opencode"])
+    return made
+
+
+def build(home: Path) -> Plan:
+    """The demo's six harnesses under `home` for USER, canaries planted everywhere."""
+    made = sample_home(home)
     can = Canaries(home)
     plant_tree(can, home)
     plant_extras(can, home, made)

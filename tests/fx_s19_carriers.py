@@ -175,13 +175,7 @@ def plant_id_columns(can: Canaries, home: Path) -> None:
 
 def build(home: Path) -> Plan:
     """The demo's six harnesses under `home` for USER, the new formats planted everywhere."""
-    from archiver.demo import cursor_sample, opencode_sample
-    from archiver.demo.run import make_sample_home
-
-    home.mkdir(parents=True, exist_ok=True)
-    made = make_sample_home(home, USER)
-    cursor_sample.close_cursor_home(made["cursor-agent"])
-    opencode_sample.close_opencode_home(made["opencode"])
+    made = s18.sample_home(home)
     can = Canaries(home)
     # s18's walk of the home calls its module's plant_json (recursively too): this one adds the
     # id-named key on each top record

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from pathlib import Path
+from typing import Any, Callable
 
 import pytest
 
@@ -28,6 +29,20 @@ class Run:
         self.finder = Finder(plan.needles + [("username", USER), ("host", HOST)])
         self.outputs: dict[str, str] = {}
         self.syncs: list[dict[str, Any]] = []
+
+    @classmethod
+    def start(cls, tmp_path_factory: pytest.TempPathFactory, endpoint: str, name: str,
+              build: Callable[[Path], Any]) -> Any:
+        """A private base folder, the home `build` plants, a fresh bucket on the loopback S3 and a
+        config naming them (keys made by `archiver keygen`)."""
+        base = tmp_path_factory.mktemp(name)
+        base.chmod(0o700)
+        s = Setup(base=base, home=base / USER)
+        plan = build(s.home)
+        bucket = unique_bucket_name()
+        make_bucket(endpoint, bucket)
+        _config(s, bucket, endpoint)
+        return cls(s, plan, bucket, endpoint)
 
     def cli(self, name: str, *args: str) -> str:
         r = self.s.cli(*args)
@@ -67,15 +82,8 @@ def _config(s: Setup, bucket: str, endpoint: str) -> None:
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: pytest.TempPathFactory, s3_server: str) -> Run:  # noqa: F811
-    base = tmp_path_factory.mktemp("s18leaks")
-    base.chmod(0o700)
-    s = Setup(base=base, home=base / USER)
-    plan = build(s.home)
-    bucket = unique_bucket_name()
-    make_bucket(s3_server, bucket)
-    _config(s, bucket, s3_server)
-    r = Run(s, plan, bucket, s3_server)
-    metrics = base / "metrics.prom"
+    r = Run.start(tmp_path_factory, s3_server, "s18leaks", build)
+    metrics = r.s.base / "metrics.prom"
     for i in (1, 2):  # the second run sees nothing new: its own log lines and metrics
         out = r.cli(f"sync{i}", "sync", "--json", "--log-format", "json", "--metrics-file", str(metrics))
         r.syncs.append(json.loads(out))

@@ -26,9 +26,9 @@ from tests.fx_s19_carriers import USER, Plan, build
 from tests.fx_s19_cursorsteps import tree
 from tests.fx_s19_pii import FORMATS as IDS
 from tests.fx_s19_recall import NEW
-from tests.fx_s3 import make_bucket, s3_server, unique_bucket_name  # noqa: F401
+from tests.fx_s3 import s3_server  # noqa: F401
 from tests.test_s18_leaks import Run as S18Run
-from tests.test_s18_leaks import _config, _hits
+from tests.test_s18_leaks import _hits
 
 HOST = f"box-of-{USER}"
 OTHER = "quillon"
@@ -48,15 +48,9 @@ class Run(S18Run):
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: pytest.TempPathFactory, s3_server: str) -> Run:  # noqa: F811
-    base = tmp_path_factory.mktemp("s19carriers")
-    base.chmod(0o700)
-    s = Setup(base=base, home=base / USER)
-    plan = build(s.home)
-    bucket = unique_bucket_name()
-    make_bucket(s3_server, bucket)
-    _config(s, bucket, s3_server)
-    r = Run(s, plan, bucket, s3_server)
-    metrics = base / "metrics.prom"
+    r = Run.start(tmp_path_factory, s3_server, "s19carriers", build)
+    s = r.s
+    metrics = s.base / "metrics.prom"
     r.sync = json.loads(r.cli("sync", "sync", "--json", "--log-format", "json", "--metrics-file", str(metrics)))
     r.outputs["metrics"] = metrics.read_text()
     r.restored = json.loads(r.cli("restore", "restore", "--identity", str(s.identity), "--json", "--to",
