@@ -100,17 +100,31 @@ def settings_of(args: argparse.Namespace):  # type: ignore[no-untyped-def]
 
 
 # ---------------------------------------------------------------- parser
+def _add_common_options(parser: argparse.ArgumentParser, *, defaults: bool) -> None:
+    """The options every command takes. They may come before the command (`archiver --config F
+    sync`) or after it (`archiver sync --config F`): the top-level parser holds the defaults and
+    each subcommand's copy adds a value only when given (a subparser's defaults would otherwise
+    overwrite what was given before the command)."""
+    def d(value: object) -> object:
+        return value if defaults else argparse.SUPPRESS
+
+    parser.add_argument("--config", default=d(None),
+                        help="config file (default $ARCHIVER_CONFIG, then ~/.config/archiver/config.toml)")
+    parser.add_argument("--json", action="store_true", default=d(False), help="print one JSON document on stdout")
+    parser.add_argument("-v", "--verbose", action="store_true", default=d(False), help="debug logs, the libraries' too")
+    parser.add_argument("-q", "--quiet", action="store_true", default=d(False),
+                        help="warnings and errors only; no progress bar")
+    parser.add_argument("--log-format", choices=["auto", "human", "json"], default=d("auto"),
+                        help="stderr logs: human on a terminal, JSON lines otherwise (auto, the default)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--config", help="config file (default $ARCHIVER_CONFIG, then ~/.config/archiver/config.toml)")
-    common.add_argument("--json", action="store_true", help="print one JSON document on stdout")
-    common.add_argument("-v", "--verbose", action="store_true", help="debug logs, the libraries' too")
-    common.add_argument("-q", "--quiet", action="store_true", help="warnings and errors only; no progress bar")
-    common.add_argument("--log-format", choices=["auto", "human", "json"], default="auto",
-                        help="stderr logs: human on a terminal, JSON lines otherwise (auto, the default)")
+    _add_common_options(common, defaults=False)
 
     p = argparse.ArgumentParser(prog="archiver", description="Archive coding-agent sessions: redacted, compressed, encrypted, with lineage.")
     p.add_argument("--version", action="version", version=f"archiver {__version__}")
+    _add_common_options(p, defaults=True)
     sub = p.add_subparsers(dest="command", required=True)
 
     from archiver.commands import register_all

@@ -29,7 +29,8 @@ MOVED = {"keygen": "keygen", "scan": "scan", "sync": "sync", "redact": "redact",
 
 # `archiver --help` at 100 columns, as main printed it before the move
 HELP = (
-    "usage: archiver [-h] [--version]\n"
+    "usage: archiver [-h] [--version] [--config CONFIG] [--json] [-v] [-q]\n"
+    "                [--log-format {auto,human,json}]\n"
     "                {keygen,scan,sync,ls,lineage,restore,verify,redact,rules,status,doctor,export,bucket,hold,"
     "release,prune,forget-session,rekey,recovery-key,snapshots,demo}\n"
     "                ...\n\n"
@@ -67,11 +68,21 @@ HELP = (
     "options:\n"
     "  -h, --help            show this help message and exit\n"
     "  --version             show program's version number and exit\n"
+    "  --config CONFIG       config file (default $ARCHIVER_CONFIG, then\n"
+    "                        ~/.config/archiver/config.toml)\n"
+    "  --json                print one JSON document on stdout\n"
+    "  -v, --verbose         debug logs, the libraries' too\n"
+    "  -q, --quiet           warnings and errors only; no progress bar\n"
+    "  --log-format {auto,human,json}\n"
+    "                        stderr logs: human on a terminal, JSON lines otherwise (auto, the default)\n"
 )
 
-COMMON = [(["-h", "--help"], "help", "==SUPPRESS==", False), (["--config"], "config", None, False),
-          (["--json"], "json", False, False), (["-v", "--verbose"], "verbose", False, False),
-          (["-q", "--quiet"], "quiet", False, False), (["--log-format"], "log_format", "auto", False)]
+# a subcommand's copy of the common options sets a value only when given (the top-level parser,
+# which takes them before the command too, holds the defaults: test_s21_cli_options.py)
+S = "==SUPPRESS=="
+COMMON = [(["-h", "--help"], "help", S, False), (["--config"], "config", S, False),
+          (["--json"], "json", S, False), (["-v", "--verbose"], "verbose", S, False),
+          (["-q", "--quiet"], "quiet", S, False), (["--log-format"], "log_format", S, False)]
 # each moved command's options (option strings, dest, default, required), as on main
 OPTIONS = {
     "keygen": [(["--out"], "out", None, True), (["--force"], "force", False, False)],
@@ -151,7 +162,7 @@ def test_moved_commands_take_the_same_options() -> None:
         assert got == COMMON + own, name
     rules = _subparsers(choices["rules"])
     assert list(rules) == ["list", "test"]
-    assert [a.dest for a in rules["test"]._actions] == ["help", "config", "json", "file"]
+    assert [a.dest for a in rules["test"]._actions] == ["help", "config", "json", "verbose", "quiet", "log_format", "file"]
 
 
 # ---------------------------------------------------------------- sync, as before

@@ -217,12 +217,8 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
 
     sp = add("bucket", cmd_bucket_init, "bucket set-up")
     bsub = sp.add_subparsers(dest="bucket_cmd", required=True)
-    # the common options may come before or after `init`; SUPPRESS keeps the outer value
-    inner = argparse.ArgumentParser(add_help=False)
-    inner.add_argument("--config", default=argparse.SUPPRESS)
-    inner.add_argument("--json", action="store_true", default=argparse.SUPPRESS)
-    inner.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS)
-    bi = bsub.add_parser("init", parents=[inner], help="create or check the bucket: versioning, Object Lock, "
+    # the common options may come before or after `init` too (they set a value only when given)
+    bi = bsub.add_parser("init", parents=[common], help="create or check the bucket: versioning, Object Lock, "
                          "encryption, public access block, lifecycle; prints what changed")
     bi.set_defaults(func=cmd_bucket_init)
     bi.add_argument("--object-lock", action="store_true", help="enable Object Lock (needed for retention uploads)")

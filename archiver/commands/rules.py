@@ -64,12 +64,9 @@ def cmd_rules(args: argparse.Namespace) -> int:
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
     sp = add_command(sub, common, "rules", cmd_rules, "list rules, or show which rules fire in a file (never the values)")
     rsub = sp.add_subparsers(dest="rules_cmd", required=True)
-    # the common options may come before or after the subcommand; SUPPRESS keeps the outer value
-    inner = argparse.ArgumentParser(add_help=False)
-    inner.add_argument("--config", default=argparse.SUPPRESS)
-    inner.add_argument("--json", action="store_true", default=argparse.SUPPRESS)
-    rl = rsub.add_parser("list", parents=[inner])
+    # the common options may come before or after the subcommand too (they set a value only when given)
+    rl = rsub.add_parser("list", parents=[common])
     rl.set_defaults(func=cmd_rules)
-    rt = rsub.add_parser("test", parents=[inner])
+    rt = rsub.add_parser("test", parents=[common])
     rt.add_argument("file")
     rt.set_defaults(func=cmd_rules)
