@@ -42,7 +42,7 @@ def cmd_restore(args: argparse.Namespace) -> int:
     sessions = [catalog.sessions[k] for k in sorted(wanted) if k in catalog.sessions]
     if args.host:
         sessions = [s for s in sessions if s.host_id == args.host]
-    harnesses = {h.name: h for h in runtime.harnesses(settings)}
+    harnesses = _restore_hooks(settings)
     try:
         target.mkdir(parents=True, exist_ok=True)
     except OSError as e:  # a file's own errors are in the result; the target itself must exist
@@ -69,6 +69,20 @@ def cmd_restore(args: argparse.Namespace) -> int:
     if result.integrity_errors or result.refused or catalog.errors:
         return EXIT_INTEGRITY
     return EXIT_OK
+
+
+def _restore_hooks(settings: Any) -> dict[str, Any]:
+    """Every harness's collector, for its restore hooks (Codex merging its state_5 and
+    session_index extracts, OpenCode its database extracts): what a restore writes must not
+    depend on which harnesses this machine's config collects. Enabled ones keep their config."""
+    from archiver import runtime
+    from archiver.harnesses.base import HarnessContext, available_harnesses, load_harness
+
+    out = {h.name: h for h in runtime.harnesses(settings)}
+    for name in available_harnesses():
+        if name not in out:
+            out[name] = load_harness(name, HarnessContext(home=settings.home_dir))
+    return out
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:

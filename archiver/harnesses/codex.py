@@ -963,6 +963,9 @@ class Codex:
         - session_index extract lines are appended to .codex/session_index.jsonl (once).
         - thread_history extracts are left in place: the projection is rebuildable from the
           rollout and its byte offsets no longer match a redacted rollout.
+        - a restored paginated rollout whose history_base names a rollout the target does not
+          hold (a fork or revert restored without its family) is warned about: Codex resumes it
+          without the inherited prefix.
         The extract files stay under .codex/archiver-extracts/ for reference.
 
         The files written are reached as restore places files (restore.checked_path,
@@ -994,7 +997,46 @@ class Codex:
                         _append_index(file, target_home, f"{self.native_root}/session_index.jsonl")
                 except (sqlite3.Error, OSError, UnsafePath) as e:
                     warnings.append(f"{art.path}: not merged ({e})")
+        warnings += _missing_bases(target_home, codex, sessions)
         return warnings
+
+
+def _missing_bases(target_home: Path, codex_root: Path, sessions: list[Session]) -> list[str]:
+    """A warning for each restored rollout whose session_meta.history_base names a rollout id
+    (a thread's, or a revert's `<thread>_<rollout-id>`) no rollout of the target carries."""
+    from archiver.restore import UnsafePath, safe_target
+
+    here: set[str] = set()
+    for f in _restored_rollouts(codex_root):
+        if (m := ROLLOUT_RE.match(f.name)):
+            here.add(m.group("rid") or m.group("tid"))
+    out: list[str] = []
+    for sess in sessions:
+        for art in sess.artifacts:
+            if sess.harness != NAME or art.role != "transcript" or not ROLLOUT_RE.match(art.path.rsplit("/", 1)[-1]):
+                continue
+            try:  # read as restore placed it: never through a symlink, never outside the target
+                base = _history_base_of(safe_target(target_home, art.path))
+            except UnsafePath:
+                continue
+            if base is not None and base not in here:
+                out.append(f"{sess.key}: its history_base names rollout {base}, which is not in the target: Codex "
+                           "shows and resumes it without the inherited history (restore it --with-family)")
+    return out
+
+
+def _history_base_of(rollout: Path) -> str | None:
+    """history_base.thread_id of a rollout's first line (a rollout id), or None."""
+    try:
+        with _open_stream(rollout) as stream:
+            first = next(scan_lines(stream, MAX_LINE), None)
+    except Exception:  # noqa: BLE001 - not restored, refused or not zstd: restore reported it already
+        return None
+    rec = parse_line(first)[1] if first is not None else None
+    payload = rec.get("payload") if isinstance(rec, dict) and rec.get("type") == "session_meta" else None
+    base = payload.get("history_base") if isinstance(payload, dict) else None
+    tid = base.get("thread_id") if isinstance(base, dict) else None
+    return str(tid) if tid else None
 
 
 def merge_state_extract(extract: Path, target: Path, codex_root: Path, warnings: list[str],

@@ -190,13 +190,32 @@ def _prompt_message(t: Transcript, m: dict[str, Any]) -> None:
                 blocks.append(b)
         t.add("assistant", blocks)
     elif role == "tool":
+        capture = terminal_capture(cursor.get("highLevelToolCallResult"))
         out = []
         for p in content if isinstance(content, list) else []:
             if isinstance(p, dict) and p.get("type") == "tool-result":
                 res = p.get("result")
                 out.append(Block("tool_result", clip(res if isinstance(res, str) else pretty(res)),
-                                 call_id=p.get("toolCallId") or m.get("id")))
+                                 call_id=p.get("toolCallId") or m.get("id"), output_ref=capture))
         t.add("tool", out)
+
+
+def terminal_capture(result: Any, depth: int = 0) -> str | None:
+    """The terminals/<n>.txt a shell result names (seed: `outputLocation.filePath` inside the
+    highLevelToolCallResult's output case, e.g. output.success; older shapes nest it elsewhere)."""
+    if depth > 6:
+        return None
+    if isinstance(result, dict):
+        loc = result.get("outputLocation")
+        path = loc.get("filePath") if isinstance(loc, dict) else None
+        if isinstance(path, str) and path:
+            return path
+        children: Any = result.values()
+    elif isinstance(result, list):
+        children = result
+    else:
+        return None
+    return next((p for v in children if (p := terminal_capture(v, depth + 1))), None)
 
 
 # ---------------------------------------------------------------- JSONL mirror

@@ -3,13 +3,15 @@
 A reader sets `Block.output_ref` on a tool result to the file its full output went to, as the
 transcript names it: Claude Code `toolUseResult.persistedOutputPath` (<session-id>/tool-results/<id>.txt),
 OpenCode a tool part's `state.metadata.outputPath` (tool-output/tool_<id>) or a truncated shell row's
-shellID (shell/<project>/<sh_id>.out), pi `fullOutputPath` (a pi-bash-<16 hex>.log temp file).
+shellID (shell/<project>/<sh_id>.out), pi `fullOutputPath` (a pi-bash-<16 hex>.log temp file),
+Cursor a shell result's `outputLocation.filePath` (its terminal capture, projects/<slug>/terminals/<n>.txt:
+the whole terminal's log, so several calls run in one terminal show the same file).
 Those paths were redacted at archive time like every path, and the collectors archive the files
 at their own layout (pi's under `<session-id>.tmp/`), so a reference and an artifact are matched
 by the part of the name both keep: `output_key`.
 
-Codex, Cursor and the DeepSeek harness keep no such spill files for a transcript's tool result
-(Codex truncates in place; Cursor's terminals/ files are shell captures, not spills).
+Codex and the DeepSeek harness keep no such spill files for a transcript's tool result (Codex
+truncates in place). Cursor's JSONL mirror records no results, so only a store-read chat shows captures.
 """
 
 from __future__ import annotations
@@ -33,6 +35,8 @@ _KEYS: dict[str, re.Pattern[str]] = {
     "claude-code": re.compile(r"(?:^|/)([^/]+/tool-results/[^/]+)$"),
     "opencode": re.compile(r"(?:^|/)(?:tool-output/(tool_[^/]+)|(?:shell/[^/]+/)?(sh_[0-9A-Za-z]+)(?:\.out)?)$"),
     "pi": re.compile(r"(?:^|/)(pi-bash-[0-9a-f]{16}\.log)$"),
+    # <n> restarts in every project folder: the slug keeps two projects' terminal 1 apart
+    "cursor-agent": re.compile(r"(?:^|/)projects/([^/]+/terminals/[^/]+\.txt)$"),
 }
 
 
