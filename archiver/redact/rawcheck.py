@@ -23,6 +23,8 @@ from pathlib import Path
 from typing import BinaryIO, Iterator
 
 from archiver.redact.engine import MODE_OPAQUE, Engine
+from archiver.redact.pseudonym import Pseudonymizer
+from archiver.redact.rules import Rule
 from archiver.redact.walkers.jsondoc import OPAQUE_BLOB_MIN
 from archiver.snapshot import ZSTD_MAGIC
 
@@ -45,10 +47,21 @@ def _blocks(f: BinaryIO) -> Iterator[tuple[bytes, bool]]:
         block = nxt
 
 
-def raw_leftovers(engine: Engine, path: Path) -> set[str]:
-    """Ids of the secret-shape rules of `engine` (MODE_OPAQUE: the verifier's own engine, no
-    second set of compiled rules) that still match somewhere in the file's bytes (zstd output
-    read decompressed)."""
+def shape_engine(rules: list[Rule], pseudonyms: Pseudonymizer) -> Engine:
+    """An engine of just the secret-shape rules among `rules`, in their order: its MODE_OPAQUE
+    scans find what the engine of all of `rules` finds there (no other rule applies to that mode),
+    while its gates (keyword Set, the weak groups' alternations) are not opened by the PII, path
+    and term rules on every block. The rules' programs are shared with the other engines
+    (rules.rule_program); only the gates are compiled again."""
+    return Engine([r for r in rules if r.secret_shape and r.decode is None], pseudonyms)
+
+
+def raw_leftovers(engine: Engine, path: Path, shapes: Engine | None = None) -> set[str]:
+    """Ids of the secret-shape rules of `engine` (MODE_OPAQUE: the verifier's own engine, or
+    `shapes`, its `shape_engine`, which finds the same) that still match somewhere in the file's
+    bytes, and of its decode rules whose decoded runs do (always `engine`: they rescan the
+    decoded text with all its rules). zstd output is read decompressed."""
+    shapes = engine if shapes is None else shapes
     found: set[str] = set()
     with path.open("rb") as f:
         compressed = f.read(4) == ZSTD_MAGIC
@@ -64,11 +77,11 @@ def raw_leftovers(engine: Engine, path: Path) -> set[str]:
                          if (s > 0 or i == 0) and (e < len(buf) or not more))
             if len(buf.translate(None, _BASE64_BYTES)) * 20 < len(buf):
                 continue  # an image or blob: a match could only lie in a long base64 run
-            if engine.may_match(buf):
+            if shapes.may_match(buf):
                 # a match that starts early in a later block lay whole in the one before, which saw
                 # its left context too; here it may be the tail of a token cut by the block edge
                 skip = 0 if i == 0 else OVERLAP // 2
-                found.update(m.rule_id for m in engine.scan_bytes(buf, MODE_OPAQUE, ansi_text=False)
+                found.update(m.rule_id for m in shapes.scan_bytes(buf, MODE_OPAQUE, ansi_text=False)
                              if m.start >= skip and not _in_opaque_run(buf, m.start, m.end))
     return found
 

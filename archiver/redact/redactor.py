@@ -60,6 +60,7 @@ class RuleRedactor:
         self._warnings: Counter[str] = Counter()
         self.high_confidence = frozenset(r.id for r in rules if r.confidence == "high")
         self._verifier: RuleRedactor | None = None
+        self._shapes: Engine | None = None  # the raw half's engine (rawcheck.shape_engine)
 
     @property
     def warnings(self) -> Counter[str]:
@@ -150,7 +151,9 @@ class RuleRedactor:
         report = self._verifier.scan_file(path, fmt)
         found = {rule for (rule, _carrier) in report.counts if rule in self.high_confidence}
         if not found and fmt in rawcheck.RAW_FORMATS:
-            found = rawcheck.raw_leftovers(self._verifier.engine, path)
+            if self._shapes is None:
+                self._shapes = rawcheck.shape_engine(self._verifier.rules, self.pseudonyms)
+            found = rawcheck.raw_leftovers(self._verifier.engine, path, self._shapes)
         return sorted(found)
 
     # ------------------------------------------------------------------ helpers
