@@ -116,9 +116,10 @@ def test_redacted_output_verifies_clean_in_every_format(red: RuleRedactor, tmp_p
     assert red.verify_file(text_in, "text") != [] and red.verify_file(text_out, "text") == []
 
 
-@pytest.mark.xfail(strict=True, reason="gap: jsondoc.needs_work gates a raw line on keywords, but the walker "
-                   "joins argv items with spaces: a keyword with a space (`gh secret set`) exists only "
-                   "in the joined line, so the verifier never walks it")
+# was a gap: jsondoc.needs_work gates a raw line on keywords, but the walker joins argv items with
+# spaces, so a keyword with a space (`gh secret set`) existed only in the joined line and the
+# verifier never walked it; the keyword gate now takes the words as list items too
+# (engine._list_item_forms)
 def test_a_keyword_that_only_the_argv_join_forms_is_still_found(red: RuleRedactor, tmp_path: Path) -> None:
     line = json.dumps({"command": ["gh", "secret", "set", "FOO", "--body", "Zq9xV3mT7pLr2Ks8Wd"]})
     report = RedactionReport()
@@ -158,3 +159,12 @@ def test_raw_leftovers_with_the_shape_engine_equals_the_verifier_engine(red: Rul
                     b'{"b":"' + GHP.encode() + b'","c":"' + AWS.encode() + b'"}\n')
     assert rawcheck.raw_leftovers(whole, out) == rawcheck.raw_leftovers(whole, out, shapes) \
         == {"github-pat", "aws-access-key-id"}
+
+
+def test_a_spaced_keyword_as_list_items_opens_the_gate_in_any_layout(red: RuleRedactor) -> None:
+    eng = red.engine
+    for raw in (b'["gh","secret","set","FOO"]', b'["gh", "secret", "set"]', b'[\n  "gh",\n  "secret",\n  "set"\n]',
+                b'["GH","Secret","SET"]'):
+        assert eng.any_keyword(raw), raw
+    only = Engine([r for r in red.rules if r.id == "gh-secret-set-body"], red.pseudonyms)
+    assert not only.any_keyword(b'["gh","secrets","set"]') and not only.any_keyword(b'["gh","secret"]')

@@ -694,6 +694,13 @@ def _first(rx: object, buf: bytes, pos: int = 0, end: int | None = None) -> tupl
     return rx.Match(_UNANCHORED, buf, pos, len(buf) if end is None else end)[0]  # type: ignore[attr-defined]
 
 
+def _list_item_forms(keywords: list[bytes]) -> list[bytes]:
+    """A keyword with spaces (`gh secret set`) as the items of a raw JSON list of strings
+    (`["gh", "secret", "set", ...]`): the JSON walker joins an argv-like list with spaces and scans
+    the joined text, so a raw line that holds the words only as items must pass the keyword gate."""
+    return [b'"\\s*,\\s*"'.join(re2.escape(w) for w in k.split()) for k in keywords if b" " in k.strip()]
+
+
 class Engine:
     """All rules compiled once; `scan`/`redact` on text, `scan_segments` on many strings at once."""
 
@@ -756,7 +763,7 @@ class Engine:
         self.keywords = list(kw_index)
         self._gate = None
         if self.keywords:
-            alt = b"(?i)(?:" + b"|".join(re2.escape(k) for k in self.keywords) + b")"
+            alt = b"(?i)(?:" + b"|".join([*map(re2.escape, self.keywords), *_list_item_forms(self.keywords)]) + b")"
             self._gate = re2.compile(alt, opts)._regexp  # noqa: SLF001
         # Weak groups: one combined pass (anchors as line anchors: a superset) says whether any of
         # the group's rules can match at all; only then do they run one by one.
