@@ -129,7 +129,7 @@ def run(tmp_path_factory: pytest.TempPathFactory, s3_server: str) -> Iterator[Ru
 
 def leaks_in(data: bytes, planted: Planted, letters_only: bool = False) -> list[str]:
     """Where-labels of every canary found in data (the username case-insensitively); the
-    letters-only passwords (a known gap, its own xfail test) only when asked for."""
+    letters-only passwords (their own test) only when asked for."""
     found = [where for value, where in planted.canaries.items()
              if value.encode() in data and (LETTERS_ONLY in where) == letters_only]
     if letters_only:
@@ -211,9 +211,9 @@ def test_lineage_has_exactly_the_seed_edges(run: Run) -> None:
     assert set(run.lineage["nodes"]) >= {k for k in run.planted.sessions if not k.endswith(":@host")}
 
 
-@pytest.mark.xfail(strict=True, reason="rules/secrets.toml password-assignment-unquoted allowlists any letters-only "
-                   "value (^[A-Za-z_.-]+$): `password=MtEouR-CVlBRdj` / `password: xkcd-style-phrase` stay in "
-                   "clear (DB_PASSWORD=... is caught by env-secret-assignment)")
+# was a gap: password-assignment-unquoted allowlisted any letters-only value (^[A-Za-z_.-]+$), so
+# `password=MtEouR-CVlBRdj` stayed in clear; the allowlist now keeps names only (snake/kebab words,
+# CamelCase words, CONSTANT_NAMES)
 def test_letters_only_password_assignment_is_redacted(run: Run) -> None:
     bad = {}
     for key, data in run.plaintexts.items():
