@@ -22,6 +22,27 @@ import tempfile
 import time
 from collections import Counter
 from pathlib import Path
+from typing import Any
+
+
+def snapshot_artifacts(settings: Any, keys: Any, snapshot: Path, only: set[str]) -> list[tuple[str, str]]:
+    """(path relative to the home, format) of the snapshot's artifacts found in the home (the
+    snapshot holds redacted paths: each file of the home is matched by its redacted path)."""
+    from archiver import runtime
+    from archiver.redact.base import RedactionReport
+
+    snap = json.loads(snapshot.read_text())
+    want = {x["path"]: x["format"] for s in snap["sessions"] for x in s["artifacts"]
+            if not only or x["format"] in only}
+    namer = runtime.redactor(settings, keys)
+    home = settings.home_dir
+    out = []
+    for f in sorted(home.rglob("*")):
+        rel = f.relative_to(home).as_posix()
+        fmt = want.get(namer.redact_relpath(rel, RedactionReport())) if f.is_file() else None
+        if fmt is not None:
+            out.append((rel, fmt))
+    return out
 
 
 def main() -> int:
@@ -40,18 +61,7 @@ def main() -> int:
     settings = load_settings(a.config, required=True)
     keys = runtime.team_keys(settings)
     home = settings.home_dir
-    snap = json.loads(a.snapshot.read_text())
-    only = set(filter(None, a.only.split(",")))
-    want = {x["path"]: x["format"] for s in snap["sessions"] for x in s["artifacts"]
-            if not only or x["format"] in only}
-    # the snapshot holds redacted paths: find each artifact's source by redacting the home's paths
-    namer = runtime.redactor(settings, keys)
-    arts = []
-    for f in sorted(home.rglob("*")):
-        rel = f.relative_to(home).as_posix()
-        fmt = want.get(namer.redact_relpath(rel, RedactionReport())) if f.is_file() else None
-        if fmt is not None:
-            arts.append((rel, fmt))
+    arts = snapshot_artifacts(settings, keys, a.snapshot, set(filter(None, a.only.split(","))))
     tmp = Path(tempfile.mkdtemp(prefix="bench-redact-"))
     best: Counter[str] = Counter()
     try:

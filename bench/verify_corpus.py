@@ -22,24 +22,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-
-def _artifacts(settings: Any, keys: Any, snapshot: Path, only: set[str]) -> list[tuple[str, str]]:
-    """(path relative to the home, format) of the snapshot's artifacts found in the home."""
-    from archiver import runtime
-    from archiver.redact.base import RedactionReport
-
-    snap = json.loads(snapshot.read_text())
-    want = {x["path"]: x["format"] for s in snap["sessions"] for x in s["artifacts"]
-            if not only or x["format"] in only}
-    namer = runtime.redactor(settings, keys)  # the snapshot holds redacted paths
-    home = settings.home_dir
-    out = []
-    for f in sorted(home.rglob("*")):
-        rel = f.relative_to(home).as_posix()
-        fmt = want.get(namer.redact_relpath(rel, RedactionReport())) if f.is_file() else None
-        if fmt is not None:
-            out.append((rel, fmt))
-    return out
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from redact_corpus import snapshot_artifacts  # noqa: E402
 
 
 def main() -> int:
@@ -58,7 +42,7 @@ def main() -> int:
 
     settings = load_settings(a.config, required=True)
     keys = runtime.team_keys(settings)
-    arts = _artifacts(settings, keys, a.snapshot, set(filter(None, a.only.split(","))))
+    arts = snapshot_artifacts(settings, keys, a.snapshot, set(filter(None, a.only.split(","))))
     raw_cpu = [0.0]
     real_raw = rawcheck.raw_leftovers
 
