@@ -16,6 +16,7 @@ import random
 import re
 import sqlite3
 import string
+import subprocess
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -53,6 +54,9 @@ class Planted:
     cursor_chats: dict[str, dict] = field(default_factory=dict)  # chat id -> layout facts
     opencode: dict[str, dict] = field(default_factory=dict)  # ses id -> facts
     open_connections: list[sqlite3.Connection] = field(default_factory=list)
+    snapshot_dirs: set[str] = field(default_factory=set)  # relative to the OpenCode data dir
+    snapshot_users: set[str] = field(default_factory=set)  # OpenCode sessions whose rows name snapshot trees
+    encoded: dict[str, str] = field(default_factory=dict)  # base64/hex form of planted text -> tag
 
     def close(self) -> None:
         for con in self.open_connections:
@@ -65,6 +69,7 @@ class Gen:
         self.rng = random.Random(seed)
         self.out = Planted(home=home)
         self.n = 0
+        self.sub_mirrors: dict[str, list[dict]] = {}
 
     def canary(self, tag: str) -> str:
         self.n += 1
@@ -127,6 +132,18 @@ def pb_int(num: int, n: int) -> bytes:
 
 def pb_map(num: int, key: str, value: bytes) -> bytes:
     return pb_bytes(num, pb_str(1, key) + pb_bytes(2, value))
+
+
+def _planted_hex(g: Gen, tag: str) -> str:
+    h = g.canary(tag).encode().hex()
+    g.out.encoded[h] = tag
+    return h
+
+
+def _planted_b64(g: Gen, tag: str) -> str:
+    b = base64.b64encode(g.canary(tag).encode()).decode()
+    g.out.encoded[b] = tag
+    return b
 
 
 # ---------------------------------------------------------------- cursor
@@ -200,7 +217,9 @@ def _cursor_prompt_messages(g: Gen, st: CursorStore, chat: str, tcid: str, rid: 
             {"type": "text", "text": "<user_query>\n" + g.canary(f"cursor.{chat}.json.user2") + "\n</user_query>"},
             {"type": "image", "image": {"__type": "Uint8Array", "hex": "89504e470d0a1a0a"}, "mimeType": "image/png"},
             {"type": "file", "filename": f"/home/{USER}/Documents/q{g.n}-payroll.pdf",
-             "mimeType": "application/pdf", "data": {"__type": "Uint8Array", "hex": "255044462d312e34"}}]})
+             "mimeType": "application/pdf", "data": {"__type": "Uint8Array", "hex": "255044462d312e34"}},
+            {"type": "file", "filename": "creds.env", "mimeType": "text/plain",
+             "data": {"__type": "Uint8Array", "hex": _planted_hex(g, f"cursor.{chat}.json.file.hex_data")}}]})
     ids = [st.put_json(m) for m in msgs]
     jsonl = [
         {"role": "user", "message": {"content": [{"type": "text", "text": f"<user_query>\n{user_query}\n</user_query>"}]}},
@@ -251,7 +270,8 @@ def _cursor_shell_turn(g: Gen, st: CursorStore, chat: str) -> bytes:
 def _cursor_subagent_state(g: Gen, st: CursorStore, sub: str, parent_tc: str) -> bytes:
     rid = g.uuid(f"cursor subagent {sub} request_id")
     tcid = "tool_" + g.uuid(f"cursor subagent {sub} tool call")
-    msgs, _ = _cursor_prompt_messages(g, st, sub, tcid, rid, with_media=False)
+    msgs, mirror = _cursor_prompt_messages(g, st, sub, tcid, rid, with_media=False)
+    g.sub_mirrors[sub] = mirror
     inner = b"".join(pb_bytes(1, m) for m in msgs) + pb_str(22, "explore")
     return (pb_bytes(1, inner) + pb_int(2, 1760000002000) + pb_int(3, 1760000004000)
             + pb_bytes(4, pb_bytes(2, pb_str(1, "explore-" + g.canary(f"cursor.{sub}.pb.subagent_type"))))
@@ -267,7 +287,8 @@ def _cursor_chat(g: Gen, cwd: str, chat: str, *, subagents: list[str], name: str
     st = CursorStore(folder / "store.db")
     tcid = "tool_" + g.uuid(f"cursor {chat} toolCallId")
     rid = g.uuid(f"cursor {chat} requestId")
-    terminal = f"/home/{USER}/.cursor/projects/{cursor_slug(cwd)}/terminals/3.txt"
+    term_name = f"{g.n}.txt"
+    terminal = f"/home/{USER}/.cursor/projects/{cursor_slug(cwd)}/terminals/{term_name}"
 
     old_root = st.put(pb_str(2, "removed-field " + g.canary(f"cursor.{chat}.pb.old_root.field2"))
                       + pb_str(18, f"/home/{USER}/src/stale{g.n}.py"))
@@ -293,7 +314,7 @@ def _cursor_chat(g: Gen, cwd: str, chat: str, *, subagents: list[str], name: str
             + pb_bytes(13, archive) + pb_bytes(14, pb_int(1, 900) + pb_int(2, 1760000003000))
             + pb_map(15, f"/home/{USER}/src/orbit/package.json", pb_bytes(1, file_now) + pb_bytes(2, file_before))
             + pb_str(18, f"/home/{USER}/src/orbit/.env")
-            + pb_str(19, f"fix/{USER}-{sha[:7]}")
+            + pb_str(19, f"fix/{USER}-{sha}")
             + pb_bytes(21, pb_str(1, f"/home/{USER}/src/orbit") + pb_str(2, "main"))
             + pb_str(22, "agent") + pb_int(26, 1760000000000) + pb_str(27, "Europe/Berlin")
             + pb_str(38, g.uuid(f"cursor {chat} recent_user_message_id")))
@@ -312,13 +333,15 @@ def _cursor_chat(g: Gen, cwd: str, chat: str, *, subagents: list[str], name: str
         sub_jsonl[sub] = [{"role": "user", "message": {"content": [{"type": "text", "text": "<user_query>\n"
                           + g.canary(f"cursor.{sub}.jsonl.user") + "\n</user_query>"}]}},
                           {"role": "assistant", "message": {"content": [{"type": "text", "text": g.canary(f"cursor.{sub}.jsonl.assistant")}]}}]
+        sub_jsonl[sub] += g.sub_mirrors.pop(sub)
     root_id = st.put(root)
     meta = {"agentId": chat, "latestRootBlobId": root_id.hex(),
             "name": name or g.canary(f"cursor.{chat}.meta.name"), "createdAt": 1760000000000,
             "mode": "default", "isRunEverything": False, "approvalMode": "unrestricted",
             "lastUsedModel": "claude-4.5-sonnet", "lastDebugServerPort": 41999,
             "currentPlanUri": f"file:///home/{USER}/.cursor/plans/p{g.n}.md",
-            "blobEncryptionKey": g.hexid(64, f"cursor {chat} blobEncryptionKey")}
+            # a random key of unknown purpose: a secret to redact, not an id to keep
+            "blobEncryptionKey": "".join(g.rng.choice("0123456789abcdef") for _ in range(64))}
     if separate_parent:
         meta["subagentInfo"] = separate_parent
     st.set_meta(meta)
@@ -341,8 +364,8 @@ def _cursor_chat(g: Gen, cwd: str, chat: str, *, subagents: list[str], name: str
         (tdir / "subagents").mkdir(exist_ok=True)
         (tdir / "subagents" / f"{sub}.jsonl").write_text("".join(json.dumps(x) + "\n" for x in sl))
     (proj / "terminals").mkdir(exist_ok=True)
-    (proj / "terminals" / "3.txt").write_text("$ env\n" + g.canary(f"cursor.{chat}.terminal.3") + "\n")
-    facts = {"cwd": cwd, "store": True, "jsonl": True, "subagents": list(subagents), "terminal": "3.txt"}
+    (proj / "terminals" / term_name).write_text("$ env\n" + g.canary(f"cursor.{chat}.terminal") + "\n")
+    facts = {"cwd": cwd, "store": True, "jsonl": True, "subagents": list(subagents), "terminal": term_name}
     return st, facts
 
 
@@ -410,6 +433,23 @@ def build_cursor(g: Gen) -> None:
                     + g.canary(f"cursor.{orphan}.flat.user") + "\n</user_query>"}]}}) + "\n"
                     + json.dumps({"type": "turn_ended", "status": "success"}) + "\n")
     out.cursor_chats[orphan] = {"cwd": cwd_b, "store": False, "jsonl": "flat", "subagents": [], "terminal": None}
+    # a non-ASCII cwd: md5 over its UTF-8 bytes, and the slug turns each non-alphanumeric run into '-'
+    cwd_u = f"/home/{USER}/Projekte/Übung – Straße 2"
+    uni = g.uuid("cursor chat in a non-ASCII cwd")
+    ust, ufacts = _cursor_chat(g, cwd_u, uni, subagents=[])
+    ust.con.close()
+    out.cursor_chats[uni] = ufacts
+    out.families["cursor-agent:" + uni] = {"cursor-agent:" + uni}
+    out.sessions.add("cursor-agent:" + uni)
+
+    gone = g.uuid("cursor transcript whose chat folder was deleted")
+    gdir = g.out.home / ".cursor" / "projects" / cursor_slug(cwd_a) / "agent-transcripts" / gone
+    gdir.mkdir(parents=True)
+    (gdir / f"{gone}.jsonl").write_text(json.dumps({"role": "user", "message": {"content": [{"type": "text",
+                                        "text": "<user_query>\n" + g.canary(f"cursor.{gone}.orphan.user") + "\n</user_query>"}]}}) + "\n")
+    out.cursor_chats[gone] = {"cwd": cwd_a, "store": False, "jsonl": True, "subagents": [], "terminal": None}
+    out.families["cursor-agent:" + gone] = {"cursor-agent:" + gone}
+    out.sessions.add("cursor-agent:" + gone)
     (g.out.home / ".cursor" / "prompt_history.json").write_text(json.dumps([g.canary("cursor.global_prompt_history")]))
 
     key = "cursor-agent:{}".format
@@ -471,7 +511,7 @@ class OcWriter:
     def session(self, sid: str, project: str, directory: str, **cols: object) -> None:
         base = {"id": sid, "project_id": project, "workspace_id": None, "parent_id": None, "fork_session_id": None,
                 "fork_boundary": None, "slug": "quiet-river", "directory": directory, "path": "api",
-                "title": self.g.canary(f"opencode.{sid}.title"), "version": "2.1.4",
+                "title": cols.get("title") or self.g.canary(f"opencode.{sid}.title"), "version": "2.1.4",
                 "share_url": f"https://opncd.ai/s/{self.g.b62(8)}",
                 "summary_diffs": json.dumps([{"file": f"/home/{USER}/src/lighthouse/x.py",
                                               "before": self.g.canary(f"opencode.{sid}.summary_diffs"), "after": ""}]),
@@ -483,6 +523,30 @@ class OcWriter:
         base.update(cols)
         names = ",".join(base)
         self.con.execute(f"INSERT INTO session_v2 ({names}) VALUES ({','.join('?' * len(base))})", list(base.values()))
+
+
+def _git(gitdir: Path, *args: str, stdin: bytes = b"") -> str:
+    env = {"GIT_DIR": str(gitdir), "PATH": "/usr/bin:/bin", "HOME": str(gitdir)}
+    return subprocess.run(["git", *args], input=stdin, env=env, capture_output=True, check=True).stdout.decode().strip()
+
+
+def _git_snapshots(g: Gen, data_dir: Path, project: str, worktree: str, sid: str) -> tuple[str, str]:
+    """OpenCode's private snapshot git dir; returns two real tree hashes (start, end)."""
+    gitdir = data_dir / "snapshot" / project / hashlib.sha1(worktree.encode()).hexdigest()
+    if not gitdir.exists():
+        gitdir.parent.mkdir(parents=True, exist_ok=True)
+        subprocess.run(["git", "init", "-q", "--bare", str(gitdir)], check=True, capture_output=True,
+                       env={"PATH": "/usr/bin:/bin", "HOME": str(gitdir.parent)})
+    trees = []
+    for label in ("start", "end"):
+        blob = _git(gitdir, "hash-object", "-w", "--stdin",
+                    stdin=("SECRET = '" + g.canary(f"opencode.{sid}.snapshot.{label}.blob") + "'\n").encode())
+        trees.append(_git(gitdir, "mktree", stdin=f"100644 blob {blob}\tsettings.py\n".encode()))
+    for t in trees:
+        g.out.ids[t] = f"opencode {sid} snapshot tree"
+    g.out.snapshot_dirs.add(str(gitdir.relative_to(data_dir)))
+    g.out.snapshot_users.add(sid)
+    return trees[0], trees[1]
 
 
 def _oc_full_session(g: Gen, w: OcWriter, sid: str, child: str | None, data_dir: Path, project: str) -> dict:
@@ -497,7 +561,9 @@ def _oc_full_session(g: Gen, w: OcWriter, sid: str, child: str | None, data_dir:
     w.row(sid, "user", {"text": c(f"opencode.{sid}.user.text"),
                         "files": [{"data": att, "mime": "image/png", "source": {"type": "uri", "uri": f"file:///home/{USER}/Desktop/scan{g.n}.png"},
                                    "name": f"scan-{USER}.png", "description": c(f"opencode.{sid}.user.files.description"),
-                                   "mention": {"start": 0, "end": 9, "text": c(f"opencode.{sid}.user.files.mention")}}],
+                                   "mention": {"start": 0, "end": 9, "text": c(f"opencode.{sid}.user.files.mention")}},
+                                  {"data": _planted_b64(g, f"opencode.{sid}.user.files.text_b64"), "mime": "text/plain",
+                                   "source": {"type": "inline"}, "name": "deploy.env"}],
                         "agents": [{"name": "explore", "mention": {"start": 10, "end": 18, "text": "@explore"}}],
                         "skills": [{"id": "skill_" + g.b62(12), "name": "deploy", "text": c(f"opencode.{sid}.user.skills.text")}],
                         "metadata": {"source": c(f"opencode.{sid}.user.metadata")}})
@@ -515,8 +581,8 @@ def _oc_full_session(g: Gen, w: OcWriter, sid: str, child: str | None, data_dir:
     tool_out = data_dir / "tool-output" / tool_out_id
     tool_out.parent.mkdir(parents=True, exist_ok=True)
     tool_out.write_text("line\n" * 3 + c(f"opencode.{sid}.tool_output_file") + "\n")
-    snap_start, snap_end = g.hexid(40, f"opencode {sid} snapshot.start"), g.hexid(40, f"opencode {sid} snapshot.end")
-    call_ids = [f"toolu_{g.b62(24)}" for _ in range(6)]
+    snap_start, snap_end = _git_snapshots(g, data_dir, project, f"/home/{USER}/src/lighthouse", sid)
+    call_ids = [f"toolu_{g.b62(24)}" for _ in range(5 if child else 4)]
     for i in call_ids:
         g.out.ids[i] = f"opencode {sid} tool call id"
     content = [
@@ -528,7 +594,9 @@ def _oc_full_session(g: Gen, w: OcWriter, sid: str, child: str | None, data_dir:
          "state": {"status": "completed", "input": {"command": "cat " + c(f"opencode.{sid}.tool.completed.input")},
                    "content": [{"type": "text", "text": c(f"opencode.{sid}.tool.completed.content")},
                                {"type": "file", "uri": "data:image/png;base64," + att, "mime": "image/png",
-                                "name": f"/home/{USER}/shot.png"}],
+                                "name": f"/home/{USER}/shot.png"},
+                               {"type": "file", "uri": "data:text/plain;base64," + _planted_b64(g, f"opencode.{sid}.tool.content.file_b64"),
+                                "mime": "text/plain", "name": "out.txt"}],
                    "metadata": {"truncated": True, "outputPath": str(tool_out).replace(str(g.out.home), f"/home/{USER}")}},
          "time": {"created": 1767261602600, "ran": 1767261602700, "completed": 1767261602900}},
         {"type": "tool", "id": call_ids[1], "name": "edit", "executed": True,
@@ -568,6 +636,16 @@ def _oc_full_session(g: Gen, w: OcWriter, sid: str, child: str | None, data_dir:
                               "native": {"messages": [{"role": "user", "content": c(f"opencode.{sid}.compaction.native")}]},
                               "cost": 0.002, "tokens": {"input": 9000, "output": 400, "reasoning": 0, "cache": {"read": 0, "write": 0}},
                               "metadata": {"keepID": keep, "recent": c(f"opencode.{sid}.compaction.recent")}}, gap=4)
+    w.row(sid, "assistant", {"agent": "build", "model": {"id": "gpt-5", "providerID": "openai"},
+                             "providerState": {"note": c(f"opencode.{sid}.legacy2x.providerState")},
+                             "content": [{"type": "text", "text": c(f"opencode.{sid}.legacy2x.text"),
+                                          "state": {"id": c(f"opencode.{sid}.legacy2x.content.state")}}],
+                             "finish": "stop", "time": {"created": 1767261900000}})
+    w.row(sid, "compaction", {"status": "completed", "reason": "manual", "summary": c(f"opencode.{sid}.legacy2x.summary"),
+                              "recent": c(f"opencode.{sid}.legacy2x.recent"),
+                              "providerContext": {"messages": [c(f"opencode.{sid}.legacy2x.providerContext")]}})
+    w.con.execute("INSERT INTO event VALUES (?,?,?,?,?,?)", (g.oc_id("evt", f"opencode {sid} event id"), sid, 6, 1767261602000,
+                  "session.synthetic.1", json.dumps({"sessionID": sid, "text": c(f"opencode.{sid}.event.data")})))
     w.row(sid, "location-switched", {"location": {"directory": f"/home/{USER}/src/lighthouse-2", "workspaceID": "wrk_" + g.b62(20)},
                                      "projectID": project, "subpath": "svc",
                                      "previous": {"location": {"directory": f"/home/{USER}/src/lighthouse"}, "projectID": project}})
@@ -608,11 +686,21 @@ def build_opencode(g: Gen) -> None:
     w.session(child, project, directory, parent_id=main, title="explore: " + g.canary(f"opencode.{child}.title.child"))
     facts = {main: _oc_full_session(g, w, main, child, data_dir, project)}
     w.row(child, "user", {"text": g.canary(f"opencode.{child}.user.text")})
+    ext_out = "tool_" + g.b62(26)
+    g.out.ids[ext_out] = f"opencode {child} tool-output file id (.json)"
+    (data_dir / "tool-output" / f"{ext_out}.json").write_text(json.dumps({"rows": [g.canary(f"opencode.{child}.tool_output_json")]}))
+    child_call = f"toolu_{g.b62(24)}"
+    g.out.ids[child_call] = f"opencode {child} tool call id"
     w.row(child, "assistant", {"agent": "explore", "model": {"id": "gpt-5", "providerID": "openai"},
-                               "content": [{"type": "text", "text": g.canary(f"opencode.{child}.assistant.text")}],
+                               "content": [{"type": "text", "text": g.canary(f"opencode.{child}.assistant.text")},
+                                           {"type": "tool", "id": child_call, "name": "webfetch", "executed": True,
+                                            "state": {"status": "completed", "input": {"url": "https://example.org/api"},
+                                                      "content": [{"type": "text", "text": "(truncated)"}],
+                                                      "metadata": {"truncated": True, "outputPath":
+                                                                   f"/home/{USER}/.local/share/opencode/tool-output/{ext_out}.json"}}}],
                                "finish": "stop", "time": {"created": 1767261700000, "completed": 1767261701000}})
     w.row(child, "idle", {"outcome": "succeeded"})
-    facts[child] = {}
+    facts[child] = {"tool_output": f"tool-output/{ext_out}.json"}
 
     # fork of main through the third row: copies get msg_<forkEventSuffix>_<seq> ids and the same seq
     boundary = con.execute("SELECT id, seq FROM session_message WHERE session_id=? ORDER BY seq LIMIT 1 OFFSET 3",
@@ -686,6 +774,19 @@ def build_opencode(g: Gen) -> None:
     facts[walonly] = {}
     out.open_connections.append(con)
 
+    beta_con = sqlite3.connect(data_dir / "opencode-beta.db")
+    beta_con.execute("PRAGMA journal_mode=WAL")
+    beta_con.executescript(OC_SCHEMA)
+    bw = OcWriter(g, beta_con)
+    beta = g.oc_id("ses", "opencode session in the beta channel db")
+    beta_con.execute("INSERT INTO project VALUES (?,?,?,?,?,?)", (project, directory, "git", "lighthouse", 1, 1))
+    bw.session(beta, project, directory, title=g.canary(f"opencode.{beta}.title.beta_channel"))
+    bw.row(beta, "user", {"text": g.canary(f"opencode.{beta}.user.text")})
+    bw.row(beta, "idle", {"outcome": "succeeded"})
+    beta_con.commit()
+    beta_con.close()
+    facts[beta] = {"db": "opencode-beta.db"}
+
     storage = data_dir / "storage"
     (storage / "session_diff").mkdir(parents=True)
     (storage / "migration").write_text("2")
@@ -697,7 +798,7 @@ def build_opencode(g: Gen) -> None:
     out.sessions |= {key(s) for s in facts}
     out.edges |= {(key(child), key(main), "subagent"), (key(fork), key(main), "fork")}
     out.families[key(main)] = {key(main), key(child), key(fork)}
-    for s in (reverted, legacy, walonly):
+    for s in (reverted, legacy, walonly, beta):
         out.families[key(s)] = {key(s)}
 
 
