@@ -39,6 +39,9 @@ Confidence = Literal["high", "medium", "low"]
 
 CONFIDENCE_RANK = {"high": 3, "medium": 2, "low": 1}
 BUILTIN_PACKS = ("secrets", "pii", "paths")
+# Shipped packs that are not in the default list: a configuration names them to use them
+# (`builtin:names`, person names in free text).
+OPTIONAL_PACKS = ("names",)
 # Packs whose rules also apply to JSON keys and (for "paths") to path components.
 KEY_PACKS = frozenset({"paths", "pii"})
 PATH_PACKS = frozenset({"paths"})
@@ -76,6 +79,8 @@ def decode_class(rule: "Rule") -> str:
     """The name a finding of `rule` counts under for a decode rule's `decode_packs`."""
     if rule.generated:
         return "runtime"
+    if rule.pack in OPTIONAL_PACKS and rule.source == f"builtin:{rule.pack}":
+        return rule.pack  # counted by no decode rule: a name in base64 makes no run a secret
     return rule.pack if rule.pack in BUILTIN_PACKS else "custom"
 _VALIDATOR_NAMES = ("luhn", "iban", "jwt", "ssn", "pem_base64", "non_ascii", "uk_nino", "ca_sin", "aadhaar",
                     "in_pan", "br_cpf", "es_dni", "de_idnr", "nl_bsn", "fr_nir", "passport")
@@ -224,7 +229,7 @@ def builtin_pack_path(name: str) -> Path:
 # ---------------------------------------------------------------- word lists (rules/words.toml)
 
 WORD_LISTS = ("generic_hosts", "generic_accounts", "common_word_first_names", "common_word_usernames",
-              "password_words")
+              "password_words", "given_names", "not_surnames")
 
 
 def load_word_lists(path: Path) -> dict[str, frozenset[str]]:
@@ -234,15 +239,15 @@ def load_word_lists(path: Path) -> dict[str, frozenset[str]]:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
         raise RuleError(f"{path}: cannot read word lists: {e}") from None
+    unknown = set(data) - set(WORD_LISTS) - {"version"}
+    if unknown:
+        raise RuleError(f"{path}: unknown word list(s): {', '.join(sorted(unknown))}")
     out: dict[str, frozenset[str]] = {}
     for name in WORD_LISTS:
         words = data.get(name)
         if not isinstance(words, list) or not all(isinstance(w, str) and w and w == w.strip().lower() for w in words):
             raise RuleError(f"{path}: {name} must be a list of non-empty lower-case strings")
         out[name] = frozenset(words)
-    unknown = set(data) - set(WORD_LISTS) - {"version"}
-    if unknown:
-        raise RuleError(f"{path}: unknown word list(s): {', '.join(sorted(unknown))}")
     return out
 
 
@@ -348,6 +353,7 @@ def _parse_rule(raw: dict[str, Any], where: str, pack: str, src: str,
     regex = raw.get("regex")
     if not isinstance(regex, str) or not regex:
         raise RuleError(f"{where}: 'regex' must be a non-empty string")
+    regex = expand_word_lists(regex, where, "the regex")
     rx = _compile(regex, where, "regex", program=True)
     # (not for the shipped packs, which tests/test_s18_recipe.py checks: a search leaves its
     # DFAs in the program the engine keeps, 4 MB over the built-in rules in the process that
@@ -482,6 +488,12 @@ def _quiet() -> Any:
 
 
 _PROGRAMS: dict[str, Any] = {}
+# A regex with a word list expanded in it (`{Words:given_names}`, ~3,000 names) is far longer than
+# any other. On text dense with names (a contributors file, a CSV of customers) its DFA needs more
+# states than RE2's default 8 MB hold, gives up and searches on the NFA (~2 MB/s); 32 MB keep it a
+# DFA. States are built only as text needs them: ordinary text uses a fraction of either budget.
+LARGE_PATTERN = 8192
+LARGE_PATTERN_MAX_MEM = 32 << 20
 
 
 def rule_program(pattern: str) -> Any:
@@ -489,7 +501,10 @@ def rule_program(pattern: str) -> Any:
     the engine reuses it (RE2 objects are safe to share between threads). Raises re2.error."""
     rx = _PROGRAMS.get(pattern)
     if rx is None:
-        rx = _PROGRAMS[pattern] = re2.compile(pattern, _quiet())
+        opts = _quiet()
+        if len(pattern) > LARGE_PATTERN:
+            opts.max_mem = LARGE_PATTERN_MAX_MEM
+        rx = _PROGRAMS[pattern] = re2.compile(pattern, opts)
     return rx
 
 
@@ -503,25 +518,32 @@ def _compile(pattern: str, where: str, what: str, program: bool = False) -> Any:
         raise RuleError(f"{where}: bad {what} (RE2 syntax): {msg}") from e
 
 
-_WORDS_REF = re.compile(r"\{words:([A-Za-z0-9_]*)\}")
+_WORDS_REF = re.compile(r"\{([Ww])ords:([A-Za-z0-9_]*)\}")
 
 
-def expand_word_lists(pattern: str, where: str = "allowlist") -> str:
-    """An allowlist entry with each `{words:<list>}` replaced by an alternation of that list of
-    rules/words.toml (one list of words, in one place, for several rules)."""
+def capitalised(word: str) -> str:
+    """`jean-luc` as a name is written: `Jean-Luc`."""
+    return "-".join(part[:1].upper() + part[1:] for part in word.split("-"))
+
+
+def expand_word_lists(pattern: str, where: str = "allowlist", what: str = "an allowlist entry") -> str:
+    """A regex or allowlist entry with each `{words:<list>}` replaced by an alternation of that list
+    of rules/words.toml (one list of words, in one place, for several rules), and each
+    `{Words:<list>}` by the same words capitalised (`{Words:given_names}`: `Margaret|Jean-Luc|...`)."""
     def alternation(m: re.Match[str]) -> str:
-        words = _WORDS.get(m.group(1))
+        words = _WORDS.get(m.group(2))
         if words is None:
-            raise RuleError(f"{where}: unknown word list {{words:{m.group(1)}}} in an allowlist entry "
+            raise RuleError(f"{where}: unknown word list {{{m.group(1)}ords:{m.group(2)}}} in {what} "
                             f"(known: {', '.join(WORD_LISTS)})")
-        return "(?:" + "|".join(re2.escape(w) for w in sorted(words, key=lambda w: (-len(w), w))) + ")"
+        spelt = {capitalised(w) for w in words} if m.group(1) == "W" else words
+        return "(?:" + "|".join(re2.escape(w) for w in sorted(spelt, key=lambda w: (-len(w), w))) + ")"
 
     return _WORDS_REF.sub(alternation, pattern)
 
 
 def _builtin_name(spec: str) -> str:
     name = spec.split(":", 1)[1]
-    if name not in BUILTIN_PACKS:
+    if name not in BUILTIN_PACKS and name not in OPTIONAL_PACKS:
         raise RuleError(f"{spec}: unknown builtin pack (known: {', '.join(BUILTIN_PACKS)})")
     return name
 
