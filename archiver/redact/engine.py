@@ -225,6 +225,9 @@ def whole_id(s: str) -> bool:
     return len(s) <= 160 and _WHOLE_ID.fullmatch(s) is not None and not s.isdigit()
 
 
+LITERAL = "literal"  # Match.replace of a part whose replacement text is its label
+
+
 class Match(NamedTuple):
     rule_id: str
     start: int  # of the part to replace (bytes for bytes input, characters for str input)
@@ -1386,6 +1389,8 @@ class Engine:
     # ------------------------------------------------------------------ replacing
 
     def replacement(self, m: Match, value: bytes) -> bytes:
+        if m.replace == LITERAL:  # a walker's precomputed text (rules cannot name this kind)
+            return m.label.encode("utf-8", "surrogatepass")
         if m.replace == "mask":
             return f"<REDACTED:{m.label}>".encode()
         r = self._by_id[m.rule_id]

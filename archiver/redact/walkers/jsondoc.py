@@ -48,7 +48,7 @@ import orjson
 import re2
 
 from archiver.redact.base import RedactionReport
-from archiver.redact.engine import MODE_ALL, MODE_IDS, MODE_KEYS, MODE_OPAQUE, Engine, whole_id
+from archiver.redact.engine import LITERAL, MODE_ALL, MODE_IDS, MODE_KEYS, MODE_OPAQUE, Engine, whole_id
 from archiver.redact.walkers import SECRET_NAME, SECRET_NAME_MAX, attachments
 from archiver.redact.walkers.toolpair import Target, ToolPairs
 
@@ -345,6 +345,18 @@ _MULTILINE_HINT = re2.compile(
     r"|^[ \t+-]?[ \t]*(?:Host|Match|machine)[ \t]|whoami|\[user\]")
 
 
+# a model's streamed output kept in pieces (DeepSeek `{"type": "text-chunks", "texts": [...]}`,
+# `tool-call-chunks` `args`): a secret the model wrote spans pieces that match nothing alone, so the
+# list is also scanned as the text it stands for, joined with nothing between
+_CHUNK_LISTS = frozenset({"texts", "args"})
+_PIECES = -2  # the `split` of a joined list of stream pieces in _Doc.argv
+
+
+def _chunk_list(node: dict[str, Any], k: str, v: list[Any]) -> bool:
+    kind = node.get("type")
+    return k in _CHUNK_LISTS and type(kind) is str and kind.endswith("-chunks") and 2 <= len(v) <= LINES_MAX_ITEMS
+
+
 def _lines_like(node: list[Any]) -> bool:
     """Is this list 2+ strings only, none with a newline (the lines of a text), whose text holds a mark
     of a multi-line value (_MULTILINE_HINT)?"""
@@ -580,6 +592,7 @@ class JsonRedactor:
         under_secret: dict[int, str] = {}
         # objects whose values under some keys are scanned with a context (_in_parent, _TF_RESULT)
         contexts: dict[int, dict[str, str]] = {}
+        chunked: set[int] = set()  # ids of lists of stream pieces (_chunk_list)
         while stack:
             node = pop()
             inherited = under_secret.pop(id(node), None) if under_secret else None
@@ -662,6 +675,8 @@ class JsonRedactor:
                                 under_secret[id(v)] = _singular(k)
                             if tv is dict and len(k) <= PARENT_KEY_MAX and not v.keys().isdisjoint(_GENERIC_CHILD):
                                 contexts[id(v)] = _in_parent(k, v)
+                            elif tv is list and _chunk_list(node, k, v):
+                                chunked.add(id(v))
                         push(v)
                     elif tv is int and (v >= _NUMBER_MIN or v <= -_NUMBER_MIN):
                         kind = kind_of(k)
@@ -675,8 +690,9 @@ class JsonRedactor:
                 # ["Authorization", "Basic ..."], argv ["aws", ..., "aws_secret_access_key", "<secret>"],
                 # ["--token", "<token>"]: a string right after a secret-like name is scanned with it
                 name_before = None
-                argv = _argv_like(node)
-                lines = not argv and _lines_like(node)
+                pieces = id(node) in chunked if chunked else False
+                argv = not pieces and _argv_like(node)
+                lines = pieces or (not argv and _lines_like(node))
                 members: list[int | None] = []
                 for i, v in enumerate(node):
                     tv = type(v)
@@ -689,7 +705,9 @@ class JsonRedactor:
                         if not v:
                             continue
                         c0 = v[0]
-                        if c0 == "{" or c0 == "[":
+                        if pieces:  # a piece is no JSON document or media of its own
+                            pass
+                        elif c0 == "{" or c0 == "[":
                             if len(v) > 1:
                                 nested.append((node, i, v))
                                 continue
@@ -713,7 +731,7 @@ class JsonRedactor:
                 if argv:
                     self._add_argv(doc, node, members)
                 elif lines:
-                    self._add_lines(doc, node, members)
+                    self._add_lines(doc, node, members, b"" if pieces else b"\n")
         doc.nkeys = nkeys
         return doc
 
@@ -737,12 +755,12 @@ class JsonRedactor:
             doc.argv_members.update(i for i, _ in where)
 
     @staticmethod
-    def _add_lines(doc: _Doc, node: list[str], members: list[int | None]) -> None:
+    def _add_lines(doc: _Doc, node: list[str], members: list[int | None], sep: bytes = b"\n") -> None:
         """The list of lines `node` as the text it stands for; `members` as for _add_argv. A diff's lines
         (every item starts with a marker) are two texts, the new side (context and + lines) and the old
         one (context and - lines), markers off. `where` holds each item's offset in the text less its
         marker's length: the item's own offsets."""
-        strip = 1 if all(v and v[0] in _DIFF_MARKS for v in node) else 0
+        strip = 1 if sep and all(v and v[0] in _DIFF_MARKS for v in node) else 0
         sides = ("+", "-") if strip else ("",)
         strs = doc.strs
         for side in sides:
@@ -757,13 +775,12 @@ class JsonRedactor:
                 if i is not None and i < len(strs) and strs[i] is v and doc.modes[i] == MODE_ALL:
                     where.append((i, pos - strip))
                 words.append(w)
-                pos += len(w) + 1
+                pos += len(w) + len(sep)
             if where and len(words) > 1:
-                doc.argv.append((b"\n".join(words), where, strip))
+                doc.argv.append((sep.join(words), where, strip if sep else _PIECES))
                 doc.argv_members.update(i for i, _ in where)
 
-    @staticmethod
-    def _argv_matches(doc: _Doc, found: dict[int, list[Any]], first: int) -> dict[int, list[Any]]:
+    def _argv_matches(self, doc: _Doc, found: dict[int, list[Any]], first: int) -> dict[int, list[Any]]:
         """Matches of the argv lines (parts first, first + 1, ... of the scan) that lie inside one
         item, in that item's own byte offsets: {index into doc.strs: matches}."""
         out: dict[int, list[Any]] = {}
@@ -771,6 +788,9 @@ class JsonRedactor:
         for k, (line, where, split) in enumerate(doc.argv):
             ms = found.get(first + k)
             if not ms:
+                continue
+            if split == _PIECES:
+                self._piece_matches(line, where, ms, strs, out)
                 continue
             if split >= 0:  # lines: a match's part in each item it covers (never an item's diff marker)
                 for m in ms:
@@ -790,6 +810,18 @@ class JsonRedactor:
                         out.setdefault(i, []).append(m._replace(start=m.start - off, end=m.end - off))
                         break
         return out
+
+    def _piece_matches(self, text: bytes, where: list[tuple[int, int]], ms: list[Any], strs: list[str],
+                       out: dict[int, list[Any]]) -> None:
+        """A match over stream pieces: the first piece it covers takes the replacement of the whole
+        value, the others lose their part, so the joined pieces read as the redacted text."""
+        for m in ms:
+            repl = self.engine.replacement(m, text[m.start:m.end]).decode("utf-8", "surrogatepass")
+            for i, off in where:
+                s, e = max(m.start, off), min(m.end, off + len(strs[i].encode("utf-8", "surrogatepass")))
+                if s < e:
+                    out.setdefault(i, []).append(m._replace(start=s - off, end=e - off, label=repl, replace=LITERAL))
+                    repl = ""
 
     def _walk_doc(self, raw: bytes, root: Any, std: int) -> tuple[Any, int, _Doc]:
         """The document walked, every value of a repeated key included: (root, std flag, doc)."""
