@@ -349,3 +349,25 @@ def test_walker_redacts_a_secret_spread_over_stream_pieces() -> None:
     joined_args = "".join(stream[1]["args"])
     assert USER not in joined_args and token not in joined_args and stream[1]["id"] == "call_Xy12"
     assert stream[2]["texts"] == ["nothing ", "here"]
+
+
+def test_a_keyword_split_across_stream_pieces_alone_still_opens_the_line(tmp_path: Path) -> None:
+    """The raw-line gate (jsondoc.needs_work) sees the pieces, not the text they stand for: a line
+    whose only secret is a token cut inside its keyword (`gh` + `p_...`) must still be walked, by
+    the redaction and by the fail-closed verify alike."""
+    from archiver.redact.base import RedactionReport
+    from archiver.redact.redactor import build_redactor
+    from archiver.redact.rules import RuntimeTerms
+
+    red = build_redactor(["builtin:secrets", "builtin:pii", "builtin:paths"], b"k" * 32, RuntimeTerms())
+    token = "ghp_R8fJ2kLm9QwErTyUiOpAsDfGhJkLzXcVbN12"
+    pieces = ["ok gh", token[2:20], token[20:], " done"]
+    line = json.dumps({"type": "assistant/message", "seq": 4, "time": 1, "data": {"stream": [
+        {"type": "text-chunks", "index": 0, "time0": 1, "dt": [1] * 4, "texts": pieces}]}}).encode()
+    assert not red.engine.any_keyword(line)  # no keyword in the raw bytes: only the pieces' marker opens it
+    out = red.redact_jsonl_line(line, RedactionReport())
+    joined = "".join(json.loads(out)["data"]["stream"][0]["texts"])
+    assert token not in joined and "<GITHUB_TOKEN:" in joined, joined
+    leftover = tmp_path / "left.jsonl"  # the same line as an output that kept the token
+    leftover.write_bytes(line + b"\n")
+    assert red.verify_file(leftover, "jsonl") != []

@@ -350,6 +350,7 @@ _MULTILINE_HINT = re2.compile(
 # list is also scanned as the text it stands for, joined with nothing between
 _CHUNK_LISTS = frozenset({"texts", "args"})
 _PIECES = -2  # the `split` of a joined list of stream pieces in _Doc.argv
+_CHUNKS_MARK = b'-chunks"'  # the end of such a record's `type` in a raw line
 
 
 def _chunk_list(node: dict[str, Any], k: str, v: list[Any]) -> bool:
@@ -500,6 +501,8 @@ class JsonRedactor:
     def needs_work(self, raw: bytes) -> bool:
         eng = self.engine
         if self.prose is not None or eng.any_keyword(raw):
+            return True
+        if _CHUNKS_MARK in raw:  # stream pieces (_chunk_list): a keyword may be cut between two of them
             return True
         if _ENCODED_HINT.Match(_UNANCHORED, raw, 0, len(raw))[0][0] >= 0:
             return True
