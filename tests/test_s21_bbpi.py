@@ -243,9 +243,9 @@ def test_no_canary_in_compacted_stream_chunks_joined(run: Run) -> None:
     assert not bad, json.dumps({k: sorted(set(v))[:6] + [f"... {len(set(v))} in all"] for k, v in bad.items()}, indent=1)
 
 
-@pytest.mark.xfail(strict=True, reason="assistant/attempt keeps each delta in its own {type: chunk, chunk: "
-                   "{type: text-delta, index, text}} record: a secret spread over consecutive records is "
-                   "matched by no rule; the JSON walker joins pieces only inside one list of strings")
+# assistant/attempt keeps each delta in its own {type: chunk, chunk: {type: text-delta, index, text}}
+# record: a secret spread over consecutive records matched no rule until the walker joined the
+# deltas of one block (jsondoc._add_deltas)
 def test_no_canary_in_attempt_deltas_joined(run: Run) -> None:
     bad = stream_leaks(run, "deltas")
     assert not bad, json.dumps({k: sorted(set(v))[:6] + [f"... {len(set(v))} in all"] for k, v in bad.items()}, indent=1)
@@ -371,3 +371,31 @@ def test_a_keyword_split_across_stream_pieces_alone_still_opens_the_line(tmp_pat
     leftover = tmp_path / "left.jsonl"  # the same line as an output that kept the token
     leftover.write_bytes(line + b"\n")
     assert red.verify_file(leftover, "jsonl") != []
+
+
+def test_walker_joins_the_deltas_of_one_block_across_records() -> None:
+    """assistant/attempt: one record per delta; a token cut over three text deltas and a tool call's
+    arguments cut over three argument deltas (the first one starting with `{`) come out redacted,
+    each block's deltas keeping their count, and another block's deltas untouched."""
+    from archiver.redact.base import RedactionReport
+    from archiver.redact.redactor import build_redactor
+    from archiver.redact.rules import RuntimeTerms
+
+    red = build_redactor(["builtin:secrets", "builtin:pii", "builtin:paths"], b"k" * 32, RuntimeTerms(usernames=(USER,)))
+    token = "ghp_R8fJ2kLm9QwErTyUiOpAsDfGhJkLzXcVbN12"
+    text = ["the key is gh", token[2:22], token[22:] + " ok"]
+    args = ['{"command": "echo gh', token[2:30], token[30:] + '"}']
+
+    def chunk(kind: str, index: int, **kw: str) -> dict[str, object]:
+        return {"type": "chunk", "time": 1, "chunk": {"type": kind, "index": index, **kw}}
+
+    stream = ([chunk("text-delta", 0, text=t) for t in text] + [chunk("text-delta", 1, text="nothing here")]
+              + [chunk("tool-call-delta", 2, id="call_Q1", argumentsDelta=a) for a in args])
+    line = json.dumps({"type": "assistant/attempt", "seq": 9, "time": 1,
+                       "data": {"turn": 1, "step": 1, "stream": stream}}).encode()
+    out = json.loads(red.redact_jsonl_line(line, RedactionReport()))["data"]["stream"]
+    joined_text = "".join(r["chunk"]["text"] for r in out[:3])
+    joined_args = "".join(r["chunk"]["argumentsDelta"] for r in out[4:])
+    assert token not in joined_text and joined_text.startswith("the key is <GITHUB_TOKEN:"), joined_text
+    assert token not in joined_args and "<GITHUB_TOKEN:" in joined_args, joined_args
+    assert out[3]["chunk"]["text"] == "nothing here" and len(out) == len(stream)

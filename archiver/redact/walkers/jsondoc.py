@@ -351,11 +351,23 @@ _MULTILINE_HINT = re2.compile(
 _CHUNK_LISTS = frozenset({"texts", "args"})
 _PIECES = -2  # the `split` of a joined list of stream pieces in _Doc.argv
 _CHUNKS_MARK = b'-chunks"'  # the end of such a record's `type` in a raw line
+# a stream kept as one record per delta (DeepSeek `assistant/attempt`: {"type": "chunk", "chunk":
+# {"type": "text-delta", "index": 0, "text": ...}}): the deltas of one index are pieces too
+_DELTA_MARK = b'-delta"'
+_DELTA_KEYS = ("text", "argumentsDelta")
 
 
 def _chunk_list(node: dict[str, Any], k: str, v: list[Any]) -> bool:
     kind = node.get("type")
     return k in _CHUNK_LISTS and type(kind) is str and kind.endswith("-chunks") and 2 <= len(v) <= LINES_MAX_ITEMS
+
+
+def _delta_records(node: list[Any]) -> list[dict[str, Any]]:
+    """The inner deltas of a stream kept one record per delta (`{"type": "chunk", "chunk": {...}}`
+    items of a list), in order; [] for any other list."""
+    return [x["chunk"] for x in node
+            if type(x) is dict and x.get("type") == "chunk" and type(x.get("chunk")) is dict
+            and str(x["chunk"].get("type", "")).endswith("-delta")]
 
 
 def _lines_like(node: list[Any]) -> bool:
@@ -502,7 +514,7 @@ class JsonRedactor:
         eng = self.engine
         if self.prose is not None or eng.any_keyword(raw):
             return True
-        if _CHUNKS_MARK in raw:  # stream pieces (_chunk_list): a keyword may be cut between two of them
+        if _CHUNKS_MARK in raw or _DELTA_MARK in raw:  # stream pieces: a keyword may be cut between two
             return True
         if _ENCODED_HINT.Match(_UNANCHORED, raw, 0, len(raw))[0][0] >= 0:
             return True
@@ -596,6 +608,7 @@ class JsonRedactor:
         # objects whose values under some keys are scanned with a context (_in_parent, _TF_RESULT)
         contexts: dict[int, dict[str, str]] = {}
         chunked: set[int] = set()  # ids of lists of stream pieces (_chunk_list)
+        delta_streams: list[list[dict[str, Any]]] = []  # streams kept one record per delta
         while stack:
             node = pop()
             inherited = under_secret.pop(id(node), None) if under_secret else None
@@ -694,6 +707,10 @@ class JsonRedactor:
                 # ["--token", "<token>"]: a string right after a secret-like name is scanned with it
                 name_before = None
                 pieces = id(node) in chunked if chunked else False
+                if node and type(node[0]) is dict:
+                    deltas = _delta_records(node)
+                    if deltas:
+                        delta_streams.append(deltas)
                 argv = not pieces and _argv_like(node)
                 lines = pieces or (not argv and _lines_like(node))
                 members: list[int | None] = []
@@ -735,8 +752,30 @@ class JsonRedactor:
                     self._add_argv(doc, node, members)
                 elif lines:
                     self._add_lines(doc, node, members, b"" if pieces else b"\n")
+        if delta_streams:
+            self._add_deltas(doc, delta_streams)
         doc.nkeys = nkeys
         return doc
+
+    def _add_deltas(self, doc: _Doc, streams: list[list[dict[str, Any]]]) -> None:
+        """The deltas of each stream, per content block (delta type, index, tool call id), as one
+        text of pieces joined with nothing (as a `*-chunks` list is): the strings were walked one
+        by one, this scans what they stand for."""
+        wanted = {id(c) for stream in streams for c in stream}
+        at = {(id(node), k): i for i, (node, k, is_key) in enumerate(doc.locs)
+              if not is_key and id(node) in wanted and k in _DELTA_KEYS}
+        for stream in streams:
+            blocks: dict[tuple[Any, ...], tuple[list[str], list[int | None]]] = {}
+            for c in stream:
+                for k in _DELTA_KEYS:
+                    v = c.get(k)
+                    if type(v) is str and v:
+                        texts, members = blocks.setdefault((c.get("type"), c.get("index"), c.get("id")), ([], []))
+                        texts.append(v)
+                        members.append(at.get((id(c), k)))
+            for texts, members in blocks.values():
+                if len(texts) > 1:
+                    self._add_lines(doc, texts, members, b"")
 
     @staticmethod
     def _add_argv(doc: _Doc, node: list[str], members: list[int | None]) -> None:
