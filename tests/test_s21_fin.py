@@ -294,3 +294,40 @@ def test_a_codex_rollout_loses_every_value(red, tmp_path: Path) -> None:  # noqa
     for words in PAYMENT_KEPT:
         assert words in output, words
     assert json.loads(lines[0])["payload"]["id"] == "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b"
+
+
+# ------------------------------------------------------------------ table columns (tables.ID_COLUMNS)
+
+TABLE_CSV = ("id,name,iban,account_number,routing_number,vat_id,sort_code,ein,account\n"
+             "1,Acme,de89 3704 0044 0532 0130 00,1234567890,021000021,DE136695976,12-34-56,12-3456789,42\n"
+             "2,Bolt,n/a,TBD,021000022,DE123456789,00-00-00,07-3456789,1234567890\n")
+TABLE_MD = ("| id | iban | account_number | routing_number | vat_id |\n|---|---|---|---|---|\n"
+            "| 1 | GB82WEST12345698765432 | 31926819 | 011000015 | FR40303265045 |\n"
+            "| 2 | GB82WEST12345698765433 | n/a | 123456789 | FR41303265045 |\n")
+
+
+def test_a_csv_with_bank_and_tax_columns_loses_the_valid_cells_only(red) -> None:  # noqa: ANN001
+    report = RedactionReport()
+    out = red.redact_text(TABLE_CSV, report)
+    header, row1, row2 = out.splitlines()
+    assert header == TABLE_CSV.splitlines()[0]
+    cells = row1.split(",")
+    assert cells[:2] == ["1", "Acme"] and cells[8] == "42"
+    assert [TOKEN.fullmatch(c) is not None for c in cells[2:8]] == [True] * 6, row1
+    assert [c.split(":")[0] for c in cells[2:8]] == ["<IBAN", "<BANK_ACCOUNT", "<BANK_ROUTING", "<TAX_ID",
+                                                      "<BANK_ROUTING", "<TAX_ID"]
+    # n/a, TBD, a wrong check digit, a placeholder, an unassigned prefix, a bare `account` column: kept
+    assert row2 == TABLE_CSV.splitlines()[2]
+    assert {r: n for r, n in report.by_rule().items() if r in NEW_RULES} == {
+        "bank-account-number-labelled": 1, "us-routing-number-labelled": 1, "eu-vat-number-labelled": 1,
+        "uk-sort-code-labelled": 1, "us-ein-labelled": 1}, report.by_rule()
+
+
+def test_a_markdown_table_with_bank_and_tax_columns(red) -> None:  # noqa: ANN001
+    out = red.redact_text(TABLE_MD, RedactionReport())
+    lines = out.splitlines()
+    assert lines[:2] == TABLE_MD.splitlines()[:2] and lines[3] == TABLE_MD.splitlines()[3]
+    for value in ("GB82WEST12345698765432", "31926819", "011000015", "FR40303265045"):
+        assert value not in out
+    assert re.fullmatch(r"\| 1 \| <IBAN:\w{8}> \| <BANK_ACCOUNT:\w{8}> \| <BANK_ROUTING:\w{8}> \| <TAX_ID:\w{8}> \|",
+                        lines[2]), lines[2]
