@@ -50,7 +50,7 @@ LABELLED = [
     ("ABA #: 121000358", [("121000358", "us-routing-number-labelled")]),
     ("acct 1234567890 / 021000021",
      [("1234567890", "bank-account-number-labelled"), ("021000021", "bank-code-beside-account")]),
-    ("Acc 31926819 / 60-16-13", [("60-16-13", "uk-sort-code-beside-account")]),
+    ("Acc No 31926819 / 60-16-13", [("31926819", "bank-account-number-labelled"), ("60-16-13", "uk-sort-code-beside-account")]),
     ("account 1234567890 routing 021000021",
      [("1234567890", "bank-account-number-before-bank-code"), ("021000021", "us-routing-number-labelled")]),
     ("VAT Reg No: GB 980 7806 84", [("GB 980 7806 84", "eu-vat-number-labelled")]),
@@ -115,6 +115,7 @@ NEGATIVES = [
     "house rules, see RFC 1234",
     "street view, Version A1 2BC5",
     "plz 1234 thx",
+    "account 31926819 / 60-16-13 (an account id and a date)",
     "uid=1000 gid=1000 ATU13585627",
 ]
 
