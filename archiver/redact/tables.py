@@ -57,8 +57,9 @@ import re2
 _ID_LONG = ("aadhaa?r|uidai|passport|passeport|reisepass|pasaporte|passaporto|paspoort|insee|steuer|idnr|"
             "identifikationsnummer|burgerservicenummer|sofi.?nummer|national.?insurance|social.?insurance|"
             "social.?security|assurance.?sociale|s.curit..?sociale|num(?:ero)?.?secu|carte.?vitale|tax.?id|"
-            "permanent.?account")
-_ID_SHORT_WORDS = ("sin", "nas", "pan", "cpf", "dni", "nie", "nif", "bsn", "nir", "nino", "ssn")
+            "permanent.?account|iban|(?:account|acct).?n(?:umber|um|o|r)|bank.?account|kontonummer|routing|"
+            "sort.?code|vat.?(?:id|n(?:umber|um|o|r)|reg)|ust.?id|umsatzsteuer|employer.?identification")
+_ID_SHORT_WORDS = ("sin", "nas", "pan", "cpf", "dni", "nie", "nif", "bsn", "nir", "nino", "ssn", "vat", "ein")
 _ID_SHORT = "|".join(_ID_SHORT_WORDS)
 _ID_CAMEL = "|".join(f"{w.capitalize()}|{w.upper()}" for w in _ID_SHORT_WORDS)
 # in a gate after a name's own characters: the short words start the name or follow `_`, a digit or a space
@@ -172,12 +173,20 @@ ID_COLUMNS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("in-pan", "in-pan-in-context"), r"(?:pan|permanent_account(?:_number)?)(?:_card)?" + _ID_NUMBER),
     (("br-cpf-in-context", "br-cpf"), r"cpf" + _ID_NUMBER),
     (("es-dni-nie",), r"(?:dni|nie|nif)" + _ID_NUMBER),
+    # (before the Steuer-ID: `USt-IdNr` ends in `id_nr`, a VAT number, not a person's IdNr)
+    (("eu-vat-number-labelled",), r"(?:vat(?:_reg(?:istration)?)?|ust_?id(?:_?nr)?|umsatzsteuer_?id(?:_?nr)?)" + _ID_NUMBER),
     (("de-steuer-id",), r"(?:steuer_?(?:id|id_?nr|identifikationsnummer)|id_?nr|identifikationsnummer|tax_?id)"
      + _ID_NUMBER),
     (("nl-bsn",), r"(?:bsn|burgerservicenummer|sofi_?nummer)" + _ID_NUMBER),
     (("fr-nir",), r"(?:nir|insee|num(?:ero)?_secu|(?:numero_)?securite_sociale|carte_vitale)" + _ID_NUMBER),
     (("us-ssn-labelled", "us-ssn"), r"(?:ssn|social_security)" + _ID_NUMBER),
     (("passport-labelled",), r"(?:passport|passeport|reisepass|pasaporte|passaporto|paspoort)" + _ID_NUMBER),
+    # bank and tax numbers (the s21-fin rules): a bare `account` column is an account id, never taken
+    (("iban",), r"iban" + _ID_NUMBER),
+    (("bank-account-number-labelled",), r"(?:bank_)?(?:account|acct)_?(?:number|num|no|nr)|bank_account|kontonummer"),
+    (("us-routing-number-labelled",), r"(?:aba_)?routing(?:_transit)?" + _ID_NUMBER),
+    (("uk-sort-code-labelled",), r"sort_?code"),
+    (("us-ein-labelled",), r"(?:ein|employer_identification)" + _ID_NUMBER),
 )
 _ID_NAMES = [re.compile(r"(?:[a-z0-9]+_)*(?:" + names + ")") for _, names in ID_COLUMNS]
 MAX_ROWS = 1 << 18  # per table: more than a 2 MiB chunk (text.ONE_COLUMN_CAP) holds of rows of 8+ bytes

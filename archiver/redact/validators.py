@@ -251,6 +251,188 @@ def passport(value: str) -> bool:
     return len(digits) >= 4 and len(set(value)) > 2 and digits not in "01234567890123456789"
 
 
+# --- bank and tax identifiers ------------------------------------------------
+
+def aba_routing(value: str) -> bool:
+    """US ABA routing transit number: 9 digits, a Federal Reserve prefix (00-12, 21-32, 61-72,
+    80) and the 3-7-1 weighted checksum (sum mod 10 == 0), not one digit repeated."""
+    digits = _digits(value, "")
+    if digits is None or len(digits) != 9 or len(set(digits)) == 1:
+        return False
+    prefix = int(digits[:2])
+    if not (prefix <= 12 or 21 <= prefix <= 32 or 61 <= prefix <= 72 or prefix == 80):
+        return False
+    return sum(int(d) * w for d, w in zip(digits, (3, 7, 1) * 3)) % 10 == 0
+
+
+def sort_code(value: str) -> bool:
+    """UK bank sort code: 6 digits (12-34-56, 12 34 56 or 123456), not one digit repeated."""
+    digits = _digits(value, " -")
+    return digits is not None and len(digits) == 6 and len(set(digits)) > 1 \
+        and value.count("-") in (0, 2) and value.count(" ") in (0, 2)
+
+
+def bank_account(value: str) -> bool:
+    """A bank account number after its label: 6 to 17 digits, not one digit repeated."""
+    digits = _digits(value, "")
+    return digits is not None and 6 <= len(digits) <= 17 and len(set(digits)) > 1
+
+
+# The prefixes the IRS assigns to its campuses and online issuance (the first two digits of an EIN);
+# 00, 07-09, 17-19, 28, 29, 49, 69, 70, 78, 79, 89, 96 and 97 are never assigned.
+_EIN_PREFIXES = frozenset(
+    "01 02 03 04 05 06 10 11 12 13 14 15 16 20 21 22 23 24 25 26 27 30 31 32 33 34 35 36 37 38 39 "
+    "40 41 42 43 44 45 46 47 48 50 51 52 53 54 55 56 57 58 59 60 61 62 63 64 65 66 67 68 71 72 73 "
+    "74 75 76 77 80 81 82 83 84 85 86 87 88 90 91 92 93 94 95 98 99".split())
+
+
+def us_ein(value: str) -> bool:
+    """US Employer Identification Number: 12-3456789 (or 9 digits), an assigned IRS prefix, the
+    serial not 0000000."""
+    digits = _digits(value, "-")
+    return digits is not None and len(digits) == 9 and value.count("-") <= 1 and digits[:2] in _EIN_PREFIXES \
+        and digits[2:] != "0000000"
+
+
+def _weighted(digits: str, weights: tuple[int, ...]) -> int:
+    return sum(int(d) * w for d, w in zip(digits, weights))
+
+
+def _vat_at(n: str) -> bool:  # U + 8 digits: Luhn-like sum of the 7, +4, tens complement
+    d = n[1:]
+    total = sum(int(c) if i % 2 == 0 else sum(divmod(int(c) * 2, 10)) for i, c in enumerate(d[:7]))
+    return (10 - (total + 4) % 10) % 10 == int(d[7])
+
+
+def _vat_be(n: str) -> bool:  # 10 digits: 97 - (first 8 mod 97) == last 2
+    return 97 - int(n[:8]) % 97 == int(n[8:])
+
+
+def _vat_de(n: str) -> bool:  # 9 digits, ISO 7064 MOD 11,10
+    product = 10
+    for c in n[:8]:
+        product = ((int(c) + product) % 10 or 10) * 2 % 11
+    return n[0] != "0" and (11 - product) % 10 == int(n[8])
+
+
+def _vat_dk(n: str) -> bool:
+    return n[0] != "0" and _weighted(n, (2, 7, 6, 5, 4, 3, 2, 1)) % 11 == 0
+
+
+def _vat_es(n: str) -> bool:  # a company (letter, 7 digits, control) or a person's DNI/NIE
+    first, body, last = n[0], n[1:8], n[8]
+    if first.isdigit() or first in "XYZ":
+        return n[-1].isalpha() and es_dni(n)
+    if first not in "ABCDEFGHJKLMNPQRSUVW" or not body.isdigit():
+        return False
+    total = sum(int(c) if i % 2 else sum(divmod(int(c) * 2, 10)) for i, c in enumerate(body))
+    control = (10 - total % 10) % 10
+    return last == str(control) or last == "JABCDEFGHI"[control]
+
+
+def _vat_fi(n: str) -> bool:
+    rest = _weighted(n, (7, 9, 10, 5, 8, 4, 2)) % 11
+    return rest != 1 and (11 - rest) % 11 == int(n[7])
+
+
+def _vat_fr(n: str) -> bool:  # a 2-character key and the SIREN (Luhn); a numeric key is (12 + 3 (SIREN mod 97)) mod 97
+    key, siren = n[:2], n[2:]
+    if not _luhn_ok(siren):
+        return False
+    return not key.isdigit() or int(key) == (12 + 3 * (int(siren) % 97)) % 97
+
+
+def _vat_gb(n: str) -> bool:  # 9 digits (12 for a branch): weights 8..2, with the last two, mod 97
+    if n[:2] in ("GD", "HA"):
+        return True
+    total = _weighted(n, (8, 7, 6, 5, 4, 3, 2)) + int(n[7:9])
+    return total % 97 == 0 or (total + 55) % 97 == 0
+
+
+def _vat_it(n: str) -> bool:
+    return n[:7] != "0000000" and _luhn_ok(n)
+
+
+def _vat_nl(n: str) -> bool:  # 9 digits B 2 digits: the 11-test, or (sole traders since 2020) ISO 7064 mod 97
+    if nl_bsn(n[:9]):
+        return True
+    return int("".join(str(int(c, 36)) for c in "NL" + n)) % 97 == 1
+
+
+def _vat_pl(n: str) -> bool:
+    return _weighted(n, (6, 5, 7, 2, 3, 4, 5, 6, 7)) % 11 == int(n[9])
+
+
+def _vat_pt(n: str) -> bool:
+    check = 11 - _weighted(n, (9, 8, 7, 6, 5, 4, 3, 2)) % 11
+    return (0 if check > 9 else check) == int(n[8])
+
+
+def _vat_se(n: str) -> bool:
+    return n.endswith("01") and _luhn_ok(n[:10])
+
+
+# country: (the number's shape after the country code, without spaces/dots/dashes; its check, when simple)
+_VAT_FORMATS: dict[str, tuple[re.Pattern[str], Callable[[str], bool] | None]] = {
+    "AT": (re.compile(r"U[0-9]{8}"), _vat_at),
+    "BE": (re.compile(r"[01][0-9]{9}"), _vat_be),
+    "DE": (re.compile(r"[0-9]{9}"), _vat_de),
+    "DK": (re.compile(r"[0-9]{8}"), _vat_dk),
+    "ES": (re.compile(r"[0-9A-Z][0-9]{7}[0-9A-Z]"), _vat_es),
+    "FI": (re.compile(r"[0-9]{8}"), _vat_fi),
+    "FR": (re.compile(r"[0-9A-HJ-NP-Z]{2}[0-9]{9}"), _vat_fr),
+    "GB": (re.compile(r"[0-9]{9}|[0-9]{12}|(?:GD|HA)[0-9]{3}"), _vat_gb),
+    "IE": (re.compile(r"[0-9][0-9A-Z+*][0-9]{5}[A-W][A-IW]?"), None),
+    "IT": (re.compile(r"[0-9]{11}"), _vat_it),
+    "NL": (re.compile(r"[0-9]{9}B[0-9]{2}"), _vat_nl),
+    "PL": (re.compile(r"[0-9]{10}"), _vat_pl),
+    "PT": (re.compile(r"[0-9]{9}"), _vat_pt),
+    "SE": (re.compile(r"[0-9]{12}"), _vat_se),
+}
+
+
+def eu_vat(value: str) -> bool:
+    """An EU (and UK) VAT number: a country code of AT BE DE DK ES FI FR GB IE IT NL PL PT SE, its
+    country's shape (spaces, dots and dashes between groups allowed) and, where simple, its check
+    digit(s); one digit repeated is a placeholder."""
+    compact = "".join(c for c in value if c not in " .-").upper()
+    if not compact.isascii() or len(compact) < 4:
+        return False
+    fmt = _VAT_FORMATS.get(compact[:2])
+    number = compact[2:]
+    if fmt is None or fmt[0].fullmatch(number) is None:
+        return False
+    digits = "".join(c for c in number if c.isdigit())
+    if len(set(digits)) <= 1:
+        return False
+    return fmt[1] is None or fmt[1](number)
+
+
+_US_ZIP = re.compile(r"[0-9]{5}(?:-[0-9]{4})?")
+
+
+def us_zip(value: str) -> bool:
+    """A US ZIP code (12345) or ZIP+4 (12345-6789): not 00000, not one digit repeated."""
+    return _US_ZIP.fullmatch(value) is not None and value[:5] != "00000" and len(set(value.replace("-", ""))) > 1
+
+
+def de_plz(value: str) -> bool:
+    """A German Postleitzahl: 5 digits, 01001 to 99998 (no 00 region)."""
+    return len(value) == 5 and value.isascii() and value.isdigit() and value[:2] != "00" and value != "99999"
+
+
+# The shape of a UK postcode (Royal Mail's PAF rules): the outward code's area, district and the
+# letters each place may hold, then a digit and two letters (never C I K M O V).
+_UK_POSTCODE = re.compile(
+    r"(?:[A-PR-UWYZ][0-9][0-9]?|[A-PR-UWYZ][A-HK-Y][0-9][0-9]?|[A-PR-UWYZ][0-9][A-HJKPSTUW]"
+    r"|[A-PR-UWYZ][A-HK-Y][0-9][ABEHMNPRVWXY]) ?[0-9][ABD-HJLNP-UW-Z]{2}|GIR ?0AA")
+
+
+def uk_postcode(value: str) -> bool:
+    """A UK postcode in Royal Mail's shape (SW1A 1AA, M1 1AE, NW1 6XP; GIR 0AA), one space or none."""
+    return _UK_POSTCODE.fullmatch(value) is not None
+
+
 VALIDATORS: dict[str, Callable[[str], bool]] = {
     "luhn": luhn,
     "iban": iban,
@@ -268,4 +450,12 @@ VALIDATORS: dict[str, Callable[[str], bool]] = {
     "nl_bsn": nl_bsn,
     "fr_nir": fr_nir,
     "passport": passport,
+    "aba_routing": aba_routing,
+    "sort_code": sort_code,
+    "bank_account": bank_account,
+    "us_ein": us_ein,
+    "eu_vat": eu_vat,
+    "us_zip": us_zip,
+    "de_plz": de_plz,
+    "uk_postcode": uk_postcode,
 }
