@@ -431,6 +431,106 @@ _UK_POSTCODE = re.compile(
 def uk_postcode(value: str) -> bool:
     """A UK postcode in Royal Mail's shape (SW1A 1AA, M1 1AE, NW1 6XP; GIR 0AA), one space or none."""
     return _UK_POSTCODE.fullmatch(value) is not None
+def _date_ok(yy: int, month: int, day: int) -> bool:
+    """A plausible day of a month (any year; February up to the 29th)."""
+    return 1 <= month <= 12 and 1 <= day <= (31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)[month - 1] and yy >= 0
+
+
+_CF_ODD = (1, 0, 5, 7, 9, 13, 15, 17, 19, 21, 2, 4, 18, 20, 11, 3, 6, 8, 12, 14, 16, 10, 22, 25, 24, 23)
+_CF = re.compile(r"[A-Z]{6}[0-9LMNPQRSTUV]{2}[ABCDEHLMPRST][0-9LMNPQRSTUV]{2}[A-Z][0-9LMNPQRSTUV]{3}[A-Z]")
+
+
+def it_cf(value: str) -> bool:
+    """Italy codice fiscale: 16 characters (omocodia letters for digits allowed), the last a
+    check letter over the odd/even position tables."""
+    if _CF.fullmatch(value) is None:
+        return False
+    total = 0
+    for i, ch in enumerate(value[:15]):
+        v = int(ch) if ch.isdigit() else ord(ch) - 65
+        total += _CF_ODD[v] if i % 2 == 0 else v
+    return chr(65 + total % 26) == value[15]
+
+
+def se_personnummer(value: str) -> bool:
+    """Sweden personnummer / samordningsnummer: (YY)YYMMDD, - or +, four digits, Luhn over the
+    last ten digits; the day may be +60 (samordningsnummer)."""
+    digits = _digits(value, "-+ ")
+    if digits is None or len(digits) not in (10, 12):
+        return False
+    ten = digits[-10:]
+    day = int(ten[4:6])
+    return _date_ok(0, int(ten[2:4]), day - 60 if day > 60 else day) and _luhn_ok(ten)
+
+
+def dk_cpr(value: str) -> bool:
+    """Denmark CPR: DDMMYY and four digits, a real day of a month (no check digit since 2007)."""
+    digits = _digits(value, "- ")
+    return digits is not None and len(digits) == 10 and _date_ok(0, int(digits[2:4]), int(digits[:2])) \
+        and len(set(digits[6:])) > 1
+
+
+def pl_pesel(value: str) -> bool:
+    """Poland PESEL: YYMMDD (month +20/+40/+60/+80 by century) and five digits, weights 1 3 7 9."""
+    digits = _digits(value, " ")
+    if digits is None or len(digits) != 11:
+        return False
+    if not _date_ok(0, int(digits[2:4]) % 20, int(digits[4:6])):
+        return False
+    total = sum(int(d) * w for d, w in zip(digits, (1, 3, 7, 9, 1, 3, 7, 9, 1, 3)))
+    return (10 - total % 10) % 10 == int(digits[10])
+
+
+_CN_WEIGHTS = (7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2)
+
+
+def cn_rid(value: str) -> bool:
+    """China resident identity number: six-digit area, YYYYMMDD (1900-2099), three digits, and an
+    ISO 7064 MOD 11-2 check character (0-9 or X)."""
+    body, check = value[:17], value[17:].upper()
+    if len(value) != 18 or not body.isascii() or not body.isdigit() or check not in "0123456789X":
+        return False
+    if body[6:8] not in ("19", "20") or not _date_ok(0, int(body[10:12]), int(body[12:14])):
+        return False
+    return "10X98765432"[sum(int(d) * w for d, w in zip(body, _CN_WEIGHTS)) % 11] == check
+
+
+def jp_my_number(value: str) -> bool:
+    """Japan My Number: 12 digits, the last a check digit (weights 2-7 then 2-6 from the right, mod 11)."""
+    digits = _digits(value, " -")
+    if digits is None or len(digits) != 12 or len(set(digits)) == 1:
+        return False
+    total = sum(int(d) * (n + 1 if n <= 6 else n - 5) for n, d in enumerate(reversed(digits[:11]), start=1))
+    rem = total % 11
+    return (0 if rem <= 1 else 11 - rem) == int(digits[11])
+
+
+def kr_rrn(value: str) -> bool:
+    """South Korea resident registration number: YYMMDD, - and seven digits, the first of them
+    the sex and century (1-8); numbers issued since October 2020 carry no check digit."""
+    digits = _digits(value, "- ")
+    return digits is not None and len(digits) == 13 and digits[6] in "12345678" \
+        and _date_ok(0, int(digits[2:4]), int(digits[4:6]))
+
+
+def au_tfn(value: str) -> bool:
+    """Australia tax file number: 9 digits, weights 1 4 3 7 5 8 6 9 10, sum divisible by 11."""
+    digits = _digits(value, " -")
+    return digits is not None and len(digits) == 9 and len(set(digits)) > 1 \
+        and sum(int(d) * w for d, w in zip(digits, (1, 4, 3, 7, 5, 8, 6, 9, 10))) % 11 == 0
+
+
+_CURP = re.compile(r"[A-Z][AEIOUX][A-Z]{2}[0-9]{6}[HMX][A-Z]{2}[B-DF-HJ-NP-TV-Z]{3}[0-9A-Z][0-9]")
+_CURP_ALPHABET = "0123456789ABCDEFGHIJKLMNÑOPQRSTUVWXYZ"
+
+
+def mx_curp(value: str) -> bool:
+    """Mexico CURP: 18 characters (name letters, YYMMDD, sex, state, consonants, a homoclave) and
+    a check digit over the first seventeen."""
+    if _CURP.fullmatch(value) is None or not _date_ok(0, int(value[6:8]), int(value[8:10])):
+        return False
+    total = sum(_CURP_ALPHABET.index(c) * (18 - i) for i, c in enumerate(value[:17]))
+    return (10 - total % 10) % 10 == int(value[17])
 
 
 VALIDATORS: dict[str, Callable[[str], bool]] = {
@@ -458,4 +558,13 @@ VALIDATORS: dict[str, Callable[[str], bool]] = {
     "us_zip": us_zip,
     "de_plz": de_plz,
     "uk_postcode": uk_postcode,
+    "it_cf": it_cf,
+    "se_personnummer": se_personnummer,
+    "dk_cpr": dk_cpr,
+    "pl_pesel": pl_pesel,
+    "cn_rid": cn_rid,
+    "jp_my_number": jp_my_number,
+    "kr_rrn": kr_rrn,
+    "au_tfn": au_tfn,
+    "mx_curp": mx_curp,
 }
