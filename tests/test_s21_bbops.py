@@ -258,6 +258,17 @@ def test_demo_json_is_one_document(tmp_path: Path) -> None:
     assert doc.get("ok") is True
 
 
+@pytest.mark.xfail(strict=True, reason="gap: a sync that stops before it starts (state dir unusable, exit 1) prints "
+                   "{snapshot, errors, failed} with --json: no sessions/bytes/redactions, the keys DESIGN names")
+def test_sync_json_of_a_run_that_could_not_start_keeps_the_designed_keys(ops: Env) -> None:
+    (ops.base / "state").write_text("a file where the state dir should be")
+    proc = cli("sync", *cfg(ops), "--json")
+    assert proc.returncode == 1, proc.stderr
+    doc = one_json(proc)
+    assert doc["errors"] and "state dir" in doc["errors"][0]
+    assert SYNC_KEYS <= set(doc), sorted(doc)
+
+
 @pytest.mark.parametrize("args", [
     ("sync", "--no-such-flag"),
     ("export", "--format", "md"),  # KEY missing
