@@ -14,7 +14,7 @@ import logging
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from archiver import __version__
 
@@ -100,6 +100,14 @@ def settings_of(args: argparse.Namespace):  # type: ignore[no-untyped-def]
 
 
 # ---------------------------------------------------------------- parser
+class _Parser(argparse.ArgumentParser):
+    """A usage error is one line on stderr, as README promises (argparse would print the whole
+    usage block first); `--help` still shows it. Subcommand parsers are of this class too."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {plain(message)}\n")
+
+
 def _add_common_options(parser: argparse.ArgumentParser, *, defaults: bool) -> None:
     """The options every command takes. They may come before the command (`archiver --config F
     sync`) or after it (`archiver sync --config F`): the top-level parser holds the defaults and
@@ -122,7 +130,7 @@ def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     _add_common_options(common, defaults=False)
 
-    p = argparse.ArgumentParser(prog="archiver", description="Archive coding-agent sessions: redacted, compressed, encrypted, with lineage.")
+    p = _Parser(prog="archiver", description="Archive coding-agent sessions: redacted, compressed, encrypted, with lineage.")
     p.add_argument("--version", action="version", version=f"archiver {__version__}")
     _add_common_options(p, defaults=True)
     sub = p.add_subparsers(dest="command", required=True)

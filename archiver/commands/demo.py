@@ -4,6 +4,7 @@ on 127.0.0.1, then lineage, restore and verify. Argument parsing and output only
 from __future__ import annotations
 
 import argparse
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,9 @@ from archiver.commands import add_command
 def cmd_demo(args: argparse.Namespace) -> int:
     from archiver.demo.run import run_demo
 
-    out = run_demo(Path(args.dir).absolute() if args.dir else None, log=lambda m: console().print(m))
+    # with --json stdout holds the one document: the steps are log records then (shown with -v)
+    step = logging.getLogger("archiver.demo").info if args.json else (lambda m: console().print(m))
+    out = run_demo(Path(args.dir).absolute() if args.dir else None, log=step)
     if args.json:
         emit_json(out)
     return EXIT_OK if out.get("ok") else EXIT_PARTIAL

@@ -615,6 +615,8 @@ class Doctor:
                 present += 1
                 readable = os.access(root, os.R_OK | os.X_OK)
                 self.add(f"harness {name}", "ok" if readable else "fail", f"{root}" + ("" if readable else ": not readable"))
+            elif self.settings.harnesses[name].root is not None:  # a root the config names: a typo archives nothing
+                self.add(f"harness {name}", "fail", f"{root}: not found (harnesses.{name}.root in the config)")
             else:
                 self.add(f"harness {name}", "skip", f"{root}: not found (nothing to archive)")
             close = getattr(h, "close", None)

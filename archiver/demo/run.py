@@ -100,9 +100,8 @@ def run_demo(keep: Path | None, log: Callable[[str], None]) -> dict[str, Any]:
             _, text = _run(["lineage", *c, *idf, "--json"])
             lineage = json.loads(text)
             log(f"[5/7] lineage: {len(lineage['nodes'])} sessions, {len(lineage['edges'])} edges")
-            from archiver.cli import main as cli_main
-
-            cli_main(["lineage", *c, *idf])
+            _, tree = _run(["lineage", *c, *idf])  # through `log`: with --json stdout holds one document
+            log(tree.rstrip("\n"))
             code_r, text = _run(["restore", "--all", "--to", str(restored), *c, *idf, "--json"])
             rest = json.loads(text)
             log(f"[6/7] restored {len(rest['sessions'])} sessions, {len(rest['files'])} files into {restored}")
