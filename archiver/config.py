@@ -40,7 +40,7 @@ class PresidioSettings(_Section):
 
 
 class RedactionSettings(_Section):
-    rules: list[str] = Field(default_factory=lambda: ["builtin:secrets", "builtin:pii", "builtin:paths"])
+    rules: list[str] = Field(default_factory=lambda: ["builtin:secrets", "builtin:pii", "builtin:paths", "builtin:names"])
     team_key_file: Path | None = None
     fail_closed: bool = True
     usernames: list[str] = Field(default_factory=list)  # besides the current OS user

@@ -35,7 +35,7 @@ def test_the_worker_recipe_is_plain_data(tmp_path: Path) -> None:
     recipe = pickle.loads(pickle.dumps(runtime.redactor_factory(settings, keys)))
     assert type(recipe) is RedactorRecipe
     rules, key, terms, presidio = recipe.rule_specs, recipe.pseudonym_key, recipe.terms, recipe.presidio
-    assert rules == ["builtin:secrets", "builtin:pii", "builtin:paths"] and key == keys.pseudonym and presidio is None
+    assert rules == ["builtin:secrets", "builtin:pii", "builtin:paths", "builtin:names"] and key == keys.pseudonym and presidio is None
     assert type(terms) is RuntimeTerms
     assert "zorbalina" in terms.usernames and terms.names == ["Quentin Marlowe"]
     assert terms.extra_terms == ["project-nightjar"] and terms.hosts[:2] == ["build-box-17", socket.gethostname()]

@@ -183,10 +183,10 @@ def test_a_name_in_base64_makes_no_run_a_secret() -> None:
 
 # ---------------------------------------------------------------- the pack and the word lists
 
-def test_the_pack_is_opt_in_and_its_examples_hold() -> None:
+def test_the_pack_is_in_the_default_list_and_its_examples_hold() -> None:
     from archiver.config import RedactionSettings
 
-    assert "builtin:names" not in RedactionSettings().rules
+    assert RedactionSettings().rules == [*DEFAULT, "builtin:names"]
     assert OPTIONAL_PACKS == ("names",)
     rules = [r for r in load_rules(["builtin:names"]) if r.pack == "names"]
     assert [r.id for r in rules] == ["person-name-titled", "person-name-given"]

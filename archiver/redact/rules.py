@@ -39,8 +39,9 @@ Confidence = Literal["high", "medium", "low"]
 
 CONFIDENCE_RANK = {"high": 3, "medium": 2, "low": 1}
 BUILTIN_PACKS = ("secrets", "pii", "paths")
-# Shipped packs that are not in the default list: a configuration names them to use them
-# (`builtin:names`, person names in free text).
+# Shipped packs beside the three core ones (`builtin:names`, person names in free text: in the
+# default list, and left out by a team that sets `rules` without it); their findings count under
+# their own name, not `custom`, for a decode rule's `decode_packs`.
 OPTIONAL_PACKS = ("names",)
 # Packs whose rules also apply to JSON keys and (for "paths") to path components.
 KEY_PACKS = frozenset({"paths", "pii"})
