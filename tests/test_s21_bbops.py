@@ -242,13 +242,15 @@ def test_every_command_prints_one_json_document_with_the_designed_keys(ops: Env,
     assert one_json(proc)["errors"] == []
 
 
-@pytest.mark.xfail(strict=True, reason="gap: `redact FILE --json` prints the redacted file (JSONL: one document "
-                   "per line) instead of one JSON document; DESIGN says every command's --json prints one")
 def test_redact_json_is_one_document(ops: Env) -> None:
+    """(was a gap: the redacted file itself, one document per JSONL line)"""
     src = ops.home / ".claude/projects" / PROJECT_KEY / f"{MAIN_SID}.jsonl"
     proc = cli("redact", str(src), *cfg(ops), "--json")
     assert proc.returncode == 0, proc.stderr
-    one_json(proc)
+    doc = one_json(proc)
+    assert doc["file"] == str(src) and doc["format"] == "jsonl" and doc["output_base64"] is None
+    plain = cli("redact", str(src), *cfg(ops))
+    assert doc["output"] == plain.stdout and doc["redactions"] and proc.stderr == ""
 
 
 def test_demo_json_is_one_document(tmp_path: Path) -> None:
@@ -258,8 +260,7 @@ def test_demo_json_is_one_document(tmp_path: Path) -> None:
     assert doc.get("ok") is True
 
 
-@pytest.mark.xfail(strict=True, reason="gap: a sync that stops before it starts (state dir unusable, exit 1) prints "
-                   "{snapshot, errors, failed} with --json: no sessions/bytes/redactions, the keys DESIGN names")
+# was a gap: a sync that stops before it starts printed {snapshot, errors, failed} only
 def test_sync_json_of_a_run_that_could_not_start_keeps_the_designed_keys(ops: Env) -> None:
     (ops.base / "state").write_text("a file where the state dir should be")
     proc = cli("sync", *cfg(ops), "--json")
@@ -267,6 +268,7 @@ def test_sync_json_of_a_run_that_could_not_start_keeps_the_designed_keys(ops: En
     doc = one_json(proc)
     assert doc["errors"] and "state dir" in doc["errors"][0]
     assert SYNC_KEYS <= set(doc), sorted(doc)
+    assert doc["sessions"] == {"total": 0, "uploaded": 0, "unchanged": 0, "failed": 0} and doc["failed"] is True
 
 
 @pytest.mark.parametrize("args", [

@@ -952,11 +952,9 @@ def leaked(red: object, fam: Family, carrier: str) -> list[str]:
 
 
 # Families the packs cannot close: strict xfail (fam, carrier or None for every carrier) -> reason.
-OPEN: dict[tuple[str, str | None], str] = {
-    ("jwk-private", "json"): "a JWK inside a JSON string is walked as nested JSON, one string at a time: the "
-                             "value under \"d\" is scanned without its key or the \"kty\" beside it (needs the "
-                             "JSON walker to scan JWK members keyed, as it does secret-named keys)",
-}
+# (jwk-private in JSON was one: its members are now scanned keyed with the kty beside them,
+# jsondoc._JWK_CONTEXT)
+OPEN: dict[tuple[str, str | None], str] = {}
 
 
 def _case(fam: Family, carrier: str) -> object:
@@ -1050,3 +1048,24 @@ def test_validator_published_example(name: str, value: str) -> None:
     if name in ("dk_cpr", "kr_rrn"):  # no check digit: a 13th month instead
         bumped = value[:2] + "13" + value[4:]
     assert not check(bumped), bumped
+
+
+def test_a_jwk_object_in_jsonl_has_its_private_members_redacted_and_its_public_ones_kept() -> None:
+    """A JWK walked as an object: d (EC) and the RSA CRT members go, x/y/n/e and kid stay."""
+    import json
+
+    from archiver.redact.base import RedactionReport
+    from tests.fx_redact import builtin_redactor
+
+    red = builtin_redactor(b"k" * 32)
+    d = "jpsQnnGQmL-YBIffH1136cLyJAIwtg-TyHqdPNAxoX4"
+    x = "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU"
+    line = json.dumps({"type": "tool_result", "content": {"keys": [
+        {"kty": "EC", "crv": "P-256", "kid": "key-2024-01", "x": x, "d": d},
+        {"kty": "RSA", "e": "AQAB", "dp": "G4sPXkc6Ya9y8oJW9_ILj4xuppu0lzi_H7VTkS8xj5S", "qi": "GyM_p6JrXySiz1toFgKbWV4JdI3jQ4ypu9rbMWx3rQJ"}]}})
+    out = json.loads(red.redact_jsonl_line(line.encode(), RedactionReport()))
+    ec, rsa = out["content"]["keys"]
+    assert ec["x"] == x and ec["kid"] == "key-2024-01" and ec["d"] != d and "<PRIVATE_KEY:" in ec["d"]
+    assert rsa["e"] == "AQAB" and "<PRIVATE_KEY:" in rsa["dp"] and "<PRIVATE_KEY:" in rsa["qi"]
+    plain = json.loads(red.redact_jsonl_line(json.dumps({"d": d, "note": "no kty here"}).encode(), RedactionReport()))
+    assert plain["d"] == d  # a bare "d" outside a JWK is no key member

@@ -1,5 +1,5 @@
 """`archiver redact`: one file through the configured rules, the redacted bytes to stdout and
-the counts per rule to stderr. Argument parsing and output only (the rules are archiver.redact)."""
+the counts per rule to stderr (with --json one document holding both). Argument parsing and output only (the rules are archiver.redact)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any, Iterator
 
-from archiver.cli import EXIT_OK, UsageError, err, settings_of
+from archiver.cli import EXIT_OK, UsageError, emit_json, err, settings_of
 from archiver.commands import add_command
 
 
@@ -34,13 +34,29 @@ def cmd_redact(args: argparse.Namespace) -> int:
         out = Path(tmp) / "out"
         with unreadable_as(src, fmt):
             redactor.redact_file(src, out, fmt, report)  # type: ignore[arg-type]
+        counts = report.by_rule()
+        if args.json:  # one document: the output as text, or as base64 when it is no UTF-8 (SQLite, binary)
+            emit_json(_json_document(src, fmt, counts, out.read_bytes()))
+            return EXIT_OK
         with out.open("rb") as f:
             shutil.copyfileobj(f, sys.stdout.buffer)
     sys.stdout.flush()
-    counts = report.by_rule()
     if counts:
         err("redactions: " + ", ".join(f"{k}={v}" for k, v in counts.items()))
     return EXIT_OK
+
+
+def _json_document(src: Path, fmt: str, counts: dict[str, int], output: bytes) -> dict[str, object]:
+    """`redact --json`: {file, format, redactions, output, output_base64}; exactly one of the
+    two outputs is set."""
+    import base64
+
+    try:
+        text: str | None = output.decode("utf-8")
+    except UnicodeDecodeError:
+        text = None
+    return {"file": str(src), "format": fmt, "redactions": counts, "output": text,
+            "output_base64": None if text is not None else base64.b64encode(output).decode("ascii")}
 
 
 @contextlib.contextmanager

@@ -271,7 +271,9 @@ def _sync_failed(args: argparse.Namespace, reason: str, started: float, state_di
     if state_dir is not None:
         _note_failure(args, state_dir, started, reason)
     if args.json:
-        emit_json({"snapshot": None, "errors": [reason], "failed": True})
+        # the keys of a finished run's document (DESIGN), all empty: nothing was read or uploaded
+        emit_json({"snapshot": None, "sessions": {"total": 0, "uploaded": 0, "unchanged": 0, "failed": 0},
+                   "bytes": {"read": 0, "uploaded": 0}, "redactions": {}, "errors": [reason], "failed": True})
     err(reason)
     return EXIT_PARTIAL
 

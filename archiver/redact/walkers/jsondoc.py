@@ -439,6 +439,13 @@ def _attachment_encoding(node: dict[str, Any], kind: int) -> str | None:
     return "base64" if type(enc) is str and enc.lower() == "base64" else None
 
 
+# a JSON Web Key's private members (d; p, q, dp, dq, qi of RSA; k of oct): walked one string at a
+# time, a value would be scanned without the "kty" beside it that rule jwk-private-member needs, so
+# it is scanned keyed with the object's kty named before its own key
+_JWK_PRIVATE = frozenset({"d", "p", "q", "dp", "dq", "qi", "k"})
+_JWK_CONTEXT = 'kty", "'
+
+
 def _keyed_prefix(key: str) -> bytes:
     return f'"{key}": "'.encode("utf-8", "surrogatepass")
 
@@ -667,6 +674,8 @@ class JsonRedactor:
                             keyed[len(strs)] = pair[1]  # {"name": "DB_PASSWORD", "value": ...}
                         elif ctx is not None and k in ctx:
                             keyed[len(strs)] = ctx[k]
+                        elif k in _JWK_PRIVATE and type(node.get("kty")) is str:
+                            keyed[len(strs)] = _JWK_CONTEXT + k  # scanned as `"kty", "d": "<value>"`
                         elif kind is None:
                             sk = secret_keys.get(k)
                             if sk is None:
