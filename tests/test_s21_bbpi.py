@@ -8,73 +8,17 @@ One sync per module; every test reads its results.
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Iterator
 
 import pytest
 
 from tests.fx_s21_bbpi import USER, Planted, build_home
-from tests.fx_s3 import REGION, make_bucket, s3_client, s3_server, unique_bucket_name  # noqa: F401
+from tests.fx_s21_audit import AuditRun, audit_run
+from tests.fx_s3 import s3_server  # noqa: F401
 
-ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
-HARNESS_VARS = ("CLAUDE_CONFIG_DIR", "CLAUDE_CODE_PROJECT_DIR_NAME", "CODEX_HOME", "CURSOR_CONFIG_DIR",
-                "CURSOR_DATA_DIR", "PI_CODING_AGENT_DIR", "PI_CODING_AGENT_SESSION_DIR", "XDG_DATA_HOME",
-                "XDG_CONFIG_HOME", "XDG_STATE_HOME", "ARCHIVER_CONFIG", "ARCHIVER_TEAM_KEY", "ARCHIVER_IDENTITY_FILE")
-
-
-@dataclass
-class Run:
-    planted: Planted
-    base: Path
-    config: Path
-    identity: Path
-    outputs: list[tuple[str, str]] = field(default_factory=list)  # (what, stdout+stderr)
-    sync_code: int = -1
-    sync_json: dict[str, Any] = field(default_factory=dict)
-    ls: dict[str, Any] = field(default_factory=dict)
-    lineage: dict[str, Any] = field(default_factory=dict)
-    plaintexts: dict[str, bytes] = field(default_factory=dict)   # bucket key -> decrypted payload
-    keys: list[str] = field(default_factory=list)
-    metadata: dict[str, dict[str, str]] = field(default_factory=dict)
-    restored: dict[str, Path] = field(default_factory=dict)      # top-level key -> restored HOME
-    restore_codes: dict[str, int] = field(default_factory=dict)
-
-    def cli(self, *args: str, what: str) -> subprocess.CompletedProcess[str]:
-        env = {k: v for k, v in os.environ.items() if k not in HARNESS_VARS}
-        env["HOME"] = str(self.planted.home)
-        env["PYTHONPATH"] = str(Path(__file__).resolve().parents[1])
-        proc = subprocess.run([sys.executable, "-m", "archiver", args[0], "--config", str(self.config), *args[1:]],
-                              capture_output=True, text=True, env=env, timeout=120)
-        self.outputs.append((what, proc.stdout + proc.stderr))
-        return proc
-
-    def object_owner(self, bucket_key: str) -> str:
-        """Which session/artifact an object belongs to, for evidence."""
-        oid = bucket_key.rsplit("/", 1)[-1]
-        for s in self.ls.get("sessions", ()):
-            for art in s.get("artifacts", ()):
-                if oid in art.get("objects", ()):
-                    return f"{s['key']} {art['path']}"
-        return bucket_key
-
-
-def unwrap(blob: bytes, identity: Path) -> bytes:
-    data = subprocess.run(["age", "-d", "-i", str(identity)], input=blob, capture_output=True, check=True).stdout
-    while data[:4] == ZSTD_MAGIC:
-        data = subprocess.run(["zstd", "-d", "-c", "-q"], input=data, capture_output=True, check=True).stdout
-    return data
-
-
-def json_or_empty(proc: subprocess.CompletedProcess[str]) -> dict[str, Any]:
-    try:
-        return json.loads(proc.stdout)
-    except json.JSONDecodeError:
-        return {}
+Run = AuditRun
 
 
 @pytest.fixture(scope="module")
@@ -82,41 +26,9 @@ def run(tmp_path_factory: pytest.TempPathFactory, s3_server: str) -> Iterator[Ru
     base = tmp_path_factory.mktemp("s21bbpi")
     base.chmod(0o700)
     planted = build_home(base)
-    bucket = unique_bucket_name()
-    make_bucket(s3_server, bucket)
-    keys = base / "keys"
-    r = Run(planted=planted, base=base, config=base / "config.toml", identity=keys / "identity.txt")
-    r.config.write_text(
-        f'home = "{planted.home}"\nhost = "laptop-of-{USER}"\n\n'
-        f'[redaction]\nteam_key_file = "{keys / "team.key"}"\nusernames = ["{USER}"]\n\n'
-        f'[encryption]\nrecipients_file = "{keys / "recipient.txt"}"\n\n'
-        f'[store]\nurl = "s3://{bucket}/arch"\nendpoint_url = "{s3_server}"\nregion = "{REGION}"\n\n'
-        f'[state]\ndir = "{base / "state"}"\n')
-    assert r.cli("keygen", "--out", str(keys), what="keygen").returncode == 0
-
-    sync = r.cli("sync", "--json", "-v", what="sync -v")
-    r.sync_code = sync.returncode
-    r.sync_json = json_or_empty(sync)
-    r.ls = json_or_empty(r.cli("ls", "--json", "--identity", str(r.identity), what="ls"))
-    r.lineage = json_or_empty(r.cli("lineage", "--json", "--identity", str(r.identity), what="lineage"))
-
-    client = s3_client(s3_server)
-    for page in client.get_paginator("list_objects_v2").paginate(Bucket=bucket):
-        r.keys += [o["Key"] for o in page.get("Contents", ())]
-    for key in r.keys:
-        obj = client.get_object(Bucket=bucket, Key=key)
-        r.metadata[key] = obj.get("Metadata", {})
-        blob = obj["Body"].read()
-        r.plaintexts[key] = blob if key.endswith("archiver.json") else unwrap(blob, r.identity)
-
-    for key in planted.top_level:
-        to = base / "restored" / re.sub(r"[^A-Za-z0-9]", "_", key)
-        proc = r.cli("restore", key, "--with-family", "--to", str(to), "--identity", str(r.identity),
-                     what=f"restore {key}")
-        r.restore_codes[key] = proc.returncode
-        r.restored[key] = to
+    r = audit_run(base, planted, USER, s3_server, planted.top_level)
     yield r
-    client.delete_objects(Bucket=bucket, Delete={"Objects": [{"Key": k} for k in r.keys]}) if r.keys else None
+    r.clean()
 
 
 # ------------------------------------------------------------------ helpers
