@@ -48,6 +48,15 @@ def redacted(red: Any, text: str) -> tuple[str, dict[str, int]]:
     return red.redact_text(text, report), report.by_rule()
 
 
+def redacted_file(red: Any, folder: Path, name: str, data: bytes, fmt: str = "jsonl") -> tuple[bytes, dict[str, int]]:
+    """`data` written to folder/name and redacted as a worker redacts a file: (output bytes, counts by rule)."""
+    src, dst = folder / name, folder / f"out-{name}"
+    src.write_bytes(data)
+    report = RedactionReport()
+    red.redact_file(src, dst, fmt, report)
+    return dst.read_bytes(), report.by_rule()
+
+
 def kept(red: Any, text: str) -> dict[str, int]:
     """Assert the text comes out as it went in; its report's counts by rule."""
     report = RedactionReport()

@@ -19,7 +19,7 @@ import pytest
 
 from archiver.redact import validators as V
 from archiver.redact.base import RedactionReport
-from tests.fx_redact import builtin_redactor, kept
+from tests.fx_redact import builtin_redactor, kept, redacted_file
 
 KEY = b"s21-fin-test-key-0123456789abcdefghijklm"
 TOKEN = re.compile(r"<[A-Z][A-Z0-9_]*:[0-9a-f]{8}>")
@@ -256,20 +256,12 @@ def _codex_rollout(text: str) -> bytes:
                     for r in recs)
 
 
-def _redact_file(red, tmp_path: Path, name: str, data: bytes) -> tuple[bytes, dict[str, int]]:  # noqa: ANN001
-    src, dst = tmp_path / name, tmp_path / f"out-{name}"
-    src.write_bytes(data)
-    report = RedactionReport()
-    red.redact_file(src, dst, "jsonl", report)
-    return dst.read_bytes(), report.by_rule()
-
-
 def _new(counts: dict[str, int]) -> dict[str, int]:
     return {r: n for r, n in counts.items() if r in NEW_RULES}
 
 
 def test_a_claude_tool_result_loses_every_value(red, tmp_path: Path) -> None:  # noqa: ANN001
-    out, counts = _redact_file(red, tmp_path, "claude.jsonl", _claude_tool_result(PAYMENT))
+    out, counts = redacted_file(red, tmp_path, "claude.jsonl", _claude_tool_result(PAYMENT))
     for v in PAYMENT_VALUES:
         assert v.encode() not in out, v
     # the text is in the tool_result block and in toolUseResult.file.content: every count doubles
@@ -284,7 +276,7 @@ def test_a_claude_tool_result_loses_every_value(red, tmp_path: Path) -> None:  #
 
 
 def test_a_codex_rollout_loses_every_value(red, tmp_path: Path) -> None:  # noqa: ANN001
-    out, counts = _redact_file(red, tmp_path, "rollout.jsonl", _codex_rollout(PAYMENT))
+    out, counts = redacted_file(red, tmp_path, "rollout.jsonl", _codex_rollout(PAYMENT))
     for v in PAYMENT_VALUES:
         assert v.encode() not in out, v
     assert _new(counts) == PAYMENT_RULES, counts

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from archiver.redact.base import RedactionReport
-from tests.fx_redact import builtin_redactor, kept
+from tests.fx_redact import builtin_redactor, kept, redacted_file
 
 KEY = b"s21-prose-test-key-0123456789abcdefghij"
 TOKEN = re.compile(r"<[A-Z][A-Z0-9_]*:[0-9a-f]{8}>")
@@ -192,14 +192,6 @@ def _codex_rollout(text: str) -> bytes:
                     for r in recs)
 
 
-def _redact_file(red, tmp_path: Path, name: str, data: bytes) -> tuple[bytes, dict[str, int]]:  # noqa: ANN001
-    src, dst = tmp_path / name, tmp_path / f"out-{name}"
-    src.write_bytes(data)
-    report = RedactionReport()
-    red.redact_file(src, dst, "jsonl", report)
-    return dst.read_bytes(), report.by_rule()
-
-
 def _texts(out: bytes, path: list[str | int]) -> list[str]:
     found = []
     for line in out.splitlines():
@@ -214,7 +206,7 @@ def _texts(out: bytes, path: list[str | int]) -> list[str]:
 
 
 def test_a_claude_user_message_loses_every_value(red, tmp_path: Path) -> None:  # noqa: ANN001
-    out, counts = _redact_file(red, tmp_path, "claude.jsonl", _claude_user_line(PROMPT))
+    out, counts = redacted_file(red, tmp_path, "claude.jsonl", _claude_user_line(PROMPT))
     for v in PROMPT_VALUES:
         assert v.encode() not in out, v
     assert {r: n for r, n in counts.items() if r in NEW_RULES} == PROMPT_RULES, counts
@@ -226,7 +218,7 @@ def test_a_claude_user_message_loses_every_value(red, tmp_path: Path) -> None:  
 
 
 def test_a_codex_rollout_loses_every_value_in_each_record(red, tmp_path: Path) -> None:  # noqa: ANN001
-    out, counts = _redact_file(red, tmp_path, "rollout.jsonl", _codex_rollout(PROMPT))
+    out, counts = redacted_file(red, tmp_path, "rollout.jsonl", _codex_rollout(PROMPT))
     for v in PROMPT_VALUES:
         assert v.encode() not in out, v
     # the prompt is in three records: every count triples
