@@ -195,7 +195,7 @@ def test_relocated_thread_names_the_new_project_path(box: Box) -> None:  # noqa:
         assert json.loads(data.splitlines()[0])["payload"]["cwd"] == new_cwd
         turn_cwds = {json.loads(ln)["payload"]["cwd"] for ln in data.splitlines() if b'"turn_context"' in ln}
         assert turn_cwds and all(c.startswith(new_home + "/") for c in turn_cwds)
-        # the row's own cwd, moved (the sample's row for COMPRESSED names another project than its rollout)
+        # the row's own cwd, moved (read from a plain restore: the row is the state DB's, not the rollout's)
         plain = box.base / f"plain-{tid[-1]}"
         _restore(box, plain, f"codex:{tid}")
         (was,) = _rows(plain / ".codex/state_5.sqlite", f"SELECT cwd FROM threads WHERE id = '{tid}'")[0]
@@ -204,6 +204,28 @@ def test_relocated_thread_names_the_new_project_path(box: Box) -> None:  # noqa:
         assert row == [(new_home + was[len(old_home):], str(placed.resolve()))]
         # nothing else in the rollout changed
         assert data.replace(new_home.encode(), old_home.encode()) == _plain(plain / _rollout(session)["path"])
+
+
+def test_the_sample_state_rows_name_the_project_their_rollouts_name(tmp_path: Path) -> None:
+    """The demo Codex home: each `threads` row's cwd is the cwd of its rollout's session_meta
+    (the compressed thread's row said work/webapp while its rollout ran in work/infra)."""
+    import zstandard
+
+    home = tmp_path / "home"
+    made = make_codex_home(home)
+    con = sqlite3.connect(str(made["root"] / "state_5.sqlite"))
+    rows = dict(con.execute("SELECT id, cwd FROM threads").fetchall())
+    con.close()
+    checked = 0
+    for f in sorted((made["root"] / "sessions").rglob("rollout-*")):
+        data = f.read_bytes()
+        if f.suffix == ".zst":
+            data = zstandard.ZstdDecompressor().stream_reader(data).read()
+        meta = json.loads(data.splitlines()[0])["payload"]
+        if meta["id"] in rows and "forked_from_id" not in meta:
+            assert rows[meta["id"]] == meta["cwd"], (f.name, rows[meta["id"]], meta["cwd"])
+            checked += 1
+    assert checked >= 3 and rows[COMPRESSED].endswith("/work/infra")
 
 
 def test_fork_restored_without_its_base_is_warned_about(box: Box) -> None:  # noqa: F811
