@@ -23,6 +23,7 @@ import pytest
 
 from archiver.redact.base import RedactionReport
 from archiver.redact.engine import ALWAYS, COMMON, MODE_ALL, MODE_IDS, MODE_KEYS, MODE_OPAQUE, MODE_PATHS, Engine
+from archiver.redact.engine import _first as engine_first
 from archiver.redact.walkers import jsondoc
 from archiver.redact.walkers import sqlite as sqlite_walker
 from tests.fx_redact import builtin_redactor, random_segments
@@ -49,7 +50,9 @@ def both() -> tuple[Engine, Engine]:
     as before the Sets existed)."""
     eng = _red().engine
     old = Engine(eng.rules, eng.pseudonyms)
-    old._weak_set = {g: (_GivesUp(), idxs, sentinel) for g, (_s, idxs, sentinel) in old._weak_set.items()}
+    for chunks in old._weak.values():
+        for chunk in chunks:
+            chunk.pieces = _GivesUp()
     return eng, old
 
 
@@ -86,14 +89,19 @@ def test_an_email_no_longer_runs_the_card_and_phone_rules(monkeypatch: pytest.Mo
     assert {"email", "credit-card-visa"} <= set(ran) and "iban" not in ran
 
 
-def test_weak_rules_answer_per_string_and_none_when_the_set_gives_up(both: tuple[Engine, Engine]) -> None:
+def test_weak_hits_answer_per_string_and_the_whole_chunk_when_the_set_gives_up(both: tuple[Engine, Engine]) -> None:
     eng, old = both
     ids = {i: eng._c[i].rule.id for i in range(len(eng._c))}
-    can = eng._weak_rules(ALWAYS, b"bob.stone@northwind.io")
-    assert can is not None and "email" in {ids[i] for i in can} and not CARD_RULES & {ids[i] for i in can}
-    assert eng._weak_rules(ALWAYS, b"plain words only") == set()
-    assert old._weak_rules(ALWAYS, b"bob.stone@northwind.io") is None
-    assert old._weak_rules(COMMON, b"api_key = 'Zx9Qw8Er7Ty6Ui5Op4'") is None
+    can = eng._weak_hits(ALWAYS, b"bob.stone@northwind.io")
+    assert "email" in {ids[i] for i in can} and not CARD_RULES & {ids[i] for i in can}
+    assert eng._weak_hits(ALWAYS, b"plain words only") == set()
+    # a Set that gave up: every rule of the chunk whose alternation matched
+    assert old._weak_hits(ALWAYS, b"bob.stone@northwind.io") == set(eng._groups[ALWAYS])
+    assert old._weak_hits(ALWAYS, b"plain words only") == set()
+    assign = b"api_key = 'Zx9Qw8Er7Ty6Ui5Op4'"
+    hit = [chunk for chunk in old._weak[COMMON] if engine_first(chunk.alt, assign)[0] >= 0]
+    assert hit and old._weak_hits(COMMON, assign) == {i for chunk in hit for i in chunk.idxs}
+    assert set(eng._weak_hits(COMMON, assign)) < set(old._weak_hits(COMMON, assign))
 
 
 def _examples() -> list[bytes]:

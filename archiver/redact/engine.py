@@ -20,7 +20,10 @@ built-in packs, one core: ~60 MB/s for JSONL files; presidio ~0.2 MB/s):
   keywords like `key`, `token`, `secret`) would each cost a full DFA pass on
   almost every text, so their group is one alternation searched once: only when
   it matches are the group's rules run, and in `scan_segments` only on the strings
-  that a match of the alternation touched.
+  that a match of the alternation touched. COMMON's alternation is cut in chunks of
+  rules that share keywords (WEAK_CHUNK), and only the chunks holding a rule whose
+  keyword occurs are searched: one alternation of all of them kept ~22 MB of DFA
+  states in every process.
 * Runtime-term rules (usernames, extra terms) are literal: matched with
   `bytes.find` on the lowercased buffer plus a boundary check, several times
   cheaper per hit than an RE2 call (usernames hit in nearly every path).
@@ -267,7 +270,7 @@ class _Compiled:
         return Match(r.id, s, e, r.label, r.replace)
 
 
-# RE2 budget (max_mem) of the weak groups' combined alternations (_weak_alt, _always_gate). A
+# RE2 budget (max_mem) of the weak groups' combined alternations (each _WeakChunk.alt, _always_gate). A
 # DFA keeps every state it built until its budget is spent, then starts afresh; the COMMON
 # alternation (84 rules, ~31,000 instructions then; ~14,500 since _capped_repeats) built ~12 MB
 # of states in each worker on an 11 MB dense transcript and kept them for the worker's life
@@ -286,6 +289,36 @@ def _re2_options(max_mem: int, never_capture: bool = True) -> re2.Options:
     opts.never_capture = never_capture
     opts.log_errors = False
     return opts
+
+
+# The COMMON group's prefilter is cut into chunks of at most this many rules, rules that share a
+# keyword side by side, each chunk its own alternation and Set, and a string is searched only with
+# the chunks holding a rule whose keyword it contains. One alternation of all of them (114 rules in
+# session 22) built states for every mix of its pieces' counters and prefixes: it spent its whole
+# 32 MB budget in every process (22 MB of DFA states, the largest native cost of a worker), and
+# its Set another 9 MB. In chunks: a quarter of that, and a string with `sk-` runs a handful of
+# pieces instead of 114. The ALWAYS group stays whole: it has no keywords to pick chunks by, and
+# its pieces touch many strings (cut in chunks it ran slower).
+WEAK_CHUNK = 16
+
+
+@dataclass(eq=False)
+class _WeakChunk:
+    """Part of a weak group's prefilter: an alternation of its rules' pieces (does any match?)
+    and a Set of the same pieces (which do?), with the `\\A` sentinel that tells a Set that gave up."""
+
+    alt: object
+    pieces: object
+    idxs: list[int]  # Set index -> rule index
+    members: frozenset[int]
+    sentinel: int
+
+    def hits(self, buf: bytes) -> set[int] | None:
+        """The rules whose piece matches in buf; None when the Set ran out of DFA memory."""
+        found = self.pieces.Match(buf)  # type: ignore[attr-defined]
+        if not found or self.sentinel not in found:
+            return None
+        return {self.idxs[h] for h in found if h != self.sentinel}
 
 
 def _weak_compile(pattern: str) -> object:
@@ -770,23 +803,13 @@ class Engine:
             self._gate = re2.compile(alt, opts)._regexp  # noqa: SLF001
         # Weak groups: one combined pass (anchors as line anchors: a superset) says whether any of
         # the group's rules can match at all; only then do they run one by one.
-        fast = _re2_options(_BIG_MAX_MEM)
-        self._weak_alt: dict[int, object] = {}
         # ... and on a string that the combined pass touched, one Set pass of the same pieces says
         # which of the group's rules can match there at all (most never do: card numbers, IBANs,
         # phone numbers on a string touched by an e-mail), instead of every rule's own pass
-        self._weak_set: dict[int, tuple[object, list[int], int]] = {}
+        self._weak: dict[int, list[_WeakChunk]] = {ALWAYS: [], COMMON: []}
         for g in (ALWAYS, COMMON):
             if self._groups[g]:
-                pieces = [_multiline(_prefilter_piece(self._c[i])) for i in self._groups[g]]
-                pattern = "|".join(f"(?:{piece})" for piece in pieces)
-                self._weak_alt[g] = _weak_compile(pattern)
-                wset = re2.Set.SearchSet(fast)
-                for piece in pieces:
-                    wset.Add(piece)
-                sentinel = wset.Add(rb"\A")  # always matches: an answer without it means the Set gave up
-                wset.Compile()
-                self._weak_set[g] = (wset, list(self._groups[g]), sentinel)
+                self._weak[g] = [self._weak_chunk(idxs) for idxs in self._weak_chunks(g)]
         self.has_always = bool(self._groups[ALWAYS])
         # For MODE_IDS strings (ids, signatures: many short strings on every line) the walker asks
         # first whether the document holds a keyword of a rule that applies to them at all.
@@ -902,10 +925,38 @@ class Engine:
         table = mark is not None and mark in hits and tables.has_secret_word(buf)
         return out, images, table
 
-    def _group_hit(self, group: int, buf: bytes) -> bool:
-        """Does the weak group's combined pattern match anywhere in buf?"""
-        alt = self._weak_alt.get(group)
-        return alt is not None and _first(alt, buf)[0] >= 0
+    def _weak_chunks(self, group: int) -> list[list[int]]:
+        """The group's rules in chunks (WEAK_CHUNK): COMMON's ordered by their first keyword, so
+        that rules sharing one fall in the same chunk; ALWAYS's as one."""
+        members = self._groups[group]
+        if group != COMMON:
+            return [list(members)]
+        ordered = sorted(members, key=lambda i: (min(self._c[i].kw, default=b""), i))
+        return [sorted(ordered[k:k + WEAK_CHUNK]) for k in range(0, len(ordered), WEAK_CHUNK)]
+
+    def _weak_chunk(self, idxs: list[int]) -> _WeakChunk:
+        pieces = [_multiline(_prefilter_piece(self._c[i])) for i in idxs]
+        wset = re2.Set.SearchSet(_re2_options(_BIG_MAX_MEM))
+        for piece in pieces:
+            wset.Add(piece)
+        sentinel = wset.Add(rb"\A")  # always matches: an answer without it means the Set gave up
+        wset.Compile()
+        return _WeakChunk(_weak_compile("|".join(f"(?:{piece})" for piece in pieces)), wset, idxs,
+                          frozenset(idxs), sentinel)
+
+    def _weak_hits(self, group: int, buf: bytes, wanted: set[int] | None = None) -> set[int]:
+        """The group's rules (those in `wanted`, or all) that may yield a candidate on buf scanned
+        alone: those whose piece of a chunk's prefilter matches there; all of a chunk whose Set
+        gave up."""
+        out: set[int] = set()
+        for chunk in self._weak[group]:
+            if wanted is not None and chunk.members.isdisjoint(wanted):
+                continue
+            if _first(chunk.alt, buf)[0] < 0:
+                continue
+            found = chunk.hits(buf)
+            out.update(chunk.idxs if found is None else found)
+        return out
 
     @staticmethod
     def _protected(buf: bytes, images: bool) -> bool:
@@ -922,37 +973,35 @@ class Engine:
         # the Set found a keyword as a substring: one that counts only as a word may be inside another
         out.difference_update([i for i in out if comp[i].word_kw and not self._seg_has_kw(comp[i], 0, buf, lows)])
         common = self._groups[COMMON]
-        if common and not out.isdisjoint(common) and self._group_hit(COMMON, buf):
-            can = self._weak_rules(COMMON, buf)
-            if can is not None:
-                out.difference_update(i for i in common if i not in can)
-        elif common:
-            out.difference_update(common)
-        if self.has_always and self._group_hit(ALWAYS, buf):
-            can = self._weak_rules(ALWAYS, buf)
+        if common:
+            wanted = out.intersection(common)
+            can = self._weak_hits(COMMON, buf, wanted) if wanted else set()
+            out.difference_update(i for i in common if i not in can)
+        if self.has_always:
+            can = self._weak_hits(ALWAYS, buf)
             for i in self._groups[ALWAYS]:
-                if (can is None or i in can) and self._seg_has_kw(comp[i], 0, buf, lows):
+                if i in can and self._seg_has_kw(comp[i], 0, buf, lows):
                     out.add(i)
         return sorted(i for i in out if comp[i].modes[mode]), images, table and mode == MODE_ALL
 
-    def _weak_rules(self, group: int, buf: bytes) -> set[int] | None:
-        """The group's rules whose piece of the combined pattern matches somewhere in buf (a
-        superset of the rules that can yield a candidate on buf scanned alone); None when the Set
-        ran out of DFA memory (then every rule of the group must run)."""
-        wset, idxs, sentinel = self._weak_set[group]
-        hits = wset.Match(buf)  # type: ignore[attr-defined]
-        if not hits or sentinel not in hits:
-            return None
-        return {idxs[h] for h in hits if h != sentinel}
-
-    def _weak_segments(self, group: int, joined: bytes, starts: list[int]) -> set[int]:
-        """Strings touched by any match of the group's combined pattern (a superset of where its
-        rules match when each string is scanned alone)."""
-        found: set[int] = set()
-        for sp in _spans(self._weak_alt[group], joined):
-            a, b = sp[0]
-            found.update(range(max(0, bisect_right(starts, a) - 1), bisect_right(starts, b - 1)))
-        return found
+    def _weak_segments(self, group: int, members: list[int], parts: list[bytes], joined: bytes,
+                       starts: list[int]) -> dict[int, list[int]]:
+        """Per string, the group's rules among `members` to run on it alone: a chunk's prefilter
+        runs once over all strings joined (a superset of where its rules match when each string is
+        scanned alone), its Set on each string that a match touched."""
+        wanted = set(members)
+        can: dict[int, set[int]] = {}
+        for chunk in self._weak[group]:
+            if chunk.members.isdisjoint(wanted):
+                continue
+            touched: set[int] = set()
+            for sp in _spans(chunk.alt, joined):
+                a, b = sp[0]
+                touched.update(range(max(0, bisect_right(starts, a) - 1), bisect_right(starts, b - 1)))
+            for i in touched:
+                found = chunk.hits(parts[i])
+                can.setdefault(i, set()).update(chunk.idxs if found is None else found)
+        return {i: run for i, hits in can.items() if (run := [k for k in members if k in hits])}
 
     # ------------------------------------------------------------------ matching
 
@@ -1215,13 +1264,9 @@ class Engine:
         # Weak rules run only on the single strings that their group's combined pattern touched.
         weak: dict[int, list[int]] = {}
         common = sorted(i for i in kw_rules if comp[i].group == COMMON)
-        for g, members in ((COMMON, common), (ALWAYS, self._groups[ALWAYS] if self.has_always else ())):
-            if not members:
-                continue
-            for i in self._weak_segments(g, joined, starts):
-                can = self._weak_rules(g, parts[i])
-                run = members if can is None else [k for k in members if k in can]
-                if run:
+        for g, members in ((COMMON, common), (ALWAYS, self._groups[ALWAYS] if self.has_always else [])):
+            if members:
+                for i, run in self._weak_segments(g, members, parts, joined, starts).items():
                     weak.setdefault(i, []).extend(run)
         # The table pass, string by string, on the strings that may hold a table.
         tcands: dict[int, list[_Cand]] = {}
