@@ -55,13 +55,25 @@ class Lineage:
         return out
 
     def family(self, key: str) -> set[str]:
-        """The session, its ancestors and descendants, and the descendants of its
-        ancestors (siblings, forks of the parent): everything a reviewer restores together."""
+        """The session, its ancestors and descendants, the descendants of its ancestors
+        (siblings, forks of the parent), and the host-level sessions any of them uses (see
+        `used`): everything a reviewer restores together."""
         roots = {k for k in self.ancestors(key) | {key} if not self.parents(k)} or {key}
         out = set(roots)
         for r in roots:
             out |= self.descendants(r)
-        return out | {key} | self.ancestors(key)
+        out |= {key} | self.ancestors(key)
+        return out | {u for k in out for u in self.used(k)}
+
+    def used(self, key: str) -> list[str]:
+        """The host-level sessions session `key` names in `uses`, as keys of `sessions`: the copy
+        its own host archived (a catalog keeps host sessions per host as `<key>/<host_id>`, and
+        another machine's snapshot dir holds other trees), or the key as written when no session
+        holds it: a missing node, as a parent never archived is."""
+        s = self.sessions.get(key)
+        if s is None:
+            return []
+        return [f"{u}/{s.host_id}" if f"{u}/{s.host_id}" in self.sessions else u for u in s.uses]
 
     def roots(self, keys: set[str] | None = None) -> list[str]:
         """The sessions with no parent among `keys`, and, for sessions that only a cycle of

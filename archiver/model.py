@@ -81,6 +81,9 @@ class Session(_Model):
     warnings: list[str] = Field(default_factory=list)
     host_id: str | None = None
     archived_at: str | None = None  # when this state of the session was first archived
+    # keys of the host-level sessions whose files this one needs to work in its harness (OpenCode:
+    # the project's snapshot git dir), redacted as `parents[].parent` is; a key may name no session
+    uses: list[str] = Field(default_factory=list)
 
 
 class Manifest(_Model):
@@ -142,6 +145,7 @@ class DiscoveredSession:
     created_at: str | None = None
     updated_at: str | None = None
     parents: list[LineageEdge] = field(default_factory=list)
+    uses: list[str] = field(default_factory=list)  # keys of host-level sessions it needs (Session.uses)
     sources: list[SourceArtifact] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     cwd: str | None = None  # unredacted working directory, for path-derived names

@@ -89,19 +89,21 @@ class SessionIds:
         return out
 
     def discovered(self, ds: DiscoveredSession) -> DiscoveredSession:
-        """In place: ds.key, ds.session_id and ds.parents as archived. Every session passes
+        """In place: ds.key, ds.session_id, ds.parents and ds.uses as archived. Every session passes
         through here before any collector hook runs, so hooks (redacted_relpath, producers) may
         rely on `session_id` being the archived id (pi names its transcript with it)."""
         ds.session_id = self.id(ds.session_id)
         ds.parents = self.edges(ds.parents)
+        ds.uses = [self.key(k) for k in ds.uses]
         return ds
 
     def session(self, s: Session) -> Session:
         """A stored session (written by a version that kept ids as found) as archived now."""
         sid, key, parents = self.id(s.session_id), self.key(s.key), self.edges(s.parents)
-        if (sid, key, parents) == (s.session_id, s.key, s.parents):
+        uses = [self.key(k) for k in s.uses]
+        if (sid, key, parents, uses) == (s.session_id, s.key, s.parents, s.uses):
             return s
-        return s.model_copy(update={"session_id": sid, "key": key, "parents": parents})
+        return s.model_copy(update={"session_id": sid, "key": key, "parents": parents, "uses": uses})
 
     def _redact(self, value: str) -> str:
         report = RedactionReport()  # not counted: a cached answer would count nothing

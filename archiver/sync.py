@@ -519,7 +519,7 @@ class Syncer:
             return None, stats
         doc = (fingerprint, __version__, self.host_id, ds.harness, ds.session_id, ds.kind, ds.title, ds.created_at,
                ds.updated_at, ds.cwd, ds.warnings, [(e.relation, e.parent, e.at, e.inferred) for e in ds.parents],
-               files)
+               files) + ((ds.uses,) if ds.uses else ())  # (none: the signatures sessions had before `uses`)
         return hashlib.blake2b(orjson.dumps(doc), digest_size=16).hexdigest(), stats
 
     def _note_signature(self, ds: DiscoveredSession, states: list[ArtifactState], valid: bool) -> None:
@@ -608,7 +608,7 @@ class Syncer:
             total_counts[rule] = total_counts.get(rule, 0) + n
         title = self.redactor.redact_text(ds.title, report, "title") if ds.title else None
         cwd = self.redactor.redact_text(ds.cwd, report, "path") if ds.cwd else None
-        kind, created_at, parents = ds.kind, ds.created_at, ds.parents
+        kind, created_at, parents, uses = ds.kind, ds.created_at, ds.parents, ds.uses
         if previous is not None and lost_primary:
             # what the gone (kept) transcript said stays with it: a session of leftovers (file
             # backups of a pruned transcript) has no title or lineage of its own to replace it
@@ -616,9 +616,10 @@ class Syncer:
             cwd = cwd or previous.cwd
             if not parents:
                 kind, parents = previous.kind, previous.parents
+            uses = uses or previous.uses
         session = compact(Session(
             key=ds.key, harness=ds.harness, session_id=ds.session_id, kind=kind, title=title, cwd=cwd,
-            created_at=created_at, updated_at=ds.updated_at, artifacts=artifacts, parents=parents,
+            created_at=created_at, updated_at=ds.updated_at, artifacts=artifacts, parents=parents, uses=uses,
             redactions=total_counts, warnings=warnings, host_id=self.host_id,
             archived_at=previous.archived_at if previous and not changed else _now(),
         ))
@@ -1144,7 +1145,7 @@ def _basename(path: str) -> str:
 
 
 def _differs(a: Session, b: Session) -> bool:
-    keys = ("title", "cwd", "kind", "parents", "artifacts", "warnings")
+    keys = ("title", "cwd", "kind", "parents", "uses", "artifacts", "warnings")
     return any(getattr(a, k) != getattr(b, k) for k in keys)
 
 

@@ -39,15 +39,16 @@ def cmd_restore(args: argparse.Namespace) -> int:
         for key in args.keys:
             for k in resolve_key(catalog, key, many=True):
                 wanted |= lin.family(k) if args.with_family else {k}
-    sessions = [catalog.sessions[k] for k in sorted(wanted) if k in catalog.sessions]
-    if args.host:
-        sessions = [s for s in sessions if s.host_id == args.host]
+    chosen = [k for k in sorted(wanted) if k in catalog.sessions
+              and (not args.host or catalog.sessions[k].host_id == args.host)]
+    sessions = [catalog.sessions[k] for k in chosen]
     harnesses = _restore_hooks(settings)
     try:
         target.mkdir(parents=True, exist_ok=True)
     except OSError as e:  # a file's own errors are in the result; the target itself must exist
         raise UsageError(f"--to {args.to}: {e.strerror or type(e).__name__}") from None
     result = Restorer(archive, ids, harnesses, overwrite=args.overwrite, relocator=relocator).restore(sessions, target)
+    result.warnings.extend(_uses_left_out(lin, chosen))
     if args.json:
         doc = result.to_json()
         if catalog.at is not None:
@@ -69,6 +70,26 @@ def cmd_restore(args: argparse.Namespace) -> int:
     if result.integrity_errors or result.refused or catalog.errors:
         return EXIT_INTEGRITY
     return EXIT_OK
+
+
+def _uses_left_out(lin: Any, chosen: list[str]) -> list[str]:
+    """A warning for each host-level session a restored session uses (Session.uses) that this
+    restore did not bring: left out (no --with-family, or --host another host) or in no manifest read."""
+    out: list[str] = []
+    restored = set(chosen)
+    for k in chosen:
+        for used in lin.used(k):
+            if used in restored:
+                continue
+            session = lin.sessions[k]
+            if used in lin.sessions:
+                out.append(f"{session.key}: restored alone, without {lin.sessions[used].key}, the host-level session "
+                           "whose files it reads (OpenCode: the project's snapshot git dir, for diff and revert); "
+                           "restore it --with-family")
+            else:
+                out.append(f"{session.key}: uses {used}, which no manifest read holds (host-level files it reads, "
+                           "never archived or on another machine): restored without it")
+    return out
 
 
 def _restore_hooks(settings: Any) -> dict[str, Any]:

@@ -39,7 +39,8 @@ flagged because committing it deletes rows.
 
 Host-level sessions: `opencode:@project-<project_id>` (kind host) holds the
 `snapshot/<project_id>/` git directories (the trees named by assistant snapshot.start/end
-and revert.snapshot; option `include_snapshots`, default true); `opencode:@host` holds
+and revert.snapshot; option `include_snapshots`, default true), and a session whose rows name
+such trees lists that key in `uses` (restore --with-family brings it); `opencode:@host` holds
 the 1.x `storage/` remnant (but the files its keys give to a session, see
 `_storage_by_session`: those go with that session, which a pre-SQLite install knows only from
 storage/session/<project>/<sid>.json) and database-level warnings. Tables that belong to no
@@ -1007,6 +1008,7 @@ class OpenCode:
             s.parents.append(LineageEdge(relation="fork", parent=session_key(NAME, f["fork"]), at=f["fork_at"]))
         if f["revert"]:
             s.warnings.append(f"staged revert to {f['revert']}: committing it deletes this session's later rows")
+        s.uses.extend(self._used_host_sessions(f))
         if f.get("unimported"):
             s.warnings.append(f"{self._native(db)}: only in the 1.x tables of this upgraded database (session_v2 "
                               "does not hold it, so OpenCode 2.x does not list it); archived from them")
@@ -1027,6 +1029,19 @@ class OpenCode:
             s.warnings.extend(f["in_flight"])
             s.sources.extend(self._sidecars(f, s))
         return s
+
+    def _used_host_sessions(self, f: dict[str, Any]) -> list[str]:
+        """`opencode:@project-<project_id>` when the session's rows name snapshot trees (assistant
+        snapshot.start/end, a staged revert's snapshot: seed sidecar references), which live in
+        that project's snapshot git dir, and discovery yields that host session (snapshots archived,
+        the dir there; a missing one is already a warning of the session, see _sidecars)."""
+        project = f.get("project")
+        if not project or not (f.get("names_snapshot") or f.get("revert")):
+            return []
+        folder = self.root / "snapshot" / project
+        if not self.ctx.options.get("include_snapshots", True) or folder.is_symlink() or not folder.is_dir():
+            return []
+        return [session_key(NAME, f"@project-{project}")]
 
     def _sidecars(self, f: dict[str, Any], s: DiscoveredSession) -> list[SourceArtifact]:
         """The session's files on disk, from the names its rows hold (looked up every run:
