@@ -271,7 +271,8 @@ def test_restore_the_family_into_another_users_opencode_db(synced: Any, tmp_path
     conn.execute("INSERT INTO kv VALUES ('migration.v1-v2', '{}', 1, 1)")
     conn.close()
     got = s.restore(other, f"{H}:{FORK}", family=True)
-    assert set(got["sessions"]) == {f"{H}:{x}" for x in (MAIN, CHILD, FORK)}
+    # with the project's snapshot dir the sessions' snapshot trees live in (Session.uses)
+    assert set(got["sessions"]) == {f"{H}:{x}" for x in (MAIN, CHILD, FORK, f"@project-{PRJ}")}
     assert got["refused"] == [] and got["errors"] == []
     conn = sqlite3.connect(data / "opencode.db")
     assert sorted(r[0] for r in conn.execute("SELECT id FROM session_v2")) == sorted(["ses_q1", MAIN, CHILD, FORK])
