@@ -12,6 +12,7 @@ import argparse
 import json
 import logging
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Any, NoReturn
@@ -168,6 +169,9 @@ def main(argv: list[str] | None = None) -> int:
         err(str(e))
         return EXIT_INTEGRITY
     except StoreError as e:  # the store unreachable or refusing where a command cannot go on
+        if args.command in READER_COMMANDS:
+            err(unreadable_store(_store_url, e))
+            return EXIT_USAGE
         err(f"store {_store_url}: {e}" if _store_url else f"store: {e}")
         return EXIT_PARTIAL
     except Terminated:
@@ -181,6 +185,33 @@ def main(argv: list[str] | None = None) -> int:
             raise
         err(f"internal error: {type(e).__name__} at {_where(e)} (run with -v for the traceback)")
         return EXIT_PARTIAL
+
+
+# Commands that only read the archive. A store they cannot read is no session failing (exit 1
+# means a sync finished with some sessions failed): it is exit 2, the configuration (bucket, url,
+# endpoint, credentials) or, for an endpoint that does not answer, where it points; a reader
+# cannot tell a service that is down from an endpoint_url naming the wrong host or port.
+READER_COMMANDS = frozenset({"ls", "lineage", "verify", "restore", "export", "snapshots"})
+
+
+def unreadable_store(url: str, exc: BaseException) -> str:
+    """One line for a reader that cannot read the store: the url, the reason and what to check.
+    No userinfo of any URL in the reason reaches the terminal."""
+    reason = _URL_QUERY.sub(r"\1", _USERINFO.sub("://", str(exc)))
+    code = reason.lower()
+    if "nosuchbucket" in code:
+        hint = "the bucket does not exist (store.url)"
+    elif "accessdenied" in code or "http 403" in code or "credentials" in code:
+        hint = "access denied (the credentials in the AWS chain, or the bucket policy)"
+    elif getattr(exc, "transient", False):
+        hint = "the store is unreachable or failing (is store.endpoint_url right, the service up? retry later)"
+    else:
+        hint = "check store.url, store.endpoint_url and the credentials"
+    return f"cannot read the store {url or '(store.url)'}: {hint}: {reason}"
+
+
+_USERINFO = re.compile(r"://[^/\s@]*@")
+_URL_QUERY = re.compile(r"(https?://[^\s\"?]*)\?[^\s\"]*")  # botocore quotes the request's whole url
 
 
 def _where(exc: BaseException) -> str:

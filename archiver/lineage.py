@@ -1,4 +1,9 @@
-"""The lineage forest: sessions as nodes, edges from child to parent."""
+"""The lineage forest: sessions as nodes, edges from child to parent.
+
+Readers hold sessions by catalog key: the archive's key (`<harness>:<session id>`, FORMAT.md §5),
+except for host-level sessions (`<harness>:@host`, one per host), held as `<key>/<host id>`
+(FORMAT.md §6.3: identified by `(key, host_id)`). Commands print the archive's key, with the
+host id beside it where it matters; `catalog_key` is the internal name only."""
 
 from __future__ import annotations
 
@@ -14,6 +19,11 @@ class Edge:
     relation: str
     inferred: bool
     at: str | None = None
+
+
+def catalog_key(session: Session) -> str:
+    """How readers hold `session`: its key, or for a host-level one `<key>/<host id>`."""
+    return f"{session.key}/{session.host_id}" if session.kind == "host" else session.key
 
 
 class Lineage:
@@ -90,10 +100,23 @@ class Lineage:
                 reached |= {k} | self.descendants(k)
         return roots
 
+    def archive_key(self, key: str) -> str:
+        """The archive's key of catalog key `key` (a parent no manifest holds is named by its key)."""
+        s = self.sessions.get(key)
+        return s.key if s is not None else key
+
     def to_json(self, keys: set[str] | None = None) -> dict[str, object]:
+        """`nodes` are archive keys (a host-level key once, however many hosts hold one);
+        `host_sessions` says which host ids hold each host-level node."""
         keys = keys if keys is not None else set(self.sessions)
+        hosts: dict[str, list[str]] = {}
+        for k in keys:
+            s = self.sessions.get(k)
+            if s is not None and s.kind == "host":
+                hosts.setdefault(s.key, []).append(s.host_id or "")
         return {
-            "nodes": sorted(keys),
+            "nodes": sorted({self.archive_key(k) for k in keys}),
+            "host_sessions": [{"key": k, "host_ids": sorted(h)} for k, h in sorted(hosts.items())],
             "edges": [
                 {"child": e.child, "parent": e.parent, "relation": e.relation, "inferred": e.inferred, "at": e.at}
                 for e in sorted(self.edges, key=lambda e: (e.parent, e.child))

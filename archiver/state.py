@@ -476,22 +476,52 @@ def clear_failure(state_dir: Path) -> None:
         pass
 
 
+class StateBusy(StateError):
+    """The state database is locked by a writer that readers must wait for (a sync creating it,
+    or moving a rollback-journal database to WAL): a run is in progress, with no result yet."""
+
+
+# how long `status` waits on a locked state database: a WAL reader is never blocked by a writer,
+# so only a database being created or changed to WAL locks it, for as long as that takes
+STATUS_BUSY_TIMEOUT = 0.25
+
+
 def read_runs(path: Path, limit: int = 500) -> tuple[int, list[tuple[str, str, str, str]]]:
     """(runs recorded, the newest `limit` runs as (run_id, started, finished, result JSON)), read
-    without writing: `status` may run while a sync holds the database, and must not move a
-    damaged one aside (the next sync does that). StateError when it cannot be read."""
+    without writing and without waiting on a writer: `status` may run while a sync holds the
+    database, and must not move a damaged one aside (the next sync does that). A database being
+    created (empty, or without its tables yet) has recorded no run: (0, []). StateBusy when a
+    writer holds it locked; StateError when it cannot be read."""
     from urllib.parse import quote
 
     try:
-        db = sqlite3.connect(f"file:{quote(str(path))}?mode=ro", uri=True, timeout=10)
-    except sqlite3.Error as e:
-        raise StateError(f"{path}: {e}") from None
+        if os.stat(path).st_size == 0:  # created by a sync that has not written its first page yet
+            return 0, []
+        db = sqlite3.connect(f"file:{quote(str(path))}?mode=ro", uri=True, timeout=STATUS_BUSY_TIMEOUT)
+    except FileNotFoundError:
+        return 0, []
+    except (OSError, sqlite3.Error) as e:
+        raise StateError(f"{path}: {getattr(e, 'strerror', None) or e}") from None
     try:
+        if not db.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='runs'").fetchone():
+            return 0, []  # its tables are made in the sync's first statements
         count = db.execute("SELECT count(*) FROM runs").fetchone()[0]
         rows = db.execute("SELECT run_id, started, finished, result FROM runs ORDER BY finished DESC LIMIT ?",
                           (limit,)).fetchall()
+    except sqlite3.OperationalError as e:
+        if _is_busy(e):
+            raise StateBusy(f"{path}: busy: a sync holds it (creating it, or changing it to WAL); "
+                            "no result until it lets go") from None
+        raise StateError(f"{path}: {e}") from None
     except sqlite3.Error as e:
         raise StateError(f"{path}: {e}") from None
     finally:
         db.close()
     return int(count), rows
+
+
+def _is_busy(e: sqlite3.Error) -> bool:
+    code = getattr(e, "sqlite_errorcode", None)
+    if code is not None:
+        return code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+    return "locked" in str(e).lower() or "busy" in str(e).lower()

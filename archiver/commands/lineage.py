@@ -38,7 +38,8 @@ def cmd_lineage(args: argparse.Namespace) -> int:
         s = catalog.sessions.get(key)
         rel = f"[{relation}{', inferred' if inferred else ''}] " if relation else ""
         title = f" — {s.title}" if s and s.title else ("" if s else " (not archived)")
-        return plain(f"{rel}{key}{title}")
+        host = f" (host {s.host_id})" if s and s.kind == "host" else ""  # one per host, one key
+        return plain(f"{rel}{lin.archive_key(key)}{host}{title}")
 
     def grow(node, key: str, seen: set[str]) -> None:  # type: ignore[no-untyped-def]
         for e in lin.children(key):
