@@ -31,7 +31,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     result = export(archive, ids, catalog.sessions, key, fmt=args.format, with_family=args.with_family)
     if out is not None:
         _write_private(out, result.document)
-    doc = {"out": str(out) if out else None, "format": args.format, "sessions": result.sessions,
+    doc = {"out": str(out) if out else None, "format": args.format, "sessions": [catalog.sessions[k].key if k in catalog.sessions else k for k in result.sessions],
            "entries": result.entries, "bytes": len(result.document.encode()),
            "integrity_errors": result.integrity_errors, "warnings": result.warnings, "errors": catalog.errors}
     if catalog.at is not None:

@@ -88,6 +88,9 @@ def _outcome(result: dict[str, Any]) -> str:
     return "ok"
 
 
+_BUSY_NOTE = "a sync is running: no result until it lets go of the state database"
+
+
 def status_doc(state_dir: Path, interval: float, now: datetime | None = None) -> dict[str, Any]:
     """What `status` reports, from the state dir alone (never the store)."""
     now = now or datetime.now(timezone.utc)
@@ -108,10 +111,16 @@ def status_doc(state_dir: Path, interval: float, now: datetime | None = None) ->
     last: dict[str, Any] | None = None
     last_ok = None
     if db.exists():
-        from archiver.state import StateError, read_runs
+        from archiver.state import StateBusy, StateError, read_runs
 
         try:
             doc["runs_recorded"], rows = read_runs(db)
+        except StateBusy as e:  # a sync creating the database, or moving it to WAL: no result yet
+            rows = []
+            if running:
+                doc["note"] = _BUSY_NOTE
+            else:
+                doc["state_error"] = str(e)
         except StateError as e:
             rows = []
             doc["state_error"] = str(e)  # the next sync rebuilds a damaged cache; say so meanwhile
@@ -129,7 +138,7 @@ def status_doc(state_dir: Path, interval: float, now: datetime | None = None) ->
         last = {"run_id": None, "started": aborted.get("started"), "finished": aborted["finished"],
                 "result": {"errors": aborted["errors"], "aborted": True}}
     if last is None:
-        doc["note"] = "no sync has run with this state dir yet"
+        doc.setdefault("note", "no sync has run with this state dir yet")
         return doc
     result = last["result"] or {}
     started, finished = _parse_ts(last["started"]), _parse_ts(last["finished"])
@@ -175,6 +184,8 @@ def cmd_status(args: argparse.Namespace) -> int:
     last = doc["last_run"]
     if doc["running"]:
         c.print(f"a sync is running now (pid {doc['running_pid'] or '?'})")
+    if doc.get("note") == _BUSY_NOTE:
+        c.print(_BUSY_NOTE)
     if doc.get("state_error"):
         err(f"state database unreadable: {doc['state_error']}")
     if last is None:
