@@ -864,13 +864,13 @@ class Engine:
         self._table_mark: int | None = None
         table_pass = (any(r.pack == "secrets" and r.confidence != "high" and not r.generated for r in self.rules)
                       and not any(t.id in self._by_id for t in TABLE_RULES))
-        # a column named for a national identifier: the cells of kind ID_BASE + i are the first loaded
-        # rule of tables.ID_COLUMNS[i] (its validator decides, its label replaces)
-        self._id_columns: dict[int, int] = {}
+        # a column named for a national identifier: a cell of kind ID_BASE + i is the finding of the first
+        # loaded rule of tables.ID_COLUMNS[i] whose validator takes it (its label replaces)
+        self._id_columns: dict[int, tuple[int, ...]] = {}
         for i, (ids, _names) in enumerate(tables.ID_COLUMNS):
-            found = next((c for rid in ids for c in self._c if c.rule.id == rid and c.rule.check is not None), None)
-            if found is not None:
-                self._id_columns[tables.ID_BASE + i] = found.idx
+            found = tuple(c.idx for rid in ids for c in self._c if c.rule.id == rid and c.rule.check is not None)
+            if found:
+                self._id_columns[tables.ID_BASE + i] = found
         if table_pass or self._id_columns:
             self._table_mark = self._set.Add(tables.MARK_PATTERN)
         self._set.Compile()
@@ -1046,8 +1046,9 @@ class Engine:
                     continue
                 i = idx[kind]
             else:
-                found = self._id_columns.get(kind)
-                if found is None or not self._id_valid(self._c[found].rule, b"".join(buf[a:b] for a, b in pieces)):
+                cell = b"".join(buf[a:b] for a, b in pieces)
+                found = next((k for k in self._id_columns.get(kind, ()) if self._id_valid(self._c[k].rule, cell)), None)
+                if found is None:
                     continue
                 i = found
             for a, b in pieces:

@@ -58,8 +58,10 @@ _ID_LONG = ("aadhaa?r|uidai|passport|passeport|reisepass|pasaporte|passaporto|pa
             "identifikationsnummer|burgerservicenummer|sofi.?nummer|national.?insurance|social.?insurance|"
             "social.?security|assurance.?sociale|s.curit..?sociale|num(?:ero)?.?secu|carte.?vitale|tax.?id|"
             "permanent.?account|iban|(?:account|acct).?n(?:umber|um|o|r)|bank.?account|kontonummer|routing|"
-            "sort.?code|vat.?(?:id|n(?:umber|um|o|r)|reg)|ust.?id|umsatzsteuer|employer.?identification")
-_ID_SHORT_WORDS = ("sin", "nas", "pan", "cpf", "dni", "nie", "nif", "bsn", "nir", "nino", "ssn", "vat", "ein")
+            "sort.?code|vat.?(?:id|n(?:umber|um|o|r)|reg)|ust.?id|umsatzsteuer|employer.?identification|"
+            "tax.?(?:n(?:umber|um|o|r)|ref|code)|taxpayer")
+_ID_SHORT_WORDS = ("sin", "nas", "pan", "cpf", "dni", "nie", "nif", "bsn", "nir", "nino", "ssn", "vat", "ein", "tin",
+                   "itin", "utr")
 _ID_SHORT = "|".join(_ID_SHORT_WORDS)
 _ID_CAMEL = "|".join(f"{w.capitalize()}|{w.upper()}" for w in _ID_SHORT_WORDS)
 # in a gate after a name's own characters: the short words start the name or follow `_`, a digit or a space
@@ -158,8 +160,8 @@ ID_BASE = 2  # and kind ID_BASE + i to ID_COLUMNS[i]
 # cells) whose value goes on in the next cell of the list; the value is the pieces joined
 MORE = 1 << 16
 
-# Columns named for a national identifier: (the rules of rules/pii.toml that own the number, the
-# first one loaded is taken; the names, matched whole on the name in lower case with accents dropped
+# Columns named for a national identifier: (the rules of rules/pii.toml that own the number, each
+# loaded one tried in turn, the first whose validator takes the cell owns it; the names, matched whole on the name in lower case with accents dropped
 # and `_` between its words, after any prefix of words: `customer_sin`). Kept here, not as a field of
 # the rule packs: a header name is this pass's input, as `_PASSWORD_NAME` is; the engine takes the
 # validator and the label from the loaded rule, so a cell is that rule's finding (`n/a`, `TBD` or a
@@ -175,8 +177,13 @@ ID_COLUMNS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("es-dni-nie",), r"(?:dni|nie|nif)" + _ID_NUMBER),
     # (before the Steuer-ID: `USt-IdNr` ends in `id_nr`, a VAT number, not a person's IdNr)
     (("eu-vat-number-labelled",), r"(?:vat(?:_reg(?:istration)?)?|ust_?id(?:_?nr)?|umsatzsteuer_?id(?:_?nr)?)" + _ID_NUMBER),
-    (("de-steuer-id",), r"(?:steuer_?(?:id|id_?nr|identifikationsnummer)|id_?nr|identifikationsnummer|tax_?id)"
-     + _ID_NUMBER),
+    (("de-steuer-id",), r"(?:steuer_?(?:id|id_?nr|identifikationsnummer)|id_?nr|identifikationsnummer)" + _ID_NUMBER),
+    # a tax column holds whichever country's tax number: every tax identifier's validator is asked
+    # (the strongest checks first; `n/a`, `0`, a short id or a date fails them all)
+    (("de-steuer-id", "it-codice-fiscale", "tax-reference-labelled", "it-partita-iva-labelled", "us-ein-labelled",
+      "us-ssn-labelled", "es-dni-nie", "au-tfn", "br-cpf", "in-pan"),
+     r"(?:tax(?:payer)?_?(?:id(?:entification)?|n(?:umber|um|o|r)|ref(?:erence)?|code)|tin|itin|utr"
+     r"|unique_tax(?:payer)?_ref(?:erence)?)" + _ID_NUMBER),
     (("nl-bsn",), r"(?:bsn|burgerservicenummer|sofi_?nummer)" + _ID_NUMBER),
     (("fr-nir",), r"(?:nir|insee|num(?:ero)?_secu|(?:numero_)?securite_sociale|carte_vitale)" + _ID_NUMBER),
     (("us-ssn-labelled", "us-ssn"), r"(?:ssn|social_security)" + _ID_NUMBER),

@@ -533,6 +533,52 @@ def mx_curp(value: str) -> bool:
     return (10 - total % 10) % 10 == int(value[17])
 
 
+# --- tax references (a tax column, or the labels UTR, ITIN, numéro fiscal, Partita IVA) -------
+
+def uk_utr(value: str) -> bool:
+    """UK Unique Taxpayer Reference: 10 digits (a space between the fives, a trailing K allowed),
+    the first a check digit over the other nine (weights 6 7 8 9 10 5 4 3 2, mod 11)."""
+    digits = _digits(value[:-1] if value.endswith("K") else value, " ")
+    if digits is None or len(digits) != 10 or len(set(digits)) == 1:
+        return False
+    return "21987654321"[_weighted(digits[1:], (6, 7, 8, 9, 10, 5, 4, 3, 2)) % 11] == digits[0]
+
+
+# the middle two digits of an ITIN (IRS ranges since 2011)
+_ITIN_GROUPS = frozenset(f"{g:02d}" for g in (*range(50, 66), *range(70, 89), 90, 91, 92, 94, 95, 96, 97, 98, 99))
+
+
+def us_itin(value: str) -> bool:
+    """US Individual Taxpayer Identification Number: 9XX-XX-XXXX (or 9 digits), the middle two in
+    the IRS's ITIN ranges (50-65, 70-88, 90-92, 94-99). No check digit."""
+    digits = _digits(value, " -")
+    return digits is not None and len(digits) == 9 and digits[0] == "9" and digits[3:5] in _ITIN_GROUPS \
+        and digits[5:] != "0000"
+
+
+def fr_nif(value: str) -> bool:
+    """France numéro fiscal de référence (SPI): 13 digits, the first 0 to 3, the last three the
+    first ten mod 511."""
+    digits = _digits(value, " ")
+    return digits is not None and len(digits) == 13 and digits[0] in "0123" and len(set(digits)) > 1 \
+        and int(digits[:10]) % 511 == int(digits[10:])
+
+
+def tax_reference(value: str) -> bool:
+    """A UK UTR, a US ITIN or a French numéro fiscal (the labels of one rule name any of them)."""
+    return uk_utr(value) or us_itin(value) or fr_nif(value)
+
+
+def it_piva(value: str) -> bool:
+    """Italy Partita IVA without its IT prefix: 11 digits, a company number that is not 0000000,
+    a provincial office code (001-100, 120, 121, 888, 999) and a Luhn check digit."""
+    digits = _digits(value, " ")
+    if digits is None or len(digits) != 11 or len(set(digits)) == 1 or digits[:7] == "0000000":
+        return False
+    office = int(digits[7:10])
+    return (1 <= office <= 100 or office in (120, 121, 888, 999)) and _luhn_ok(digits)
+
+
 VALIDATORS: dict[str, Callable[[str], bool]] = {
     "luhn": luhn,
     "iban": iban,
@@ -567,4 +613,6 @@ VALIDATORS: dict[str, Callable[[str], bool]] = {
     "kr_rrn": kr_rrn,
     "au_tfn": au_tfn,
     "mx_curp": mx_curp,
+    "tax_reference": tax_reference,
+    "it_piva": it_piva,
 }
