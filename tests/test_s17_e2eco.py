@@ -252,7 +252,9 @@ def test_lineage_edges_follow_the_seed(box: Box, plain: dict[str, bytes]) -> Non
         while grown := {c for c, (_r, p, _a) in box.plan.edges.items() if p in family} - family:
             family |= grown
         assert edges == {(c, r, p, a) for c, (r, p, a) in box.plan.edges.items() if p in family}
-        assert set(tree["nodes"]) == family
+        # and the host-level sessions they use (Session.uses: OpenCode's project snapshot dir)
+        used = {u for k in family for u in got[k].get("uses", [])}
+        assert set(tree["nodes"]) == family | used
 
 
 def test_restore_one_session_byte_equal_in_the_harness_layout(box: Box, plain: dict[str, bytes]) -> None:
