@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import BinaryIO, Callable, Iterable, Iterator, Sequence
 
 from archiver import FORMAT, __version__
+from archiver.lineage import catalog_key
 from archiver.model import Manifest, Session
 from archiver.pack import SMALL_OBJECT, pack_bytes, pack_file, pack_file_bytes
 from archiver.store.base import NotFound, ObjectInfo, ObjectStore, StoreError
@@ -353,8 +354,7 @@ def latest_sessions(manifests: Iterator[Manifest] | list[Manifest]) -> dict[str,
         for s in m.sessions:
             if s.host_id is None:
                 s.host_id = m.host_id
-            # host sessions share a key across machines; keep one per host
-            k = f"{s.key}/{s.host_id}" if s.kind == "host" else s.key
+            k = catalog_key(s)  # host sessions share a key across machines; keep one per host
             have = out.get(k)
             if have is None or _newer(s, m.created_at, have, stamp[k]):
                 out[k] = s

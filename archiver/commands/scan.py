@@ -29,6 +29,7 @@ def cmd_scan(args: argparse.Namespace) -> int:
             {
                 "key": s.key, "kind": s.kind, "title": s.title,
                 "parents": [p.model_dump() for p in s.parents],
+                "uses": list(s.uses),  # host-level sessions it needs (not lineage: FORMAT.md, Session.uses)
                 "artifacts": [{"path": a.path, "role": a.role, "format": a.format, "mode": a.mode,
                                "size": _size(a.source)} for a in s.sources],
                 "warnings": s.warnings,

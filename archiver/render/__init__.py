@@ -23,7 +23,7 @@ from archiver.archive import Archive
 from archiver.lineage import Lineage
 from archiver.model import Artifact, Session
 from archiver.render import claude, codex, cursor, deepseek, opencode, outputs, pi
-from archiver.render.doc import DocSession, ExportDoc
+from archiver.render.doc import DocSession, ExportDoc, uses_note
 from archiver.render.html import render_html
 from archiver.render.markdown import render_markdown
 from archiver.render.model import Transcript, link_subagents, merge_assistant_runs, pair_tools
@@ -110,12 +110,15 @@ def export(
     if not keys:
         raise KeyError(key)
     lin = Lineage(sessions)
+    named_only = _used_host_sessions(lin, keys)
     doc_sessions: list[DocSession] = []
     errors: list[str] = []
     warnings: list[str] = []
     with tempfile.TemporaryDirectory(prefix="archiver-export-", dir=tmp_parent) as tmp:
         os.chmod(tmp, 0o700)
         for i, k in enumerate(keys):
+            if k in named_only:
+                continue
             s = sessions[k]
             needed = NEEDS.get(s.harness, ("transcript",))
             slim = s.model_copy(update={"artifacts": [a for a in s.artifacts if a.role in needed]})
@@ -129,13 +132,21 @@ def export(
             errors += out_errors
             warnings += out_warnings
             children = [(e.relation, e.child, e.at) for e in lin.children(k)]
-            doc_sessions.append(DocSession(s, t, children))
+            uses = [(lin.archive_key(u), uses_note(s.harness, u in sessions)) for u in lin.used(k)]
+            doc_sessions.append(DocSession(s, t, children, uses))
     first = sessions[keys[0]]
     title = f"{first.title or first.key} — {first.harness} session"
     doc = ExportDoc(title=title, generated_at=_now(), sessions=doc_sessions)
     text = render_html(doc) if fmt == "html" else render_markdown(doc)
     return ExportResult(document=text, sessions=keys, entries=sum(len(d.transcript.entries) for d in doc_sessions),
                         integrity_errors=errors, warnings=warnings)
+
+
+def _used_host_sessions(lin: Lineage, keys: list[str]) -> set[str]:
+    """The host-level sessions in `keys` that another of them uses: a snapshot dir, no
+    conversation, so the export names them under their users (a line) instead of a section."""
+    used = {u for k in keys for u in lin.used(k)}
+    return {k for k in keys[1:] if k in used and lin.sessions[k].kind == "host"}
 
 
 def _add_outputs(archive: Archive, identities: Sequence[object], t: Transcript, session: Session,

@@ -99,6 +99,8 @@ def _session(doc: ExportDoc, ds: DocSession) -> str:
         row(p.relation + " of", _link(doc, p.parent) + at + (" (inferred)" if p.inferred else ""))
     for relation, child, at in ds.children:
         row(relation, _link(doc, child) + (f" via <code>{escape(at)}</code>" if at else ""))
+    for used, note in ds.uses:
+        row("uses", f"<code>{escape(used)}</code>: {escape(note)}")
     if s.redactions:
         row("redactions", escape(", ".join(f"{k}: {v}" for k, v in sorted(s.redactions.items()))))
     row("redaction tokens shown", str(count_tokens(t)))

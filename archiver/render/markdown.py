@@ -43,6 +43,8 @@ def _session(doc: ExportDoc, ds: DocSession) -> list[str]:
                    + (" (inferred)" if p.inferred else ""))
     for relation, child, at in ds.children:
         out.append(f"- {_meta(relation)}: {_link(doc, child)}" + (f" via {_code(at)}" if at else ""))
+    for used, note in ds.uses:
+        out.append(f"- uses {_code(used)}: {_meta(note)}")
     if s.redactions:
         out.append("- redactions: " + ", ".join(f"{_meta(k)}: {v}" for k, v in sorted(s.redactions.items())))
     out.append(f"- redaction tokens shown: {count_tokens(t)}")
