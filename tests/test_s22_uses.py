@@ -149,7 +149,7 @@ def test_with_family_brings_the_project_snapshot_dir_and_only_that(synced: Any, 
     # export --with-family names it too (a section without entries), and not the other project's
     exported = env.cli_json("export", f"opencode:{A_MAIN}", "--with-family", "--format", "md", identity=True)
     assert exported["sessions"] == [f"opencode:{A_MAIN}", f"opencode:{A_CHILD}", host_a]
-    assert f"## {host_a}\n" in exported["document"] and PRJ_B[:8] not in exported["document"]
+    assert f"- uses `{host_a}`: the project's snapshot dir, restored with --with-family" in exported["document"] and PRJ_B[:8] not in exported["document"]
 
     env.cli_json("restore", f"opencode:{B_MAIN}", "--with-family", "--to", str(to_b), identity=True)
     assert zlib.decompress(loose_object(to_b, facts["blob_b"]).read_bytes()) == b"blob 16\x00project B notes\n"
