@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from tests.fx_redact import builtin_redactor, redacted_file
+from tests.fx_redact import builtin_redactor, redacted_file, redacted_table
 from tests.test_s21_fin import _claude_tool_result
 
 KEY = b"s22-geo-test-key-0123456789abcdefghijklmnop"
@@ -61,6 +61,8 @@ KEPT = [
     '{"lat": 91.5072, "lng": -0.1276}',
     '{"lat": 51.5072, "lng": -190.1276}',
     '{"lat": 51.5072, "zoom": 12.5}',
+    '{"lat": 1' + "0" * 400 + ', "lng": -74.0060}',
+    '{"type": "Point", "coordinates": [-0.1276, 1' + "0" * 400 + ']}',
     '{"latitude": "n/a", "longitude": "n/a"}',
     '{"coordinates": [[0.1234, 0.5678], [0.9012, 0.3456]], "location": "layer 3"}',
     '{"type": "Tensor", "coordinates": [0.1234, 0.5678]}',
@@ -248,3 +250,21 @@ def test_regions_null_island_and_float_arrays_stay_byte_for_byte(red, tmp_path: 
         out, counts = redacted_file(red, tmp_path, name, data, fmt)
         assert out == data, (name, out)
         assert counts == {}, (name, counts)
+
+
+# ------------------------------------------------------------------ SQLite cells (OpenCode parts)
+
+def test_opencode_part_cells_lose_the_place_and_keep_the_rest(red, tmp_path: Path) -> None:  # noqa: ANN001
+    """OpenCode keeps a tool part as one JSON cell (opencode.json `part.data`): cells are redacted as a
+    batch of JSON documents, one engine pass for all (JsonRedactor.redact_docs)."""
+    def part(output: str) -> str:
+        return json.dumps({"type": "tool", "tool": "maps_geocode", "callID": "call_s22geo",
+                           "state": {"status": "completed", "input": {"query": "the office"}, "output": output}})
+    rows = [(f"prt_{n}", part(before)) for n, (before, _, _, _) in enumerate(SHAPES)]
+    rows += [(f"prt_kept_{n}", part(doc)) for n, doc in enumerate(KEPT)]
+    out = redacted_table(red, "part", "id TEXT PRIMARY KEY, data TEXT", rows, tmp_path)
+    for n, (_before, after, literals, places) in enumerate(SHAPES):
+        _gone(out[f"prt_{n}"].encode(), literals)
+        _check_place(json.loads(out[f"prt_{n}"])["state"]["output"], after, places)
+    for n, doc in enumerate(KEPT):
+        assert out[f"prt_kept_{n}"] == part(doc)

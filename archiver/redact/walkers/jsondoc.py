@@ -517,9 +517,13 @@ _PAIR_LAT, _PAIR_LNG = b'"lat": ', b', "lng": '
 PLACE_DECIMALS = 4  # the fewest decimals of a place in the location rules (about 11 m)
 
 
-def _coordinate(v: Any) -> bool:
+def _number(v: Any) -> bool:
     t = type(v)
-    return t is float or t is int or (t is str and _NUMERIC.fullmatch(v) is not None)
+    return t is float or (t is int and -1000 < v < 1000)  # a longer int is no degree (nor a float)
+
+
+def _coordinate(v: Any) -> bool:
+    return _number(v) or (type(v) is str and _NUMERIC.fullmatch(v) is not None)
 
 
 def _place_object(doc: _Doc, node: dict[str, Any], ctx: dict[str, str] | None) -> dict[str, str] | None:
@@ -542,7 +546,7 @@ def _place_object(doc: _Doc, node: dict[str, Any], ctx: dict[str, str] | None) -
 
 def _positions(coords: list[Any], out: list[list[Any]], depth: int = 0) -> None:
     """The positions ([lng, lat, ...] lists of numbers) of a GeoJSON `coordinates` value, in order."""
-    if coords and all(type(v) is float or type(v) is int for v in coords):
+    if coords and all(_number(v) for v in coords):
         if 2 <= len(coords) <= 4:
             out.append(coords)
         return
