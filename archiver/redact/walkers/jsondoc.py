@@ -34,7 +34,19 @@ Integers of NUMBER_DIGITS digits or more (a card number a tool printed as JSON) 
 scanned as their decimal text with every rule, except under id and signature keys and
 keys naming a random or derived number (seed, nonce, checksum, timestamp, ...);
 one that a rule matches is written back as the replacement string (its JSON type
-changes from number to string). Shorter numbers and floats are never scanned.
+changes from number to string). Shorter numbers and floats are never scanned alone.
+
+Places: an object with a latitude key (lat, latitude) and a longitude key (lng, lon, long,
+longitude) whose values are numbers or numeric strings, and each position of a GeoJSON geometry
+(`type` Point, LineString, Polygon or Multi*, `coordinates` [lng, lat, ...]), is scanned as the
+text `"lat": <lat>, "lng": <lng>`, each number as the document writes it (a parsed float drops
+trailing zeros: -74.0060 would read -74.006), and a number of 3 decimals beside one of 4 or more
+given back its trailing zero (a serialiser such as JSON.stringify writes -74.0060 as -74.006 in the
+first place; a string is taken as written); when a rule matches that pair, BOTH values become
+its token (one token for the place, counted once), a number becoming that token as a string (its
+JSON type changes from number to string). A string under a location key (`{"coords": "48.858370,
+2.294481"}`) is scanned as `"coords": "<value>"`. The check is one key test per object; floats
+elsewhere (an embedding, a list of weights) are never looked at.
 """
 
 from __future__ import annotations
@@ -42,7 +54,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import orjson
 import re2
@@ -211,9 +223,16 @@ class _Doc:
     """The strings of one parsed document, with where each lives."""
 
     __slots__ = ("strs", "modes", "locs", "nested", "prose", "nkeys", "numbers", "keyed", "encoded", "argv",
-                 "argv_members")
+                 "argv_members", "places", "geo", "geo_span")
 
     def __init__(self) -> None:
+        # objects the walk found a location in (_place_object): (object, lat key, lng key), keys None for
+        # a GeoJSON geometry
+        self.places: list[tuple[dict[str, Any], str | None, str | None]] = []
+        # their coordinate pairs resolved against the raw bytes (_add_places): (the text scanned, where its
+        # lat value starts, index into strs of the lat value, of the lng value)
+        self.geo: list[tuple[bytes, int, int, int]] = []
+        self.geo_span = (0, 0)  # the indexes into strs of those values (never scanned alone)
         # command lines given as argv lists: (the list as one shell line, [(index into strs, byte offset in
         # it)], -1); a list of text lines joined by newlines, whose matches may span items: (text, [...],
         # the diff marker's length taken off each item: 0 or 1)
@@ -478,6 +497,155 @@ def _merge(ms: list[Any], more: list[Any], shift: int) -> list[Any]:
     return out
 
 
+# ------------------------------------------------------------------ places (see the module docstring)
+
+_LAT_KEYS = ("lat", "latitude", "Lat", "Latitude", "LAT", "LATITUDE")
+_LNG_KEYS = ("lng", "lon", "long", "longitude", "Lng", "Lon", "Long", "Longitude", "LNG", "LON", "LONG", "LONGITUDE")
+# a string under one of these is scanned as `"coords": "<value>"`, a label the location rules know
+_PLACE_TEXT_KEYS = frozenset({"coords", "coordinates", "location", "gps", "geo", "latlng", "lat_lng", "latLng",
+                              "latlon", "lat_lon", "latLon", "geolocation", "geoLocation", "geo_location"})
+_GEOMETRY_TYPES = frozenset({"Point", "MultiPoint", "LineString", "MultiLineString", "Polygon", "MultiPolygon"})
+_GEO_KEYS = frozenset(_LAT_KEYS) | _PLACE_TEXT_KEYS
+_NUMERIC = re.compile(r"-?[0-9]{1,3}(?:\.[0-9]{1,17})?")
+_NUMBER_TEXT = rb"-?[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?"
+_NUMBER_LITERAL = re.compile(_NUMBER_TEXT)
+_KEYED_NUMBER = re.compile(rb'"(' + "|".join(_LAT_KEYS + _LNG_KEYS).encode() + rb')"[ \t\r\n]*:[ \t\r\n]*('
+                           + _NUMBER_TEXT + rb")")
+# the value of a `coordinates` key: an array of arrays of numbers, up to the next key or the object's end
+_COORDINATES_RUN = re.compile(rb'"coordinates"[ \t\r\n]*:[ \t\r\n]*(\[[\[\]0-9.eE+, \t\r\n-]*)')
+_PAIR_LAT, _PAIR_LNG = b'"lat": ', b', "lng": '
+PLACE_DECIMALS = 4  # the fewest decimals of a place in the location rules (about 11 m)
+
+
+def _number(v: Any) -> bool:
+    t = type(v)
+    return t is float or (t is int and -1000 < v < 1000)  # a longer int is no degree (nor a float)
+
+
+def _coordinate(v: Any) -> bool:
+    return _number(v) or (type(v) is str and _NUMERIC.fullmatch(v) is not None)
+
+
+def _place_object(doc: _Doc, node: dict[str, Any], ctx: dict[str, str] | None) -> dict[str, str] | None:
+    """An object holding a location key: its lat/lng pair or GeoJSON geometry noted (doc.places); the
+    context its strings under location keys are scanned with (`"coords": "<value>"`), added to ctx."""
+    lat = next((k for k in _LAT_KEYS if k in node), None)
+    if lat is not None:
+        lng = next((k for k in _LNG_KEYS if k in node), None)
+        if lng is not None and _coordinate(node[lat]) and _coordinate(node[lng]):
+            doc.places.append((node, lat, lng))
+    coords = node.get("coordinates")
+    kind = node.get("type")
+    if type(coords) is list and type(kind) is str and kind in _GEOMETRY_TYPES:
+        doc.places.append((node, None, None))
+    texts = {k: "coords" for k in _PLACE_TEXT_KEYS.intersection(node) if type(node[k]) is str}
+    if not texts:
+        return ctx
+    return texts if ctx is None else {**ctx, **texts}
+
+
+def _positions(coords: list[Any], out: list[list[Any]], depth: int = 0) -> None:
+    """The positions ([lng, lat, ...] lists of numbers) of a GeoJSON `coordinates` value, in order."""
+    if coords and all(_number(v) for v in coords):
+        if 2 <= len(coords) <= 4:
+            out.append(coords)
+        return
+    if depth < 3:
+        for c in coords:
+            if type(c) is list:
+                _positions(c, out, depth + 1)
+
+
+class _Literals:
+    """How the numbers of a location are written in the raw document: a parsed float has lost its
+    trailing zeros (-74.0060 reads -74.006), and the rule counts decimals. Unknown: the float's repr."""
+
+    __slots__ = ("raw", "_keyed", "_runs")
+
+    def __init__(self, raw: bytes) -> None:
+        self.raw = raw
+        self._keyed: dict[tuple[bytes, float], str] | None = None
+        self._runs: dict[tuple[float, ...], list[str]] | None = None
+
+    def keyed(self, key: str, v: Any) -> str:
+        if type(v) is str:
+            return v
+        if self._keyed is None:
+            self._keyed = {}
+            for m in _KEYED_NUMBER.finditer(self.raw):
+                self._keyed.setdefault((m.group(1), float(m.group(2))), m.group(2).decode("ascii"))
+        return self._keyed.get((key.encode("ascii"), float(v))) or repr(v)
+
+    def coordinates(self, flat: list[Any]) -> list[str]:
+        if self._runs is None:
+            self._runs = {}
+            for m in _COORDINATES_RUN.finditer(self.raw):
+                lits = _NUMBER_LITERAL.findall(m.group(1))
+                self._runs.setdefault(tuple(float(x) for x in lits), [x.decode("ascii") for x in lits])
+        return self._runs.get(tuple(float(v) for v in flat)) or [repr(v) for v in flat]
+
+
+def _add_places(doc: _Doc, raw: bytes) -> None:
+    """The coordinate pairs of doc.places as texts to scan (doc.geo), their values as strings whose
+    changes are written back (doc.strs, never scanned alone: doc.geo_span)."""
+    lits = _Literals(raw)
+    start = len(doc.strs)
+    for node, lat, lng in doc.places:
+        if lat is not None:
+            _add_pair(doc, node, lat, lits.keyed(lat, node[lat]), lng, lits.keyed(lng, node[lng]))
+            continue
+        positions: list[list[Any]] = []
+        _positions(node["coordinates"], positions)
+        texts = lits.coordinates([v for p in positions for v in p])
+        at = 0
+        for p in positions:
+            _add_pair(doc, p, 1, texts[at + 1], 0, texts[at])
+            at += len(p)
+    doc.geo_span = (start, len(doc.strs))
+
+
+def _add_pair(doc: _Doc, node: Any, lat: Any, lat_text: str, lng: Any, lng_text: str) -> None:
+    if "." not in lat_text or "." not in lng_text:  # whole degrees are a region, never a place
+        return
+    if float(lat_text) == 0 and float(lng_text) == 0:  # 0.000000, 0.000000: a default, not a place
+        return
+    lat_scan = _padded(lat_text, lng_text) if type(node[lat]) is not str else lat_text
+    lng_scan = _padded(lng_text, lat_text) if type(node[lng]) is not str else lng_text
+    i = _add_member(doc, node, lat, lat_text)
+    j = _add_member(doc, node, lng, lng_text)
+    doc.geo.append((_PAIR_LAT + lat_scan.encode("ascii") + _PAIR_LNG + lng_scan.encode("ascii"), len(_PAIR_LAT), i, j))
+
+
+def _padded(number: str, partner: str) -> str:
+    """A number of one decimal fewer than a place has, beside a partner of a place's decimals, with
+    the trailing zero a JSON serialiser (JSON.stringify, json.dumps, orjson) drops: -74.0060 beside
+    40.7128 is written -74.006. Two decimals fewer is a region's precision (51.5070, -0.12 stays)."""
+    if "e" in number or "E" in number or "e" in partner or "E" in partner:
+        return number
+    if len(number) - number.index(".") - 1 != PLACE_DECIMALS - 1:
+        return number
+    if len(partner) - partner.index(".") - 1 < PLACE_DECIMALS:
+        return number
+    return number + "0"
+
+
+def _add_member(doc: _Doc, node: Any, key: Any, text: str) -> int:
+    i = len(doc.strs)
+    doc.strs.append(text)
+    doc.modes.append(MODE_ALL)
+    doc.locs.append((node, key, False))
+    if type(node[key]) is not str:
+        doc.numbers.add(i)
+    return i
+
+
+def _outside(strs: list[str], span: tuple[int, int]) -> Iterator[tuple[int, str]]:
+    lo, hi = span
+    for i, s in enumerate(strs):
+        if not lo <= i < hi:
+            yield i, s
+
+
 class _Result:
     __slots__ = ("news", "nested", "changes", "number_changes", "conflict")
 
@@ -624,6 +792,8 @@ class JsonRedactor:
                 ctx = contexts.pop(id(node), None) if contexts else None
                 if "instances" in node and node.get("type") == "random_password":
                     _tf_random_password(node, contexts)
+                if not _GEO_KEYS.isdisjoint(node):
+                    ctx = _place_object(doc, node, ctx)
                 opaque = "data" in node and _opaque_data(node)
                 pair = (_secret_pair(node) if ("value" in node or "Value" in node or "ParameterValue" in node)
                         else _USER_KEY_PAIR if len(node) == 2 and "key" in node and type(node.get("username")) is str
@@ -882,7 +1052,9 @@ class JsonRedactor:
             pairs = _parse_pairs(raw)
             if pairs is not None:
                 self.warnings["json-repeated-keys"] += 1
-                return pairs, _PAIRS, self._walk(pairs, ids)
+                root, std, doc = pairs, _PAIRS, self._walk(pairs, ids)
+        if doc.places:
+            _add_places(doc, raw)
         return root, std, doc
 
     # ------------------------------------------------------------------ redacting
@@ -938,9 +1110,15 @@ class JsonRedactor:
         if doc.argv:
             parts += [line for line, _, _ in doc.argv]
             modes += [MODE_ALL] * len(doc.argv)
+        geo_at = len(parts)
+        if doc.geo:
+            parts += [text for text, _, _, _ in doc.geo]
+            modes += [MODE_ALL] * len(doc.geo)
         found = self.engine.scan_segments(parts, modes) if parts else {}
         extra = self._argv_matches(doc, found, n) if doc.argv else None
         self._finish(doc, res, report, carrier, todo, parts[:n], found, extra)
+        if doc.geo:
+            self._place_matches(doc, res, found, geo_at, report, carrier)
         if not res.news and not res.nested:
             return None
         self._changes(doc, res)
@@ -993,7 +1171,7 @@ class JsonRedactor:
         key_carrier = carrier + ":key"
         todo: list[int] = []
         members = doc.argv_members
-        for i, s in enumerate(strs):
+        for i, s in (enumerate(strs) if not doc.geo else _outside(strs, doc.geo_span)):
             if len(s) <= MEMO_MAX_LEN and i not in members:  # short strings repeat across lines: cwd, paths, names
                 hit = memo[modes[i]].get(s) if i not in keyed else memo[_KEYED_MEMO].get(_scan_text(doc, i))
                 if hit is not None:
@@ -1042,13 +1220,25 @@ class JsonRedactor:
                     if t != s:
                         res.news[i] = t
 
+    def _place_matches(self, doc: _Doc, res: _Result, found: dict[int, list[Any]], first: int,
+                       report: RedactionReport, carrier: str) -> None:
+        """A coordinate pair (doc.geo, parts first, first + 1, ... of the scan) that a match covers from
+        its lat value to its end: both values become the match's one token."""
+        for k, (text, lat_at, i, j) in enumerate(doc.geo):
+            for m in found.get(first + k, ()):
+                if m.start <= lat_at and m.end == len(text):
+                    token = self.engine.replacement(m, text[m.start:m.end]).decode("utf-8", "surrogatepass")
+                    res.news[i] = res.news[j] = token
+                    report.add(m.rule_id, carrier)
+                    break
+
     def _scan_docs(self, docs: list[tuple[int, Any, int, _Doc, str]],
                    report: RedactionReport) -> list[tuple[int, Any, int, _Doc, _Result]]:
         """Walked documents (index, root, std, doc, carrier) scanned in one engine pass; each
         comes back with its _Result as if scanned alone. A string repeated in the batch is
         scanned once: short ones (cwd, paths, names) and long ones (a tool result also kept as
         the tool's own output on the same line); the batch holds them anyway."""
-        pending: list[tuple[int, Any, int, _Doc, str, _Result, list[int], list[int], int]] = []
+        pending: list[tuple[int, Any, int, _Doc, str, _Result, list[int], list[int], int, int]] = []
         parts: list[bytes] = []
         modes: list[int] = []
         seen: dict[tuple[int, str], int] = {}
@@ -1068,13 +1258,19 @@ class JsonRedactor:
             for line, _, _ in doc.argv:
                 parts.append(line)
                 modes.append(MODE_ALL)
-            pending.append((k, root, std, doc, carrier, res, todo, where, argv_at))
+            geo_at = len(parts)
+            for text, _, _, _ in doc.geo:
+                parts.append(text)
+                modes.append(MODE_ALL)
+            pending.append((k, root, std, doc, carrier, res, todo, where, argv_at, geo_at))
         found = self.engine.scan_segments(parts, modes) if parts else {}
         out = []
-        for k, root, std, doc, carrier, res, todo, where, argv_at in pending:
+        for k, root, std, doc, carrier, res, todo, where, argv_at, geo_at in pending:
             local = {n: found[j] for n, j in enumerate(where) if j in found}
             extra = self._argv_matches(doc, found, argv_at) if doc.argv else None
             self._finish(doc, res, report, carrier, todo, [parts[j] for j in where], local, extra)
+            if doc.geo:
+                self._place_matches(doc, res, found, geo_at, report, carrier)
             out.append((k, root, std, doc, res))
         return out
 
