@@ -128,8 +128,9 @@ def main() -> int:
     for _parts, j, starts in data:
         kw, _images, _table = eng._keyword_hits(j)  # type: ignore[attr-defined]
         for g in (E.ALWAYS, E.COMMON):
-            if g in eng._weak_alt:  # type: ignore[attr-defined]
-                eng._weak_segments(g, j, starts)  # type: ignore[attr-defined]
+            members = eng._groups[g]  # type: ignore[attr-defined]
+            if members:
+                eng._weak_segments(g, members, _parts, j, starts)  # type: ignore[attr-defined]
         for idx in kw:
             c = comp[idx]
             if c.group == E.STRONG and not c.terms:
@@ -144,11 +145,8 @@ def main() -> int:
         for g, members in ((E.COMMON, [i for i in groups[E.COMMON] if i in kw]), (E.ALWAYS, groups[E.ALWAYS])):
             if not members:
                 continue
-            for i in eng._weak_segments(g, j, starts):  # type: ignore[attr-defined]
-                can = eng._weak_rules(g, parts[i])  # type: ignore[attr-defined]
-                run = [k for k in members if can is None or k in can]
-                if run:
-                    eng._collect(parts[i], run)  # type: ignore[attr-defined]
+            for i, run in eng._weak_segments(g, members, parts, j, starts).items():  # type: ignore[attr-defined]
+                eng._collect(parts[i], run)  # type: ignore[attr-defined]
     weak = time.process_time() - t
     print(f"{'  and the weak rules on their strings':44s} {weak:7.3f} CPU-s  (Set + weak passes again included)")
 

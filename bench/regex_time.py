@@ -8,7 +8,7 @@ arguments are checked before the run, which takes minutes, rather than failing a
 Runs bench/redact_corpus.py in this process with the engine's two search helpers (`_spans`,
 `_first`) wrapped, and prints (stderr) the 40 patterns that took the most wall time, with their
 calls: a rule's own regex (`<rule id>.rx`, `.allow`), an engine prefilter (`engine._gate`,
-`engine._weak_alt[2]`: COMMON, `[1]`: ALWAYS) or a module-level one (`module._DECODE_GATE`).
+`engine._weak[2][i].alt`: COMMON's chunk i, `[1][0]`: ALWAYS) or a module-level one (`module._DECODE_GATE`).
 The verifier's engine holds the same rules: its patterns are listed again under the same
 names. A pattern far slower per megabyte than the rest is a DFA that ran out of its budget or
 builds states without end: that is how the weak groups' counted repeats were found
@@ -61,6 +61,9 @@ def _name_patterns(engine: E.Engine) -> None:
             rx = getattr(c, attr, None)
             if rx is not None:
                 NAMES.setdefault(id(rx), f"{c.rule.id}.{attr}")
+    for g, chunks in getattr(engine, "_weak", {}).items():  # the weak groups' prefilters, in chunks
+        for i, chunk in enumerate(chunks):
+            NAMES.setdefault(id(chunk.alt), f"engine._weak[{g}][{i}].alt")
     for key, value in vars(engine).items():
         items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
         if hasattr(value, "Match"):
