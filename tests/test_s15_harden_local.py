@@ -27,6 +27,9 @@ from tests.test_no_plaintext_leaks import _forbidden, _plant
 RUNNER = textwrap.dedent("""
     import json, os, signal, stat, sys
     log, watch, interrupt, argv = sys.argv[1], os.path.abspath(sys.argv[2]), sys.argv[3], sys.argv[4:]
+    # as from a terminal: SIGINT delivered and raising (a test process may pass it on ignored or blocked)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGINT, signal.SIGTERM])
     os.umask(0)
     out = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     busy, pending = [False], set()
