@@ -105,6 +105,17 @@ class Lineage:
         s = self.sessions.get(key)
         return s.key if s is not None else key
 
+    def _uses_json(self, keys: set[str]) -> list[dict[str, str | None]]:
+        """Which host-level session each session of `keys` uses (Session.uses), by archive key with
+        the used copy's host id (None when no manifest holds it): beside the edges, not one of them."""
+        out: list[dict[str, str | None]] = []
+        for k in sorted(keys):
+            for u in self.used(k):
+                held = self.sessions.get(u)
+                out.append({"session": self.archive_key(k), "uses": self.archive_key(u),
+                            "host_id": held.host_id if held is not None else None})
+        return out
+
     def to_json(self, keys: set[str] | None = None) -> dict[str, object]:
         """`nodes` are archive keys (a host-level key once, however many hosts hold one);
         `host_sessions` says which host ids hold each host-level node."""
@@ -117,6 +128,7 @@ class Lineage:
         return {
             "nodes": sorted({self.archive_key(k) for k in keys}),
             "host_sessions": [{"key": k, "host_ids": sorted(h)} for k, h in sorted(hosts.items())],
+            "uses": self._uses_json(keys),
             "edges": [
                 {"child": e.child, "parent": e.parent, "relation": e.relation, "inferred": e.inferred, "at": e.at}
                 for e in sorted(self.edges, key=lambda e: (e.parent, e.child))

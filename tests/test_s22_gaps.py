@@ -135,6 +135,15 @@ def test_a_wrong_partita_iva_stays(red, line: str) -> None:  # noqa: ANN001
     kept(red, line)
 
 
+def one_token(red, line: str, value: str, label: str, rule: str) -> None:  # noqa: ANN001
+    """`value` in `line` became one `<label:...>` token of `rule`, and nothing else changed."""
+    out, counts = redacted(red, line)
+    token = re.search(TOKEN, out)
+    assert token is not None and token.group(0).startswith(f"<{label}:")
+    assert out.replace(token.group(0), value) == line
+    assert counts == {rule: 1}, counts
+
+
 # ------------------------------------------------------------------ 3. UK postcodes after a town
 
 @pytest.mark.parametrize("line,value", [
@@ -146,11 +155,7 @@ def test_a_wrong_partita_iva_stays(red, line: str) -> None:  # noqa: ANN001
     ("Stoke-on-Trent ST4 4DB", "ST4 4DB"),
 ])
 def test_a_postcode_after_a_post_town_goes(red, line: str, value: str) -> None:  # noqa: ANN001
-    out, counts = redacted(red, line)
-    token = re.search(TOKEN, out)
-    assert token is not None and token.group(0).startswith("<POSTCODE:")
-    assert out.replace(token.group(0), value) == line
-    assert counts == {"uk-postcode-after-town": 1}, counts
+    one_token(red, line, value, "POSTCODE", "uk-postcode-after-town")
 
 
 @pytest.mark.parametrize("line", [
@@ -176,11 +181,7 @@ def test_postcode_shapes_in_code_stay(red, line: str) -> None:  # noqa: ANN001
     ("GET /v1/forecast?lat=52.5200&lon=13.4050&units=metric", "52.5200&lon=13.4050"),
 ])
 def test_two_labelled_coordinates_are_one_location(red, line: str, pair: str) -> None:  # noqa: ANN001
-    out, counts = redacted(red, line)
-    token = re.search(TOKEN, out)
-    assert token is not None and token.group(0).startswith("<LOCATION:")
-    assert out.replace(token.group(0), pair) == line
-    assert counts == {"gps-coordinates": 1}, counts
+    one_token(red, line, pair, "LOCATION", "gps-coordinates")
 
 
 @pytest.mark.parametrize("line", [

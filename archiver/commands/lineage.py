@@ -4,14 +4,11 @@ Argument parsing and output only."""
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from archiver.cli import EXIT_INTEGRITY, EXIT_OK, console, emit_json, err, plain, settings_of
 from archiver.commands.reading import add_at, add_identity, as_of, catalog_of, iso_utc, resolve_key
 from archiver.commands import add_command
-
-if TYPE_CHECKING:
-    from archiver.lineage import Lineage
 
 
 def cmd_lineage(args: argparse.Namespace) -> int:
@@ -27,7 +24,6 @@ def cmd_lineage(args: argparse.Namespace) -> int:
     status = EXIT_INTEGRITY if catalog.errors else EXIT_OK
     if args.json:
         doc = lin.to_json(keys)
-        doc["uses"] = _uses_json(lin, keys)
         if catalog.at is not None:
             doc["at"] = iso_utc(catalog.at)
         doc["errors"] = catalog.errors
@@ -64,18 +60,6 @@ def cmd_lineage(args: argparse.Namespace) -> int:
     for e in catalog.errors:
         err(e)
     return status
-
-
-def _uses_json(lin: Lineage, keys: set[str]) -> list[dict[str, str | None]]:
-    """Which host-level session each session of `keys` uses (Session.uses), by archive key with
-    the used copy's host id (None when no manifest holds it): beside the edges, not one of them."""
-    out = []
-    for k in sorted(keys):
-        for u in lin.used(k):
-            held = lin.sessions.get(u)
-            out.append({"session": lin.archive_key(k), "uses": lin.archive_key(u),
-                        "host_id": held.host_id if held is not None else None})
-    return out
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
