@@ -514,7 +514,7 @@ _KEYED_NUMBER = re.compile(rb'"(' + "|".join(_LAT_KEYS + _LNG_KEYS).encode() + r
 # the value of a `coordinates` key: an array of arrays of numbers, up to the next key or the object's end
 _COORDINATES_RUN = re.compile(rb'"coordinates"[ \t\r\n]*:[ \t\r\n]*(\[[\[\]0-9.eE+, \t\r\n-]*)')
 _PAIR_LAT, _PAIR_LNG = b'"lat": ', b', "lng": '
-PLACE_DECIMALS = 4  # the fewest decimals of a place in the location rules (about 11 m)
+PLACE_DECIMALS = 4  # the decimals of a reading written in full (about 11 m): what _padded restores
 
 
 def _number(v: Any) -> bool:
@@ -617,9 +617,10 @@ def _add_pair(doc: _Doc, node: Any, lat: Any, lat_text: str, lng: Any, lng_text:
 
 
 def _padded(number: str, partner: str) -> str:
-    """A number of one decimal fewer than a place has, beside a partner of a place's decimals, with
-    the trailing zero a JSON serialiser (JSON.stringify, json.dumps, orjson) drops: -74.0060 beside
-    40.7128 is written -74.006. Two decimals fewer is a region's precision (51.5070, -0.12 stays)."""
+    """A number of one decimal fewer than a reading written in full, beside a partner written in full,
+    with the trailing zero a JSON serialiser (JSON.stringify, json.dumps, orjson) drops: -74.0060 beside
+    40.7128 is written -74.006. The pair then reads as its text form does and gets the same token; which
+    pairs are places at all is the location rule's precision (docs/RULES.md)."""
     if "e" in number or "E" in number or "e" in partner or "E" in partner:
         return number
     if len(number) - number.index(".") - 1 != PLACE_DECIMALS - 1:
