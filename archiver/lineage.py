@@ -8,8 +8,18 @@ host id beside it where it matters; `catalog_key` is the internal name only."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Sequence
 
 from archiver.model import Session
+
+# what a harness's host-level session holds for a session that uses it (Session.uses): restore's
+# warning for one left behind and export's line naming one both say it in these words
+USED_HOST_SESSION: dict[str, str] = {"opencode": "the project's snapshot git dir that diff and revert read"}
+
+
+def used_host_purpose(harness: str) -> str:
+    """What the host-level session a `harness` session uses is for (USED_HOST_SESSION)."""
+    return USED_HOST_SESSION.get(harness, "the host-level session whose files it reads")
 
 
 @dataclass(frozen=True)
@@ -105,7 +115,22 @@ class Lineage:
         s = self.sessions.get(key)
         return s.key if s is not None else key
 
-    def _uses_json(self, keys: set[str]) -> list[dict[str, str | None]]:
+    def named_host_sessions(self, keys: Sequence[str]) -> set[str]:
+        """The host-level sessions among `keys` (an export's, in reading order) that another of
+        them uses: no conversation, so an export names them in a line under their users instead
+        of showing them as sessions. The first key, the one asked for, is shown whatever it is."""
+        used = {u for k in keys for u in self.used(k)}
+        return {k for k in keys[1:] if k in used and k in self.sessions and self.sessions[k].kind == "host"}
+
+    def export_json(self, keys: Sequence[str]) -> dict[str, object]:
+        """`export --json`'s view of the sessions an export holds (`keys`, in reading order):
+        `sessions`, the archive keys of those shown as sessions, and `uses`, which host-level
+        session each of them uses, as `lineage --json` has it (the document's `uses` lines)."""
+        named = self.named_host_sessions(keys)
+        shown = [k for k in keys if k not in named]
+        return {"sessions": [self.archive_key(k) for k in shown], "uses": self.uses_json(set(shown))}
+
+    def uses_json(self, keys: set[str]) -> list[dict[str, str | None]]:
         """Which host-level session each session of `keys` uses (Session.uses), by archive key with
         the used copy's host id (None when no manifest holds it): beside the edges, not one of them."""
         out: list[dict[str, str | None]] = []
@@ -128,7 +153,7 @@ class Lineage:
         return {
             "nodes": sorted({self.archive_key(k) for k in keys}),
             "host_sessions": [{"key": k, "host_ids": sorted(h)} for k, h in sorted(hosts.items())],
-            "uses": self._uses_json(keys),
+            "uses": self.uses_json(keys),
             "edges": [
                 {"child": e.child, "parent": e.parent, "relation": e.relation, "inferred": e.inferred, "at": e.at}
                 for e in sorted(self.edges, key=lambda e: (e.parent, e.child))

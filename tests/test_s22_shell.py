@@ -172,7 +172,7 @@ def test_lineage_draws_the_used_host_session_under_its_user(synced: Any) -> None
 def test_export_names_the_used_host_session_in_a_line(synced: Any) -> None:
     env, listed = synced
     host_a = _host_key(listed, PRJ_A)
-    line = f"- uses `{host_a}`: the project's snapshot dir, restored with --with-family"
+    line = f"- uses `{host_a}`: the project's snapshot git dir that diff and revert read, restored with --with-family"
     for family in (("--with-family",), ()):
         doc = env.cli_json("export", f"opencode:{A_MAIN}", *family, "--format", "md", identity=True)
         md = doc["document"]
@@ -183,6 +183,6 @@ def test_export_names_the_used_host_session_in_a_line(synced: Any) -> None:
         assert md.count('<a id="s-') == 2  # the session and its subagent, no empty host section
         assert PRJ_B[:8] not in md
     html = env.cli_json("export", f"opencode:{A_MAIN}", "--with-family", "--format", "html", identity=True)["document"]
-    assert (f"<dt>uses</dt><dd><code>{host_a}</code>: the project&#x27;s snapshot dir, restored with --with-family</dd>"
-            in html), html
+    assert (f"<dt>uses</dt><dd><code>{host_a}</code>: the project&#x27;s snapshot git dir that diff and revert read, "
+            "restored with --with-family</dd>" in html), html
     assert html.count('<section class="session"') == 2

@@ -148,8 +148,11 @@ def test_with_family_brings_the_project_snapshot_dir_and_only_that(synced: Any, 
 
     # export --with-family names it too (a section without entries), and not the other project's
     exported = env.cli_json("export", f"opencode:{A_MAIN}", "--with-family", "--format", "md", identity=True)
-    assert exported["sessions"] == [f"opencode:{A_MAIN}", f"opencode:{A_CHILD}", host_a]
-    assert f"- uses `{host_a}`: the project's snapshot dir, restored with --with-family" in exported["document"] and PRJ_B[:8] not in exported["document"]
+    # the sessions shown as sessions; the used host session in its own list, as `lineage --json` has it (s23)
+    assert exported["sessions"] == [f"opencode:{A_MAIN}", f"opencode:{A_CHILD}"]
+    assert exported["uses"] == [{"session": f"opencode:{A_MAIN}", "uses": host_a, "host_id": listed[host_a]["host_id"]}]
+    assert (f"- uses `{host_a}`: the project's snapshot git dir that diff and revert read, restored with --with-family"
+            in exported["document"]) and PRJ_B[:8] not in exported["document"]
 
     env.cli_json("restore", f"opencode:{B_MAIN}", "--with-family", "--to", str(to_b), identity=True)
     assert zlib.decompress(loose_object(to_b, facts["blob_b"]).read_bytes()) == b"blob 16\x00project B notes\n"
@@ -166,8 +169,7 @@ def test_restore_alone_warns_naming_the_host_session_it_left(synced: Any, tmp_pa
     assert code == 0, (out, err)
     lines = [ln for ln in err.splitlines() if "restored alone" in ln]
     assert lines == [f"archiver: warning: opencode:{A_MAIN}: restored alone, without {host_a}, "
-                     "the host-level session whose files it reads (OpenCode: the project's snapshot git dir, for diff "
-                     "and revert); restore it --with-family"], err
+                     "the project's snapshot git dir that diff and revert read; restore it --with-family"], err
     assert not (tmp_path / "alone/.local/share/opencode/snapshot").exists()
     # a session that uses nothing is restored without a word about it
     capsys.readouterr()

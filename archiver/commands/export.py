@@ -16,6 +16,7 @@ from archiver.commands import add_command
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    from archiver.lineage import Lineage
     from archiver.render import export
 
     out = Path(args.out) if args.out else None
@@ -31,9 +32,10 @@ def cmd_export(args: argparse.Namespace) -> int:
     result = export(archive, ids, catalog.sessions, key, fmt=args.format, with_family=args.with_family)
     if out is not None:
         _write_private(out, result.document)
-    doc = {"out": str(out) if out else None, "format": args.format, "sessions": [catalog.sessions[k].key if k in catalog.sessions else k for k in result.sessions],
-           "entries": result.entries, "bytes": len(result.document.encode()),
-           "integrity_errors": result.integrity_errors, "warnings": result.warnings, "errors": catalog.errors}
+    shown = Lineage(catalog.sessions).export_json(result.sessions)
+    doc = {"out": str(out) if out else None, "format": args.format, **shown, "entries": result.entries,
+           "bytes": len(result.document.encode()), "integrity_errors": result.integrity_errors,
+           "warnings": result.warnings, "errors": catalog.errors}
     if catalog.at is not None:
         doc["at"] = iso_utc(catalog.at)
     if args.json:
@@ -43,7 +45,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     elif out is None:
         sys.stdout.write(result.document)
     elif not args.quiet:
-        console().print(plain(f"wrote {out} ({len(result.sessions)} session(s), {result.entries} entries)"))
+        console().print(plain(f"wrote {out} ({_sessions_count(shown)}, {result.entries} entries)"))
     if not args.json:
         for e in result.integrity_errors:
             err(f"integrity: {e}")
@@ -52,6 +54,16 @@ def cmd_export(args: argparse.Namespace) -> int:
         for e in catalog.errors:  # an unreadable manifest: the export may show an older state
             err(e)
     return EXIT_INTEGRITY if result.integrity_errors or catalog.errors else EXIT_OK
+
+
+def _sessions_count(shown: dict[str, Any]) -> str:
+    """The sessions shown, e.g. `3 session(s)`, and the host-level sessions they use (a line each
+    in the document, Session.uses), e.g. `3 session(s), using 1 host-level session`."""
+    used = {(u["uses"], u["host_id"]) for u in shown["uses"]}
+    text = f"{len(shown['sessions'])} session(s)"
+    if used:
+        text += f", using {len(used)} host-level session" + ("s" if len(used) > 1 else "")
+    return text
 
 
 def _write_private(out: Path, text: str) -> None:

@@ -75,6 +75,8 @@ def cmd_restore(args: argparse.Namespace) -> int:
 def _uses_left_out(lin: Any, chosen: list[str]) -> list[str]:
     """A warning for each host-level session a restored session uses (Session.uses) that this
     restore did not bring: left out (no --with-family, or --host another host) or in no manifest read."""
+    from archiver.lineage import used_host_purpose
+
     out: list[str] = []
     restored = set(chosen)
     for k in chosen:
@@ -82,13 +84,13 @@ def _uses_left_out(lin: Any, chosen: list[str]) -> list[str]:
             if used in restored:
                 continue
             session = lin.sessions[k]
+            purpose = used_host_purpose(session.harness)
             if used in lin.sessions:
-                out.append(f"{session.key}: restored alone, without {lin.sessions[used].key}, the host-level session "
-                           "whose files it reads (OpenCode: the project's snapshot git dir, for diff and revert); "
+                out.append(f"{session.key}: restored alone, without {lin.sessions[used].key}, {purpose}; "
                            "restore it --with-family")
             else:
-                out.append(f"{session.key}: uses {used}, which no manifest read holds (host-level files it reads, "
-                           "never archived or on another machine): restored without it")
+                out.append(f"{session.key}: uses {used}, {purpose}, which no manifest read holds (never archived "
+                           "or on another machine): restored without it")
     return out
 
 

@@ -40,7 +40,8 @@ flagged because committing it deletes rows.
 Host-level sessions: `opencode:@project-<project_id>` (kind host) holds the
 `snapshot/<project_id>/` git directories (the trees named by assistant snapshot.start/end
 and revert.snapshot; option `include_snapshots`, default true), and a session whose rows name
-such trees lists that key in `uses` (restore --with-family brings it); `opencode:@host` holds
+such trees (or, known only from the 1.x `storage/`, whose part files do) lists that key in `uses`
+(restore --with-family brings it); `opencode:@host` holds
 the 1.x `storage/` remnant (but the files its keys give to a session, see
 `_storage_by_session`: those go with that session, which a pre-SQLite install knows only from
 storage/session/<project>/<sid>.json) and database-level warnings. Tables that belong to no
@@ -913,6 +914,7 @@ class OpenCode:
             s = seen.get(sid)
             if s is None:  # a session only the JSON storage of a pre-SQLite build holds
                 seen[sid] = s = self._storage_session(sid, info)
+                s.uses.extend(self._storage_uses(root / "storage", files, info))
                 found.append(s)
             for f in files:  # the pre-SQLite transcript is its info, message and part files
                 kind = f.relative_to(root / "storage").parts[0]
@@ -1036,10 +1038,24 @@ class OpenCode:
         that project's snapshot git dir, and discovery yields that host session (snapshots archived,
         the dir there; a missing one is already a warning of the session, see _sidecars)."""
         project = f.get("project")
-        if not project or not (f.get("names_snapshot") or f.get("revert")):
+        if not project or not (f.get("names_snapshot") or f.get("revert")) or not self._yields_snapshot_dir(project):
             return []
+        return [session_key(NAME, f"@project-{project}")]
+
+    def _yields_snapshot_dir(self, project: str) -> bool:
+        """Whether discovery yields `opencode:@project-<project>`: snapshots archived, the dir there."""
         folder = self.root / "snapshot" / project
-        if not self.ctx.options.get("include_snapshots", True) or folder.is_symlink() or not folder.is_dir():
+        return bool(self.ctx.options.get("include_snapshots", True)) and not folder.is_symlink() and folder.is_dir()
+
+    def _storage_uses(self, storage: Path, files: list[Path], info: dict[str, Any]) -> list[str]:
+        """Session.uses of a session only the pre-SQLite JSON storage holds, as _used_host_sessions
+        for a database's: its project's snapshot dir when its info holds a staged revert or a part
+        file names a snapshot tree (the 1.x step-start / step-finish / snapshot parts' `snapshot`).
+        Part files are read only when the project's snapshot dir is archived."""
+        project = _storage_project(storage, files, info)
+        if project is None or not self._yields_snapshot_dir(project):
+            return []
+        if not (info.get("revert") or _storage_names_snapshot(storage, files)):
             return []
         return [session_key(NAME, f"@project-{project}")]
 
@@ -1176,6 +1192,36 @@ def _storage_by_session(storage: Path) -> _Storage:
             if isinstance(info, dict) and info.get("id") in (None, sid):
                 out.sessions[sid][1].update(info)
     return out
+
+
+_PROJECT_ID = re.compile(r"[0-9A-Za-z_-]{1,128}")  # a folder name under snapshot/, nothing that climbs out
+
+
+def _storage_project(storage: Path, files: list[Path], info: dict[str, Any]) -> str | None:
+    """A pre-SQLite session's project: its info's projectID, else the folder of its info file
+    (session/<project>/<sid>.json); None when neither is a plain folder name."""
+    ref = info.get("projectID")
+    if isinstance(ref, str) and _PROJECT_ID.fullmatch(ref):
+        return ref
+    for f in files:
+        rel = f.relative_to(storage).parts
+        if len(rel) == 3 and rel[0] == "session" and rel[1] not in ("info", "message", "part") \
+                and _PROJECT_ID.fullmatch(rel[1]):
+            return rel[1]
+    return None
+
+
+def _storage_names_snapshot(storage: Path, files: list[Path]) -> bool:
+    """Whether one of the session's part files (part/<msg>/<prt>.json, or the older
+    session/part/<sid>/<msg>/<prt>.json) names a snapshot tree: a 1.x part's `snapshot`."""
+    for f in files:
+        rel = f.relative_to(storage).parts
+        if rel[0] != "part" and rel[:2] != ("session", "part"):
+            continue
+        part = _json_file(f)
+        if isinstance(part, dict) and isinstance(part.get("snapshot"), str) and part["snapshot"]:
+            return True
+    return False
 
 
 def _json_file(f: Path, warnings: list[str] | None = None, storage: Path | None = None) -> Any:

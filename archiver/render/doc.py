@@ -8,6 +8,7 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 
+from archiver.lineage import used_host_purpose
 from archiver.model import Session
 from archiver.render.model import Transcript
 
@@ -23,14 +24,10 @@ class DocSession:
     uses: list[tuple[str, str]] = field(default_factory=list)  # (host-level session's key, what it is)
 
 
-# what a harness's used host-level session holds for the session (Session.uses)
-USED_HOST_SESSION = {"opencode": "the project's snapshot dir"}
-
-
 def uses_note(harness: str, archived: bool) -> str:
     """The words after a used host-level session's key in an export: what it is, and how a
     reviewer gets it (it has no conversation, so the export names it instead of showing it)."""
-    what = USED_HOST_SESSION.get(harness, "a host-level session whose files it reads")
+    what = used_host_purpose(harness)
     return f"{what}, restored with --with-family" if archived else f"{what}, not in the archive"
 
 
