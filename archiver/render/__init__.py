@@ -110,7 +110,7 @@ def export(
     if not keys:
         raise KeyError(key)
     lin = Lineage(sessions)
-    named_only = _used_host_sessions(lin, keys)
+    named_only = lin.named_host_sessions(keys)
     doc_sessions: list[DocSession] = []
     errors: list[str] = []
     warnings: list[str] = []
@@ -140,13 +140,6 @@ def export(
     text = render_html(doc) if fmt == "html" else render_markdown(doc)
     return ExportResult(document=text, sessions=keys, entries=sum(len(d.transcript.entries) for d in doc_sessions),
                         integrity_errors=errors, warnings=warnings)
-
-
-def _used_host_sessions(lin: Lineage, keys: list[str]) -> set[str]:
-    """The host-level sessions in `keys` that another of them uses: a snapshot dir, no
-    conversation, so the export names them under their users (a line) instead of a section."""
-    used = {u for k in keys for u in lin.used(k)}
-    return {k for k in keys[1:] if k in used and lin.sessions[k].kind == "host"}
 
 
 def _add_outputs(archive: Archive, identities: Sequence[object], t: Transcript, session: Session,
