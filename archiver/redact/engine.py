@@ -134,19 +134,7 @@ def blank_ansi(buf: bytes, text_forms: bool = True) -> bytes:
     """buf with every terminal escape sequence turned into as many spaces: offsets stay, and
     a token right after a colour code (`\\x1b[31mghp_...`) starts at a word boundary. With
     `text_forms`, also the sequences spelled as text (`\\u001b[31m`, `^[[31m`)."""
-    if b"\x1b" not in buf and not (text_forms and _first(_ANSI_TEXT, buf)[0] >= 0):
-        return buf
-    pieces: list[bytes] = []
-    last = 0
-    for spans in _spans(_ANSI_RX, buf):
-        s, e = spans[0]
-        pieces.append(buf[last:s])
-        pieces.append(b" " * (e - s))
-        last = e
-    if not pieces:
-        return buf
-    pieces.append(buf[last:])
-    return b"".join(pieces)
+    return _blank(buf, text_forms)[0]
 
 
 # A CSI sequence (a colour code) between two token characters splits one displayed word in two:
@@ -159,27 +147,47 @@ def blank_ansi(buf: bytes, text_forms: bool = True) -> bytes:
 _TOKEN_BYTE = bytes(1 if b >= 0x80 or chr(b).isalnum() or b in b"_-+/=.@:%" else 0 for b in range(256))
 
 
+def _blank(buf: bytes, text_forms: bool) -> tuple[bytes, list[tuple[int, int]]]:
+    """blank_ansi(buf, text_forms), and the runs of adjacent CSI sequences of buf that lie between
+    two token characters (found in the same pass: texts of colour codes hold hundreds of thousands)."""
+    if b"\x1b" not in buf and not (text_forms and _first(_ANSI_TEXT, buf)[0] >= 0):
+        return buf, _NO_RUNS
+    pieces: list[bytes] = []
+    runs: list[tuple[int, int]] = []
+    tok = _TOKEN_BYTE
+    match = _ANSI_RX.Match  # type: ignore[attr-defined]
+    n = len(buf)
+    last = 0
+    run = -1  # start of the open run: CSI sequences, adjacent, right after a token character
+    while last < n:
+        s, e = match(_UNANCHORED, buf, last, n)[0]
+        if s < 0:
+            break
+        if s != last:  # characters before s: the open run ends before one
+            pieces.append(buf[last:s])
+            if run >= 0 and tok[buf[last]]:
+                runs.append((run, last))
+            run = s if tok[buf[s - 1]] and _is_csi(buf, s) else -1
+        elif run >= 0 and not _is_csi(buf, s):
+            run = -1  # another kind of sequence right after the run: no character follows it
+        pieces.append(b" " * (e - s))
+        last = e
+    if not pieces:
+        return buf, _NO_RUNS
+    if run >= 0 and last < n and tok[buf[last]]:
+        runs.append((run, last))
+    pieces.append(buf[last:])
+    return b"".join(pieces), runs
+
+
+_NO_RUNS: list[tuple[int, int]] = []
+
+
 def _is_csi(buf: bytes, s: int) -> bool:
     """Is the escape sequence at s (a match of _ANSI_RX) a CSI?"""
     if buf[s] == 0x1B:
         return buf[s + 1] == 0x5B
     return buf[s] != 0x07  # a text form (`\u001b[`, `^[[`): only CSI is spelled as text
-
-
-def _glued_runs(buf: bytes, blanked: bytes) -> list[tuple[int, int]]:
-    """The runs of adjacent CSI sequences of buf (blanked: blank_ansi(buf)) that lie between two
-    token characters."""
-    runs: list[tuple[int, int]] = []
-    for spans in _spans(_ANSI_RX, buf):
-        s, e = spans[0]
-        if not _is_csi(buf, s):
-            continue
-        if runs and runs[-1][1] == s:
-            runs[-1] = (runs[-1][0], e)
-        else:
-            runs.append((s, e))
-    n = len(buf)
-    return [(s, e) for s, e in runs if 0 < s and e < n and _TOKEN_BYTE[blanked[s - 1]] and _TOKEN_BYTE[blanked[e]]]
 
 
 def _cut(buf: bytes, runs: list[tuple[int, int]]) -> bytes:
@@ -213,12 +221,8 @@ class _GluedView(NamedTuple):
         return s + (shifts[k - 1] if k else 0), e + (shifts[j - 1] if j else 0)
 
 
-def _glued_view(buf: bytes, blanked: bytes) -> _GluedView | None:
-    """buf as displayed when a colour code lies between two token characters, else None;
-    blanked: blank_ansi(buf), not buf itself (buf holds an escape sequence)."""
-    runs = _glued_runs(buf, blanked)
-    if not runs:
-        return None
+def _glued_view(blanked: bytes, runs: list[tuple[int, int]]) -> _GluedView:
+    """The text as displayed: blanked (blank_ansi's text) with the glued runs (_blank's) deleted."""
     cuts: list[int] = []
     shifts: list[int] = []
     removed = 0
@@ -232,9 +236,7 @@ def _glued_view(buf: bytes, blanked: bytes) -> _GluedView | None:
 def _without_glued_codes(value: bytes) -> bytes:
     """value with its colour codes between token characters deleted: a token found across them
     is keyed (its pseudonym) as the same token without colour."""
-    if b"\x1b" not in value and _first(_ANSI_TEXT, value)[0] < 0:
-        return value
-    runs = _glued_runs(value, blank_ansi(value))
+    runs = _blank(value, True)[1]
     return _cut(value, runs) if runs else value
 
 
@@ -1366,11 +1368,10 @@ class Engine:
     def scan_bytes(self, buf: bytes, mode: int = MODE_ALL, ansi_text: bool = True, depth: int = 0) -> list[Match]:
         """Matches in buf scanned alone; `depth`: how many base64 decodings deep buf lies (the
         decode pass runs below decoded.DEPTH)."""
-        blanked = blank_ansi(buf, ansi_text)
-        if blanked is not buf:
-            view = _glued_view(buf, blanked)
-            if view is not None:
-                return self._with_glued(self.scan_bytes(blanked, mode, False, depth), view, mode, depth)
+        blanked, runs = _blank(buf, ansi_text)
+        if runs:
+            view = _glued_view(blanked, runs)
+            return self._with_glued(self.scan_bytes(blanked, mode, False, depth), view, mode, depth)
         buf = blank_line_numbers(blanked)
         if b"\x00" in buf:  # NUL-separated records (`env -0`): each ends where a line would
             buf = buf.replace(b"\x00", b"\n")
@@ -1406,8 +1407,9 @@ class Engine:
         joined = b"\n".join(parts)
         if not (b"\x1b" in joined or _first(_ANSI_TEXT, joined)[0] >= 0):
             return self._scan_blanked_segments(parts, joined, modes)
-        blanked = [blank_ansi(p) for p in parts]
-        views = {i: v for i, (p, b) in enumerate(zip(parts, blanked)) if b is not p and (v := _glued_view(p, b))}
+        done = [_blank(p, True) for p in parts]
+        blanked = [b for b, _ in done]
+        views = {i: _glued_view(b, runs) for i, (b, runs) in enumerate(done) if runs}
         out = self._scan_blanked_segments(blanked, b"\n".join(blanked), modes)
         for i, view in views.items():
             ms = self._with_glued(out.get(i, []), view, modes[i], 0)
