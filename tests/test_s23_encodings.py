@@ -27,8 +27,6 @@ ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\\u001[bB]\[[0-?]*[ -/]*[@-~]")
 U_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
 
 GAPS = {
-    "ansi-inside-token": "engine.blank_ansi turns a colour code inside a token into spaces, so "
-                         "`ghp_\\x1b[m\\x1b[K<body>` (grep --color on the prefix) is two words no rule takes",
     "wrapped-token": "a token cut by a line break: the head is taken (github-token-odd-length), the tail "
                      "(16 base62 characters, no prefix) is no shape of its own",
 }

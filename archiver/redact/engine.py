@@ -134,19 +134,143 @@ def blank_ansi(buf: bytes, text_forms: bool = True) -> bytes:
     """buf with every terminal escape sequence turned into as many spaces: offsets stay, and
     a token right after a colour code (`\\x1b[31mghp_...`) starts at a word boundary. With
     `text_forms`, also the sequences spelled as text (`\\u001b[31m`, `^[[31m`)."""
+    return _blank(buf, text_forms)[0]
+
+
+# A CSI sequence (a colour code) between two token characters splits one displayed word in two:
+# `grep --color` highlights only the matched part of a token (`ghp_\x1b[m\x1b[K<body>`). The
+# terminal shows both sides side by side, so such a run of codes is deleted for a second scan (the
+# text as displayed, the text the command prints without colour). Token characters: what keys and
+# their prefixes, base64, e-mails, URLs with credentials (`user:pass@`), paths and percent escapes
+# are made of, and every non-ASCII byte (names, IDN domains). Blanked sequences, whitespace, quotes
+# and brackets end a token anyway: a code next to them joins nothing.
+_TOKEN_BYTE = bytes(1 if b >= 0x80 or chr(b).isalnum() or b in b"_-+/=.@:%" else 0 for b in range(256))
+
+
+def _blank(buf: bytes, text_forms: bool) -> tuple[bytes, list[tuple[int, int]]]:
+    """blank_ansi(buf, text_forms), and the runs of adjacent CSI sequences of buf that lie between
+    two token characters (found in the same pass: texts of colour codes hold hundreds of thousands)."""
     if b"\x1b" not in buf and not (text_forms and _first(_ANSI_TEXT, buf)[0] >= 0):
-        return buf
+        return buf, _NO_RUNS
     pieces: list[bytes] = []
+    runs: list[tuple[int, int]] = []
+    tok = _TOKEN_BYTE
+    match = _ANSI_RX.Match  # type: ignore[attr-defined]
+    n = len(buf)
     last = 0
-    for spans in _spans(_ANSI_RX, buf):
-        s, e = spans[0]
-        pieces.append(buf[last:s])
+    run = -1  # start of the open run: CSI sequences, adjacent, right after a token character
+    while last < n:
+        s, e = match(_UNANCHORED, buf, last, n)[0]
+        if s < 0:
+            break
+        if s != last:  # characters before s: the open run ends before one
+            pieces.append(buf[last:s])
+            if run >= 0 and tok[buf[last]]:
+                runs.append((run, last))
+            run = s if tok[buf[s - 1]] and _is_csi(buf, s) else -1
+        elif run >= 0 and not _is_csi(buf, s):
+            run = -1  # another kind of sequence right after the run: no character follows it
         pieces.append(b" " * (e - s))
         last = e
     if not pieces:
-        return buf
+        return buf, _NO_RUNS
+    if run >= 0 and last < n and tok[buf[last]]:
+        runs.append((run, last))
+    pieces.append(buf[last:])
+    return b"".join(pieces), runs
+
+
+_NO_RUNS: list[tuple[int, int]] = []
+
+
+def _is_csi(buf: bytes, s: int) -> bool:
+    """Is the escape sequence at s (a match of _ANSI_RX) a CSI?"""
+    if buf[s] == 0x1B:
+        return buf[s + 1] == 0x5B
+    return buf[s] != 0x07  # a text form (`\u001b[`, `^[[`): only CSI is spelled as text
+
+
+def _cut(buf: bytes, runs: list[tuple[int, int]]) -> bytes:
+    pieces = []
+    last = 0
+    for s, e in runs:
+        pieces.append(buf[last:s])
+        last = e
     pieces.append(buf[last:])
     return b"".join(pieces)
+
+
+class _GluedView(NamedTuple):
+    """A text as displayed: blank_ansi's text with the glued CSI runs deleted, and where they were."""
+
+    text: bytes
+    cuts: list[int]  # positions in text where a run was deleted, ascending
+    shifts: list[int]  # bytes deleted up to each cut, that cut's run included
+
+    def crosses(self, s: int, e: int) -> bool:
+        """Does [s, e) of text hold a deleted run strictly inside (a token the blanked scan split)?"""
+        k = bisect_right(self.cuts, s)
+        return k < len(self.cuts) and self.cuts[k] < e
+
+    def original(self, s: int, e: int) -> tuple[int, int]:
+        """[s, e) of text in the original buffer: from its first to its last character, the runs
+        between them included."""
+        cuts, shifts = self.cuts, self.shifts
+        k = bisect_right(cuts, s)
+        j = bisect_right(cuts, e - 1)
+        return s + (shifts[k - 1] if k else 0), e + (shifts[j - 1] if j else 0)
+
+
+def _glued_view(blanked: bytes, runs: list[tuple[int, int]]) -> _GluedView:
+    """The text as displayed: blanked (blank_ansi's text) with the glued runs (_blank's) deleted."""
+    cuts: list[int] = []
+    shifts: list[int] = []
+    removed = 0
+    for s, e in runs:
+        cuts.append(s - removed)
+        removed += e - s
+        shifts.append(removed)
+    return _GluedView(_cut(blanked, runs), cuts, shifts)
+
+
+def _without_glued_codes(value: bytes) -> bytes:
+    """value with its colour codes between token characters deleted: a token found across them
+    is keyed (its pseudonym) as the same token without colour."""
+    runs = _blank(value, True)[1]
+    return _cut(value, runs) if runs else value
+
+
+def _merge_glued(base: list[Match], extra: list[Match]) -> list[Match]:
+    """base (the blanked scan's matches) with the matches found across colour codes: overlapping
+    ones form a cluster; a cluster without an extra match stays as it is, otherwise the longest
+    extra match takes it (stretched to the cluster's span if it does not cover it)."""
+    if not extra:
+        return base
+    items = sorted([(m.start, m.end, False, m) for m in base] + [(m.start, m.end, True, m) for m in extra],
+                   key=lambda t: (t[0], t[1]))
+    out: list[Match] = []
+    cluster = [items[0]]
+    hi = items[0][1]
+    for item in items[1:]:
+        if item[0] < hi:
+            cluster.append(item)
+            hi = max(hi, item[1])
+        else:
+            out.extend(_settle(cluster))
+            cluster = [item]
+            hi = item[1]
+    out.extend(_settle(cluster))
+    return out
+
+
+def _settle(cluster: list[tuple[int, int, bool, Match]]) -> list[Match]:
+    extras = [m for _, _, is_extra, m in cluster if is_extra]
+    if not extras:
+        return [m for _, _, _, m in cluster]
+    lo = cluster[0][0]
+    hi = max(e for _, e, _, _ in cluster)
+    best = max(extras, key=lambda m: m.end - m.start)
+    return [best if best.start == lo and best.end == hi else best._replace(start=lo, end=hi)]
 
 
 # Claude Code's Read results number every line (`     2→MIIEow...`): the number and arrow at a line's
@@ -1244,7 +1368,11 @@ class Engine:
     def scan_bytes(self, buf: bytes, mode: int = MODE_ALL, ansi_text: bool = True, depth: int = 0) -> list[Match]:
         """Matches in buf scanned alone; `depth`: how many base64 decodings deep buf lies (the
         decode pass runs below decoded.DEPTH)."""
-        buf = blank_line_numbers(blank_ansi(buf, ansi_text))
+        blanked, runs = _blank(buf, ansi_text)
+        if runs:
+            view = _glued_view(blanked, runs)
+            return self._with_glued(self.scan_bytes(blanked, mode, False, depth), view, mode, depth)
+        buf = blank_line_numbers(blanked)
         if b"\x00" in buf:  # NUL-separated records (`env -0`): each ends where a line would
             buf = buf.replace(b"\x00", b"\n")
         rules, images, table = self._plan(buf, mode)
@@ -1262,14 +1390,35 @@ class Engine:
             return []
         return self._resolve(self._keep(buf, 0, len(buf), cands, self._protected(buf, images)))
 
+    def _with_glued(self, ms: list[Match], view: _GluedView, mode: int, depth: int) -> list[Match]:
+        """ms (the blanked text's matches) with those of the text as displayed that hold a deleted
+        colour code, in the original's offsets."""
+        extra = []
+        for m in self.scan_bytes(view.text, mode, False, depth):
+            if view.crosses(m.start, m.end):
+                s, e = view.original(m.start, m.end)
+                extra.append(m._replace(start=s, end=e))
+        return _merge_glued(ms, extra)
+
     def scan_segments(self, parts: list[bytes], modes: list[int]) -> dict[int, list[Match]]:
         """Matches per string, exactly as if each part were scanned alone, in one pass over all."""
         if not parts:
             return {}
         joined = b"\n".join(parts)
-        if b"\x1b" in joined or _first(_ANSI_TEXT, joined)[0] >= 0:
-            parts = [blank_ansi(p) for p in parts]
-            joined = b"\n".join(parts)
+        if not (b"\x1b" in joined or _first(_ANSI_TEXT, joined)[0] >= 0):
+            return self._scan_blanked_segments(parts, joined, modes)
+        done = [_blank(p, True) for p in parts]
+        blanked = [b for b, _ in done]
+        views = {i: _glued_view(b, runs) for i, (b, runs) in enumerate(done) if runs}
+        out = self._scan_blanked_segments(blanked, b"\n".join(blanked), modes)
+        for i, view in views.items():
+            ms = self._with_glued(out.get(i, []), view, modes[i], 0)
+            if ms:
+                out[i] = ms
+        return out
+
+    def _scan_blanked_segments(self, parts: list[bytes], joined: bytes, modes: list[int]) -> dict[int, list[Match]]:
+        """scan_segments on parts whose escape sequences are blanked (joined: them joined by newlines)."""
         if has_line_numbers(joined):
             parts = [blank_line_numbers(p) for p in parts]
             joined = b"\n".join(parts)
@@ -1466,6 +1615,7 @@ class Engine:
         hit = self._cache.get(key)
         if hit is not None:
             return hit
+        value = _without_glued_codes(value)
         if m.replace == "username":
             v = _normal(value)
             v = self._canonical(r, v.lower()) or v  # a slug variant (john-doe) as its name (john.doe)
