@@ -105,13 +105,9 @@ class Results:
 # reason. None today: every family's s21 draw is redacted in every carrier.
 OPEN: dict[tuple[str, str, str], str] = {}
 
-# Look-alikes a carrier changes: (harness, carrier, "neg:<name>") -> reason.
-_DIFF_PHONE = ("a patch's added line '+<11-15 digits>' is read as a compact E.164 phone (phone-e164 sees the "
-               "diff marker as the number's '+'); the engine/rule needs to know a diff line's marker "
-               "(archiver/redact/engine.py or rules/pii.toml, not this audit's files)")
-OPEN_NEG: dict[tuple[str, str, str], str] = {
-    ("codex", "cx-apply-patch", "neg:timestamp-epoch-ms"): _DIFF_PHONE,
-}
+# Look-alikes a carrier changes: (harness, carrier, "neg:<name>") -> reason. None today: an epoch-ms
+# timestamp on a patch's added line ('+1730625262517') is no NANP number (s23-diffphone).
+OPEN_NEG: dict[tuple[str, str, str], str] = {}
 
 
 @pytest.fixture(scope="module")
@@ -218,8 +214,6 @@ def test_checker_sees_every_needle_in_the_unredacted_home(zoox: tuple[Zoox, Resu
     assert not blind, blind[:10]
 
 
-@pytest.mark.xfail(strict=True, reason="the diff marker of an added '+<phone>' line makes it '++<digits>', "
-                   "which phone-e164's first alternative ([~+]\\+[0-9]+) takes as no phone; " + _DIFF_PHONE)
 @pytest.mark.parametrize("text", ["*** Begin Patch\n*** Add File: conf/x.env\n++14155550123\n*** End Patch",
                                   "@@ -1 +1 @@\n-old\n++14155550123\n"], ids=["apply-patch", "unified-diff"])
 def test_a_compact_phone_added_in_a_patch_is_redacted(red: object, text: str) -> None:
