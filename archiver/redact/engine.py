@@ -62,11 +62,12 @@ from __future__ import annotations
 
 import math
 import re
+import re._parser as sre_parse  # Python's regex parser: a rule's literal prefix (RE2 reads these patterns alike)
 import unicodedata
 from bisect import bisect_right
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Iterator, NamedTuple
+from typing import Iterable, Iterator, NamedTuple
 
 import re2
 
@@ -271,6 +272,151 @@ def _settle(cluster: list[tuple[int, int, bool, Match]]) -> list[Match]:
     hi = max(e for _, e, _, _ in cluster)
     best = max(extras, key=lambda m: m.end - m.start)
     return [best if best.start == lo and best.end == hi else best._replace(start=lo, end=hi)]
+
+
+# A token cut by a line break that a terminal (or tmux/screen capture) put where the line was full:
+# `line[:80] + "\n" + line[80:]`. The head is a prefixed token rule's prefix and part of its body,
+# the next line starts with the rest. A rule whose regex begins with the prefixed-token convention
+# (rules/secrets.toml: `(?:\\[nrt]|\b)(` then the vendor prefix) is continued across such a break
+# when the pieces joined make a whole high-confidence token (docs/RULES.md, "Tokens cut by a
+# line wrap").
+_PREFIXED = "(?:\\\\[nrt]|\\b)("
+WRAP_MIN_WIDTH = 80  # a head line this wide may be a terminal's full line
+WRAP_MIN_CHAIN = 20  # a token wrapped twice proves a narrower width: its middle line is full
+WRAPPED = "wrapped"  # Match.replace of a token continued across a break: keyed without the breaks
+_RUN = bytes(1 if b < 0x80 and (chr(b).isalnum() or b in b"_.-") else 0 for b in range(256))
+# A tail that reads as a word (`Done`, `EXPORT`, `2024`): never continues a head that is a whole token by itself
+_WORDLIKE = re.compile(rb"(?:[-_.]?[A-Z]?[a-z]{2,})+[A-Z]{0,3}|[A-Z]+|[0-9]{1,4}")
+_JSON_ESCAPE = re.compile(rb"\\u[0-9a-fA-F]{4}|\\.")
+
+
+# 4+ characters: the rules of 3-character prefixes (`pat`, `sk_`, `re_`, `st.`, `hf_`, `eyJ`) have
+# keywords that ordinary text holds ("path", `re_path`), and the head search ran on a third of a
+# day of transcripts for them (36 of ~100 MB, 0.13 CPU-s) without one head to continue.
+_VENDOR_PREFIX = re.compile(r"[A-Za-z0-9_.-]{4,}")
+_PREFIX_MAX = 16  # literal prefixes of one rule, its classes and alternatives expanded
+
+
+def vendor_prefixes(regex: str) -> tuple[str, ...]:
+    """The fixed prefixes a prefixed token rule's token starts with (`ghp_`, `gho_`, ... for
+    `gh[pousr]_`; `AKIA`, ..., `ACCA` for `(?:AKIA|...|ACCA|A3T[A-Z0-9])`): its regex begins with the
+    prefixed-token convention and its first group starts with literal text; only the alternatives
+    of 4+ token characters count. () for any other rule."""
+    if not regex.startswith(_PREFIXED):
+        return ()
+    try:
+        tree = sre_parse.parse(regex)
+    except Exception:  # RE2 syntax Python does not read (\\z, \\p{..}): not a prefixed token rule
+        return ()
+    group = _first_group(list(tree))
+    found = _literal_heads(group)[0] if group else []
+    return tuple(dict.fromkeys(p for p in found if _VENDOR_PREFIX.fullmatch(p)))
+
+
+def _first_group(items: list) -> list | None:
+    for op, av in items:
+        if op is sre_parse.SUBPATTERN:
+            if av[0] == 1:
+                return list(av[-1])
+            inner = _first_group(list(av[-1]))
+            if inner is not None:
+                return inner
+    return None
+
+
+def _literal_heads(items: list) -> tuple[list[str], bool]:
+    """The literal texts items start with (classes of literals and alternatives expanded, at most
+    _PREFIX_MAX), and whether items are literal to their end."""
+    out = [""]
+    for op, av in items:
+        if op is sre_parse.LITERAL:
+            out = [p + chr(av) for p in out]
+        elif (op is sre_parse.IN and all(o is sre_parse.LITERAL for o, _ in av)
+              and len(out) * len(av) <= _PREFIX_MAX):
+            out = [p + chr(v) for p in out for _, v in av]
+        elif op is sre_parse.SUBPATTERN and av[0] is None and not av[1] and not av[2]:
+            tails, whole = _literal_heads(list(av[-1]))
+            out = [p + t for p in out for t in tails]
+            if not whole or len(out) > _PREFIX_MAX:
+                return out[:_PREFIX_MAX], False
+        elif op is sre_parse.BRANCH:
+            alts = [_literal_heads(list(a)) for a in av[1]]
+            out = [p + t for p in out for tails, _ in alts for t in tails]
+            if not all(whole for _, whole in alts) or len(out) > _PREFIX_MAX:
+                return out[:_PREFIX_MAX], False
+        else:
+            return out, False
+    return out, True
+
+
+def _wrap_pattern(prefixes: list[str]) -> str | None:
+    """One search for the heads of every prefixed token rule: a vendor prefix at a token's start,
+    the token characters after it, a line break (raw, CRLF or a JSON string's escape) and a token
+    character right after the break. Group 1: the head, group 2: the break."""
+    if not prefixes:
+        return None
+    alt = "|".join(re2.escape(p) for p in prefixes)
+    return "(?:\\\\[nrt]|\\b)((?:" + alt + ")[A-Za-z0-9_.-]*)(\\\\r\\\\n|\\\\n|\\r?\\n)[A-Za-z0-9_.-]"
+
+
+def _break_len(buf: bytes, i: int, hi: int) -> int:
+    """The length of the line break at i (`\\n`, `\\r\\n`, or their JSON escapes), 0 if none."""
+    if i >= hi:
+        return 0
+    b = buf[i]
+    if b == 0x0A:
+        n = 1
+    elif b == 0x0D:
+        n = 2 if buf.startswith(b"\r\n", i) else 0
+    elif b == 0x5C:
+        n = 2 if buf.startswith(b"\\n", i) else 4 if buf.startswith(b"\\r\\n", i) else 0
+    else:
+        n = 0
+    return n if i + n <= hi else 0
+
+
+def _run_end(buf: bytes, i: int, hi: int) -> int:
+    while i < hi and _RUN[buf[i]]:
+        i += 1
+    return i
+
+
+def _width(text: bytes, escaped: bool) -> int:
+    """Characters text shows as (a JSON string's escape as one)."""
+    if escaped and b"\\" in text:
+        text = _JSON_ESCAPE.sub(b"?", text)
+    return len(text.decode("utf-8", "replace"))
+
+
+def _head_line_width(buf: bytes, lo: int, s: int, e: int, escaped: bool) -> int:
+    """Width of the line that ends at e and holds s: from the last break before s (or a JSON
+    string's opening quote, in the escaped form) to e."""
+    if not escaped:
+        return _width(buf[max(lo, buf.rfind(b"\n", lo, s) + 1):e], False)
+    nl = buf.rfind(b"\\n", lo, s)
+    start = lo if nl < 0 else nl + 2
+    q = buf.rfind(b'"', start, s)
+    while q > start and buf[q - 1] == 0x5C:  # an escaped quote is text
+        q = buf.rfind(b'"', start, q)
+    if q >= start and (q == lo or buf[q - 1] != 0x5C):
+        start = q + 1
+    return _width(buf[start:e], True)
+
+
+def _unwrapped(value: bytes) -> bytes:
+    """A continued token without its line breaks (no token character is a break or a backslash)."""
+    for brk in (b"\\r", b"\\n", b"\r", b"\n"):
+        value = value.replace(brk, b"")
+    return value
+
+
+def _joined_offset(pieces: list[tuple[int, int]], k: int) -> int:
+    """Offset k of the pieces joined, in the buffer they were cut from (a piece's end at a seam)."""
+    for a, b in pieces:
+        if k <= b - a:
+            return a + k
+        k -= b - a
+    return pieces[-1][1]
 
 
 # Claude Code's Read results number every line (`     2→MIIEow...`): the number and arrow at a line's
@@ -937,6 +1083,12 @@ class Engine:
         uses = Counter(id(c.rx) for c in self._c if c.group >= 0)
         for c in self._c:
             c.shared = c.group >= 0 and not c.terms and uses[id(c.rx)] > 1
+        # the prefixed token rules, and one search for their heads cut by a line break
+        prefixes = {c.idx: vendor_prefixes(c.rule.regex) for c in self._c
+                    if c.group >= 0 and c.kw and not c.rule.generated}
+        self._wrap_idx = frozenset(i for i, found in prefixes.items() if found)
+        pattern = _wrap_pattern(sorted({p for found in prefixes.values() for p in found}))
+        self._wrap_rx = _compiled(pattern) if pattern else None
         # the rules a decoded text is scanned with: this engine's, or for a decode rule alone (its
         # examples checked by themselves) the built-in packs it counts, built when first needed
         self._rescan: Engine | None = self if any(
@@ -1379,16 +1531,80 @@ class Engine:
         tcands = self._table_cands(buf) if table else None
         dcands = (self._decoded_cands(buf, depth) if self._decoders and mode == MODE_ALL and depth < decoded.DEPTH
                   and self._decode_hit(buf) else None)
-        if not rules and not tcands and not dcands:
-            return []
-        cands = self._collect(buf, rules) if rules else []
-        if tcands:
-            cands.extend(tcands)
-        if dcands:
-            cands.extend(dcands)
-        if not cands:
-            return []
-        return self._resolve(self._keep(buf, 0, len(buf), cands, self._protected(buf, images)))
+        ms: list[Match] = []
+        if rules or tcands or dcands:
+            cands = self._collect(buf, rules) if rules else []
+            if tcands:
+                cands.extend(tcands)
+            if dcands:
+                cands.extend(dcands)
+            if cands:
+                ms = self._resolve(self._keep(buf, 0, len(buf), cands, self._protected(buf, images)))
+        if self._wrap_rx is not None and not self._wrap_idx.isdisjoint(rules):
+            found = self._wrap_extras(buf, self._wrap_heads(buf, 0, len(buf)), 0, len(buf), mode, depth)
+            if found:
+                return _merge_glued(ms, found)
+        return ms
+
+    # ------------------------------------------------------------------ tokens cut by a line wrap
+
+    def _wrap_heads(self, buf: bytes, lo: int, hi: int) -> Iterator[tuple[int, int, int]]:
+        """(head start, head end, break end) of each prefixed token head in buf[lo:hi] that a line
+        break ends with a token character after it."""
+        match = self._wrap_rx.Match  # type: ignore[union-attr]
+        pos = lo
+        while pos < hi:
+            spans = match(_UNANCHORED, buf, pos, hi)
+            if spans[0][0] < 0:
+                return
+            (hs, he), (_, be) = spans[1], spans[2]
+            yield hs, he, be
+            pos = be  # the next line may start a token of its own
+
+    def _wrap_extras(self, buf: bytes, heads: Iterable[tuple[int, int, int]],
+                     lo: int, hi: int, mode: int, depth: int) -> list[Match]:
+        """The tokens continued across a line break from the given heads of buf[lo:hi], offsets from lo."""
+        out = []
+        for hs, he, be in heads:
+            m = self._continued(buf, lo, hi, hs, he, be, mode, depth)
+            if m is not None:
+                out.append(m)
+        return out
+
+    def _continued(self, buf: bytes, lo: int, hi: int, hs: int, he: int, be: int, mode: int,
+                   depth: int) -> Match | None:
+        """The token whose head is buf[hs:he] continued over the break ending at be (and over
+        further breaks while each continuation line is a full line as wide as the head's), if
+        the head line is a plausible wrap and the pieces joined make one high-confidence token."""
+        escaped = buf[he] == 0x5C
+        width = _head_line_width(buf, lo, hs, he, escaped)
+        pieces = [(hs, he)]
+        pos = be
+        chained = False
+        while True:
+            te = _run_end(buf, pos, hi)
+            pieces.append((pos, te))
+            n = _break_len(buf, te, hi)
+            if (not n or width < WRAP_MIN_CHAIN or te + n >= hi or not _RUN[buf[te + n]]
+                    or _width(buf[pos:te], escaped) != width):
+                break
+            chained = True
+            pos = te + n
+        if width < WRAP_MIN_WIDTH and not chained:
+            return None
+        joined = b"".join(buf[a:b] for a, b in pieces)
+        cut = he - hs
+        best = next((m for m in self.scan_bytes(joined, mode, False, depth)
+                     if m.start == 0 and m.end > cut and self._by_id[m.rule_id].confidence == "high"
+                     and not joined[m.end:].strip(b"._-")), None)
+        if best is None:
+            return None
+        if _WORDLIKE.fullmatch(joined[cut:best.end]) and any(
+                m.start == 0 and m.end == cut and self._by_id[m.rule_id].confidence == "high"
+                for m in self.scan_bytes(joined[:cut], mode, False, depth)):
+            return None  # a whole token at the line's end, and a word on the next line
+        end = _joined_offset(pieces, best.end)
+        return best._replace(start=hs - lo, end=end - lo, replace=WRAPPED if best.replace == "token" else best.replace)
 
     def _with_glued(self, ms: list[Match], view: _GluedView, mode: int, depth: int) -> list[Match]:
         """ms (the blanked text's matches) with those of the text as displayed that hold a deleted
@@ -1466,7 +1682,7 @@ class Engine:
                     if found:
                         dcands[i] = found
         if not rules and not weak and not tcands and not dcands:
-            return {}
+            return self._wrapped_segments(parts, joined, starts, modes, kw_rules, {}, set())
         lows: dict[int, bytes] = {}
         per: dict[int, list[_Cand]] = {}
         rerun: set[int] = set()
@@ -1577,6 +1793,24 @@ class Engine:
             ms = self.scan_bytes(parts[i], modes[i])
             if ms:
                 out[i] = ms
+        return self._wrapped_segments(parts, joined, starts, modes, kw_rules, out, rerun)
+
+    def _wrapped_segments(self, parts: list[bytes], joined: bytes, starts: list[int], modes: list[int],
+                          kw_rules: set[int], out: dict[int, list[Match]], done: set[int]) -> dict[int, list[Match]]:
+        """out with the tokens continued across a line break inside a string (the strings in
+        `done` were scanned alone, continuation included), when a prefixed token rule's keyword occurs."""
+        if self._wrap_rx is None or self._wrap_idx.isdisjoint(kw_rules):
+            return out
+        heads: dict[int, list[tuple[int, int, int]]] = {}
+        for hs, he, be in self._wrap_heads(joined, 0, len(joined)):
+            i = bisect_right(starts, hs) - 1
+            if be < starts[i] + len(parts[i]) and i not in done:  # a separator is no break
+                heads.setdefault(i, []).append((hs, he, be))
+        for i, found in heads.items():
+            lo = starts[i]
+            extra = self._wrap_extras(joined, found, lo, lo + len(parts[i]), modes[i], 0)
+            if extra:
+                out[i] = _merge_glued(out.get(i, []), extra)
         return out
 
     @staticmethod
@@ -1616,6 +1850,8 @@ class Engine:
         if hit is not None:
             return hit
         value = _without_glued_codes(value)
+        if m.replace == WRAPPED:
+            value = _unwrapped(value)
         if m.replace == "username":
             v = _normal(value)
             v = self._canonical(r, v.lower()) or v  # a slug variant (john-doe) as its name (john.doe)
