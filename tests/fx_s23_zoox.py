@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from tests.fx_s21_bbsql import pb_bytes, pb_int, pb_str
 from tests.test_s21_zoo import NEGATIVES, ZOO, draw
 
 USER = "vexmorrow"
@@ -356,28 +357,7 @@ def build_codex(z: Zoox) -> None:
 
 # ---- Cursor agent --------------------------------------------------------------------------------
 
-def _varint(n: int) -> bytes:
-    out = bytearray()
-    while True:
-        b = n & 0x7F
-        n >>= 7
-        if n:
-            out.append(b | 0x80)
-        else:
-            out.append(b)
-            return bytes(out)
-
-
-def pb_bytes(num: int, data: bytes) -> bytes:
-    return _varint(num << 3 | 2) + _varint(len(data)) + data
-
-
-def pb_str(num: int, s: str) -> bytes:
-    return pb_bytes(num, s.encode())
-
-
-def pb_int(num: int, n: int) -> bytes:
-    return _varint(num << 3) + _varint(n)
+# protobuf fields as Cursor's blobs hold them: tests/fx_s21_bbsql.py's builders
 
 
 def build_cursor(z: Zoox) -> None:
