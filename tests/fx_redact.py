@@ -57,6 +57,18 @@ def redacted_file(red: Any, folder: Path, name: str, data: bytes, fmt: str = "js
     return dst.read_bytes(), report.by_rule()
 
 
+def claude_tool_result_redacted(red: Any, folder: Path, text: str) -> tuple[bytes, str, str, dict[str, int]]:
+    """A Claude Code user record whose tool_result is `text` (also in toolUseResult.file.content)
+    redacted as a transcript: (the line out, the block's content, the sidecar field's, counts by rule)."""
+    import json
+
+    from tests.test_s21_fin import _claude_tool_result
+
+    out, by_rule = redacted_file(red, folder, "claude.jsonl", _claude_tool_result(text))
+    rec = json.loads(out)
+    return out, rec["message"]["content"][0]["content"], rec["toolUseResult"]["file"]["content"], by_rule
+
+
 def kept(red: Any, text: str) -> dict[str, int]:
     """Assert the text comes out as it went in; its report's counts by rule."""
     report = RedactionReport()

@@ -13,8 +13,8 @@ import pytest
 
 from archiver.redact.base import RedactionReport
 from archiver.redact.engine import MODE_ALL, MODE_KEYS, MODE_PATHS, Engine
-from archiver.redact.redactor import RuleRedactor, build_redactor
-from archiver.redact.rules import RuntimeTerms
+from archiver.redact.redactor import RuleRedactor
+from tests.fx_redact import builtin_redactor
 
 KEY = b"s23-ansi-team-key-0123456789abcdef"
 GHP_BODY = "R8fJ2kLm9QwErTyUiOpAsDfGhJkLzXcVbN12"
@@ -30,7 +30,7 @@ CODE = re.compile(rb"\x1b|\\u001b|\^\[")
 
 @pytest.fixture(scope="module")
 def red() -> RuleRedactor:
-    return build_redactor(["builtin:secrets", "builtin:pii", "builtin:paths"], KEY, RuntimeTerms(usernames=["alice"]))
+    return builtin_redactor(KEY, usernames=["alice"])
 
 
 @pytest.fixture(scope="module")

@@ -22,8 +22,7 @@ from typing import Any
 
 import pytest
 
-from tests.fx_redact import builtin_redactor, kept, redacted, redacted_file
-from tests.test_s21_fin import _claude_tool_result
+from tests.fx_redact import builtin_redactor, claude_tool_result_redacted, kept, redacted, redacted_file
 from tests.test_s22_gaps import one_token
 from tests.test_s22_geo import _check_place, _claude_block_result, _codex_geocode
 
@@ -171,13 +170,11 @@ def test_capitals_in_logs_and_code_stay(red: Any, line: str) -> None:
 
 def test_a_shipping_label_read_by_claude_code(red: Any, tmp_path: Path) -> None:
     text = "Ship to:\nACME LTD\nUNIT 4, 10 ELM GROVE\nMANCHESTER M1 1AE\nUNITED KINGDOM\n"
-    out, by_rule = redacted_file(red, tmp_path, "claude.jsonl", _claude_tool_result(text))
+    out, content, sidecar, by_rule = claude_tool_result_redacted(red, tmp_path, text)
     assert b"M1 1AE" not in out
-    rec = json.loads(out)
-    content = rec["message"]["content"][0]["content"]
     assert re.fullmatch(r"Ship to:\nACME LTD\nUNIT 4, 10 ELM GROVE\nMANCHESTER <POSTCODE:[0-9a-f]{8}>\nUNITED KINGDOM\n",
                         content), content
-    assert content == rec["toolUseResult"]["file"]["content"]
+    assert content == sidecar
     assert by_rule == {"uk-postcode-after-town": 2}, by_rule  # the block and the sidecar field
 
 

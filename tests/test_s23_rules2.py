@@ -16,15 +16,13 @@ field); assertions are on the output bytes."""
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.fx_redact import builtin_redactor, kept, redacted, redacted_file
-from tests.test_s21_fin import _claude_tool_result
+from tests.fx_redact import builtin_redactor, claude_tool_result_redacted, kept, redacted, redacted_file
 from tests.test_s22_gaps import one_token
 
 KEY = b"s23-rules2-test-key-0123456789abcdefghijk"
@@ -88,13 +86,11 @@ def test_encoded_text_that_assigns_no_secret_stays(red: Any, line: str) -> None:
 def test_an_encoded_login_url_in_a_claude_tool_result(red: Any, tmp_path: Path) -> None:
     text = ("302 Found\nLocation: https://sso.example.com/authorize?client_id=web&next=%2Flogin%3Fuser%3Dops"
             "%26password%3DHunt3r-2Xq%2521%26remember%3D1\n")
-    out, by_rule = redacted_file(red, tmp_path, "claude.jsonl", _claude_tool_result(text))
+    out, content, sidecar, by_rule = claude_tool_result_redacted(red, tmp_path, text)
     assert b"Hunt3r" not in out
-    rec = json.loads(out)
-    content = rec["message"]["content"][0]["content"]
     assert re.fullmatch(r"302 Found\nLocation: https://sso\.example\.com/authorize\?client_id=web&next=%2Flogin"
                         r"%3Fuser%3Dops%26password%3D<PASSWORD:[0-9a-f]{8}>%26remember%3D1\n", content), content
-    assert content == rec["toolUseResult"]["file"]["content"]
+    assert content == sidecar
     assert by_rule == {"password-assignment-urlencoded": 2}, by_rule
 
 
@@ -187,13 +183,11 @@ def test_a_town_at_a_line_end_and_no_postcode_after_stays(red: Any, text: str) -
 def test_an_envelope_read_by_claude_code(red: Any, tmp_path: Path) -> None:
     """The JSON record's strings are decoded before the scan: the break is a raw newline there."""
     text = "Ship to:\nMR J SMITH\n10 ELM GROVE\nMANCHESTER\nM1 1AE\nUNITED KINGDOM\n"
-    out, by_rule = redacted_file(red, tmp_path, "claude.jsonl", _claude_tool_result(text))
+    out, content, sidecar, by_rule = claude_tool_result_redacted(red, tmp_path, text)
     assert b"M1 1AE" not in out
-    rec = json.loads(out)
-    content = rec["message"]["content"][0]["content"]
     assert re.fullmatch(r"Ship to:\nMR J SMITH\n10 ELM GROVE\nMANCHESTER\n<POSTCODE:[0-9a-f]{8}>\nUNITED KINGDOM\n",
                         content), content
-    assert content == rec["toolUseResult"]["file"]["content"]
+    assert content == sidecar
     assert by_rule == {"uk-postcode-after-town": 2}, by_rule
 
 

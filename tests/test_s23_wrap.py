@@ -13,8 +13,8 @@ import pytest
 
 from archiver.redact.base import RedactionReport
 from archiver.redact.engine import MODE_ALL, Engine
-from archiver.redact.redactor import RuleRedactor, build_redactor
-from archiver.redact.rules import RuntimeTerms
+from archiver.redact.redactor import RuleRedactor
+from tests.fx_redact import builtin_redactor
 
 KEY = b"s23-wrap-team-key-0123456789abcdef"
 GHP = "ghp_" + "R8fJ2kLm9QwErTyUiOpAsDfGhJkLzXcVbN12"
@@ -28,7 +28,7 @@ LABEL = "Using credentials from the keychain entry for github.com:"  # 57 column
 
 @pytest.fixture(scope="module")
 def red() -> RuleRedactor:
-    return build_redactor(["builtin:secrets", "builtin:pii", "builtin:paths"], KEY, RuntimeTerms(usernames=["alice"]))
+    return builtin_redactor(KEY, usernames=["alice"])
 
 
 @pytest.fixture(scope="module")
