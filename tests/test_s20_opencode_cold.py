@@ -167,7 +167,8 @@ def test_every_kind_of_table_same_bytes_either_copy(red: Any, tmp_path: Path, mo
         assert paths == sorted([(f"/home/{USER}/app/a.py", 1), (f"/home/{USER}/app/a.py", 2), ("/srv/z.py", 1)])
         assert out.execute("SELECT cwd, cwd_upper FROM threads WHERE id = 'a'").fetchone() == (
             f"/home/{USER}/app", f"/HOME/{USER.upper()}/APP")
-        assert out.execute("SELECT what FROM log").fetchall() == [("moved",)]
+        assert out.execute("SELECT what FROM log").fetchall() == []  # the source's log is empty: no trigger fired (s24)
+        assert out.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'").fetchall() == [("t_log",)]
         assert out.execute("SELECT value FROM kv WHERE key = 'theme'").fetchone() == ("dark",)
     finally:
         out.close()
@@ -204,9 +205,10 @@ def test_one_read_per_table_and_no_pragma_per_table(red: Any, tmp_path: Path, tr
     assert sum("pragma_table_xinfo(m.name)" in s for s in trace.statements) == 1
 
 
-def test_row_a_trigger_adds_during_the_walk_is_redacted(red: Any, tmp_path: Path) -> None:
-    """An UPDATE whose trigger copies the old value into a new row of the same table, after the
-    table's only (short) batch: that row is read and redacted too."""
+def test_a_trigger_that_would_copy_the_old_value_adds_no_row(red: Any, tmp_path: Path) -> None:
+    """An UPDATE whose trigger would copy the old value into a new row of the same table: triggers
+    do not fire during the walk (s24), so the output holds the source's rows, redacted, and the
+    trigger itself."""
     src, dst = tmp_path / "trig.db", tmp_path / "out.db"
     conn = sqlite3.connect(src)
     conn.executescript("""
@@ -221,7 +223,8 @@ def test_row_a_trigger_adds_during_the_walk_is_redacted(red: Any, tmp_path: Path
     assert b"alice" not in fast
     out = sqlite3.connect(dst)
     assert out.execute("SELECT body, copy FROM notes ORDER BY id").fetchall() == [
-        (f"/home/{USER}/notes.txt", 0), ("nothing here", 0), (f"/home/{USER}/notes.txt", 1)]
+        (f"/home/{USER}/notes.txt", 0), ("nothing here", 0)]
+    assert [n for (n,) in out.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")] == ["keep_old"]
     out.close()
 
 

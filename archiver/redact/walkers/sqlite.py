@@ -6,7 +6,13 @@ temp dir, where a `-wal` next to the snapshot is copied too and recovered),
 update only the cells that change, and write the result with `VACUUM INTO`, so
 no free page, WAL frame or journal of dst keeps old plaintext.
 dst has journal_mode DELETE and must pass `PRAGMA integrity_check`. The schema
-(table, index, trigger names, sqlite_master) is never changed.
+(table, index, trigger names and their SQL) is never changed.
+
+Triggers do not fire during the walk: they are dropped in the private copy's transaction and
+created again, from their own SQL, before it commits. A redacting UPDATE is no edit of the
+session: firing `AFTER UPDATE` triggers would add rows that were never in the source (an audit
+table given the OLD value, plaintext, after that table was walked) or change columns
+(`updated_at`) the source holds.
 
 FTS virtual tables are updated through the table itself and then optimised (or
 rebuilt from external content); their shadow tables are never written directly.
@@ -68,6 +74,15 @@ class _Table(NamedTuple):
 
 def _master(conn: sqlite3.Connection) -> list[tuple[str, str]]:
     return conn.execute("SELECT name, COALESCE(sql, '') FROM sqlite_master WHERE type = 'table'").fetchall()
+
+
+def _set_triggers_aside(conn: sqlite3.Connection) -> list[str]:
+    """Drop every trigger of the main schema; returns their CREATE statements, in schema order."""
+    rows = conn.execute("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND sql IS NOT NULL "
+                        "ORDER BY rowid").fetchall()
+    for name, _sql in rows:
+        conn.execute(f"DROP TRIGGER {_q(name)}")
+    return [sql for _name, sql in rows]
 
 
 def _split(rows: list[tuple[str, str]]) -> tuple[list[tuple[str, str]], dict[str, str]]:
@@ -271,6 +286,7 @@ def redact_sqlite(src: Path, dst: Path, cell: CellFn, warnings: Counter[str] | N
             # also makes VACUUM INTO skip them (SQLite >= 3.38 honours synchronous=OFF there)
             conn.execute("PRAGMA synchronous=OFF")
             conn.execute("BEGIN")
+            triggers = _set_triggers_aside(conn)
             master = _master(conn)
             plain, fts = _split(master)
             sqls = dict(master)
@@ -282,6 +298,8 @@ def redact_sqlite(src: Path, dst: Path, cell: CellFn, warnings: Counter[str] | N
                 except sqlite3.DatabaseError as e:
                     log.warning("an FTS table of a database was not redacted: %s", type(e).__name__)
                     warnings["sqlite-fts-skipped"] += 1
+            for sql in triggers:
+                conn.execute(sql)
             conn.execute("COMMIT")
             if dst.exists():
                 dst.unlink()
