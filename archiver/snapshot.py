@@ -34,6 +34,7 @@ from urllib.parse import quote
 
 import orjson
 
+from archiver import sqlite_checks
 from archiver.pack import RATIO_FLOOR
 
 COPY_RETRIES = 3
@@ -398,8 +399,9 @@ def _check_copy(src: Path, dst: Path) -> None:
         raise SnapshotError(f"{src}: damaged SQLite database ({e})") from None
     finally:
         conn.close()
-    if [r[0] for r in rows] != ["ok"]:
-        raise SnapshotError(f"{src}: damaged SQLite database ({len(rows)} problem(s) found by quick_check)")
+    damage = sqlite_checks.damage([r[0] for r in rows])
+    if damage:
+        raise SnapshotError(f"{src}: damaged SQLite database ({len(damage)} problem(s) found by quick_check)")
 
 
 def _uri_path(p: Path) -> str:

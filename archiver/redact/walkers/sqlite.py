@@ -8,6 +8,10 @@ no free page, WAL frame or journal of dst keeps old plaintext.
 dst has journal_mode DELETE and must pass `PRAGMA integrity_check`. The schema
 (table, index, trigger names and their SQL) is never changed.
 
+CHECK constraints are not enforced during the walk (a replacement need not meet a column's
+CHECK: `<EMAIL:...>` under `CHECK (email LIKE '%@%')`); unmet ones are counted as the warning
+`sqlite-check-constraint-unmet`, every other integrity finding fails the file.
+
 Triggers do not fire during the walk: they are dropped in the private copy's transaction and
 created again, from their own SQL, before it commits. A redacting UPDATE is no edit of the
 session: firing `AFTER UPDATE` triggers would add rows that were never in the source (an audit
@@ -31,6 +35,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Callable, Iterator, NamedTuple
 
+from archiver import sqlite_checks
 from archiver.redact.walkers import SECRET_NAME, SECRET_NAME_MAX
 
 log = logging.getLogger(__name__)
@@ -285,6 +290,7 @@ def redact_sqlite(src: Path, dst: Path, cell: CellFn, warnings: Counter[str] | N
             # a private copy and a temp output (uploaded, then removed): no fsyncs, which
             # also makes VACUUM INTO skip them (SQLite >= 3.38 honours synchronous=OFF there)
             conn.execute("PRAGMA synchronous=OFF")
+            conn.execute("PRAGMA ignore_check_constraints=ON")  # see _finish
             conn.execute("BEGIN")
             triggers = _set_triggers_aside(conn)
             master = _master(conn)
@@ -308,7 +314,10 @@ def redact_sqlite(src: Path, dst: Path, cell: CellFn, warnings: Counter[str] | N
             raise SqliteRedactionError(f"{src}: cannot redact SQLite database: {e}") from e
         finally:
             conn.close()
-        _finish(dst)
+        unmet = _finish(dst)
+        if unmet:
+            log.warning("a redacted database no longer meets %d of its CHECK constraints", len(unmet))
+            warnings["sqlite-check-constraint-unmet"] += len(unmet)
     finally:
         if tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)
@@ -345,7 +354,11 @@ def _file_copy(src: Path, work: Path) -> sqlite3.Connection:
     return sqlite3.connect(work, isolation_level=None)
 
 
-def _finish(dst: Path) -> None:
+def _finish(dst: Path) -> list[str]:
+    """Check dst (journal mode DELETE, integrity); returns the tables whose CHECK constraints a
+    redacted value no longer meets. A replacement is longer or shaped unlike the value (an
+    e-mail column under `CHECK (email LIKE '%@%')` holds `<EMAIL:...>`): the walk ignores CHECK
+    constraints, or such a database could never be archived. Every other finding fails."""
     conn = sqlite3.connect(dst, isolation_level=None)
     try:
         mode = conn.execute("PRAGMA journal_mode=DELETE").fetchone()[0]
@@ -356,9 +369,10 @@ def _finish(dst: Path) -> None:
         p = Path(str(dst) + suffix)
         if p.exists():
             p.unlink()
-    if mode.lower() != "delete" or check != ["ok"]:
+    if mode.lower() != "delete" or sqlite_checks.damage(check):
         raise SqliteRedactionError(f"{dst}: redacted database failed its check: journal_mode={mode}, "
                                    f"integrity_check={'; '.join(check)[:200]}")
+    return sqlite_checks.unmet_checks(check)
 
 
 def scan_sqlite(path: Path, cell: CellFn, cells: CellsFn | None = None) -> None:

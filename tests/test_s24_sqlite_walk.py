@@ -1,11 +1,17 @@
-"""Triggers do not fire while a SQLite database is redacted (archiver/redact/walkers/sqlite.py).
+"""Triggers do not fire and CHECK constraints are not enforced while a SQLite database is
+redacted (archiver/redact/walkers/sqlite.py).
 
 A redacting UPDATE is no edit of the session. Before s24 an `AFTER UPDATE` trigger fired on every
 changed row: one that logs the OLD value into a table walked earlier put the plaintext (a home
 path, an address) back into the output, and the fail-closed verify then held the whole session
 back on every run; one that stamps `updated_at` changed a column the source never changed. The
 triggers are set aside in the private copy and created again from their own SQL, so the schema
-is the source's, statement for statement."""
+is the source's, statement for statement.
+
+A replacement need not meet a column's CHECK constraint (`<EMAIL:...>` under `CHECK (email LIKE
+'%@%')`): before s24 such a database failed every run, so its session was never archived. Unmet
+CHECK constraints are counted as a warning; a source that does not meet its own is no damaged
+database either (archiver/sqlite_checks.py)."""
 
 from __future__ import annotations
 
@@ -14,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from archiver import snapshot
 from archiver.redact.base import RedactionReport
 from archiver.redact.pseudonym import Pseudonymizer
 from archiver.redact.walkers import sqlite as walker
@@ -110,3 +117,78 @@ def test_a_database_without_triggers_is_unchanged_by_the_step(red, tmp_path: Pat
     out = sqlite3.connect(dst)
     assert out.execute("SELECT body FROM t").fetchall() == [(f"/home/{USER}/x",)]
     out.close()
+
+
+CHECKED = """
+    CREATE TABLE contact (id INTEGER PRIMARY KEY, email TEXT NOT NULL CHECK (email LIKE '%_@_%.__%'),
+                          home TEXT CHECK (length(home) <= 12), meta TEXT CHECK (json_valid(meta)));
+"""
+
+
+def _checked_source(path: Path) -> None:
+    conn = sqlite3.connect(path)
+    conn.executescript(CHECKED)
+    conn.execute("INSERT INTO contact (email, home, meta) VALUES (?, ?, ?)",
+                 ("mara.lindqvist@northwind-traders.com", "/home/alice", '{"cwd": "/home/alice/app"}'))
+    conn.commit()
+    conn.close()
+
+
+def test_a_replacement_that_breaks_a_check_constraint_is_written_and_counted(red, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    src, dst = tmp_path / "checked.db", tmp_path / "out.db"
+    _checked_source(src)
+    before = red.warnings["sqlite-check-constraint-unmet"]
+    red.redact_file(src, dst, "sqlite", RedactionReport())
+
+    assert red.warnings["sqlite-check-constraint-unmet"] == before + 1  # one table
+    data = dst.read_bytes()
+    assert b"alice" not in data and b"lindqvist" not in data
+    out = sqlite3.connect(dst)
+    try:
+        email, home, meta = out.execute("SELECT email, home, meta FROM contact").fetchone()
+        assert email.startswith("<EMAIL:") and home == f"/home/{USER}" and meta == f'{{"cwd": "/home/{USER}/app"}}'
+        assert out.execute("PRAGMA integrity_check").fetchall() == [("CHECK constraint failed in contact",)]
+    finally:
+        out.close()
+    assert _master(dst) == _master(src)
+    assert red.verify_file(dst, "sqlite") == []
+
+
+def test_real_damage_still_fails_naming_the_file(red, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    src = tmp_path / "torn.db"
+    _checked_source(src)
+    data = bytearray(src.read_bytes())
+    page = 4096
+    data[page + 8: page + 40] = b"\xff" * 32  # the second page's b-tree header: damage, not a CHECK
+    src.write_bytes(bytes(data))
+    with pytest.raises(walker.SqliteRedactionError, match="torn.db"):
+        red.redact_file(src, tmp_path / "out.db", "sqlite", RedactionReport())
+
+
+def test_a_source_that_does_not_meet_its_own_check_is_snapshotted(tmp_path: Path) -> None:
+    """The application wrote the row with CHECK constraints off: quick_check says so, and the
+    snapshot is still taken (the file is not damaged)."""
+    src, dst = tmp_path / "app.db", tmp_path / "snap.db"
+    conn = sqlite3.connect(src)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.executescript("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT CHECK (length(v) <= 3));")
+    conn.execute("PRAGMA ignore_check_constraints=ON")
+    conn.execute("INSERT INTO t (v) VALUES ('longer than three')")
+    conn.commit()
+    conn.execute("PRAGMA ignore_check_constraints=OFF")
+    assert conn.execute("PRAGMA quick_check").fetchall() == [("CHECK constraint failed in t",)]
+    conn.close()
+    snapshot.copy_sqlite(src, dst)
+    out = sqlite3.connect(dst)
+    assert out.execute("SELECT v FROM t").fetchall() == [("longer than three",)]
+    out.close()
+
+
+def test_damage_and_unmet_checks_are_told_apart() -> None:
+    from archiver import sqlite_checks
+
+    found = ["CHECK constraint failed in contact", "*** in database main ***\nPage 3: btreeInitPage() returns error code 11"]
+    assert sqlite_checks.damage(["ok"]) == [] and sqlite_checks.unmet_checks(["ok"]) == []
+    assert sqlite_checks.damage(found) == found[1:]
+    assert sqlite_checks.unmet_checks(found) == found[:1]
+    assert sqlite_checks.damage(["NULL value in t.v"]) == ["NULL value in t.v"]
