@@ -11,7 +11,13 @@ is the source's, statement for statement.
 A replacement need not meet a column's CHECK constraint (`<EMAIL:...>` under `CHECK (email LIKE
 '%@%')`): before s24 such a database failed every run, so its session was never archived. Unmet
 CHECK constraints are counted as a warning; a source that does not meet its own is no damaged
-database either (archiver/sqlite_checks.py)."""
+database either (archiver/sqlite_checks.py).
+
+Copies of values the walk did not reach: the `+aux` text columns of an R*Tree live in its
+`_rowid` shadow table, which was skipped with the FTS shadow tables (an e-mail there reached the
+archive and the verify passed); the planner's index samples (`sqlite_stat4`, written by ANALYZE
+in SQLite builds with STAT4, Node's better-sqlite3 among them) hold indexed values in a record
+format. The first is walked now, the second emptied."""
 
 from __future__ import annotations
 
@@ -192,3 +198,72 @@ def test_damage_and_unmet_checks_are_told_apart() -> None:
     assert sqlite_checks.damage(found) == found[1:]
     assert sqlite_checks.unmet_checks(found) == found[:1]
     assert sqlite_checks.damage(["NULL value in t.v"]) == ["NULL value in t.v"]
+
+
+def test_an_rtree_aux_column_is_redacted_and_the_index_still_answers(red, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    src, dst = tmp_path / "geo.db", tmp_path / "out.db"
+    conn = sqlite3.connect(src)
+    conn.execute("CREATE VIRTUAL TABLE places USING rtree(id, minx, maxx, miny, maxy, +label)")
+    conn.executemany("INSERT INTO places VALUES (?, ?, ?, ?, ?, ?)", [
+        (1, 0, 1, 0, 1, "met mara.lindqvist@northwind-traders.com at /home/alice/site"),
+        (2, 5, 6, 5, 6, "plain label")])
+    conn.commit()
+    conn.close()
+    red.redact_file(src, dst, "sqlite", RedactionReport())
+
+    data = dst.read_bytes()
+    assert b"alice" not in data and b"lindqvist" not in data
+    out = sqlite3.connect(dst)
+    try:
+        hit = out.execute("SELECT id, label FROM places WHERE minx <= 0.5 AND maxx >= 0.5").fetchall()
+        assert len(hit) == 1 and hit[0][0] == 1
+        assert hit[0][1].startswith("met <EMAIL:") and hit[0][1].endswith(f" at /home/{USER}/site")
+        assert out.execute("SELECT label FROM places WHERE id = 2").fetchone() == ("plain label",)
+        assert out.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    finally:
+        out.close()
+    assert _master(dst) == _master(src)
+
+
+def _with_stat4_samples(path: Path) -> None:
+    """A database as ANALYZE leaves it in a STAT4 build. This build has no STAT4, so the table is
+    made as an ordinary one and renamed in the schema, and one sample written as a record."""
+    conn = sqlite3.connect(path)
+    conn.executescript("""
+        CREATE TABLE threads (id INTEGER PRIMARY KEY, cwd TEXT);
+        CREATE INDEX threads_cwd ON threads(cwd);
+        INSERT INTO threads (cwd) VALUES ('/home/alice/app'), ('/home/alice/api');
+        ANALYZE;
+        CREATE TABLE x_stat4 (tbl, idx, neq, nlt, ndlt, sample);
+    """)
+    conn.commit()
+    conn.execute("PRAGMA writable_schema=ON")
+    conn.execute("UPDATE sqlite_master SET name = 'sqlite_stat4', tbl_name = 'sqlite_stat4', "
+                 "sql = 'CREATE TABLE sqlite_stat4(tbl,idx,neq,nlt,ndlt,sample)' WHERE name = 'x_stat4'")
+    conn.commit()
+    conn.close()
+    conn = sqlite3.connect(path)
+    key = b"/home/alice/api"
+    record = bytes([3, 13 + 2 * len(key), 1]) + key + b"\x02"  # header (text, int), the key, its rowid
+    conn.execute("INSERT INTO sqlite_stat4 VALUES ('threads', 'threads_cwd', '1 1', '0 0', '0 0', ?)", (record,))
+    conn.commit()
+    conn.close()
+
+
+def test_the_planners_index_samples_are_emptied(red, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    src, dst = tmp_path / "analyzed.db", tmp_path / "out.db"
+    _with_stat4_samples(src)
+    assert b"/home/alice/api" in src.read_bytes()
+    before = red.warnings["sqlite-index-samples-dropped"]
+    red.redact_file(src, dst, "sqlite", RedactionReport())
+
+    assert b"alice" not in dst.read_bytes()
+    assert red.warnings["sqlite-index-samples-dropped"] == before + 1
+    out = sqlite3.connect(dst)
+    try:
+        assert out.execute("SELECT count(*) FROM sqlite_stat4").fetchone() == (0,)
+        assert out.execute("SELECT tbl, idx FROM sqlite_stat1").fetchall() == [("threads", "threads_cwd")]
+        assert sorted(c for (c,) in out.execute("SELECT cwd FROM threads")) == [f"/home/{USER}/api", f"/home/{USER}/app"]
+        assert out.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    finally:
+        out.close()

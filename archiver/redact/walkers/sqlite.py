@@ -20,7 +20,9 @@ table given the OLD value, plaintext, after that table was walked) or change col
 
 FTS virtual tables are updated through the table itself and then optimised (or
 rebuilt from external content); their shadow tables are never written directly.
-Other virtual tables are skipped.
+Other virtual tables are skipped, and their shadow tables (R*Tree's `_rowid` with its `+aux`
+text columns, ...) are walked as the ordinary tables they are. The planner's samples of index
+keys (`sqlite_stat2/3/4`: copies of indexed values) are emptied; ANALYZE makes them again.
 """
 
 from __future__ import annotations
@@ -53,8 +55,12 @@ MEMORY_MAX = 16 << 20
 _MAGIC = b"SQLite format 3\x00"
 _HEADER_BYTES = 100
 _NAMES_PER_STATEMENT = 200  # tables whose columns one statement reads (well below SQLite's 999 parameters)
-_SHADOW_SUFFIXES = ("_content", "_data", "_idx", "_docsize", "_config", "_segments", "_segdir", "_stat",
-                    "_node", "_rowid", "_parent")
+# the shadow tables of FTS3/4/5, written only through their table; those of other modules (R*Tree
+# `_rowid` with its `+aux` text columns, sqlite-vec's `_auxiliary`) are ordinary tables to the walk
+_FTS_SHADOW_SUFFIXES = ("_content", "_data", "_idx", "_docsize", "_config", "_segments", "_segdir", "_stat")
+# the query planner's samples of index keys (ANALYZE under SQLITE_ENABLE_STAT4, which Node's
+# better-sqlite3 builds with): copies of indexed column values, plaintext, in a record format
+_SAMPLE_TABLES = ("sqlite_stat2", "sqlite_stat3", "sqlite_stat4")
 _FTS_RE = re.compile(r"\bUSING\s+(fts[345])\b", re.I)
 
 
@@ -102,7 +108,7 @@ def _split(rows: list[tuple[str, str]]) -> tuple[list[tuple[str, str]], dict[str
     for name, sql in rows:
         if name.startswith("sqlite_") or name in virtual:
             continue
-        if any(name == v + suf for v in virtual for suf in _SHADOW_SUFFIXES):
+        if any(name == v + suf for v in fts for suf in _FTS_SHADOW_SUFFIXES):
             continue
         plain.append((name, sql))
     return plain, fts
@@ -304,6 +310,9 @@ def redact_sqlite(src: Path, dst: Path, cell: CellFn, warnings: Counter[str] | N
                 except sqlite3.DatabaseError as e:
                     log.warning("an FTS table of a database was not redacted: %s", type(e).__name__)
                     warnings["sqlite-fts-skipped"] += 1
+            for name in _SAMPLE_TABLES:
+                if name in sqls and conn.execute(f"DELETE FROM {name}").rowcount:
+                    warnings["sqlite-index-samples-dropped"] += 1
             for sql in triggers:
                 conn.execute(sql)
             conn.execute("COMMIT")
