@@ -543,6 +543,15 @@ class Syncer:
         UTF-8 is shown with escapes: manifests are UTF-8)."""
         return self.redactor.redact_text(_printable(message), RedactionReport(), "error")
 
+    def _named(self, ds: DiscoveredSession, src: SourceArtifact) -> str:
+        """A source file as errors name it: the path it is archived under (HOME-relative, redacted
+        by the collector's own rules, so a folder derived from a path, such as Claude's project
+        key, is rewritten from the redacted cwd); `_safe` alone cannot undo such a slug."""
+        try:
+            return self._archived_path(ds, src, RedactionReport())
+        except Exception:  # noqa: BLE001 - naming a file for an error must not raise another
+            return src.path
+
     # ---- one session ----
     def _session(self, ds: DiscoveredSession, work: Workdir) -> tuple[Session, list[ArtifactState], bool]:
         report = RedactionReport()
@@ -562,21 +571,23 @@ class Syncer:
             try:
                 art_state, art_changed = self._artifact(ds, src, work, report)
             except FileNotFoundError:
+                named = self._named(ds, src)
                 if src.optional:
-                    warnings.append(self._safe(f"{src.path}: referenced file is missing"))
+                    warnings.append(self._safe(f"{named}: referenced file is missing"))
                     continue
                 if src.role in ("transcript", "database"):
-                    raise SessionFailed(self._safe(f"{src.path}: vanished during the run")) from None
-                warnings.append(self._safe(f"{src.path}: vanished during the run; kept the archived copy if any"))
+                    raise SessionFailed(self._safe(f"{named}: vanished during the run")) from None
+                warnings.append(self._safe(f"{named}: vanished during the run; kept the archived copy if any"))
                 artifacts.extend(self._archived_copy(ds, src))
                 continue
             except HeldBack as e:
-                raise HeldBack(self._safe(f"{src.path}: held back, redacted output still matches {e}")) from None
+                raise HeldBack(self._safe(f"{self._named(ds, src)}: held back, redacted output still matches {e}")) from None
             except (SnapshotError, OSError) as e:
+                named, reason = self._named(ds, src), _reason(e, src.source)
                 if src.role in ("transcript", "database"):
-                    raise SessionFailed(self._safe(f"{src.path}: {_reason(e)}")) from None
+                    raise SessionFailed(self._safe(f"{named}: {reason}")) from None
                 kept = self._archived_copy(ds, src)  # still there but unreadable: not "gone from the machine"
-                warnings.append(self._safe(f"{src.path}: not archived ({_reason(e)})"
+                warnings.append(self._safe(f"{named}: not archived ({reason})"
                                            + ("; kept the archived copy" if kept else "")))
                 artifacts.extend(kept)
                 continue
@@ -1149,10 +1160,15 @@ def _differs(a: Session, b: Session) -> bool:
     return any(getattr(a, k) != getattr(b, k) for k in keys)
 
 
-def _reason(e: BaseException) -> str:
+def _reason(e: BaseException, source: Path | None = None) -> str:
+    """Why a file failed, without its absolute path: the caller names the file (redacted), and
+    a native path can hold folder names the error redaction cannot rewrite (a project key)."""
     if isinstance(e, OSError) and e.strerror:
         return e.strerror.lower()
-    return str(e)
+    text = str(e)
+    if source is not None:
+        text = text.removeprefix(f"{source}: ").replace(str(source), source.name)
+    return text
 
 
 def _now() -> str:

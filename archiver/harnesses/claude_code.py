@@ -163,7 +163,7 @@ class ClaudeCode:
                     files.add(e.name)
         for name in sorted(links):
             yield DiscoveredSession(harness=NAME, session_id=name[: -len(".jsonl")],
-                                    warnings=[f"{project / name}: a symbolic link; not followed"])
+                                    warnings=[f"{name}: a symbolic link; not followed"])
         if PROJECT_INDEX in files:
             self._project_files.append(self._src(project / PROJECT_INDEX, "index", "json"))
         if "memory" in dirs:
@@ -177,16 +177,18 @@ class ClaudeCode:
             if legacy is not None:
                 del transcripts[stem]
                 yield legacy
+        # a warning names a file by its name: the project folder (a cwd turned into a key) can hold
+        # what the error redaction cannot rewrite (an e-mail as `name-acme-com`), and the key says where
         for sid in sorted(set(transcripts) | set(session_dirs) | siblings):
             try:
                 yield from self._session(project, sid, transcripts.get(sid), session_dirs.get(sid), files)
             except OSError as e:
                 yield DiscoveredSession(
-                    harness=NAME, session_id=sid, warnings=[f"{project / sid}: unreadable ({e.strerror or e})"]
+                    harness=NAME, session_id=sid, warnings=[f"{sid}: unreadable ({e.strerror or e})"]
                 )
             except SHAPE_ERRORS as e:  # never past this session: its transcript is still archived as is
                 t = transcripts.get(sid)
-                yield DiscoveredSession(harness=NAME, session_id=sid, warnings=[unexpected_shape(f"{project / sid}", e)],
+                yield DiscoveredSession(harness=NAME, session_id=sid, warnings=[unexpected_shape(sid, e)],
                                         sources=[self._src(t, "transcript", "jsonl", "append")] if t else [])
 
     def _session(
