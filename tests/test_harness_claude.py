@@ -180,7 +180,7 @@ def test_sibling_files_without_a_transcript_are_a_session(tmp_path: Path) -> Non
     assert [(a.path, a.role, a.format) for a in fork.sources] == [
         (f".claude/projects/{KEY}/{FORK}.ccr-tip.json", "sidecar", "json"),
         (f".claude/projects/{KEY}/{FORK}.dir-sync.json", "sidecar", "json")]
-    assert fork.warnings == [f"{KEY}/{FORK}.*: session files without its transcript {FORK}.jsonl"]
+    assert fork.warnings == [f"{FORK}.*: session files without its transcript {FORK}.jsonl"]  # no project key: s24
 
 
 def test_file_history_of_a_session_never_seen_is_a_session_of_its_own(tmp_path: Path) -> None:

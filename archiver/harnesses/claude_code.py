@@ -207,9 +207,9 @@ class ClaudeCode:
                 # a record of a shape no seed describes: the file is still archived as it is
                 session.warnings.append(unexpected_shape(transcript.name, e))
         elif sdir is not None:
-            session.warnings.append(f"{project.name}/{sid}/: session folder without its transcript {sid}.jsonl")
+            session.warnings.append(f"{sid}/: session folder without its transcript {sid}.jsonl")
         else:
-            session.warnings.append(f"{project.name}/{sid}.*: session files without its transcript {sid}.jsonl")
+            session.warnings.append(f"{sid}.*: session files without its transcript {sid}.jsonl")
         for suffix in SIBLING_SUFFIXES:
             name = f"{sid}{suffix}"
             if (name in files) if files is not None else (project / name).is_file():
