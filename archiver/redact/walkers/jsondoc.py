@@ -264,7 +264,20 @@ def _random_number_key(k: str) -> bool:
 
 
 _PAIR_KEYS = (("name", "value"), ("Name", "Value"), ("key", "value"), ("Key", "Value"),
-              ("ParameterKey", "ParameterValue"))
+              ("ParameterKey", "ParameterValue"), ("keyName", "value"))
+# A pair whose name says what its value is only to a rule that reads the pair as text, or that such a
+# rule knows better than the name alone (a HAR queryString's ?appid= or ?key=, a session cookie's name,
+# az storage account keys' keyName): its value is scanned as `"name": "<name>", "value": "<value>"`, the
+# form the JSON name/value rules read in printed JSON (url-query-api-key, json-cookie-value,
+# azure-storage-key-list).
+_PAIR_TEXT_NAME = re.compile(
+    r"(?:appid|app[_-]?key|key|sig|signature|subscription[_-]?key|license[_-]?key|consumer[_-]?(?:key|secret)"
+    r"|hapikey)|.*(?:sess|sid|jwt|remember).*", re.I)
+# an SSM parameter's Value of Type SecureString is a secret whatever its Name (aws-securestring-value)
+_SECURE_STRING = 'Type": "SecureString", "Value'
+# the cookies of a "cookies" array (HAR, Playwright storage state, HTTPie session) are each scanned as
+# the first one of such an array, `"cookies": [{"name": "<name>", "value": "<value>"` (json-cookie-value)
+_COOKIE_LIST = "cookie"
 
 
 # {"username": ..., "key": ...} and nothing else is ~/.kaggle/kaggle.json: its key is scanned under
@@ -420,13 +433,33 @@ def _singular(key: str) -> str:
     return key[:-1] if key.endswith("s") and not key.endswith("ss") else key
 
 
+def _pair_text(nk: str, name: str, vk: str) -> str:
+    """The key a pair's value is scanned with to read as `"name": "<name>", "value": "<value>"`."""
+    return f'{nk}": "{name}", "{vk}'
+
+
 def _secret_pair(node: dict[str, Any]) -> tuple[str, str] | None:
-    """(value key, name) of a name/value pair whose name is secret-like: k8s env entries,
-    SSM parameters, HAR headers ({"name": "DB_PASSWORD", "value": ...})."""
+    """(value key, the key its value is scanned with) of a name/value pair whose name is secret-like:
+    k8s env entries, SSM parameters, HAR headers ({"name": "DB_PASSWORD", "value": ...}); or whose
+    name a rule reads in the pair's text form (_PAIR_TEXT_NAME), or an SSM SecureString."""
+    if node.get("Type") == "SecureString" and type(node.get("Value")) is str:
+        return "Value", _SECURE_STRING
     for nk, vk in _PAIR_KEYS:
         name = node.get(nk)
-        if type(name) is str and len(name) <= SECRET_NAME_MAX and type(node.get(vk)) is str and _SECRET_KEY.search(name):
-            return vk, name
+        if type(name) is str and len(name) <= SECRET_NAME_MAX and type(node.get(vk)) is str:
+            if nk == "keyName" or (len(name) <= 100 and '"' not in name and _PAIR_TEXT_NAME.fullmatch(name)):
+                return vk, _pair_text(nk, name, vk)
+            if _SECRET_KEY.search(name):
+                return vk, name
+    return None
+
+
+def _cookie_pair(node: dict[str, Any]) -> tuple[str, str] | None:
+    """(value key, the key its value is scanned with) of a cookie object of a "cookies" array."""
+    for nk in ("name", "key"):
+        name = node.get(nk)
+        if type(name) is str and len(name) <= 100 and '"' not in name and type(node.get("value")) is str:
+            return "value", 'cookies": [{"' + _pair_text(nk, name, "value")
     return None
 
 
@@ -796,7 +829,8 @@ class JsonRedactor:
                 if not _GEO_KEYS.isdisjoint(node):
                     ctx = _place_object(doc, node, ctx)
                 opaque = "data" in node and _opaque_data(node)
-                pair = (_secret_pair(node) if ("value" in node or "Value" in node or "ParameterValue" in node)
+                pair = (_cookie_pair(node) if inherited == _COOKIE_LIST
+                        else _secret_pair(node) if ("value" in node or "Value" in node or "ParameterValue" in node)
                         else _USER_KEY_PAIR if len(node) == 2 and "key" in node and type(node.get("username")) is str
                         else _PERSON_PAIR if "email" in node and "name" in node and _person_object(node)
                         else None)
@@ -922,6 +956,10 @@ class JsonRedactor:
                         add_mode(MODE_ALL)
                         add_loc((node, i, False))
                     elif tv is dict or tv is list or tv is _Pairs:
+                        if inherited is not None and tv is dict:
+                            # {"cookies": [{"name": ..., "value": ...}]}, Postman's {"apikey": [{"key":
+                            # "value", "value": ...}]}: an object of a list under a secret-like key
+                            under_secret[id(v)] = inherited
                         push(v)
                     elif tv is int and (v >= _NUMBER_MIN or v <= -_NUMBER_MIN):
                         doc.numbers.add(len(strs))
