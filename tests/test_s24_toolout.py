@@ -24,10 +24,7 @@ SEEDS = (24, 4242)
 CARRIERS = ("text", "claude")
 
 # (shape, carrier): why it still leaks (the fix is outside this task's files; see the s24 report)
-GAPS: dict[tuple[str, str], str] = {
-    ("terraform-show-json", "claude"): "jsondoc walks a random_password's `values.result` (terraform show "
-                                       "-json) without the context _TF_RESULT gives a state's `instances`",
-}
+GAPS: dict[tuple[str, str], str] = {}  # terraform show -json's random_password `values`: read since s24 (lead)
 
 # shapes the s24 probe found leaking, and the rule that finds them now in plain text
 FIXED = {

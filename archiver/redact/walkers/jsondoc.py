@@ -307,7 +307,11 @@ def _in_parent(parent: str, node: dict[str, Any]) -> dict[str, str]:
 
 
 def _tf_random_password(node: dict[str, Any], contexts: dict[int, dict[str, str]]) -> None:
-    """A Terraform state resource of type random_password: its instances' attributes get _TF_RESULT."""
+    """A Terraform resource of type random_password: its state instances' attributes, or the
+    `values` `terraform show -json` prints for it, get _TF_RESULT."""
+    values = node.get("values")
+    if type(values) is dict:
+        contexts[id(values)] = _TF_RESULT
     insts = node.get("instances")
     if type(insts) is not list:
         return
@@ -824,7 +828,7 @@ class JsonRedactor:
             if type(node) is dict:
                 nkeys += len(node)
                 ctx = contexts.pop(id(node), None) if contexts else None
-                if "instances" in node and node.get("type") == "random_password":
+                if ("instances" in node or "values" in node) and node.get("type") == "random_password":
                     _tf_random_password(node, contexts)
                 if not _GEO_KEYS.isdisjoint(node):
                     ctx = _place_object(doc, node, ctx)
