@@ -980,15 +980,26 @@ def _is_lower(b: int) -> bool:
     return 0x61 <= b <= 0x7A
 
 
+def _one_case(word: bytes) -> bool:
+    """Is the word written as words are: all lower case, all capitals (a plural `DNIs` too), or a
+    capital then lower case?"""
+    return (word.islower() or word.isupper() or word.istitle() or not any(map(_is_upper, word))
+            or word.endswith(b"s") and word[:-1].isupper())
+
+
 def _word_in(part: bytes, low: bytes, k: bytes) -> bool:
     """Does the (ASCII, lower-case) keyword k occur in part as a word of its own: no letter right
     before or after it (`NIE:`, `"nie"`, `nie_number`, `dni2`, a JSON `\\n` before it), or at a
-    camelCase edge (`customerNie`, `dniNumber`); never inside a word (`companies`, `unified`)?
-    `low` is part.lower()."""
+    camelCase edge (`customerNie`, `dniNumber`); never inside a word (`companies`, `unified`), nor
+    in letters of mixed case (`CpR`, `tFn`), which no one writes a word in: a piece of a random id
+    (`in_1Q264zEJlbRAXNOX9WB41CpR`). `low` is part.lower()."""
     n, size = len(k), len(part)
     p = low.find(k)
     while p >= 0:
         e = p + n
+        if not _one_case(part[p:e]):
+            p = low.find(k, p + 1)
+            continue
         before = p > 0 and _letter_ending_at(part, p - 1)
         if before and (part[p - 1] in b"nrt" and p >= 2 and part[p - 2] == 0x5C
                        or _is_lower(part[p - 1]) and _is_upper(part[p])):
