@@ -253,8 +253,8 @@ _ID_SUFFIXES = ("id", "Id", "ID", "ids", "Ids", "IDs")  # product_id, orderId: n
 # An integer under a key whose last word is one of these is a random or derived number, never a
 # card a tool printed ({"seed": 4539...}, "random_seed", "torchSeed", "nonce", "crc32"): one in ten
 # 16-digit seeds after a card prefix passes Luhn
-_NUMBER_NOT_DATA = frozenset({"seed", "seeds", "nonce", "salt", "checksum", "crc", "crc32", "hash", "digest",
-                              "epoch", "timestamp", "ts", "ns", "ms"})
+_NUMBER_NOT_DATA = frozenset({"seed", "seeds", "nonce", "salt", "checksum", "crc", "crc32", "crc64", "hash", "digest",
+                              "epoch", "timestamp", "ts", "ns", "ms", "seq", "sequence", "fingerprint", "quadkey"})
 _LAST_WORD = re.compile(r"(?:^|[^A-Za-z0-9]|(?<=[a-z0-9])(?=[A-Z]))([A-Za-z][a-z0-9]*|[A-Z0-9]+)$")
 
 
