@@ -86,12 +86,12 @@ def scan_tar(path: Path, redact_bytes: RedactBytes, redact_stream: RedactStream,
 
 def _objects(f: BinaryIO, src: Path) -> Iterator[tuple[bytes, str, list[bytes]]]:
     """(type, hex id, body chunks) of every object of the pack, deltas resolved."""
-    from dulwich.pack import DeltaCycle, PackStreamReader, UnpackedObjectIterator, UnresolvedDeltas
+    from dulwich.pack import PackStreamReader, UnpackedObjectIterator, UnresolvedDeltas
 
     fmt = _object_format(f, src)
     try:
         f.seek(0)
-        walker: Any = UnpackedObjectIterator(f, fmt.hash_func, object_format=fmt)
+        walker: Any = UnpackedObjectIterator(f, fmt.hash_func)
         reader = PackStreamReader(fmt.hash_func, f.read)
         total = 0
         for unpacked in reader.read_objects():  # offsets and delta bases; checks the trailer
@@ -104,9 +104,9 @@ def _objects(f: BinaryIO, src: Path) -> Iterator[tuple[bytes, str, list[bytes]]]
                 raise PackUnreadable(src, f"object of unknown type {unpacked.obj_type_num}")
             done += 1
             yield kind, unpacked.sha().hex(), unpacked.obj_chunks
-    except DeltaCycle:
-        raise PackUnreadable(src, "a delta chain refers to itself") from None
     except UnresolvedDeltas as e:
+        if type(e).__name__ == "DeltaCycle":  # (dulwich >= 1.x)
+            raise PackUnreadable(src, "a delta chain refers to itself") from None
         shas = getattr(e, "shas", None) or [b"?"]
         name = shas[0].decode("ascii", "replace") if isinstance(shas[0], bytes) else str(shas[0])
         raise PackUnreadable(src, f"thin pack: delta base {name} is not in the pack") from None
