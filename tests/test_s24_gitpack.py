@@ -232,17 +232,21 @@ def test_sync_redacts_a_snapshot_pack_and_restore_gives_git_the_objects(tmp_path
     shutil.copytree(snap.git_dir, git_dir)
     leftover = git_dir / "objects" / "pack" / ".tmp-1234-pack-deadbeef.pack"
     leftover.write_bytes(b"half-written " + snap.needles[0].encode())
+    broken = git_dir / "objects" / "pack" / f"pack-{'e' * 40}.pack"  # unreadable: not archived at all
+    broken.write_bytes(b"PACK\0\0\0\2\0\0\0\1" + f"GITHUB_TOKEN=ghp_{snap.needles[0]}".encode())
     s.cli("sync", expect=0)
     plain = decrypt_all(s)
     session = sessions_by_key(latest_manifest(plain))[f"opencode:@project-{P1}"]
     # (the folder's name is the hash of the worktree path: archived as the hash of the redacted path)
     arts = [a for a in session["artifacts"] if "/objects/pack/" in a["path"]]
     packs = sorted(p.name for p in (snap.git_dir / "objects" / "pack").glob("pack-*.pack"))
-    assert sorted(a["path"].rsplit("/", 1)[1] for a in arts) == packs  # no .idx, .mtimes or leftover
+    assert sorted(a["path"].rsplit("/", 1)[1] for a in arts) == packs  # no .idx, .mtimes, leftover or broken
     assert {a["format"] for a in arts} == {"git-pack"}
     git_rel = arts[0]["path"].rsplit("/objects/pack/", 1)[0]
-    assert session["warnings"] == [f"{SNAP}/{P1}: 1 files under objects/pack/ that are no pack "
-                                   "(temporary files of an interrupted gc?) not archived"]
+    assert session["warnings"] == [
+        f"{SNAP}/{P1}: 1 files under objects/pack/ that are no pack (temporary files of an interrupted gc?) "
+        "not archived",
+        f"{git_rel}/objects/pack/{broken.name}: not archived (not a complete git pack (its checksum does not match))"]
     # no planted value in any object, nor in any git object inside an archived pack
     needles = [n.encode() for n in snap.needles]
     assert [k for k, data in plain.items() if any(n in data for n in needles)] == []
