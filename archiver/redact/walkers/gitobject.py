@@ -11,6 +11,8 @@ The object keeps its file name, the hash of the original content. git reads it a
 (cat-file, checkout, diff: what OpenCode's revert and diff views run); only `git fsck`
 reports the mismatch. A file that is not a loose object is copied and counted as the
 warning "git-object-malformed". Decompression is bounded: the body is read in pieces.
+The body's redaction (redact_body, redact_spooled_body) and the loose form (compress_object,
+write_object) are shared with the objects of pack files (walkers/gitpack.py).
 """
 
 from __future__ import annotations
