@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 HARNESS_NAMES = ("claude-code", "codex", "cursor-agent", "opencode", "pi", "deepseek-harness")
 
 Role = Literal["transcript", "sidecar", "database", "blob", "index", "history"]
-Format = Literal["jsonl", "jsonl.zst", "sqlite", "json", "text", "git-object", "binary"]
+Format = Literal["jsonl", "jsonl.zst", "sqlite", "json", "text", "git-object", "git-pack", "binary"]
 Kind = Literal["main", "subagent", "fork", "revert", "host"]
 Relation = Literal["subagent", "fork", "revert", "continuation"]
 

@@ -28,6 +28,7 @@ import os
 import secrets
 import shutil
 import stat
+import tarfile
 import tempfile
 import unicodedata
 from dataclasses import dataclass, field
@@ -40,6 +41,7 @@ from archiver.archive import Archive, ReadLimits, chain_digest
 from archiver.harnesses.base import Harness
 from archiver.model import GONE_NOTE, Artifact, Session
 from archiver.pack import UnpackError
+from archiver.redact.walkers.gitpack import MEMBER as LOOSE_OBJECT_MEMBER
 from archiver.relocate import CwdFolder, RelocationError, Relocator, split_folder
 from archiver.store.base import NotFound
 
@@ -252,9 +254,12 @@ class Restorer:
                     hook = getattr(harness, "restore_artifact", None)
                     try:
                         placed_as = art if path == art.path else art.model_copy(update={"path": path})
-                        written = hook(placed_as, plain, root, overwrite=self.overwrite) if hook else None
-                        if written is None:
-                            place_file(plain, dst, art, self.overwrite, root)
+                        if art.format == "git-pack":  # not a file of its own: its objects, into the git dir
+                            place_git_pack(plain, root, path)
+                        else:
+                            written = hook(placed_as, plain, root, overwrite=self.overwrite) if hook else None
+                            if written is None:
+                                place_file(plain, dst, art, self.overwrite, root)
                     except (OSError, UnsafePath) as e:
                         reason = e.strerror.lower() if isinstance(e, OSError) and e.strerror else str(e)
                         if isinstance(e, UnsafePath) and path in placed:
@@ -673,5 +678,65 @@ def place_file(plain: Path, dst: Path, art: Artifact, overwrite: bool = False, r
             except FileNotFoundError:
                 pass
             raise
+    finally:
+        os.close(dir_fd)
+
+
+def place_git_pack(plain: Path, root: Path, relpath: str) -> int:
+    """A `git-pack` artifact (FORMAT.md): its members, git loose objects, extracted into the git
+    dir holding the artifact's `objects/pack/` (root/relpath's parents[2]); how many were written.
+    Every member is checked before anything is written: a member that is not a regular file
+    named `objects/xx/<38 or 62 hex>` refuses the whole artifact (UnsafePath), so a hostile
+    archive writes nowhere else. Folders are walked from root by descriptor as `place_file`
+    walks them; an object already there (whatever it is) is left alone, a new one is written
+    0444 under a temporary name and linked into place."""
+    parts = check_syntax(relpath).parts
+    if len(parts) < 4 or parts[-3:-1] != ("objects", "pack"):
+        raise UnsafePath(f"{relpath!r}: a git pack that is not in a git dir's objects/pack/; not extracted")
+    gitdir = parts[:-3]
+    try:
+        with tarfile.open(plain, "r:") as tar:
+            members = _loose_object_members(tar, relpath)
+            return sum(_place_loose_object(tar, m, root, (*gitdir, *m.name.split("/")), relpath) for m in members)
+    except tarfile.TarError as e:
+        raise UnsafePath(f"{relpath!r}: not a tar of git loose objects ({type(e).__name__}); not extracted") from None
+
+
+def _loose_object_members(tar: tarfile.TarFile, relpath: str) -> list[tarfile.TarInfo]:
+    members = []
+    for m in tar:
+        if not m.isreg() or LOOSE_OBJECT_MEMBER.fullmatch(m.name) is None:
+            what = "regular file" if m.isreg() else "symlink" if m.issym() else "link" if m.islnk() else "non-file"
+            raise UnsafePath(f"{relpath!r}: member {m.name[:120]!r} ({what}) is not a git loose object; "
+                             "nothing extracted")
+        members.append(m)
+    return members
+
+
+def _place_loose_object(tar: tarfile.TarFile, member: tarfile.TarInfo, root: Path, parts: tuple[str, ...],
+                        relpath: str) -> int:
+    name = parts[-1]
+    dir_fd = _open_dir(root, parts[:-1], relpath)
+    try:
+        try:
+            os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+            return 0  # git objects are named by their content: the one there stands
+        except FileNotFoundError:
+            pass
+        tmp = f".{name}.{secrets.token_hex(6)}.restoring"
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+        fd = os.open(tmp, flags, 0o444, dir_fd=dir_fd)
+        try:
+            data = tar.extractfile(member)
+            assert data is not None  # a regular member (checked)
+            with os.fdopen(fd, "wb") as fo:
+                shutil.copyfileobj(data, fo, 1 << 20)
+            try:
+                os.link(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)  # never replaces what appeared meanwhile
+            except FileExistsError:
+                return 0
+            return 1
+        finally:
+            os.unlink(tmp, dir_fd=dir_fd)
     finally:
         os.close(dir_fd)

@@ -94,4 +94,4 @@ def guess_format(p: Path) -> str:
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
     sp = add_command(sub, common, "redact", cmd_redact, "redact one file to stdout with the configured rules")
     sp.add_argument("file")
-    sp.add_argument("--format", choices=["jsonl", "json", "text", "sqlite", "git-object", "binary"])
+    sp.add_argument("--format", choices=["jsonl", "json", "text", "sqlite", "git-object", "git-pack", "binary"])

@@ -1099,21 +1099,21 @@ class OpenCode:
             return
         for pdir in sorted(p for p in base.iterdir() if p.is_dir() and not p.is_symlink()):
             s = DiscoveredSession(harness=NAME, session_id=f"@project-{pdir.name}", kind="host")
-            packed = 0
+            left_out = 0
             try:
                 for f in sorted(pdir.rglob("*")):
                     if f.is_file() and not f.is_symlink():
-                        fmt = _git_file_format(f.relative_to(pdir).parts)
-                        if fmt is None:
-                            fmt = _sniff(f)
-                        elif fmt == "binary":
-                            packed += 1
-                        s.sources.append(self._src(f, "blob", fmt))
+                        rel = f.relative_to(pdir).parts
+                        fmt = _git_file_format(rel)
+                        if fmt is None and _pack_folder_file(rel):  # derived from a pack, or a gc's leftover
+                            left_out += _PACK_DERIVED.fullmatch(rel[-1]) is None
+                            continue
+                        s.sources.append(self._src(f, "blob", fmt or _sniff(f)))
             except OSError as e:
                 s.warnings.append(f"{self._native(pdir)}: not fully listed ({e.strerror or e})")
-            if packed:
-                s.warnings.append(f"{self._native(pdir)}: {packed} git pack files archived encrypted but not "
-                                  "redacted (loose objects are redacted)")
+            if left_out:
+                s.warnings.append(f"{self._native(pdir)}: {left_out} files under objects/pack/ that are no pack "
+                                  "(temporary files of an interrupted gc?) not archived")
             if s.sources:
                 s.updated_at = iso_ms(max(src.source.stat().st_mtime for src in s.sources) * 1000)
             yield s
@@ -1241,20 +1241,30 @@ def _json_file(f: Path, warnings: list[str] | None = None, storage: Path | None 
 
 
 _LOOSE_OBJECT = re.compile(r"[0-9a-f]{38}(?:[0-9a-f]{24})?")  # SHA-1 or SHA-256 object names, less 2
+_PACK = re.compile(r"pack-[0-9a-f]{40}(?:[0-9a-f]{24})?\.pack")
+# what git derives from a pack (index, reverse index, cruft mtimes, bitmap) or marks it with
+_PACK_DERIVED = re.compile(r"pack-[0-9a-f]{40}(?:[0-9a-f]{24})?\.(?:idx|rev|mtimes|bitmap|keep|promisor)")
+
+
+def _pack_folder_file(rel: tuple[str, ...]) -> bool:
+    """Is rel (relative to a snapshot git dir or its project folder) a file of objects/pack/?"""
+    return len(rel) >= 3 and rel[-3:-1] == ("objects", "pack")
 
 
 def _git_file_format(rel: tuple[str, ...]) -> Format | None:
     """How a file of a snapshot git dir is archived: loose objects redacted inside their zlib
-    stream, packs (delta-compressed) as they are; None for the rest (config, refs, logs,
-    index, info/*: sniffed as text or binary)."""
+    stream, packs as a tar of their objects each redacted as a loose object (walkers/gitpack);
+    None for the rest (config, refs, logs, index, info/*: sniffed as text or binary). The other
+    files of objects/pack/ (a pack's .idx and the like, derived from it; an interrupted gc's
+    temporary files) are not archived: `_snapshot_sessions` leaves them out."""
     for i, part in enumerate(rel):
         if part == "objects":
             below = rel[i + 1:]
             if len(below) == 2 and len(below[0]) == 2 and _LOOSE_OBJECT.fullmatch(below[1]) is not None \
                     and all(c in "0123456789abcdef" for c in below[0]):
                 return "git-object"
-            if len(below) == 2 and below[0] == "pack":
-                return "binary"
+            if len(below) == 2 and below[0] == "pack" and _PACK.fullmatch(below[1]) is not None:
+                return "git-pack"
             return None
     return None
 

@@ -27,7 +27,7 @@ from archiver.redact.pathids import PathIds
 from archiver.redact.presidio_engine import PresidioOptions, PresidioRedactor
 from archiver.redact.pseudonym import Pseudonymizer
 from archiver.redact.rules import Rule, RuntimeTerms, load_rules
-from archiver.redact.walkers import gitobject, longjson, protobuf
+from archiver.redact.walkers import gitobject, gitpack, longjson, protobuf
 from archiver.redact.walkers.jsondoc import JsonRedactor
 from archiver.redact.walkers.sqlite import redact_sqlite, scan_sqlite
 from archiver.redact.walkers.text import redact_any_encoding, redact_stream
@@ -103,6 +103,8 @@ class RuleRedactor:
                           lambda items: self._cells(items, report))
         elif fmt == "git-object":
             self._git_object(src, dst, report)
+        elif fmt == "git-pack":
+            gitpack.redact_pack(src, dst, *self._git_callbacks(report))
         elif fmt == "binary":
             shutil.copyfile(src, dst)
         else:
@@ -174,13 +176,17 @@ class RuleRedactor:
             scan_sqlite(path, lambda v, c, k=None: self._cell(v, c, report, k), lambda items: self._cells(items, report))
         elif fmt == "git-object":
             self._git_object(path, None, report)
+        elif fmt == "git-pack":  # the archived form: a tar of loose objects, each scanned as one
+            gitpack.scan_tar(path, *self._git_callbacks(report), self._warnings)
         return report
 
     def _git_object(self, src: Path, dst: Path | None, report: RedactionReport) -> None:
-        gitobject.redact_loose_object(
-            src, dst, lambda b: self.redact_bytes(b, report, "git-object"),
-            lambda fi, fo: redact_stream(fi, fo, lambda b: self.engine.redact_bytes(b, report, "git-object")),
-            self._warnings)
+        gitobject.redact_loose_object(src, dst, *self._git_callbacks(report), self._warnings)
+
+    def _git_callbacks(self, report: RedactionReport) -> tuple[gitobject.RedactBytes, gitobject.RedactStream]:
+        """How a git object's body is redacted, loose or from a pack alike."""
+        return (lambda b: self.redact_bytes(b, report, "git-object"),
+                lambda fi, fo: redact_stream(fi, fo, lambda b: self.engine.redact_bytes(b, report, "git-object")))
 
     def redact_bytes(self, data: bytes, report: RedactionReport, carrier: str = "text") -> bytes:
         """Text or JSON given as bytes (BLOBs, protobuf strings): JSON keeps its layout."""

@@ -11,6 +11,8 @@ The object keeps its file name, the hash of the original content. git reads it a
 (cat-file, checkout, diff: what OpenCode's revert and diff views run); only `git fsck`
 reports the mismatch. A file that is not a loose object is copied and counted as the
 warning "git-object-malformed". Decompression is bounded: the body is read in pieces.
+The body's redaction (redact_body, redact_spooled_body) and the loose form (compress_object,
+write_object) are shared with the objects of pack files (walkers/gitpack.py).
 """
 
 from __future__ import annotations
@@ -93,7 +95,16 @@ def redact_loose_object(src: Path, dst: Path | None, redact_bytes: RedactBytes, 
         shutil.copyfile(src, dst)
 
 
-def _redact(f: BinaryIO, src: Path, dst: Path | None, redact_bytes: RedactBytes,
+def scan_loose_object(f: BinaryIO, redact_bytes: RedactBytes, redact_stream: RedactStream,
+                      warnings: dict[str, int]) -> None:
+    """The loose object read from f through the callbacks (for their counts); nothing is written."""
+    try:
+        _redact(f, None, None, redact_bytes, redact_stream)
+    except Malformed:
+        warnings["git-object-malformed"] = warnings.get("git-object-malformed", 0) + 1
+
+
+def _redact(f: BinaryIO, src: Path | None, dst: Path | None, redact_bytes: RedactBytes,
             redact_stream: RedactStream) -> None:
     pieces = _inflate(f)
     kind, size, first = _header(pieces)
@@ -106,14 +117,11 @@ def _redact(f: BinaryIO, src: Path, dst: Path | None, redact_bytes: RedactBytes,
         body = b"".join([first, *pieces])
         if len(body) != size:
             raise Malformed("size differs from the header")
-        if looks_binary(body):
-            _copy(src, dst)
-            return
-        out = redact_bytes(body)
-        if out == body:
+        out = redact_body(kind, body, redact_bytes)
+        if out is None:
             _copy(src, dst)
         elif dst is not None:
-            dst.write_bytes(zlib.compress(b"%s %d\0" % (kind, len(out)) + out, _LEVEL))
+            dst.write_bytes(compress_object(kind, out))
         return
     with tempfile.TemporaryFile(prefix="archiver-gitobj-") as plain, \
             tempfile.TemporaryFile(prefix="archiver-gitobj-") as red:
@@ -123,27 +131,59 @@ def _redact(f: BinaryIO, src: Path, dst: Path | None, redact_bytes: RedactBytes,
             n += len(piece)
         if n != size:
             raise Malformed("size differs from the header")
-        plain.seek(0)
-        if looks_binary(plain.read(SNIFF_BYTES)):
+        out_size = redact_spooled_body(kind, plain, size, redact_stream, red)  # type: ignore[arg-type]
+        if out_size is None:
             _copy(src, dst)
-            return
-        plain.seek(0)
-        redact_stream(plain, red)  # type: ignore[arg-type]
-        if dst is None:
-            return
-        out_size = red.tell()
-        red.seek(0)
-        plain.seek(0)
-        if out_size == size and _same(plain, red):  # type: ignore[arg-type]
-            _copy(src, dst)
-            return
-        red.seek(0)
-        z = zlib.compressobj(_LEVEL)
-        with dst.open("wb") as fo:
-            fo.write(z.compress(b"%s %d\0" % (kind, out_size)))
-            while data := red.read(_PIECE):
-                fo.write(z.compress(data))
-            fo.write(z.flush())
+        elif dst is not None:
+            with dst.open("wb") as fo:
+                write_object(kind, out_size, red, fo)  # type: ignore[arg-type]
+
+
+def redact_body(kind: bytes, body: bytes, redact_bytes: RedactBytes) -> bytes | None:
+    """The redacted body of an object held whole (at most IN_MEMORY bytes), or None when the
+    object is kept as it is: a tree, a binary blob, or nothing replaced."""
+    if kind == b"tree" or looks_binary(body):
+        return None
+    out = redact_bytes(body)
+    return None if out == body else out
+
+
+def redact_spooled_body(kind: bytes, plain: BinaryIO, size: int, redact_stream: RedactStream,
+                        red: BinaryIO) -> int | None:
+    """A body of `size` bytes spooled in `plain`, redacted as a stream into `red` (left
+    positioned at its start); the redacted size, or None when the object is kept as it is."""
+    if kind == b"tree":
+        return None
+    plain.seek(0)
+    if looks_binary(plain.read(SNIFF_BYTES)):
+        return None
+    plain.seek(0)
+    redact_stream(plain, red)
+    out_size = red.tell()
+    red.seek(0)
+    plain.seek(0)
+    if out_size == size and _same(plain, red):
+        return None
+    red.seek(0)
+    return out_size
+
+
+def object_header(kind: bytes, size: int) -> bytes:
+    return b"%s %d\0" % (kind, size)
+
+
+def compress_object(kind: bytes, body: bytes) -> bytes:
+    """A loose object's bytes for a body held whole."""
+    return zlib.compress(object_header(kind, len(body)) + body, _LEVEL)
+
+
+def write_object(kind: bytes, size: int, body: BinaryIO, fo: BinaryIO) -> None:
+    """A loose object's bytes for a body of `size` bytes read from `body`, written to fo."""
+    z = zlib.compressobj(_LEVEL)
+    fo.write(z.compress(object_header(kind, size)))
+    while data := body.read(_PIECE):
+        fo.write(z.compress(data))
+    fo.write(z.flush())
 
 
 def _same(a: BinaryIO, b: BinaryIO) -> bool:
@@ -155,6 +195,6 @@ def _same(a: BinaryIO, b: BinaryIO) -> bool:
             return True
 
 
-def _copy(src: Path, dst: Path | None) -> None:
-    if dst is not None:
+def _copy(src: Path | None, dst: Path | None) -> None:
+    if src is not None and dst is not None:
         shutil.copyfile(src, dst)
