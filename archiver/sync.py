@@ -672,6 +672,10 @@ class Syncer:
         with self._lock:
             prev = self.state.get_artifact(ds.key, logical)
         ident = _identity(src)
+        if prev and prev.artifact.format != src.format:
+            # archived in another format (a pack as `binary` before git-pack existed): stale even
+            # when the file is not; archived again whole, redacted the way its format now is
+            prev = None
         if prev and (prev.inode, prev.size, prev.mtime_ns) == (ident.inode, ident.size, ident.mtime_ns):
             return prev, False
         archived_path = self._archived_path(ds, src, report)

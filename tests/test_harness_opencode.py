@@ -284,24 +284,28 @@ def test_unreadable_database_is_reported_not_raised(tmp_path: Path) -> None:
     h.close()
 
 
-def test_snapshot_pack_files_are_kept_as_they_are_and_said_so(tmp_path: Path) -> None:
+def test_snapshot_pack_files_are_archived_as_git_pack_and_their_companions_left_out(tmp_path: Path) -> None:
     info = make_opencode_home(tmp_path)
     try:
         git = info["git_dir"]
+        pack = "pack-" + "1a2b" * 10
         (git / "objects" / "pack").mkdir(parents=True)
-        (git / "objects" / "pack" / "pack-1a2b.pack").write_bytes(b"PACK\x00\x00\x00\x02" + bytes(40))
-        (git / "objects" / "pack" / "pack-1a2b.idx").write_bytes(b"\xfftOc\x00\x00\x00\x02" + bytes(40))
+        (git / "objects" / "pack" / f"{pack}.pack").write_bytes(b"PACK\x00\x00\x00\x02" + bytes(40))
+        for ext in ("idx", "rev", "mtimes", "bitmap", "keep", "promisor"):  # derived from the pack
+            (git / "objects" / "pack" / f"{pack}.{ext}").write_bytes(b"\xfftOc\x00\x00\x00\x02" + bytes(40))
+        (git / "objects" / "pack" / "tmp_pack_XyZ123").write_bytes(b"PACK half-written")  # a gc's leftover
         (git / "objects" / "info").mkdir(parents=True)
-        (git / "objects" / "info" / "packs").write_text("P pack-1a2b.pack\n")
+        (git / "objects" / "info" / "packs").write_text(f"P {pack}.pack\n")
         found = {s.key: s for s in OpenCode(HarnessContext(home=tmp_path, env={})).discover()}
         s = found[K + f"@project-{P1}"]
         fmt = {a.path.split("/objects/", 1)[-1]: a.format for a in s.sources if "/objects/" in a.path}
-        assert fmt["pack/pack-1a2b.pack"] == fmt["pack/pack-1a2b.idx"] == "binary"
+        assert [k for k in fmt if k.startswith("pack/")] == [f"pack/{pack}.pack"]
+        assert fmt[f"pack/{pack}.pack"] == "git-pack"
         assert fmt["info/packs"] == "text"  # sniffed, redacted as text
         assert fmt[f"{info['env_blob'][:2]}/{info['env_blob'][2:]}"] == "git-object"
-        assert [w for w in s.warnings if "pack files" in w] == [
-            f".local/share/opencode/snapshot/{P1}: 2 git pack files archived encrypted but not redacted "
-            "(loose objects are redacted)"]
+        assert [w for w in s.warnings if "objects/pack" in w] == [
+            f".local/share/opencode/snapshot/{P1}: 1 files under objects/pack/ that are no pack "
+            "(temporary files of an interrupted gc?) not archived"]
     finally:
         close_opencode_home(info)
 

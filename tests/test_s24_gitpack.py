@@ -12,6 +12,7 @@ import os
 import shutil
 import struct
 import subprocess
+import sys
 import tarfile
 import zlib
 from pathlib import Path
@@ -286,3 +287,47 @@ def test_bodies_past_the_in_memory_limit_are_streamed_to_the_same_bytes(packed: 
         streamed = tmp_path / "streamed.tar"
         red.redact_file(pack, streamed, "git-pack", RedactionReport())
         assert streamed.read_bytes() == tar_path.read_bytes()
+
+
+OLD_WRITER = """import sys
+import archiver.harnesses.opencode as o
+_format = o._git_file_format
+o._git_file_format = lambda rel: "binary" if _format(rel) == "git-pack" else _format(rel)  # before s24
+from archiver.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_a_pack_archived_as_binary_before_is_archived_again_as_git_pack(tmp_path: Path) -> None:
+    """An archive written before git-pack existed holds the pack as `binary` (plaintext inside the
+    encryption). The pack file itself is unchanged on the next run, but its archived format is not
+    the one it is archived in now: it is archived again, redacted (sync._artifact)."""
+    from archiver.demo.opencode_sample import P1, close_opencode_home, make_opencode_home
+    from tests.fx_s11_e2e import REPO, decrypt_all, latest_manifest, sessions_by_key, setup
+
+    s = setup(tmp_path, "opencode")
+    s.home.mkdir(parents=True)
+    close_opencode_home(make_opencode_home(s.home, user=USER))
+    snap = build_snapshot(tmp_path / "built", "cruft")
+    git_dir = s.home / SNAP / P1 / snap.git_dir.name
+    shutil.copytree(snap.git_dir, git_dir)
+    old = tmp_path / "old_writer.py"
+    old.write_text(OLD_WRITER)
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("ARCHIVER")}, **s.env, "PYTHONPATH": str(REPO)}
+    r = subprocess.run([sys.executable, str(old), "sync", "--config", str(s.config)], env=env,
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-2000:]
+
+    def pack_formats() -> set[str]:
+        session = sessions_by_key(latest_manifest(decrypt_all(s)))[f"opencode:@project-{P1}"]
+        return {a["format"] for a in session["artifacts"] if a["path"].endswith(".pack")}
+
+    assert pack_formats() == {"binary"}
+    (git_dir / "info" / "note").write_text("the session changes: a new file in its git dir\n")
+    s.cli("sync", expect=0)
+    assert pack_formats() == {"git-pack"}
+    plain = decrypt_all(s)
+    latest = latest_manifest(plain)
+    ids = {o for sess in latest["sessions"] for a in sess["artifacts"] for o in a["objects"]}
+    needles = [n.encode() for n in snap.needles]
+    assert [o for o in ids if any(n in plain[f"objects/{o[:2]}/{o}"] for n in needles)] == []
