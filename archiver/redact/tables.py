@@ -34,6 +34,12 @@ more spaces apart, rows whose cells start under them); its cells are of kind ID_
 engine keeps one only when the identifier's rule validates it (so no length or placeholder test here
 beyond the generic one).
 
+A column named for a person's name (`first_name`, `lastName`, `surname`, `display_name`: the keys of
+rules/names.toml's person-name-keyed and person-name-keyed-full) or date of birth (`dob`, `birth_date`:
+pii.toml's date-of-birth-keyed) is read as an identifier's: a cell that looks like a name (1-4
+capitalised words, no digit: person_name_cell) or a date (birth_date_cell) is that rule's candidate,
+which the engine keeps when the rule is loaded and its validator takes it (NAME_COLUMNS).
+
 Only a header cell that names a secret counts (`password`, `user_password`, `passwd`, `pwd`,
 `secret`, `client_secret`, `api_key`, `apiKey`, `access_token`, `password_hash`, ...: the name
 ends with the secret word), never `token_type`, `max_tokens` or `password_changed_at`. Empty,
@@ -51,6 +57,8 @@ from typing import Iterator, NamedTuple
 
 import re2
 
+from archiver.redact.rules import builtin_pack_path, load_word_lists
+
 # Names of national identifiers (rules/pii.toml) in a header: the long ones anywhere, the short
 # ones (sin, pan, bsn...) as words of their own (`sin`, `SIN`, `sin_number`, `customerSin`), never
 # inside a word (`using`, `span`, `basin`).
@@ -67,6 +75,11 @@ _ID_CAMEL = "|".join(f"{w.capitalize()}|{w.upper()}" for w in _ID_SHORT_WORDS)
 # in a gate after a name's own characters: the short words start the name or follow `_`, a digit or a space
 _ID_AFTER = f"(?:[a-z0-9_ ]*[_ 0-9])?(?:{_ID_LONG}|{_ID_SHORT})"
 _ID_FIRST = f"(?:{_ID_LONG}|(?:^|[^a-z])(?:{_ID_SHORT}))"
+
+# A person's name or birth date column (NAME_COLUMNS): the words a header holds, for the gate
+_BIRTH = "birth_?(?:date|day)|date_?of_?birth"
+_PERSON_WORDS = (f"(?:first|last|given|family|middle|maiden|sur|fore|full|legal|display|customer|contact|billing"
+                 f"|shipping|holder)[_ -]?name|dob|{_BIRTH}")
 
 # the key of a `key: value` line that names an identifier (column_kind judges it whole): a long name
 # anywhere in it, a short one as a word of its own (`customer_bsn`, `customerBsn`; not `Processing`)
@@ -92,10 +105,13 @@ MARK_PATTERN = ("[|+][ \t]*:?-|-:?[ \t]*[|+]|--[ \t]+--|rows?\\)|[\u251c-\u254b\
                 f"|[A-Za-z0-9_.#-](?:\\||\"?[,;\t]\"?|  +)[A-Za-z0-9_]*[a-z0-9](?:{_ID_CAMEL})"
                 # a vertical listing: MySQL's `\G` row header (psql's `-[ RECORD 1 ]---+---` is a
                 # dash before a `+` above), a `key: value` line whose key holds an identifier's name
+                # a CSV/TSV or list-mode header with a person's name or birth date column (column_kind
+                # judges the name: `name,email` passes this gate only)
+                f"|(?i:(?:name|dob|{_BIRTH})(?:\\||\"?[,;\t]\"?)[a-z_]|[a-z0-9_](?:\\||\"?[,;\t]\"?)[a-z0-9_]*(?:name|dob|{_BIRTH}))"
                 "|[0-9]\\. row \\*\\*"
                 f"|(?m:^)[ \t]*{_KEY_NAMING_ID}[ \t]*[:=|]"
                 ).encode()
-WORD_PATTERN = ("(?i:pass|pw|secret|token|key|psk|authentication_str|" + _ID_LONG
+WORD_PATTERN = ("(?i:pass|pw|secret|token|key|psk|authentication_str|" + _ID_LONG + "|" + _PERSON_WORDS
                 + f"|(?:^|[^a-z])(?:{_ID_SHORT})(?:[^a-z]|$))|[a-z0-9](?:{_ID_CAMEL})(?:[^a-z]|$)").encode()
 _MARK = re2.compile(MARK_PATTERN)
 _WORDS = re2.compile(WORD_PATTERN)
@@ -195,7 +211,70 @@ ID_COLUMNS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("uk-sort-code-labelled",), r"sort_?code"),
     (("us-ein-labelled",), r"(?:ein|employer_identification)" + _ID_NUMBER),
 )
+# A person's name and date of birth (s24): read as the identifiers above, after them so their kinds
+# stay; a cell must look like a name or a date (person_name_cell, birth_date_cell) before the rule's
+# validator is asked. `name`, `username` and `display_name` of one word are no person's name column
+# or cell (a package, an account, a product).
+NAME_COLUMNS: tuple[tuple[tuple[str, ...], str], ...] = (
+    (("person-name-keyed",), r"(?:first|last|given|family|middle|maiden|sur|fore)_?name"),
+    (("person-name-keyed-full",), r"(?:full|legal|display|customer|contact|billing|shipping|holder)_?name"),
+    (("date-of-birth-keyed", "date-of-birth-labelled"), r"dob|birth_?(?:date|day)|date_of_birth"),
+)
+ID_COLUMNS = ID_COLUMNS + NAME_COLUMNS
 _ID_NAMES = [re.compile(r"(?:[a-z0-9]+_)*(?:" + names + ")") for _, names in ID_COLUMNS]
+NAME_KIND = ID_BASE + len(ID_COLUMNS) - 3  # a first, last, ... name column
+FULL_NAME_KIND = NAME_KIND + 1  # a full, display, customer ... name column: two words or more
+BIRTH_KIND = NAME_KIND + 2
+
+# a cell of a name column: 1-4 capitalised words (letters with accents, `'`, `-`; ALL-CAPS too; a
+# middle initial and lower-case particles between them), never a digit
+_NAME_WORD = r"[^\W\d_a-z](?:[^\W\d_]|['’-][^\W\d_])+"
+_PARTICLES = r"(?:van|von|de|der|den|da|di|du|le|la|del|della|dos|das|do|ter|ten|bin|ibn|el|al)"
+_NAME_CELL = re.compile(_NAME_WORD + r"(?: (?:[^\W\d_a-z]\. )?(?:" + _PARTICLES + " ){0,2}" + _NAME_WORD + "){0,3}")
+# what a name column holds that is no one's name: types, placeholders, NULL-likes, labels
+_NOT_A_NAME = frozenset({
+    "string", "str", "text", "varchar", "char", "none", "null", "nil", "undefined", "unknown", "any", "true",
+    "false", "yes", "no", "default", "empty", "test", "demo", "example", "sample", "placeholder", "anonymous",
+    "guest", "user", "customer", "admin", "name", "first", "last", "surname", "todo", "tbd", "doe", "roe",
+    "first name", "last name", "full name", "display name", "john doe", "jane doe",
+})
+_MONTH = (r"(?i:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?"
+          r"|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?")
+_DAY = r"(?:0?[1-9]|[12][0-9]|3[01])"
+# the dates date-of-birth-keyed and -labelled take (their validator may be this), a time after them
+_BIRTH_CELL = re.compile(
+    r"(?:(?P<y1>(?:19|20)[0-9]{2})([-/.]?)(?P<m1>0?[1-9]|1[0-2])\2(?P<d1>" + _DAY + ")"
+    r"|(?P<a>" + _DAY + r")([-/.])(?P<b>" + _DAY + r")\6(?:19|20)?[0-9]{2}"
+    r"|" + _MONTH + r"[ \t]+" + _DAY + r"(?i:st|nd|rd|th)?,?[ \t]+(?:19|20)[0-9]{2}"
+    r"|" + _DAY + r"(?i:st|nd|rd|th)?[ \t]+(?i:of[ \t]+)?" + _MONTH + r",?[ \t]+(?:19|20)[0-9]{2})"
+    r"(?:[T ][0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]+)?)?(?:Z|[+-][0-9]{2}:?[0-9]{2})?)?")
+
+
+# a word of a product's, a team's, a company's or a bot's name (`GitHub Actions`, `Acme Corp`)
+_NOT_SURNAMES = load_word_lists(builtin_pack_path("words"))["not_surnames"]
+
+
+def person_name_cell(value: str, words: int = 1) -> bool:
+    """Does a cell of a name column look like a person's name (`words`: at least that many, none of
+    them a product's, team's or company's word then)?"""
+    v = value.strip()
+    if not _NAME_CELL.fullmatch(v) or v.lower() in _NOT_A_NAME:
+        return False
+    parts = v.lower().split(" ")
+    return len(parts) >= words and (words < 2 or not any(p in _NOT_SURNAMES for p in parts))
+
+
+def birth_date_cell(value: str) -> bool:
+    """Does a cell of a date-of-birth column hold a date (ISO, compact, d/m/y, m/d/y, March 12, 1984; a
+    time after it)?"""
+    m = _BIRTH_CELL.fullmatch(value.strip())
+    if m is None:
+        return False
+    if m.group("y1") is not None:
+        return not (m.group(2) == "" and (len(m.group("m1")) < 2 or len(m.group("d1")) < 2))
+    if m.group("a") is not None:
+        return int(m.group("a")) <= 12 or int(m.group("b")) <= 12
+    return True
 MAX_ROWS = 1 << 18  # per table: more than a 2 MiB chunk (text.ONE_COLUMN_CAP) holds of rows of 8+ bytes
 
 
@@ -306,14 +385,22 @@ def _value(line: bytes, a: int, b: int, kind: int = PASSWORD, code: bool = True)
         a, b = a + 1, b - 1  # a markdown code span: `hunter2`
     elif line.find(b"`", a, b) >= 0:
         return None  # markdown prose about a secret, not one
-    if b - a < 3:
+    if b - a < (2 if NAME_KIND <= kind < BIRTH_KIND else 3):  # (a surname of two letters: Li, Ng, Wu)
         return None
     v = line[a:b].decode("utf-8", "replace")
     if v.lower() in _NOT_A_SECRET or _PLACEHOLDER.match(v):
         return None
     if kind == SECRET and (len(v) < 8 or " " in v or not any(c.isdigit() for c in v)):
         return None
+    if kind >= NAME_KIND and not _person_cell(v, kind):
+        return None
     return a, b
+
+
+def _person_cell(value: str, kind: int) -> bool:
+    if kind == BIRTH_KIND:
+        return birth_date_cell(value)
+    return person_name_cell(value, 2 if kind == FULL_NAME_KIND else 1)
 
 
 # psql's markers (`\\pset format wrapped`, and a newline in a value in any aligned format): a value
