@@ -189,7 +189,8 @@ def test_the_pack_is_in_the_default_list_and_its_examples_hold() -> None:
     assert RedactionSettings().rules == [*DEFAULT, "builtin:names"]
     assert OPTIONAL_PACKS == ("names",)
     rules = [r for r in load_rules(["builtin:names"]) if r.pack == "names"]
-    assert [r.id for r in rules] == ["person-name-titled", "person-name-given"]
+    assert [r.id for r in rules] == ["person-name-titled", "person-name-given", "person-name-keyed",
+                                     "person-name-keyed-full"]  # the keyed two: s24
     assert all(r.confidence == "medium" and r.label == "PERSON" and r.replace == "token" for r in rules)
     assert check_examples(rules) == []
     assert check_packs(WITH_NAMES) is None

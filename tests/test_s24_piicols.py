@@ -57,8 +57,6 @@ def test_a_users_api_response_printed_by_curl_in_a_claude_tool_result_loses_ever
     assert by_rule.get("date-of-birth-keyed", 0) >= 2
 
 
-@pytest.mark.xfail(strict=True, reason="a tool_result that is all JSON is walked as JSON, its strings scanned without "
-                                       "their keys unless walkers.SECRET_NAME names them (see the s24 report)")
 def test_a_users_api_response_that_is_the_whole_tool_result_loses_every_attribute(red, tmp_path: Path) -> None:  # noqa: ANN001
     _gone_from_tool_result(red, tmp_path, USERS_API)
 
@@ -78,9 +76,9 @@ def test_a_users_api_response_that_is_the_whole_tool_result_loses_every_attribut
      "person-name-keyed"),
     ("<customer><firstName>Margaret</firstName><lastName>THORNTON</lastName></customer>",
      ["Margaret", "THORNTON"], "person-name-keyed"),
-    ('{"object": "customer", "name": null, "fullName": "Margaret Thornton", "displayName": "Priya Raghunathan"}',
+    ('{"object": "customer", "name": null, "fullName": "Margaret Thornton", "contactName": "Priya Raghunathan"}',
      ["Margaret Thornton", "Priya Raghunathan"], None),
-    ("account_holder_name: MARGARET THORNTON\ndisplay_name = 'ÓLAFUR Øberg'\n", ["MARGARET THORNTON", "ÓLAFUR Øberg"],
+    ("account_holder_name: MARGARET THORNTON\nlegal_name = 'ÓLAFUR Øberg'\n", ["MARGARET THORNTON", "ÓLAFUR Øberg"],
      "person-name-keyed-full"),
     ("?first_name=Margaret&last_name=Thornton&plan=pro", ["Margaret", "Thornton"], "person-name-keyed"),
 ])
@@ -110,6 +108,9 @@ NEGATIVES = [
     '{"userName": "Thornton", "username": "margaret"}',
     '{"displayName": "GitHub Actions", "login": "github-actions[bot]"}',
     '{"displayName": "Python", "publisher": "ms-python"}',
+    '{"id": "claude-opus-4", "displayName": "Claude Opus"}',
+    '{"theme": {"displayName": "Night Owl"}}',
+    " display_name | id\n--------------+-------------\n Claude Opus  | opus-4\n Night Owl    | night-owl\n(2 rows)\n",
     "customer_name: Acme Corp\ncontact_name: Support Team",
     '{"birthDate": "YYYY-MM-DD", "dob": {"type": "string", "format": "date"}}',
     '"lastName": "Last name is required"',
@@ -158,7 +159,7 @@ TABLES = {
     "mysql-G": ("*************************** 1. row ***************************\n"
                 "first_name: Margaret\n last_name: Thornton\n       dob: 1984-03-12\n",
                 ["Margaret", "Thornton", "1984-03-12"]),
-    "display-name": (" display_name      | login\n-------------------+-------\n Margaret Thornton | mt\n"
+    "full-name": (" full_name         | login\n-------------------+-------\n Margaret Thornton | mt\n"
                      " GitHub Actions    | gha\n Python            | py\n(3 rows)\n", ["Margaret Thornton"]),
 }
 
@@ -209,11 +210,12 @@ def test_the_gate_stays_shut_on_text_without_such_a_column() -> None:
         assert not tables.may_hold_table(text.encode()), text
 
 
-_VALIDATED = all(r.check is not None for r in load_rules(PACKS) if r.id in (*NAME_RULES, "date-of-birth-keyed"))
+def test_each_keyed_rule_has_its_validator() -> None:
+    """The engine keeps a table column's cell only when the column's rule has a validator."""
+    got = {r.id: r.validator for r in load_rules(PACKS) if r.id in (*NAME_RULES, "date-of-birth-keyed")}
+    assert got == {**{rid: "person_name" for rid in NAME_RULES}, "date-of-birth-keyed": "birth_date"}
 
 
-@pytest.mark.skipif(not _VALIDATED, reason="the engine keeps a column's cell only when its rule has a validator: "
-                                           "person_name / birth_date are not in validators.py yet (see the s24 report)")
 @pytest.mark.parametrize("name", sorted(TABLES))
 def test_the_cells_go_through_the_engine(red, name: str) -> None:  # noqa: ANN001
     text, values = TABLES[name]

@@ -34,7 +34,7 @@ more spaces apart, rows whose cells start under them); its cells are of kind ID_
 engine keeps one only when the identifier's rule validates it (so no length or placeholder test here
 beyond the generic one).
 
-A column named for a person's name (`first_name`, `lastName`, `surname`, `display_name`: the keys of
+A column named for a person's name (`first_name`, `lastName`, `surname`, `full_name`: the keys of
 rules/names.toml's person-name-keyed and person-name-keyed-full) or date of birth (`dob`, `birth_date`:
 pii.toml's date-of-birth-keyed) is read as an identifier's: a cell that looks like a name (1-4
 capitalised words, no digit: person_name_cell) or a date (birth_date_cell) is that rule's candidate,
@@ -78,7 +78,7 @@ _ID_FIRST = f"(?:{_ID_LONG}|(?:^|[^a-z])(?:{_ID_SHORT}))"
 
 # A person's name or birth date column (NAME_COLUMNS): the words a header holds, for the gate
 _BIRTH = "birth_?(?:date|day)|date_?of_?birth"
-_PERSON_WORDS = (f"(?:first|last|given|family|middle|maiden|sur|fore|full|legal|display|customer|contact|billing"
+_PERSON_WORDS = (f"(?:first|last|given|family|middle|maiden|sur|fore|full|legal|customer|contact|billing"
                  f"|shipping|holder)[_ -]?name|dob|{_BIRTH}")
 
 # the key of a `key: value` line that names an identifier (column_kind judges it whole): a long name
@@ -213,11 +213,11 @@ ID_COLUMNS: tuple[tuple[tuple[str, ...], str], ...] = (
 )
 # A person's name and date of birth (s24): read as the identifiers above, after them so their kinds
 # stay; a cell must look like a name or a date (person_name_cell, birth_date_cell) before the rule's
-# validator is asked. `name`, `username` and `display_name` of one word are no person's name column
-# or cell (a package, an account, a product).
+# validator is asked. `name`, `username` and `display_name` are no person's name column (a package,
+# an account, a model, a theme).
 NAME_COLUMNS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("person-name-keyed",), r"(?:first|last|given|family|middle|maiden|sur|fore)_?name"),
-    (("person-name-keyed-full",), r"(?:full|legal|display|customer|contact|billing|shipping|holder)_?name"),
+    (("person-name-keyed-full",), r"(?:full|legal|customer|contact|billing|shipping|holder)_?name"),
     (("date-of-birth-keyed", "date-of-birth-labelled"), r"dob|birth_?(?:date|day)|date_of_birth"),
 )
 ID_COLUMNS = ID_COLUMNS + NAME_COLUMNS

@@ -579,6 +579,23 @@ def it_piva(value: str) -> bool:
     return (1 <= office <= 100 or office in (120, 121, 888, 999)) and _luhn_ok(digits)
 
 
+def person_name(value: str) -> bool:
+    """A value named by a person-name key or column (`firstName`, `last_name`): 1-4 capitalised words
+    of letters (accents, apostrophes, hyphens; all capitals too), not a type, placeholder or label
+    (tables.person_name_cell, which the table pass uses for the same columns)."""
+    from archiver.redact import tables  # tables reads the word lists through rules, which imports us
+
+    return tables.person_name_cell(value)
+
+
+def birth_date(value: str) -> bool:
+    """A value named by a date-of-birth key or column: a date (ISO, compact, d/m/y, m/d/y, `March 12,
+    1984`; a time after it) (tables.birth_date_cell)."""
+    from archiver.redact import tables
+
+    return tables.birth_date_cell(value)
+
+
 VALIDATORS: dict[str, Callable[[str], bool]] = {
     "luhn": luhn,
     "iban": iban,
@@ -615,4 +632,6 @@ VALIDATORS: dict[str, Callable[[str], bool]] = {
     "mx_curp": mx_curp,
     "tax_reference": tax_reference,
     "it_piva": it_piva,
+    "person_name": person_name,
+    "birth_date": birth_date,
 }

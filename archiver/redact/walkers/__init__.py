@@ -10,3 +10,8 @@ SECRET_NAME = re.compile(r"pass|pwd|secret|token|key|credential|auth|cookie|aadh
                          r"national_?insurance|social_?insurance|"
                          r"(?<![a-z])(?:ssn|sin|nas|pan|cpf|dni|nie|nif|bsn|nir|nino)(?![a-z])", re.I)
 SECRET_NAME_MAX = 200  # a longer "name" is text, not a name
+# A key or column naming a person's attribute (rules person-name-keyed*, date-of-birth-keyed): its
+# string value is scanned as `"key": "value"` too, as under a secret-like name (SECRET_NAME), so a
+# JSON document's `"firstName": "Margaret"` or a `last_name` SQLite column meets those rules
+PERSON_KEY = re.compile(r"(?:first|last|given|family|middle|maiden|sur|fore|full|legal|customer|contact"
+                        r"|billing|shipping|holder)[_ -]?name$|dob$|birth_?(?:date|day)$|date_?of_?birth$", re.I)

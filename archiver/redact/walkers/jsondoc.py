@@ -61,7 +61,7 @@ import re2
 
 from archiver.redact.base import RedactionReport
 from archiver.redact.engine import LITERAL, MODE_ALL, MODE_IDS, MODE_KEYS, MODE_OPAQUE, Engine, whole_id
-from archiver.redact.walkers import SECRET_NAME, SECRET_NAME_MAX, attachments
+from archiver.redact.walkers import PERSON_KEY, SECRET_NAME, SECRET_NAME_MAX, attachments
 from archiver.redact.walkers.toolpair import Target, ToolPairs
 
 SKIP_KEYS = frozenset({
@@ -705,6 +705,7 @@ class JsonRedactor:
         self._key_cache: dict[str, bool] = {}
         self._clean_keys: set[str] = set()
         self._secret_keys: dict[str, bool] = {}
+        self._person_keys: dict[str, bool] = {}
         # per mode, and one for strings scanned with their key
         self._memo: tuple[dict[str, tuple[str, tuple[str, ...]]], ...] = tuple({} for _ in range(_KEYED_MEMO + 1))
         # the output of a command that prints a secret, in a later record than the command (toolpair.py)
@@ -788,6 +789,15 @@ class JsonRedactor:
         return self._dumps(root, std, raw)
 
     # ------------------------------------------------------------------ walking
+
+    def _person_key(self, k: str) -> bool:
+        """Does k name a person's attribute (PERSON_KEY), its value scanned with it? (cached per key)"""
+        known = self._person_keys.get(k)
+        if known is None:
+            if len(self._person_keys) > 20_000:
+                self._person_keys.clear()
+            known = self._person_keys[k] = len(k) <= PARENT_KEY_MAX and PERSON_KEY.search(k) is not None
+        return known
 
     def _key_matters(self, k: str) -> bool:
         kb = k.encode("utf-8", "surrogatepass")
@@ -895,6 +905,8 @@ class JsonRedactor:
                                 keyed[len(strs)] = k
                             elif inherited is not None and k in _VALUE_KEYS:
                                 keyed[len(strs)] = inherited
+                            elif self._person_key(k):
+                                keyed[len(strs)] = k
                         add_str(v)
                         add_mode(MODE_ALL)
                         add_loc((node, k, False))

@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Callable, Iterator, NamedTuple
 
 from archiver import sqlite_checks
-from archiver.redact.walkers import SECRET_NAME, SECRET_NAME_MAX
+from archiver.redact.walkers import PERSON_KEY, SECRET_NAME, SECRET_NAME_MAX
 
 log = logging.getLogger(__name__)
 
@@ -199,7 +199,8 @@ def _walk_table(conn: sqlite3.Connection, t: _Table, cell: CellFn, write: bool,
     if not cols:
         return 0
     carriers = [f"sqlite:{table}.{c}" for c in cols]
-    keys: list[str | None] = [c if len(c) <= SECRET_NAME_MAX and SECRET_NAME.search(c) else None for c in cols]
+    keys: list[str | None] = [c if len(c) <= SECRET_NAME_MAX and (SECRET_NAME.search(c) or PERSON_KEY.search(c))
+                              else None for c in cols]
     lower = [c.lower() for c in cols]
     pair = next(((lower.index(n), lower.index(v)) for n, v in _PAIRS if n in lower and v in lower), None)
     where = _key_clause(t)
