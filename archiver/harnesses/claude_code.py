@@ -112,12 +112,19 @@ class ClaudeCode:
             except OSError as e:
                 project_dirs = []
                 problems.append(f"{self.native_root}/projects: not listable ({(e.strerror or str(e)).lower()})")
+            unlistable: dict[str, int] = {}
             for project in project_dirs:
                 try:
                     found.extend(self._project_sessions(project))
                 except OSError as e:  # one unreadable project never hides the others
-                    problems.append(f"{native_path(self.native_root, root, project)}: not listable "
-                                    f"({(e.strerror or str(e)).lower()})")
+                    reason = (e.strerror or type(e).__name__).lower()
+                    unlistable[reason] = unlistable.get(reason, 0) + 1
+            # counted, not named: a folder's name is its cwd as a slug, which can hold what no
+            # rule can recognise any more (an e-mail as `jane-doe-acme-com`), and nothing in it
+            # could be read to rewrite it from
+            for reason, n in sorted(unlistable.items()):
+                problems.append(f"{self.native_root}/projects: {n} project folder(s) not listable ({reason}); "
+                                "their sessions are not refreshed")
         self._attach_continuations(found)
         self._project_cwds = {}
         for s in found:
@@ -161,9 +168,14 @@ class ClaudeCode:
                     dirs.add(e.name)
                 elif e.is_file(follow_symlinks=False):
                     files.add(e.name)
-        for name in sorted(links):
-            yield DiscoveredSession(harness=NAME, session_id=name[: -len(".jsonl")],
-                                    warnings=[f"{name}: a symbolic link; not followed"])
+        # a transcript name that is not a regular file: said on its session (one session per id)
+        notes: dict[str, list[str]] = {}
+        for name in links:
+            notes.setdefault(name[: -len(".jsonl")], []).append(f"{name}: a symbolic link; not followed")
+        for name in dirs:
+            if name.endswith(".jsonl"):
+                notes.setdefault(name[: -len(".jsonl")], []).append(
+                    f"{name}: a folder where a transcript belongs; skipped")
         if PROJECT_INDEX in files:
             self._project_files.append(self._src(project / PROJECT_INDEX, "index", "json"))
         if "memory" in dirs:
@@ -179,9 +191,14 @@ class ClaudeCode:
                 yield legacy
         # a warning names a file by its name: the project folder (a cwd turned into a key) can hold
         # what the error redaction cannot rewrite (an e-mail as `name-acme-com`), and the key says where
+        for sid in sorted(notes.keys() - transcripts.keys() - session_dirs.keys() - siblings):
+            yield DiscoveredSession(harness=NAME, session_id=sid, warnings=sorted(notes[sid]))
         for sid in sorted(set(transcripts) | set(session_dirs) | siblings):
             try:
-                yield from self._session(project, sid, transcripts.get(sid), session_dirs.get(sid), files)
+                for i, found in enumerate(self._session(project, sid, transcripts.get(sid), session_dirs.get(sid), files)):
+                    if i == 0:
+                        found.warnings.extend(sorted(notes.get(sid, ())))
+                    yield found
             except OSError as e:
                 yield DiscoveredSession(
                     harness=NAME, session_id=sid, warnings=[f"{sid}: unreadable ({e.strerror or e})"]
@@ -231,6 +248,9 @@ class ClaudeCode:
             known = {"tool-results", "remote-agents", "subagents"}
             for child in sorted(sdir.iterdir()):
                 if child.name in known:
+                    continue
+                if child.is_symlink():  # is_dir/is_file below follow links: one could lead out of HOME
+                    session.warnings.append(f"{sid}/{child.name}: a symbolic link; not followed")
                     continue
                 for f in sorted(regular_files(child, session.warnings)) if child.is_dir() else ([child] if child.is_file() else []):
                     session.sources.append(self._src(f, "sidecar"))

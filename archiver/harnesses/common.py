@@ -57,8 +57,8 @@ def xdg_dir(ctx: HarnessContext, var: str, fallback: str) -> Path:
 
 def regular_files(d: Path, problems: list[str] | None = None) -> Iterator[Path]:
     """Regular files below d, not following symlinks; folder by folder (depth first, a
-    folder's files before its subfolders), names sorted. Unlistable folders are skipped; with
-    `problems`, each is named there with the reason (a session's warnings: its files archived
+    folder's files before its subfolders), names sorted. Unlistable folders and symbolic links
+    are skipped; with `problems`, each is named there with the reason (a session's warnings: its files archived
     before are kept, and the reader is told why they are not refreshed)."""
     stack = [d]
     while stack:
@@ -73,7 +73,10 @@ def regular_files(d: Path, problems: list[str] | None = None) -> Iterator[Path]:
         subdirs = []
         for e in entries:  # the entry's type comes from the listing: no stat per file
             try:
-                if e.is_symlink():
+                if e.is_symlink():  # may lead out of HOME: named, never followed
+                    if problems is not None:
+                        problems.append(f"{relative_or_absolute(folder / e.name, d.parent)}: "
+                                        "a symbolic link; not followed")
                     continue
                 if e.is_file(follow_symlinks=False):
                     yield folder / e.name
