@@ -153,6 +153,10 @@ class DiscoveredSession:
     # database): its files are still on disk, so sync keeps the archived copy and never calls
     # its files "gone from the machine"
     unread: str | None = None
+    # what the collector could not read that holds sessions (a database that does not open, a
+    # project folder that cannot be listed): the sessions in it are not found, so the run reports
+    # each as an error (exit 1) while this session is archived as usual and carries it as a warning
+    errors: list[str] = field(default_factory=list)
 
     @property
     def key(self) -> str:

@@ -386,6 +386,8 @@ class Syncer:
         for h in self.harnesses.values():
             try:
                 for ds in h.discover():
+                    for problem in ds.errors:
+                        self.result.errors.append(self._safe(f"{ds.key}: {problem}"))
                     if self._utf8_only(ds):
                         yield ds
             except Exception as e:  # a broken collector must not stop the others

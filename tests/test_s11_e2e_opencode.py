@@ -213,13 +213,16 @@ def synced(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, dict[str, Any
 
 def test_sync_archives_every_session_and_sidecar_with_no_canary_left(synced: Any) -> None:
     s, built, plain, run = synced
-    assert run["rc"] == 0, run["stderr"][-2000:]
+    # the corrupt channel database holds sessions that are not archived: the run says so (exit 1)
+    assert run["rc"] == 1, run["stderr"][-2000:]
+    assert "opencode:@host: .local/share/opencode/opencode-beta.db: not readable" in run["stderr"]
     assert leaks(plain, built["needles"]) == []
     by = sessions_by_key(run["manifest"])
     assert set(by) == {f"{H}:{x}" for x in (MAIN, CHILD, FORK, BARE, OLD, "@host", f"@project-{PRJ}")}
     # the corrupt channel database fails only itself: named, with the reason, on the host session
     assert by[f"{H}:@host"]["warnings"] == [
-        ".local/share/opencode/opencode-beta.db: not readable (DatabaseError: file is not a database)"]
+        ".local/share/opencode/opencode-beta.db: not readable (DatabaseError: file is not a database); "
+        "its sessions are not archived this run"]
     paths = {key: {a["path"] for a in ses["artifacts"]} for key, ses in by.items()}
     db = ".local/share/opencode/opencode.db"
     assert paths[f"{H}:{MAIN}"] == {db, f".local/share/opencode/tool-output/{TOOL_OUT}",

@@ -85,3 +85,20 @@ def test_an_unlistable_project_folder_is_counted_without_its_name(tmp_path: Path
     assert host.warnings.count(".claude/projects: 1 project folder(s) not listable (permission denied); "
                                "their sessions are not refreshed") == 1
     assert not any("jane" in w or "acme" in w for s_ in found.values() for w in s_.warnings)
+
+
+def test_an_unlistable_project_folder_is_an_error_of_the_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    s = make_claude_home(tmp_path)
+    secret_key = "-home-alice-jane-doe-acme-com-payroll"
+    (s.root / "projects" / secret_key).mkdir()
+    real = os.scandir
+
+    def scandir(path):  # type: ignore[no-untyped-def]
+        if str(path).endswith(secret_key):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    host = _discover(tmp_path)["@host"]
+    assert host.errors == [".claude/projects: 1 project folder(s) not listable (permission denied); "
+                           "their sessions are not refreshed"]

@@ -139,10 +139,11 @@ class ClaudeCode:
         yield from found
         yield from self._leftover_sessions({s.session_id for s in found})
         host = self._host_session()
-        if problems:
+        if problems:  # each hides sessions: the run reports them as errors
             host = host or DiscoveredSession(harness=NAME, session_id="@host", kind="host",
                                              title="Claude Code host files")
             host.warnings.extend(problems)
+            host.errors.extend(problems)
         if host is not None:
             yield host
 

@@ -79,7 +79,7 @@ import tempfile
 import threading
 import weakref
 from pathlib import Path, PurePosixPath
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Sequence
 from urllib.parse import quote
 
 import orjson
@@ -886,17 +886,20 @@ class OpenCode:
         # earlier runs' snapshots stay alive only while their produce callables do
         self._snapshots = []
         host_warnings: list[str] = []
+        host_errors: list[str] = []  # a database whose sessions could not be listed: the run fails
         seen: dict[str, DiscoveredSession] = {}
         found: list[DiscoveredSession] = []
         for db in self.database_files():
             try:
                 snap, facts = self._db_facts(db)
             except (sqlite3.Error, OSError) as e:
-                host_warnings.append(f"{self._native(db)}: not readable ({type(e).__name__}: {e})")
+                host_errors.append(f"{self._native(db)}: not readable ({type(e).__name__}: {e}); "
+                                   "its sessions are not archived this run")
                 continue
             self._snapshots.append(snap)
             if isinstance(facts, str):
-                host_warnings.append(f"{self._native(db)}: sessions not listed ({facts})")
+                host_errors.append(f"{self._native(db)}: sessions not listed ({facts}); "
+                                   "its sessions are not archived this run")
                 continue
             for f in facts:
                 sid = f["id"]
@@ -923,7 +926,7 @@ class OpenCode:
         yield from found
         if self.ctx.options.get("include_snapshots", True):
             yield from self._snapshot_sessions(root)
-        host = self._host_session(root, host_warnings + storage.warnings, storage.host)
+        host = self._host_session(root, host_warnings + storage.warnings, storage.host, host_errors)
         if host is not None:
             yield host
 
@@ -1133,8 +1136,10 @@ class OpenCode:
             s.warnings.append(f"{self.native_root}/storage: files of session {sid} but no session info file")
         return s
 
-    def _host_session(self, root: Path, warnings: list[str], storage: list[Path]) -> DiscoveredSession | None:
-        s = DiscoveredSession(harness=NAME, session_id="@host", kind="host", warnings=list(warnings))
+    def _host_session(self, root: Path, warnings: list[str], storage: list[Path],
+                      errors: Sequence[str] = ()) -> DiscoveredSession | None:
+        s = DiscoveredSession(harness=NAME, session_id="@host", kind="host",
+                              warnings=[*warnings, *errors], errors=list(errors))
         s.sources.extend(self._src(f, "sidecar", _sniff(f)) for f in storage)
         if not s.sources and not s.warnings:
             return None

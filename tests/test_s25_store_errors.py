@@ -1,0 +1,35 @@
+"""A store that holds sessions and cannot be read (OpenCode's database) fails the run (exit 1,
+DESIGN: "finished but some sessions failed"), names the file and the reason, archives every
+other session, and keeps what was archived from that store before."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from archiver.demo.opencode_sample import close_opencode_home, make_opencode_home
+from tests.fx_archiver import Env, env  # noqa: F401
+from tests.fx_s3 import s3_bucket_url, s3_server  # noqa: F401
+
+
+def _keys(env: Env) -> set[str]:
+    return {s["key"] for s in env.cli_json("ls", identity=True)["sessions"]}
+
+
+def test_an_unreadable_opencode_database_fails_the_run_and_loses_nothing(env: Env) -> None:  # noqa: F811
+    info = make_opencode_home(env.home)
+    close_opencode_home(info)
+    first = env.cli_json("sync")
+    assert first["errors"] == [] and first["sessions"]["failed"] == 0
+    archived = _keys(env)
+    db_sessions = {k for k in archived if k.startswith("opencode:ses_")}
+    assert db_sessions, archived
+    db = info["root"] / "opencode.db"
+    for companion in (db.with_name("opencode.db-wal"), db.with_name("opencode.db-shm")):
+        companion.unlink(missing_ok=True)
+    db.write_bytes(b"not a database " * 512)
+    code, out = env.cli("sync", "--json")
+    doc = json.loads(out)
+    assert code == 1
+    assert doc["errors"] == ["opencode:@host: .local/share/opencode/opencode.db: not readable (DatabaseError: file is not a "
+                             "database); its sessions are not archived this run"]
+    assert _keys(env) == archived  # the sessions of the unreadable database are carried, not dropped
