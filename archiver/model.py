@@ -150,8 +150,7 @@ class DiscoveredSession:
     warnings: list[str] = field(default_factory=list)
     cwd: str | None = None  # unredacted working directory, for path-derived names
     # why the collector found this session but could not read it (a corrupt page of its
-    # database): its files are still on disk, so sync keeps the archived copy and never calls
-    # its files "gone from the machine"
+    # database): sync fails the session (exit 1) and keeps its archived state as it was
     unread: str | None = None
     # what the collector could not read that holds sessions (a database that does not open, a
     # project folder that cannot be listed): the sessions in it are not found, so the run reports

@@ -562,6 +562,8 @@ class Syncer:
         artifacts: list[Artifact] = []
         states: list[ArtifactState] = []
         warnings = [self._safe(w) for w in ds.warnings]
+        if ds.unread is not None:  # found but not read (a broken page of its database): failed, its archived state kept
+            raise SessionFailed("; ".join(warnings) or self._safe(f"not read ({ds.unread})"))
         changed = previous is None
         for src in ds.sources:
             if not is_utf8(src.path):
@@ -607,8 +609,7 @@ class Syncer:
                     continue
                 artifacts.append(old)
                 lost_primary = lost_primary or old.role in ("transcript", "database")
-                note = (f"{old.path}: not read this run; the archived copy is kept" if ds.unread
-                        else f"{old.path}{GONE_NOTE}")
+                note = f"{old.path}{GONE_NOTE}"
                 if note not in warnings:
                     warnings.append(note)
         counts = report.by_rule()

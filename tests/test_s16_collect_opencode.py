@@ -127,16 +127,13 @@ def test_a_page_broken_after_a_good_archive_never_replaces_it(tmp_path: Path) ->
     third = _archived(s, tmp_path / "x3")
     assert third[f"{H}:{A}"] == first[f"{H}:{A}"], (r.returncode, r.stdout[-3000:], r.stderr[-2000:])
     assert third[f"{H}:{B}"][1] == good[f"{H}:{B}"]
-    # and the run says why, naming the session, its database and the reason
-    assert r.returncode == 0, r.stderr[-2000:]
+    # and the run fails it (exit 1), naming the session, its database and the reason
+    assert r.returncode == 1, r.stderr[-2000:]
     out = json.loads(r.stdout)
-    assert out["objects_uploaded"] == 0 and out["sessions"]["failed"] == 0
-    assert out["session_warnings"][f"{H}:{A}"][0] == (
-        f".local/share/opencode/opencode.db: session {A} not read (DatabaseError: database disk image is malformed)")
-    assert f"{H}:{B}" not in out["session_warnings"]
-    # its database is still on disk: the kept copy is "not read", never "gone from the machine"
-    kept = out["session_warnings"][f"{H}:{A}"][1:]
-    assert kept and all(w.endswith(": not read this run; the archived copy is kept") for w in kept), kept
+    assert out["objects_uploaded"] == 0 and out["sessions"]["failed"] == 1
+    assert out["errors"] == [
+        f"{H}:{A}: .local/share/opencode/opencode.db: session {A} not read (DatabaseError: database disk image is malformed)"]
+    assert f"{H}:{A}" not in out["session_warnings"] and f"{H}:{B}" not in out["session_warnings"]
 
 
 def test_the_v1_sessions_db_restore_writes_is_read_only_when_opencode_would(tmp_path: Path) -> None:

@@ -4,7 +4,10 @@ other session, and keeps what was archived from that store before."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
+
+import pytest
 
 from archiver.demo.opencode_sample import close_opencode_home, make_opencode_home
 from tests.fx_archiver import Env, env  # noqa: F401
@@ -33,3 +36,32 @@ def test_an_unreadable_opencode_database_fails_the_run_and_loses_nothing(env: En
     assert doc["errors"] == ["opencode:@host: .local/share/opencode/opencode.db: not readable (DatabaseError: file is not a "
                              "database); its sessions are not archived this run"]
     assert _keys(env) == archived  # the sessions of the unreadable database are carried, not dropped
+
+
+def test_an_unreadable_codex_rollout_fails_its_session_and_keeps_its_archived_state(
+        env: Env, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    from archiver.demo.codex_sample import make_codex_home
+    from archiver.harnesses import codex
+
+    make_codex_home(env.home)
+    first = env.cli_json("sync")
+    assert first["errors"] == [] and first["sessions"]["failed"] == 0
+    before = {s["key"]: s for s in env.cli_json("ls", identity=True)["sessions"]}
+    victim = sorted(k for k in before if k.startswith("codex:") and not k.endswith("@host"))[0]
+    real = codex.Codex._session
+
+    def session(self, r, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if f"codex:{r.thread_id}" == victim or victim.endswith(str(getattr(r, "rollout_id", None))):
+            raise PermissionError(13, "Permission denied", str(r.file))
+        return real(self, r, *args, **kwargs)
+
+    monkeypatch.setattr(codex.Codex, "_session", session)
+    for rollout in (env.home / ".codex" / "sessions").rglob("*.jsonl"):  # a change, so nothing is skipped as unchanged
+        os.utime(rollout, ns=(rollout.stat().st_atime_ns, rollout.stat().st_mtime_ns + 5_000_000_000))
+    doc = env.cli_json("sync", expect=1)
+    assert doc["sessions"]["failed"] == 1
+    [error] = doc["errors"]
+    assert error.startswith(f"{victim}: sessions/") and error.endswith(": unreadable (Permission denied)")
+    after = {s["key"]: s for s in env.cli_json("ls", identity=True)["sessions"]}
+    assert after[victim] == before[victim]  # its archived state, untouched
+    assert set(after) == set(before)

@@ -449,9 +449,9 @@ class Codex:
             try:
                 sessions.append(self._session(r, state, names, by_rollout_id))
             except OSError as e:
-                sessions.append(
-                    DiscoveredSession(harness=NAME, session_id=sid, warnings=[f"{self._rel(r.file)}: unreadable ({e.strerror or e})"])
-                )
+                why = f"unreadable ({e.strerror or e})"
+                sessions.append(DiscoveredSession(harness=NAME, session_id=sid, unread=why,
+                                                  warnings=[f"{self._rel(r.file)}: {why}"]))
         # a thread whose only rollouts are revert rollouts still gets its thread session (sidecars)
         for tid in sorted(t for t in thread_ids if t not in rollouts):
             s = DiscoveredSession(harness=NAME, session_id=tid, kind="main")
