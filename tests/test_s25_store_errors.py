@@ -65,3 +65,35 @@ def test_an_unreadable_codex_rollout_fails_its_session_and_keeps_its_archived_st
     after = {s["key"]: s for s in env.cli_json("ls", identity=True)["sessions"]}
     assert after[victim] == before[victim]  # its archived state, untouched
     assert set(after) == set(before)
+
+
+def test_codex_rollouts_behind_a_link_or_an_unlistable_folder_are_named_on_the_host(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from archiver.demo.codex_sample import make_codex_home
+    from archiver.harnesses.base import HarnessContext
+    from archiver.harnesses.codex import Codex
+
+    make_codex_home(tmp_path)
+    sessions = tmp_path / ".codex" / "sessions"
+    day = sorted(p for p in sessions.rglob("*") if p.is_dir())[-1]
+    outside = tmp_path / "elsewhere" / "rollout-2026-01-09T00-00-00-0199b0c1-2d3e-7f40-8a1b-0000000000ff.jsonl"
+    outside.parent.mkdir()
+    outside.write_text('{"type":"session_meta"}\n')
+    os.symlink(outside, day / outside.name)
+    locked = sessions / "2026" / "02"
+    locked.mkdir(parents=True)
+    real = os.scandir
+
+    def scandir(path):  # type: ignore[no-untyped-def]  # tests run as root: chmod 000 would not stop them
+        if str(path) == str(locked):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    found = {s.session_id: s for s in Codex(HarnessContext(home=tmp_path, env={})).discover()}
+    host = found["@host"]
+    link = f"sessions/{day.relative_to(sessions).as_posix()}/{outside.name}: a symbolic link; not followed"
+    assert link in host.warnings
+    assert "sessions/2026/02: not listable (permission denied)" in host.warnings
+    assert host.errors == ["sessions/2026/02: not listable (permission denied)"]
+    assert not any("elsewhere" in str(src.source) for s in found.values() for src in s.sources)

@@ -68,7 +68,10 @@ def regular_files(d: Path, problems: list[str] | None = None) -> Iterator[Path]:
                 entries = sorted(it, key=lambda e: e.name)
         except OSError as e:
             if problems is not None and not isinstance(e, FileNotFoundError):
-                problems.append(f"{folder}: not listable ({(e.strerror or str(e)).lower()})")
+                # named from d's parent, as the links below: an absolute path can hold a folder
+                # name no rule rewrites (Claude's project key is the cwd as a slug)
+                problems.append(f"{relative_or_absolute(folder, d.parent)}: not listable "
+                                f"({(e.strerror or str(e)).lower()})")
             continue
         subdirs = []
         for e in entries:  # the entry's type comes from the listing: no stat per file
