@@ -97,3 +97,29 @@ def test_codex_rollouts_behind_a_link_or_an_unlistable_folder_are_named_on_the_h
     assert "sessions/2026/02: not listable (permission denied)" in host.warnings
     assert host.errors == ["sessions/2026/02: not listable (permission denied)"]
     assert not any("elsewhere" in str(src.source) for s in found.values() for src in s.sources)
+
+
+def test_an_unlistable_pi_project_folder_is_an_error_counted_without_its_name(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from archiver.demo.pi_sample import make_pi_home
+    from archiver.harnesses.base import HarnessContext
+    from archiver.harnesses.pi import Pi
+
+    make_pi_home(tmp_path)
+    sessions = next(p for p in tmp_path.rglob("sessions") if p.is_dir() and p.parent.name == "agent")
+    before = {s.session_id for s in Pi(HarnessContext(home=tmp_path, env={})).discover()}
+    locked = sessions / "--home-alice-jane.doe@acme.com-payroll--"
+    locked.mkdir()
+    real = os.scandir
+
+    def scandir(path):  # type: ignore[no-untyped-def]  # tests run as root: chmod 000 would not stop them
+        if str(path) == str(locked):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    found = {s.session_id: s for s in Pi(HarnessContext(home=tmp_path, env={})).discover()}
+    assert set(found) == before | {"@host"}
+    problem = ".pi/agent/sessions: 1 project folder(s) not listable (permission denied); their sessions are not refreshed"
+    assert found["@host"].errors == [problem] and found["@host"].warnings == [problem]
+    assert found["@host"].sources == []

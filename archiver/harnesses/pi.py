@@ -221,9 +221,17 @@ class Pi:
     def discover(self) -> Iterator[DiscoveredSession]:
         found: list[_Found] = []
         sessions_dir = self.root / "sessions"
+        unlistable: dict[str, int] = {}  # reason -> folders
         if sessions_dir.is_dir():
             for d in sorted(p for p in sessions_dir.iterdir() if p.is_dir() and not p.is_symlink()):
-                for f in sorted(d.glob("*.jsonl")):
+                try:
+                    with os.scandir(d) as entries:  # (Path.glob would skip an unlistable folder silently)
+                        names = sorted(e.name for e in entries if e.name.endswith(".jsonl"))
+                except OSError as e:
+                    reason = (e.strerror or type(e).__name__).lower()
+                    unlistable[reason] = unlistable.get(reason, 0) + 1
+                    continue
+                for f in (d / n for n in names):
                     if f.is_file():
                         found.append(self._found(f, native_path(self.native_root, self.root, f)))
         for d in self.custom_session_dirs():
@@ -250,7 +258,8 @@ class Pi:
             sid = item.session_id
             if sid in by_id:
                 other = by_id[sid]
-                item.warnings.append(f"{item.file}: session id {sid} also used by {other.file}; archived under its file name")
+                item.warnings.append(f"{item.file.name}: session id {sid} also used by {other.file.name}; "
+                                     "archived under its file name")
                 item.header = dict(item.header or {}, id=item.file.name[: -len(".jsonl")])
             by_id[item.session_id] = item
             by_name.setdefault(item.file.name, item)
@@ -258,14 +267,20 @@ class Pi:
             try:
                 yield self._session(item, by_path, by_name)
             except OSError as e:
-                yield DiscoveredSession(
-                    harness=NAME, session_id=item.session_id, warnings=[f"{item.file}: unreadable ({e.strerror or e})"]
-                )
+                why = f"unreadable ({e.strerror or e})"
+                yield DiscoveredSession(harness=NAME, session_id=item.session_id, unread=why,
+                                        warnings=[f"{item.file.name}: {why}"])
             except SHAPE_ERRORS as e:  # never past this session: its file is still archived as is
                 yield DiscoveredSession(
-                    harness=NAME, session_id=item.session_id, warnings=[*item.warnings, unexpected_shape(str(item.file), e)],
+                    harness=NAME, session_id=item.session_id, warnings=[*item.warnings, unexpected_shape(item.file.name, e)],
                     sources=[SourceArtifact(source=item.file, path=item.native, role="transcript", format="jsonl",
                                             mode="whole")])
+        if unlistable:
+            # counted, not named: a folder's name is its cwd as a slug, which no rule can rewrite
+            problems = [f"{self.native_root}/sessions: {n} project folder(s) not listable ({reason}); "
+                        "their sessions are not refreshed" for reason, n in sorted(unlistable.items())]
+            yield DiscoveredSession(harness=NAME, session_id="@host", kind="host", title="pi host files",
+                                    warnings=list(problems), errors=list(problems))
 
     def _found(self, f: Path, native: str) -> _Found:
         item = _Found(file=f, native=native, header=None)
