@@ -123,3 +123,34 @@ def test_an_unlistable_pi_project_folder_is_an_error_counted_without_its_name(
     problem = ".pi/agent/sessions: 1 project folder(s) not listable (permission denied); their sessions are not refreshed"
     assert found["@host"].errors == [problem] and found["@host"].warnings == [problem]
     assert found["@host"].sources == []
+
+
+def test_deepseek_sessions_behind_a_link_or_an_unlistable_folder_are_named_on_the_host(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from archiver.demo.deepseek_sample import make_deepseek_home
+    from archiver.harnesses.base import HarnessContext
+    from archiver.harnesses.deepseek_harness import DeepSeekHarness
+
+    make_deepseek_home(tmp_path)
+    root = tmp_path / ".deepseek" / "sessions"
+    before = {s.session_id for s in DeepSeekHarness(HarnessContext(home=tmp_path, env={})).discover()}
+    outside = tmp_path / "elsewhere" / "ds-stolen.jsonl"
+    outside.parent.mkdir()
+    outside.write_text('{"type":"session"}\n')
+    os.symlink(outside, root / outside.name)
+    locked = root / "archive"
+    locked.mkdir()
+    real = os.scandir
+
+    def scandir(path):  # type: ignore[no-untyped-def]
+        if str(path) == str(locked):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    found = {s.session_id: s for s in DeepSeekHarness(HarnessContext(home=tmp_path, env={})).discover()}
+    assert set(found) == before | {"@host"}
+    host = found["@host"]
+    assert sorted(host.warnings) == ["sessions/archive: not listable (permission denied)",
+                                     "sessions/ds-stolen.jsonl: a symbolic link; not followed"]
+    assert host.errors == ["sessions/archive: not listable (permission denied)"]

@@ -250,7 +250,8 @@ class DeepSeekHarness:
         if not root.is_dir():
             return
         scanned: list[_Scanned] = []
-        for f in sorted_paths(regular_files(root)):
+        problems: list[str] = []  # unlistable folders (they hide sessions) and symbolic links, never followed
+        for f in sorted_paths(regular_files(root, problems)):
             if f.name.endswith(".jsonl"):
                 try:
                     scanned.append(self._scan(f, root))
@@ -288,6 +289,10 @@ class DeepSeekHarness:
                 yield DiscoveredSession(
                     harness=NAME, session_id=sc.session_id, sources=[self._transcript(sc.file)],
                     warnings=[*sc.warnings, f"{self._rel(sc.file)}: lineage not read ({type(e).__name__}: {e})"])
+        if problems:
+            yield DiscoveredSession(harness=NAME, session_id="@host", kind="host", title="DeepSeek harness host files",
+                                    warnings=list(problems),
+                                    errors=[p for p in problems if ": not listable (" in p])
 
     def _transcript(self, f: Path) -> SourceArtifact:
         return SourceArtifact(source=f, path=native_path(self.native_root, self.root, f), role="transcript",
