@@ -8,6 +8,8 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import shutil
+import tempfile
 from pathlib import Path
 from typing import Any, Callable
 
@@ -79,11 +81,12 @@ def _sync(args: argparse.Namespace, started: float, where: dict[str, Path]) -> i
         if args.metrics_file and not args.metrics_file.endswith(".prom"):
             logging.getLogger("archiver.sync").warning(
                 "--metrics-file %s: node_exporter's textfile collector reads only *.prom files", args.metrics_file)
-        lock = RunLock(state_dir / "lock")
+        lock = None if args.dry_run else RunLock(state_dir / "lock")
         try:
-            state_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
-            private_dir(state_dir)  # before the lock: it is a file in there
-            lock.acquire()
+            if lock is not None:
+                state_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+                private_dir(state_dir)  # before the lock: it is a file in there
+                lock.acquire()
         except AlreadyRunning as e:
             if args.json:
                 emit_json({"skipped": True, "reason": str(e)})
@@ -112,9 +115,10 @@ def _sync(args: argparse.Namespace, started: float, where: dict[str, Path]) -> i
     # every file the run makes (snapshots, redacted copies, the state, workers' outputs) is the
     # user's alone, whatever umask a scheduler gave (a service under umask 000)
     saved_umask = os.umask(0o077)
+    scratch = Path(tempfile.mkdtemp(prefix="archiver-dry-run-")) if args.dry_run else None
     try:
         try:
-            state = State(state_dir / ("state-dry.db" if args.dry_run else "state.db"))
+            state = State(_dry_run_state(state_dir, scratch) if scratch else state_dir / "state.db")
         except StateError as e:
             return _sync_failed(args, str(e), started, state_dir)
         host_id = runtime.host(settings, keys)
@@ -123,7 +127,7 @@ def _sync(args: argparse.Namespace, started: float, where: dict[str, Path]) -> i
         harnesses = runtime.harnesses(settings, args.harness, cache=cache)
         syncer = Syncer(
             harnesses=harnesses, redactor=redactor, archive=archive, state=state, recipients=recipients,
-            object_id_key=keys.object_id, host_id=host_id, workdir_parent=state_dir / "tmp",
+            object_id_key=keys.object_id, host_id=host_id, workdir_parent=(scratch or state_dir) / "tmp",
             options=SyncOptions(dry_run=args.dry_run, fail_closed=settings.redaction.fail_closed,
                                 workers=args.workers,
                                 redaction_fingerprint=redaction_fingerprint(settings, keys)),
@@ -146,7 +150,10 @@ def _sync(args: argparse.Namespace, started: float, where: dict[str, Path]) -> i
     finally:
         os.umask(saved_umask)
         gc.set_threshold(*saved_gc)
-        lock.release()
+        if lock is not None:
+            lock.release()
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
     if not args.dry_run:
         clear_failure(state_dir)  # this run is in the state database: it is what status shows
     metrics_failed = False
@@ -263,6 +270,40 @@ def _failure_metrics(args: argparse.Namespace, started: float) -> None:
             metrics.write_metrics(Path(args.metrics_file), None, started=started, finished=time.time(), success=False)
         except OSError as e:
             err(f"--metrics-file {args.metrics_file}: cannot write it ({e.strerror or type(e).__name__})")
+
+
+def _dry_run_state(state_dir: Path, scratch: Path) -> Path:
+    """A dry run previews what the next sync would upload, so it needs the real state, and
+    writes nothing in the state dir (no lock, no database, no temp files): it works on a copy
+    taken with SQLite's backup API (consistent while a sync writes the live file; a plain
+    read-write connection, since a read-only one leaves -wal and -shm files behind)."""
+    import sqlite3
+    import stat
+
+    from archiver.state import StateError
+
+    copy = scratch / "state.db"
+    live = state_dir / "state.db"
+    try:
+        st = os.lstat(live)
+    except FileNotFoundError:
+        return copy  # no sync ran yet: everything is new
+    if not stat.S_ISREG(st.st_mode):
+        raise StateError(f"{live}: not a regular file (a symlink?); not opened")
+    try:
+        source = sqlite3.connect(str(live), timeout=30)
+        try:
+            target = sqlite3.connect(str(copy))
+            try:
+                source.backup(target)
+            finally:
+                target.close()
+        finally:
+            source.close()
+    except sqlite3.DatabaseError as e:  # a corrupt state: the dry run previews a rebuilt one
+        copy.unlink(missing_ok=True)
+        logging.getLogger("archiver.sync").warning("%s: cannot read the state (%s); previewing a cold sync", live, e)
+    return copy
 
 
 def _sync_failed(args: argparse.Namespace, reason: str, started: float, state_dir: Path | None = None) -> int:
