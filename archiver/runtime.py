@@ -23,7 +23,10 @@ if TYPE_CHECKING:
 
 
 def recipients(settings: Settings) -> list[age.X25519Recipient]:
-    out = [age.parse_recipient(r) for r in settings.encryption.recipients]
+    try:
+        out = [age.parse_recipient(r) for r in settings.encryption.recipients]
+    except age.AgeError as e:
+        raise ConfigError(f"encryption.recipients: {e}") from None
     if settings.encryption.recipients_file:
         try:
             out.extend(age.load_recipients(settings.encryption.recipients_file))

@@ -218,9 +218,9 @@ def test_a_sync_that_stops_early_exits_2_and_status_shows_it(box: Box) -> None:
     last = json.loads(out)["last_run"]
     assert code == 0 and last["result"] == "failed" and last["aborted"] is True
     assert last["errors"] == ["--workers must be at least 1"]
-    # a dry run has its own state (state-dry.db) and neither clears nor notes a failure
+    # a dry run reads a copy of the state and neither clears nor notes a failure
     code, out, err = _run(["sync", *cfg, "--json", "--dry-run", "--workers", "1"])
-    assert code == 0 and json.loads(out)["sessions"] == {"total": 2, "uploaded": 2, "unchanged": 0, "failed": 0}
+    assert code == 0 and json.loads(out)["sessions"] == {"total": 2, "uploaded": 0, "unchanged": 2, "failed": 0}
     assert _run(["sync", *cfg, "--json", "--dry-run", "--workers", "0"])[0] == 2
     assert json.loads(_run(["status", *cfg, "--json"])[1])["last_run"] == last
 

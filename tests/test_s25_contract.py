@@ -479,8 +479,6 @@ def test_bad_config_values_name_key_and_file(filearch: Arch, tmp_path: Path) -> 
     assert not failures, failures
 
 
-@pytest.mark.xfail(strict=True, reason="runtime.recipients does not catch AgeKeyError for encryption.recipients "
-                   "entries: exit 1 'internal error: AgeKeyError' instead of exit 2 naming the key")
 def test_bad_inline_recipient_is_a_config_error(filearch: Arch, tmp_path: Path) -> None:
     cfg = filearch.write_config(merged(filearch.settings, {"encryption": {"recipients": ["age1notakey"]}}),
                                 tmp_path / "badrcpt.toml")
