@@ -154,3 +154,28 @@ def test_deepseek_sessions_behind_a_link_or_an_unlistable_folder_are_named_on_th
     assert sorted(host.warnings) == ["sessions/archive: not listable (permission denied)",
                                      "sessions/ds-stolen.jsonl: a symbolic link; not followed"]
     assert host.errors == ["sessions/archive: not listable (permission denied)"]
+
+
+def test_an_unlistable_cursor_chats_folder_is_an_error_counted_on_the_host(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from archiver.demo.cursor_sample import make_cursor_home
+    from archiver.harnesses.base import HarnessContext
+    from archiver.harnesses.cursor_agent import CursorAgent
+
+    make_cursor_home(tmp_path)
+    before = {s.session_id for s in CursorAgent(HarnessContext(home=tmp_path, env={})).discover()}
+    locked = tmp_path / ".cursor" / "chats" / ("f" * 32)
+    locked.mkdir(parents=True)
+    real = Path.iterdir
+
+    def iterdir(self):  # type: ignore[no-untyped-def]  # tests run as root: chmod 000 would not stop them
+        if str(self) == str(locked):
+            raise PermissionError(13, "Permission denied", str(self))
+        return real(self)
+
+    monkeypatch.setattr(Path, "iterdir", iterdir)
+    found = {s.session_id: s for s in CursorAgent(HarnessContext(home=tmp_path, env={})).discover()}
+    assert set(found) == before | {"@host"}
+    problem = ".cursor: 1 chat folder(s) not listable (permission denied); their chats are not refreshed"
+    assert found["@host"].errors == [problem]
+    assert problem in found["@host"].warnings

@@ -69,7 +69,8 @@ import orjson
 
 from archiver.harnesses.base import HarnessContext
 from archiver.harnesses.common import (
-    configured_root, cwd_folder_relpath, iso_ms, read_regular, sniff_content, sqlite_identity, xdg_dir,
+    configured_root, cwd_folder_relpath, iso_ms, read_regular, relative_or_absolute, sniff_content, sqlite_identity,
+    xdg_dir,
 )
 from archiver.model import Artifact, DiscoveredSession, Format, LineageEdge, SourceArtifact, session_key
 from archiver.snapshot import SnapshotError, read_live_sqlite
@@ -692,12 +693,16 @@ def _read_json(path: Path, limit: int = 16 * 1024 * 1024) -> Any:
         return None
 
 
-def _entries(d: Path) -> list[Path]:
-    """Sorted entries of a directory; [] when it is missing or unreadable (logged)."""
+def _entries(d: Path, unlistable: dict[str, int] | None = None) -> list[Path]:
+    """Sorted entries of a directory; [] when it is missing or unreadable (logged, and
+    counted by reason in `unlistable`)."""
     try:
         return sorted(d.iterdir()) if d.is_dir() else []
     except OSError as e:
-        log.warning("cursor-agent: cannot list a directory (%s)", e.strerror or type(e).__name__)
+        reason = (e.strerror or type(e).__name__).lower()
+        log.warning("cursor-agent: cannot list a directory (%s)", reason)
+        if unlistable is not None:
+            unlistable[reason] = unlistable.get(reason, 0) + 1
         return []
 
 
@@ -707,8 +712,8 @@ def _plain_file(p: Path) -> bool:
     return p.is_file() and not p.is_symlink()
 
 
-def _subdirs(d: Path) -> list[Path]:
-    return [p for p in _entries(d) if p.is_dir() and not p.is_symlink()]
+def _subdirs(d: Path, unlistable: dict[str, int] | None = None) -> list[Path]:
+    return [p for p in _entries(d, unlistable) if p.is_dir() and not p.is_symlink()]
 
 
 def _fork_depth(name: str) -> int:
@@ -866,6 +871,7 @@ class CursorAgent:
     def discover(self) -> Iterator[DiscoveredSession]:
         chats: list[_Chat] = []
         seen: dict[str, _Chat] = {}
+        self._unlistable: list[str] = []
         for root in self.roots:
             for chat in self._chat_folders(root):
                 if chat.chat_id in seen:
@@ -915,11 +921,15 @@ class CursorAgent:
 
     def _chat_folders(self, root: Path) -> list[_Chat]:
         out: list[_Chat] = []
-        for ws in _subdirs(root / "chats"):
-            for folder in _subdirs(ws):
+        unlistable: dict[str, int] = {}  # where chats are but cannot be listed: reason -> folders
+        for ws in _subdirs(root / "chats", unlistable):
+            for folder in _subdirs(ws, unlistable):
                 out.append(_Chat(chat_id=folder.name, folder=folder, area="chats", md5=ws.name))
-        for folder in _subdirs(root / "acp-sessions"):
+        for folder in _subdirs(root / "acp-sessions", unlistable):
             out.append(_Chat(chat_id=folder.name, folder=folder, area="acp-sessions"))
+        where = relative_or_absolute(root, self.ctx.home)
+        self._unlistable += [f"{where}: {n} chat folder(s) not listable ({reason}); their chats are not refreshed"
+                             for reason, n in sorted(unlistable.items())]
         return out
 
     def _load_chat(self, chat: _Chat) -> None:
@@ -1283,9 +1293,12 @@ class CursorAgent:
         ~/.cursor keeps that path (it is where it lives) and the moved root's goes to
         HOST_HISTORY_XDG, which restore_artifact puts at `.config/cursor/prompt_history.json`."""
         files = [r / "prompt_history.json" for r in self.roots if _plain_file(r / "prompt_history.json")]
-        if not files:
+        problems = getattr(self, "_unlistable", [])
+        if not files and not problems:
             return None
-        s = DiscoveredSession(harness=NAME, session_id="@host", kind="host")
+        # a chats folder that cannot be listed hides chats: an error of the run
+        s = DiscoveredSession(harness=NAME, session_id="@host", kind="host", warnings=list(problems),
+                              errors=list(problems))
         home_file = self.ctx.home / self.native_root / "prompt_history.json"
         for f in files:
             src = self._src(f, "history", "json")
