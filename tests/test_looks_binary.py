@@ -74,5 +74,5 @@ def test_an_unlistable_folder_is_named_with_its_reason(tmp_path: Path, monkeypat
     monkeypatch.setattr(os, "scandir", scandir)
     problems: list[str] = []
     assert [p.name for p in regular_files(tmp_path, problems)] == ["a.txt"]
-    assert problems == [f"{tmp_path.name}/locked: not listable (permission denied)"]
+    assert problems == [f"{tmp_path.name}: 1 folder(s) not listable (permission denied)"]
     assert [p.name for p in regular_files(tmp_path / "missing", problems)] == [] and len(problems) == 1

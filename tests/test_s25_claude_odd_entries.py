@@ -61,9 +61,9 @@ def test_symbolic_links_in_a_session_folder_are_named_and_not_followed(tmp_path:
     main = _discover(tmp_path)[s.main]
     assert not any(src.source.resolve() == secret.resolve() for src in main.sources)
     assert not any("outside" in str(src.source) for src in main.sources)
-    assert "tool-results/linked.txt: a symbolic link; not followed" in main.warnings
-    assert f"{s.main}/stray-link: a symbolic link; not followed" in main.warnings
-    assert f"{s.main}/stray-dir-link: a symbolic link; not followed" in main.warnings
+    assert "tool-results: 1 symbolic link(s) not followed" in main.warnings
+    assert f"{s.main}/: 2 symbolic link(s) not followed" in main.warnings
+    assert not any("linked" in w or "stray" in w for w in main.warnings)  # names below a folder are not shown
 
 
 def test_an_unlistable_project_folder_is_counted_without_its_name(tmp_path: Path,

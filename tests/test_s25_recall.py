@@ -20,10 +20,6 @@ SEEDS = (25, 52)
 
 # shapes the sweep found leaking and left, with the reason (see the s25 report)
 KNOWN_LEAKS: dict[str, dict[str, str]] = {
-    "plaid-secret": {
-        "shell": "30 hex in a curl JSON body under \"secret\": under the 3.5 entropy bar; the engine's hex relief starts at 32",
-        "pi-bash": "the same command in a pi bashExecution record",
-    },
     "azure-devops-pat-legacy": {
         "deepseek-json": "a JSON document nested in a tool result is walked key by key, and the walkers' SECRET_NAME "
                          "does not know PAT, so the 52 base32 value is scanned alone",

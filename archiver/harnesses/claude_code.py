@@ -247,14 +247,18 @@ class ClaudeCode:
                     session.sources.append(self._src(f, "sidecar"))
             # anything else in the session folder is kept too (unknown sidecars are data)
             known = {"tool-results", "remote-agents", "subagents"}
+            links = 0
             for child in sorted(sdir.iterdir()):
                 if child.name in known:
                     continue
                 if child.is_symlink():  # is_dir/is_file below follow links: one could lead out of HOME
-                    session.warnings.append(f"{sid}/{child.name}: a symbolic link; not followed")
+                    links += 1
                     continue
-                for f in sorted(regular_files(child, session.warnings)) if child.is_dir() else ([child] if child.is_file() else []):
+                for f in sorted(regular_files(child, session.warnings, label=f"{sid}/")) if child.is_dir() \
+                        else ([child] if child.is_file() else []):
                     session.sources.append(self._src(f, "sidecar"))
+            if links:
+                session.warnings.append(f"{sid}/: {links} symbolic link(s) not followed")
         for top, role in (("file-history", "blob"), ("session-env", "sidecar")):
             listed = self._per_session_dirs.get(top)
             if (sid in listed) if listed is not None else (self.root / top / sid).is_dir():

@@ -669,7 +669,7 @@ class Codex:
                     candidates.setdefault(r.session_id, []).append(r)
             host.warnings.extend(problems)
             # a folder of rollouts that cannot be listed hides sessions: an error of the run
-            host.errors.extend(p for p in problems if ": not listable (" in p)
+            host.errors.extend(p for p in problems if " not listable (" in p)
         chosen: dict[str, _Rollout] = {}
         for sid, group in candidates.items():
             chosen[sid] = self._choose(group, state)

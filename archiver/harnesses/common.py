@@ -55,11 +55,15 @@ def xdg_dir(ctx: HarnessContext, var: str, fallback: str) -> Path:
     return Path(value).expanduser() if value else ctx.home / fallback
 
 
-def regular_files(d: Path, problems: list[str] | None = None) -> Iterator[Path]:
+def regular_files(d: Path, problems: list[str] | None = None, label: str | None = None) -> Iterator[Path]:
     """Regular files below d, not following symlinks; folder by folder (depth first, a
     folder's files before its subfolders), names sorted. Unlistable folders and symbolic links
-    are skipped; with `problems`, each is named there with the reason (a session's warnings: its files archived
-    before are kept, and the reader is told why they are not refreshed)."""
+    are skipped; with `problems`, they are counted there under `label` (d's name), with the reason (a
+    session's warnings: its files archived before are kept, and the reader is told why they
+    are not refreshed). Counted, not named: a name below d can hold what no rule recognises
+    (a national id in a file name, the cwd as a slug in Claude's project key)."""
+    unlistable: dict[str, int] = {}
+    links = 0
     stack = [d]
     while stack:
         folder = stack.pop()
@@ -67,19 +71,15 @@ def regular_files(d: Path, problems: list[str] | None = None) -> Iterator[Path]:
             with os.scandir(folder) as it:
                 entries = sorted(it, key=lambda e: e.name)
         except OSError as e:
-            if problems is not None and not isinstance(e, FileNotFoundError):
-                # named from d's parent, as the links below: an absolute path can hold a folder
-                # name no rule rewrites (Claude's project key is the cwd as a slug)
-                problems.append(f"{relative_or_absolute(folder, d.parent)}: not listable "
-                                f"({(e.strerror or str(e)).lower()})")
+            if not isinstance(e, FileNotFoundError):
+                reason = (e.strerror or type(e).__name__).lower()
+                unlistable[reason] = unlistable.get(reason, 0) + 1
             continue
         subdirs = []
         for e in entries:  # the entry's type comes from the listing: no stat per file
             try:
-                if e.is_symlink():  # may lead out of HOME: named, never followed
-                    if problems is not None:
-                        problems.append(f"{relative_or_absolute(folder / e.name, d.parent)}: "
-                                        "a symbolic link; not followed")
+                if e.is_symlink():  # may lead out of HOME: never followed
+                    links += 1
                     continue
                 if e.is_file(follow_symlinks=False):
                     yield folder / e.name
@@ -88,6 +88,11 @@ def regular_files(d: Path, problems: list[str] | None = None) -> Iterator[Path]:
             except OSError:
                 continue
         stack.extend(reversed(subdirs))  # the first subfolder is walked next, wholly
+    if problems is not None:
+        where = d.name if label is None else label
+        problems.extend(f"{where}: {n} folder(s) not listable ({reason})" for reason, n in sorted(unlistable.items()))
+        if links:
+            problems.append(f"{where}: {links} symbolic link(s) not followed")
 
 
 def sorted_paths(paths: Iterable[Path]) -> list[Path]:

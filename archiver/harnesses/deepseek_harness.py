@@ -292,7 +292,7 @@ class DeepSeekHarness:
         if problems:
             yield DiscoveredSession(harness=NAME, session_id="@host", kind="host", title="DeepSeek harness host files",
                                     warnings=list(problems),
-                                    errors=[p for p in problems if ": not listable (" in p])
+                                    errors=[p for p in problems if " not listable (" in p])
 
     def _transcript(self, f: Path) -> SourceArtifact:
         return SourceArtifact(source=f, path=native_path(self.native_root, self.root, f), role="transcript",

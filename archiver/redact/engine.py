@@ -860,7 +860,7 @@ def _entropy(data: bytes) -> float:
 # A hex string holds at most 4 bits per character: a random 32-hex key scores under 3.5 about one
 # time in five (Datadog, Twilio and many other keys are hex). Hex values are held to this bar.
 HEX_ENTROPY = 3.0
-_HEX = re.compile(rb"[0-9a-fA-F]{32,}")  # shorter hex runs are content hashes (publicKeyToken, cfn ids)
+_HEX = re.compile(rb"[0-9a-fA-F]{30,}")  # shorter hex runs are content hashes (publicKeyToken, cfn ids); Plaid secrets are 30
 
 
 def _random_hex(secret: bytes, bar: float) -> bool:
