@@ -276,7 +276,7 @@ _NOT_SURNAMES = load_word_lists(builtin_pack_path("words"))["not_surnames"]
 def person_name_cell(value: str, words: int = 1) -> bool:
     """Does a cell of a name column look like a person's name (`words`: at least that many, none of
     them a product's, team's or company's word then)?"""
-    v = value.strip()
+    v = value.strip().replace("''", "'")  # (a SQL string's doubled quote: 'O''Sullivan')
     if not _NAME_CELL.fullmatch(v) or v.lower() in _NOT_A_NAME:
         return False
     parts = v.lower().split(" ")
