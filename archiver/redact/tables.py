@@ -110,6 +110,12 @@ MARK_PATTERN = ("[|+][ \t]*:?-|-:?[ \t]*[|+]|--[ \t]+--|rows?\\)|[\u251c-\u254b\
                 f"|(?i:(?:name|dob|{_BIRTH})(?:\\||\"?[,;\t]\"?)[a-z_]|[a-z0-9_](?:\\||\"?[,;\t]\"?)[a-z0-9_]*(?:name|dob|{_BIRTH}))"
                 "|[0-9]\\. row \\*\\*"
                 f"|(?m:^)[ \t]*{_KEY_NAMING_ID}[ \t]*[:=|]"
+                # a person's name or birth date named by its key where its rule cannot read it (_person_pairs,
+                # _sql_rows): a value with nothing after it to the line's end (a text cut after it), a
+                # logfmt pair with another pair after it, a SQL INSERT or COPY naming such a column
+                f"|(?i:{_PERSON_WORDS})[\"'`]?[ \t]*(?::=|=>|[:=>])[ \t]*[\"'`]?[^ \t\r\n\"'`,;&)}}\\]|<>#][^\r\n\"'`,;&)}}\\]|<>#]*(?m:$)"
+                f"|(?i:{_PERSON_WORDS})=[^ \t\r\n\"'`]+[ \t]+[A-Za-z_][A-Za-z0-9_.-]*="
+                f"|(?i:insert[ \t\r\n]+(?:ignore[ \t\r\n]+)?into[ \t\r\n]|copy[ \t]+)[^(;]*\\([^);]*(?i:{_PERSON_WORDS})"
                 ).encode()
 WORD_PATTERN = ("(?i:pass|pw|secret|token|key|psk|authentication_str|" + _ID_LONG + "|" + _PERSON_WORDS
                 + f"|(?:^|[^a-z])(?:{_ID_SHORT})(?:[^a-z]|$))|[a-z0-9](?:{_ID_CAMEL})(?:[^a-z]|$)").encode()
@@ -143,6 +149,19 @@ _MYSQL_FIELD = re.compile(rb" *(" + _ANAME + rb"): (.*?)\r?")
 _KEY_LINE_RX = re2.compile(rb"(?m)^[ \t]*" + _KEY_NAMING_ID.encode() + rb"[ \t]*[:=|][^\r\n]*\r?$")
 _KEY_LINE = re.compile(rb"[ \t]*(?:- )?([A-Za-z0-9_.-]+)[ \t]*[:=|][ \t]*(.*?)[ \t]*\r?")
 _RECORD_CAP = 1 << 16  # a quoted CSV value over several lines: up to this many bytes
+# s25: a person's attribute named by its key where person-name-keyed* and date-of-birth-keyed cannot
+# read it. A rule ends a value at a quote, a bracket or a line end, never at the end of the text (built-in
+# rules hold no `$`), and a logfmt value at none of them (`first_name=Jane last_name=Okafor`); a SQL
+# statement names its columns apart from its values.
+_PERSON_LINE_RX = re2.compile(rb"(?m)^[^\r\n]*(?i:" + _PERSON_WORDS.encode() + rb")[^\r\n]*$")
+# the last key and value of a line, the value running to its end (its opening quote, if any, unclosed)
+_TAIL_PAIR = re.compile(rb"(?:^|[^A-Za-z0-9_.-])([A-Za-z0-9_.-]*(?i:" + _PERSON_WORDS.encode()
+                        + rb"))(?:\\?[\"'`])?[ \t]*(?::=|=>|[:=>])[ \t]*(?:\\?[\"'`])?([^\r\n\"'`,;&)}\]|<>#\\]*)")
+_LOGFMT_PAIR = re.compile(rb'(?:^|(?<=[ \t]))([A-Za-z_][A-Za-z0-9_.-]*)=("(?:[^"\\\r\n]|\\.)*"|[^ \t\r\n"]*)')
+# INSERT INTO t (a, b) VALUES (...), (...); COPY t (a, b) FROM stdin; (pg_dump: tab-separated rows up to `\.`)
+_SQL_HEAD_RX = re2.compile(rb"(?i)\b(?:insert[ \t\r\n]+(?:ignore[ \t\r\n]+)?into|copy)[ \t\r\n]+[`\"\[\]A-Za-z0-9_.$]+"
+                           rb"[ \t\r\n]*\(([^();]+)\)[ \t\r\n]*(values|from[ \t]+stdin[ \t]*;[ \t]*\r?\n)[ \t\r\n]*")
+_SQL_CAP = 64 << 20  # the values of one statement are read up to this many bytes
 # a statement of code (`return user,password`, `echo key,secret`) is no header of names
 _CODE_WORD = re.compile(rb" *(?:return|yield|print|echo|assert|await|raise|del|global|nonlocal|import|export|local|"
                         rb"let|var|const|set|unset|declare|typeset|read|def|lambda|case|when|for|in|if|elif|while) ")
@@ -257,7 +276,7 @@ _NOT_SURNAMES = load_word_lists(builtin_pack_path("words"))["not_surnames"]
 def person_name_cell(value: str, words: int = 1) -> bool:
     """Does a cell of a name column look like a person's name (`words`: at least that many, none of
     them a product's, team's or company's word then)?"""
-    v = value.strip()
+    v = value.strip().replace("''", "'")  # (a SQL string's doubled quote: 'O''Sullivan')
     if not _NAME_CELL.fullmatch(v) or v.lower() in _NOT_A_NAME:
         return False
     parts = v.lower().split(" ")
@@ -541,9 +560,14 @@ def _starts(buf: bytes) -> Iterator[tuple[int, int, bytes]]:
             yield m.start(), m.end(), _RECORD
     for m in _KEY_LINE_RX.finditer(buf):
         yield m.start(), m.end(), _KEY
+    for m in _PERSON_LINE_RX.finditer(buf):
+        yield m.start(), m.end(), _PAIRS
+    for m in _SQL_HEAD_RX.finditer(buf):
+        yield m.start(), m.end(), _SQL
 
 
-_RECORD, _KEY = b"RECORD", b"KEY"  # (the "delimiters" of a vertical record's header and of a key line)
+# (the "delimiters" of a vertical record's header, a key line, a line of person-keyed pairs, a SQL statement)
+_RECORD, _KEY, _PAIRS, _SQL = b"RECORD", b"KEY", b"PAIRS", b"SQL"
 
 
 def _record_fields(buf: bytes, ha: int, hb: int, out: list[tuple[int, int, int]],
@@ -597,6 +621,133 @@ def _field_value(line: bytes, a: int, b: int, kind: int) -> tuple[int, int] | No
     if b - a >= 2 and line[a] in b"'\"" and line[b - 1] == line[a]:
         a, b = a + 1, b - 1
     return _value(line, a, b, kind, code=False)
+
+
+def _person_pairs(buf: bytes, a: int, b: int, out: list[tuple[int, int, int]]) -> None:
+    """A line naming a person's attribute: every value of a logfmt line (two `key=value` pairs or more)
+    under an identifier's or a person's key, and the last value of the text when the line ends it
+    with nothing after the value (`first_name: Jane`, `"lastName": "Okafor` cut before its quote)."""
+    line = buf[a:b]
+    pairs = list(_LOGFMT_PAIR.finditer(line))
+    if len(pairs) >= 2:
+        for m in pairs:
+            kind = column_kind(m.group(1).decode("ascii", "replace"))
+            if kind is not None and kind >= ID_BASE:
+                _add_value(line, a, *m.span(2), kind, out)
+    if b < len(buf):
+        return
+    tail = None
+    for tail in _TAIL_PAIR.finditer(line):
+        pass
+    if tail is not None and tail.end() == len(line) and tail.end(2) > tail.start(2):
+        kind = column_kind(tail.group(1).decode("ascii", "replace"))
+        if kind is not None and kind >= NAME_KIND:
+            _add_value(line, a, *tail.span(2), kind, out)
+
+
+def _add_value(line: bytes, at: int, a: int, b: int, kind: int, out: list[tuple[int, int, int]]) -> None:
+    v = _field_value(line, a, b, kind)
+    if v is not None:
+        out.append((at + v[0], at + v[1], kind))
+
+
+def _sql_columns(names: bytes) -> dict[int, int]:
+    """{position: kind} of the identifier and person columns of a SQL column list (`a, "b", [c]`)."""
+    kinds = {}
+    for j, name in enumerate(names.split(b",")):
+        kind = column_kind(name.strip(b" \t\r\n`\"[]").decode("utf-8", "replace"))
+        if kind is not None and kind >= ID_BASE:
+            kinds[j] = kind
+    return kinds
+
+
+def _sql_rows(buf: bytes, sa: int, sb: int, out: list[tuple[int, int, int]]) -> int:
+    """The values of an INSERT's rows (`VALUES (...), (...)`) or of a COPY's (pg_dump: a row a line,
+    tab-separated, up to `\\.`) under their columns. Appends the cells of identifier and person
+    columns; returns where the statement's values end (sa when it is none of ours)."""
+    m = _SQL_HEAD_RX.match(buf, sa)
+    if m is None:
+        return sa
+    kinds = _sql_columns(m.group(1)) if len(m.group(1)) <= 8192 else None
+    if not kinds:
+        return sa
+    if m.group(2)[:1] in b"Ff":
+        return _copy_rows(buf, sb, kinds, out)
+    return _insert_rows(buf, sb, kinds, out)
+
+
+def _copy_rows(buf: bytes, pos: int, kinds: dict[int, int], out: list[tuple[int, int, int]]) -> int:
+    end, n, rows = pos, len(buf), 0
+    while pos < n and rows < MAX_ROWS:
+        line, nxt = _line_at(buf, pos)
+        if line.rstrip(b"\r") == b"\\.":
+            break
+        cells, p = [], 0
+        for cell in line.rstrip(b"\r").split(b"\t"):
+            cells.append((p, p + len(cell)))
+            p += len(cell) + 1
+        for j, kind in kinds.items():
+            if j < len(cells) and line[cells[j][0]:cells[j][1]] != b"\\N":
+                _add_value(line, pos, *cells[j], kind, out)
+        rows += 1
+        end = pos
+        pos = nxt
+    return end
+
+
+def _insert_rows(buf: bytes, pos: int, kinds: dict[int, int], out: list[tuple[int, int, int]]) -> int:
+    """`(v, 'text', f(x)), (...)`: each row's values by position; a quoted string (`''` or `\\'`
+    inside it) is a cell, anything else (numbers, NULL, a call) is skipped over."""
+    n = min(len(buf), pos + _SQL_CAP)
+    rows = 0
+    while pos < n and buf[pos] == 0x28 and rows < MAX_ROWS:  # (
+        pos, j, depth = pos + 1, 0, 0
+        while pos < n:
+            c = buf[pos]
+            if c in b"'\"" and depth == 0:
+                close = _sql_string_end(buf, pos, n)
+                if close < 0:
+                    return n
+                if j in kinds:
+                    _add_value(buf, 0, pos + 1, close, kinds[j], out)
+                pos = close + 1
+            elif c in b"'\"":
+                close = _sql_string_end(buf, pos, n)
+                pos = n if close < 0 else close + 1
+            elif c == 0x28:
+                depth += 1
+                pos += 1
+            elif c == 0x29:
+                pos += 1
+                if depth == 0:
+                    break
+                depth -= 1
+            else:
+                if c == 0x2C and depth == 0:  # ,
+                    j += 1
+                pos += 1
+        rows += 1
+        while pos < n and buf[pos] in b" \t\r\n,":
+            pos += 1
+    return pos
+
+
+def _sql_string_end(buf: bytes, pos: int, n: int) -> int:
+    """Where the SQL string literal opened at pos closes (-1: not before n)."""
+    q = buf[pos]
+    k = pos + 1
+    while k < n:
+        c = buf[k]
+        if c == 0x5C:  # MySQL's \' escape
+            k += 2
+            continue
+        if c == q:
+            if k + 1 < n and buf[k + 1] == q:
+                k += 2
+                continue
+            return k
+        k += 1
+    return -1
 
 
 def _delimiter(buf: bytes, a: int, b: int) -> bytes:
@@ -915,6 +1066,12 @@ def secret_cells(buf: bytes, gated: bool = False,
             continue
         if delim == _KEY:
             _key_line(buf, sa, sb, out)
+            continue
+        if delim == _PAIRS:
+            _person_pairs(buf, sa, sb, out)
+            continue
+        if delim == _SQL:
+            done = max(done, _sql_rows(buf, sa, sb, out))
             continue
         if delim == b"|":  # a list-mode header
             done = max(done, _list_mode(buf, sa, sb, out, heads))
