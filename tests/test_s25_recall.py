@@ -19,13 +19,7 @@ KEY = b"s25-recall-sweep-test-key-0123456789abcdef"
 SEEDS = (25, 52)
 
 # shapes the sweep found leaking and left, with the reason (see the s25 report)
-KNOWN_LEAKS: dict[str, dict[str, str]] = {
-    "azure-devops-pat-legacy": {
-        "deepseek-json": "a JSON document nested in a tool result is walked key by key, and the walkers' SECRET_NAME "
-                         "does not know PAT, so the 52 base32 value is scanned alone",
-        "python": "env-call-secret-value cannot tell _PAT from _PATH without lookahead",
-    },
-}
+KNOWN_LEAKS: dict[str, dict[str, str]] = {}
 
 
 @pytest.fixture(scope="module")
@@ -53,10 +47,12 @@ def test_credential_is_gone_from_every_shape(red, name: str) -> None:  # noqa: A
         assert not unexplained, (name, seed, sorted(unexplained))
 
 
-@pytest.mark.parametrize("name,shape", [(n, s) for n, shapes in KNOWN_LEAKS.items() for s in shapes])
-def test_known_leaks_still_leak(red, name: str, shape: str) -> None:  # noqa: ANN001
-    """A known leak that stops leaking is taken off the list (the list stays true)."""
-    assert any(shape in _leaks(red, name, seed) for seed in SEEDS), (name, shape)
+def test_known_leaks_still_leak(red) -> None:  # noqa: ANN001
+    """A known leak that stops leaking is taken off the list (the list stays true; empty since
+    the lead's follow-ups: 30-hex relief, `pat` as a secret name, `_PAT` in env calls)."""
+    for name, shapes in KNOWN_LEAKS.items():
+        for shape in shapes:
+            assert any(shape in _leaks(red, name, seed) for seed in SEEDS), (name, shape)
 
 
 def test_every_shape_is_planted() -> None:
