@@ -18,7 +18,8 @@ Lineage:
   the older layout's projects/<key>/agent-<id>.jsonl (sidechain lines whose sessionId names the
   parent) is that parent's subagent, `at` the tool_use whose toolUseResult.agentId is <id>;
   forked subagents start with a fork-context-ref (parentSessionId, parentLastUuid).
-  With spawnDepth > 1 the parent is the subagent whose file holds that tool_use.
+  The parent is the subagent whose file holds that tool_use when one does (a nested spawn),
+  whatever spawnDepth says (the seed gives it no base, older metas lack it), else the session.
 - fork: the new transcript's copied lines carry forkedFrom {sessionId, messageUuid}, each
   with its own uuid in the source: the fork point is the last copied line's messageUuid.
 - continuation: a continued-in record in A (continuedInSessionId = B) makes B continue A.
@@ -74,7 +75,6 @@ class ClaudeCode:
         self._per_session_dirs: dict[str, set[str]] = {}  # "file-history"/"session-env" -> folder names
         self._root: Path | None = None  # fixed for the length of one discover()
         self._stats: dict[str, os.stat_result] = {}  # transcripts stat'ed this discover()
-        self._tool_use_memo: dict[str, frozenset[str]] = {}  # file state key -> tool_use ids, this run
         self._project_files: list[SourceArtifact] = []  # per-project host files found this discover()
         # project folder -> the cwd it encodes, from the sessions found there (kept after discover():
         # the archived paths of a run's sessions are computed while and after they are yielded)
@@ -97,7 +97,6 @@ class ClaudeCode:
             yield from self._discover(self._root)
         finally:
             self._root, self._per_session_dirs, self._stats, self._project_files = None, {}, {}, []
-            self._tool_use_memo = {}
 
     def _discover(self, root: Path) -> Iterator[DiscoveredSession]:
         projects = root / "projects"
@@ -435,6 +434,7 @@ class ClaudeCode:
                 if problem:
                     meta_problems[agent_id] = f"{meta_file.name}: {problem}"
         listings: dict[Path, dict[str, list[str]]] = {}  # folder -> agent id -> its file names
+        owners: dict[str, str] | None = None  # tool_use id -> the subagent holding it, read when first needed
         for f in files:
             agent_id = f.name[len("agent-") : -len(".jsonl")]
             s = DiscoveredSession(harness=NAME, session_id=agent_id, kind="subagent")
@@ -463,11 +463,15 @@ class ClaudeCode:
             tool_use_id = meta.get("toolUseId")
             parent_key = session_key(NAME, parent_sid)
             depth = meta.get("spawnDepth")
-            if tool_use_id and isinstance(depth, int) and depth > 1:
-                owner = self._tool_use_owner(files, str(tool_use_id), exclude=f)
-                if owner:
+            if tool_use_id and len(files) > 1:
+                # the spawner is the transcript holding the tool_use (seed), whatever spawnDepth says:
+                # the seed gives no base for it (0 or 1 for a child of the session) and older metas lack it
+                if owners is None:
+                    owners = self._tool_use_owners(files)
+                owner = owners.get(str(tool_use_id))
+                if owner and owner != agent_id:
                     parent_key = session_key(NAME, owner)
-                else:
+                elif isinstance(depth, int) and depth > 1:
                     s.warnings.append(f"{f.name}: spawnDepth {depth} but no subagent holds tool_use {tool_use_id}")
             if ref is not None:
                 # parentSessionId names the containing session: a nested spawn (spawnDepth > 1)
@@ -506,23 +510,24 @@ class ClaudeCode:
                 continue
         return None
 
-    def _tool_use_owner(self, files: list[Path], tool_use_id: str, exclude: Path) -> str | None:
-        """The subagent (of `files`, not `exclude`) whose transcript holds tool_use `tool_use_id`."""
-        for other in files:
-            if other != exclude and tool_use_id in self._tool_use_ids(other):
-                return other.name[len("agent-") : -len(".jsonl")]
-        return None
+    def _tool_use_owners(self, files: list[Path]) -> dict[str, str]:
+        """tool_use id -> the subagent (of `files`, one session's) whose transcript holds it: one
+        map per session, not a pass over its other subagents per spawn (folders of thousands)."""
+        owners: dict[str, str] = {}
+        for f in files:
+            agent_id = f.name[len("agent-") : -len(".jsonl")]
+            for tool_use_id in self._tool_use_ids(f):
+                owners.setdefault(tool_use_id, agent_id)
+        return owners
 
     def _tool_use_ids(self, transcript: Path) -> frozenset[str]:
-        """The ids of the tool_use blocks of a subagent transcript, once per file state: every nested
-        spawn of a session asks about each of its other subagents, which read each file k times."""
+        """The ids of the tool_use blocks of a subagent transcript, read once per file state (the
+        cache persists between runs)."""
         try:
             st = transcript.stat()
         except OSError:
             return frozenset()
         key = file_state_key("claude-code:tool-use-ids:v1", transcript, st)
-        if (memo := self._tool_use_memo.get(key)) is not None:
-            return memo
         hit = cache_get(self.ctx.cache, key)
         if isinstance(hit, list) and all(isinstance(i, str) for i in hit):
             ids = frozenset(hit)
@@ -536,7 +541,6 @@ class ClaudeCode:
                                  and isinstance(b.get("id"), str))
             ids = frozenset(found)
             cache_put(self.ctx.cache, key, sorted(ids), limit=_TOOL_USE_IDS_CACHE_LIMIT)
-        self._tool_use_memo[key] = ids
         return ids
 
     def _attach_continuations(self, sessions: list[DiscoveredSession]) -> None:
