@@ -114,7 +114,7 @@ def _open_stream(path: Path) -> IO[bytes]:
     if path.name.endswith(".zst"):
         import zstandard
 
-        return zstandard.ZstdDecompressor().stream_reader(f, closefd=True)  # type: ignore[return-value]
+        return zstandard.ZstdDecompressor().stream_reader(f, closefd=True, read_across_frames=True)  # type: ignore[return-value]
     return f
 
 

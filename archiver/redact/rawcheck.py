@@ -70,7 +70,7 @@ def raw_leftovers(engine: Engine, path: Path, shapes: Engine | None = None) -> s
         if compressed:
             import zstandard
 
-            src = zstandard.ZstdDecompressor().stream_reader(f)  # type: ignore[assignment]
+            src = zstandard.ZstdDecompressor().stream_reader(f, read_across_frames=True)  # type: ignore[assignment]
         for i, (buf, more) in enumerate(_blocks(src)):  # type: ignore[union-attr]
             # decoded secrets: a run touching a block edge may be cut (its neighbour sees it whole)
             found.update(rid for s, e, rid in engine.secret_runs(buf)

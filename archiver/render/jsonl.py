@@ -23,7 +23,7 @@ def records(path: Path, bad: list[int] | None = None) -> Iterator[dict[str, Any]
         f: Any = raw
         if raw.read(4) == ZSTD_MAGIC:
             raw.seek(0)
-            f = io.BufferedReader(zstandard.ZstdDecompressor().stream_reader(raw))  # type: ignore[arg-type]
+            f = io.BufferedReader(zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True))  # type: ignore[arg-type]
         else:
             raw.seek(0)
         for n, line in enumerate(f, 1):
