@@ -149,3 +149,70 @@ def tree_bytes(root: Path) -> dict[str, bytes | None]:
         rel = str(p.relative_to(root))
         out[rel] = None if p.is_dir() and not p.is_symlink() else p.read_bytes()
     return out
+
+
+# ---------------------------------------------------------------- additions for test_s25_contract2
+
+def append_claude_line(transcript: Path, text: str = "one more thing") -> None:
+    """A complete user record appended to a Claude Code transcript, chained to its last record
+    (the seed's parentUuid chain), as the harness appends while a session goes on."""
+    import uuid
+
+    lines = transcript.read_bytes().splitlines()
+    last = json.loads(lines[-1])
+    record = {**{k: last[k] for k in ("isSidechain", "userType", "cwd", "sessionId", "version") if k in last},
+              "parentUuid": last.get("uuid"), "type": "user", "uuid": str(uuid.uuid4()),
+              "timestamp": "2026-10-20T11:00:00.000Z", "message": {"role": "user", "content": text}}
+    with transcript.open("ab") as f:
+        f.write(json.dumps(record, separators=(",", ":")).encode() + b"\n")
+
+
+class ClockSkewProxy:
+    """An HTTP proxy on 127.0.0.1 in front of an S3 endpoint (moto) that relays every request
+    and answers with the endpoint's response but a `Date` header `skew` seconds off: a store
+    whose clock differs from this machine's, for `doctor`'s clock check."""
+
+    def __init__(self, upstream: str, skew: float) -> None:
+        import http.client
+        import http.server
+        import threading
+        import time
+        from email.utils import formatdate
+        from urllib.parse import urlsplit
+
+        up = urlsplit(upstream)
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def _relay(self) -> None:
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                conn = http.client.HTTPConnection(up.hostname, up.port, timeout=10)
+                conn.request(self.command, self.path, body=body, headers=dict(self.headers))
+                resp = conn.getresponse()
+                data = resp.read()
+                self.send_response_only(resp.status)
+                for k, v in resp.getheaders():
+                    if k.lower() not in ("date", "content-length", "transfer-encoding", "connection", "server"):
+                        self.send_header(k, v)
+                self.send_header("Date", formatdate(time.time() + skew, usegmt=True))
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                if self.command != "HEAD":
+                    self.wfile.write(data)
+                conn.close()
+
+            do_GET = do_HEAD = do_PUT = do_POST = do_DELETE = _relay
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self._server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    def __enter__(self) -> "ClockSkewProxy":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._server.shutdown()
+        self._server.server_close()

@@ -34,6 +34,9 @@ def cmd_bucket_init(args: argparse.Namespace) -> int:
     from archiver.bucket import BucketError, BucketPlan, init_bucket
 
     settings = settings_of(args)
+    if not settings.store.url.startswith("s3://"):
+        # before the store is built: building a file:// store creates its folder
+        raise UsageError("bucket init needs an s3:// store (store.url)")
     store = runtime.store(settings)
     try:
         client, bucket, prefix = store.client, store.bucket, store.prefix  # type: ignore[attr-defined]
@@ -136,11 +139,15 @@ def cmd_forget_session(args: argparse.Namespace) -> int:
     settings = settings_of(args)
     recipients = runtime.recipients(settings)
     object_id_key = object_id_key_of(settings)  # None is reported by forget_session: no tombstone can be written
+    archive, identities, grace = open_archive(settings, write=True), identities_of(args), _grace(args.grace)
     try:
-        result = forget_session(open_archive(settings, write=True), identities_of(args), recipients, args.key,
-                                grace=_grace(args.grace), dry_run=args.dry_run, object_id_key=object_id_key)
+        result = forget_session(archive, identities, recipients, args.key,
+                                grace=grace, dry_run=args.dry_run, object_id_key=object_id_key)
     except SessionNotFound:
-        raise UsageError(f"no session {args.key!r} in the archive ({args.command} takes the whole key, as ls prints it)") from None
+        result = _finish_erasure(archive, identities, args.key, object_id_key, grace, args.dry_run)
+        if result is None:
+            raise UsageError(f"no session {args.key!r} in the archive ({args.command} takes the whole key, "
+                             "as ls prints it)") from None
     doc = result.to_json()
     if args.json:
         emit_json(doc)
@@ -162,6 +169,22 @@ def cmd_forget_session(args: argparse.Namespace) -> int:
     if any("cannot be read" in e for e in result.errors):
         return EXIT_INTEGRITY
     return EXIT_OK if result.complete else EXIT_PARTIAL
+
+
+def _finish_erasure(archive: Any, identities: list[Any], key: str, object_id_key: bytes | None, grace: Any,
+                    dry_run: bool) -> Any:
+    """A session no manifest names any more whose tombstone is present: an earlier forget-session
+    rewrote the manifests but kept the objects within the grace period, which no manifest names now
+    and so no longer tell whose they were. Finishing the erasure (README: INCOMPLETE "until then")
+    is deleting what no manifest names past the grace period, as prune does, keeping every
+    manifest. None when the key was never erased (a mistyped key must stay a usage error)."""
+    from archiver.archive import tombstone_id
+    from archiver.prune import KeepPolicy, prune
+    from archiver.retention import ForgetResult
+
+    if object_id_key is None or tombstone_id(object_id_key, key) not in archive.tombstones():
+        return None
+    return ForgetResult(key, dry_run, gc=prune(archive, identities, KeepPolicy(), grace=grace, dry_run=dry_run))
 
 
 # ---------------------------------------------------------------- rekey, recovery-key
