@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any, Sequence
 
-from archiver.archive import tombstone_id, Archive, latest_sessions, object_key
+from archiver.archive import tombstone_id, Archive, object_key
 from archiver.model import Manifest, Session
 from archiver.prune import DEFAULT_GRACE, PruneResult, collect_garbage, load_all, lock_state, referenced
 from archiver.store.base import StoreError
@@ -48,14 +48,16 @@ class HoldResult:
 
 
 def set_hold(archive: Archive, identities: Sequence[object], key: str, on: bool, host_id: str | None = None) -> HoldResult:
-    """Legal hold on (or off) for a session's latest objects and the manifests naming it."""
+    """Legal hold on (or off) for the manifests naming a session and the objects of every state of
+    it they hold: a held manifest must stay restorable, and a release must clear what an earlier
+    hold set on objects of a state that has since been replaced."""
     refs, loaded, errors = load_all(archive, identities)
     result = HoldResult(key, on, errors=list(errors))
     naming = {k: m for k, m in loaded.items() if _names(m, key) and (host_id is None or m.host_id == host_id)}
     if not naming:
         raise SessionNotFound(key)
-    latest = _latest_state(naming.values(), key)
-    oids = sorted({oid for s in latest for a in s.artifacts for oid in a.objects})
+    oids = sorted({oid for m in naming.values() for s in m.sessions if s.key == key
+                   for a in s.artifacts for oid in a.objects})
     keys = [(object_key(oid), result.objects) for oid in oids] + [(m, result.manifests) for m in sorted(naming)]
     for i, (k, done) in enumerate(keys):
         _hold(archive, k, on, result, done)
@@ -66,12 +68,6 @@ def set_hold(archive: Archive, identities: Sequence[object], key: str, on: bool,
                                  f"legal holds need a bucket with Object Lock (`archiver bucket init`)")
             break
     return result
-
-
-def _latest_state(manifests: Any, key: str) -> list[Session]:
-    """The newest state of `key` (one per host for host sessions)."""
-    states = latest_sessions(sorted(manifests, key=lambda m: m.created_at))
-    return [s for k, s in states.items() if s.key == key]
 
 
 def _hold(archive: Archive, key: str, on: bool, result: HoldResult, done: list[str]) -> None:

@@ -294,8 +294,6 @@ def test_hold_keeps_a_session_through_prune(lockarch: Arch) -> None:
     lockarch.made["held"] = (held, first.json()["snapshot"], old_transcript, set(transcript_of(old[other])["objects"]))
 
 
-@pytest.mark.xfail(strict=True, reason="archiver/retention.py set_hold releases only the latest state's objects: "
-                   "an object a hold set on an older state stays held after release (see the s25 report)")
 def test_release_lets_prune_remove_what_the_hold_kept(lockarch: Arch) -> None:
     held, first_manifest, old_transcript, _ = lockarch.made["held"]
     ran = lockarch.run("release", held, "--json", identity=True)
@@ -304,7 +302,7 @@ def test_release_lets_prune_remove_what_the_hold_kept(lockarch: Arch) -> None:
     assert pruned.code == 0, pruned
     doc = pruned.json()
     assert doc["manifests"]["removed"] == [first_manifest], doc
-    assert doc["locked"] == [], doc["locked"]  # fails now: the old transcript object is still under legal hold
+    assert doc["locked"] == [], doc["locked"]  # nothing the hold set stays held
     removed = set(doc["objects"]["removed_keys"])
     assert {f"objects/{o[:2]}/{o}" for o in old_transcript} <= removed
 
