@@ -246,6 +246,19 @@ def test_bucket_init_reports_each_setting_and_needs_s3(lockarch: Arch, tmp_path:
     assert not (tmp_path / "s").exists()
 
 
+def ensure_locked_bucket(arch: Arch) -> None:
+    """The module's bucket set up by `bucket init --object-lock` if no test in this process did
+    (pytest-xdist may run a module's tests in different workers, each with its own fixture)."""
+    client = s3_client(arch.endpoint)
+    try:
+        if client.get_bucket_versioning(Bucket=arch.made["bucket"]).get("Status"):
+            return
+    except client.exceptions.NoSuchBucket:
+        pass
+    ran = arch.run("bucket", "init", "--object-lock")
+    assert ran.code == 0, ran
+
+
 def rewrite_first_record(transcript: Path) -> None:
     """A rewritten (not appended) transcript: its archived prefix changes, so it is stored anew."""
     data = transcript.read_bytes()
@@ -255,8 +268,7 @@ def rewrite_first_record(transcript: Path) -> None:
 
 def test_hold_keeps_a_session_through_prune(lockarch: Arch) -> None:
     c, bucket = lockarch.made["claude-code"], lockarch.made["bucket"]
-    if not s3_client(lockarch.endpoint).get_bucket_versioning(Bucket=bucket).get("Status"):
-        lockarch.run("bucket", "init", "--object-lock")
+    ensure_locked_bucket(lockarch)
     first = lockarch.run("sync", "--json")
     assert first.code == 0, first
     held, other = f"claude-code:{c.main}", f"claude-code:{c.fork}"
@@ -295,6 +307,8 @@ def test_hold_keeps_a_session_through_prune(lockarch: Arch) -> None:
 
 
 def test_release_lets_prune_remove_what_the_hold_kept(lockarch: Arch) -> None:
+    if "held" not in lockarch.made:  # the hold test ran in another worker
+        test_hold_keeps_a_session_through_prune(lockarch)
     held, first_manifest, old_transcript, _ = lockarch.made["held"]
     ran = lockarch.run("release", held, "--json", identity=True)
     assert ran.code == 0 and ran.json()["legal_hold"] == "OFF", ran
@@ -563,6 +577,7 @@ def failing(doc: dict[str, Any]) -> dict[str, str]:
 
 
 def test_doctor_missing_bucket_and_key_permissions(lockarch: Arch, tmp_path: Path) -> None:
+    ensure_locked_bucket(lockarch)  # the module's bucket exists: only the missing one and the key fail
     missing = unique_bucket_name()
     cfg = lockarch.write_config(merged(lockarch.settings, {"store": {"url": f"s3://{missing}/p"}}), tmp_path / "m.toml")
     ran = lockarch.run("doctor", "--json", config=cfg)
@@ -582,8 +597,7 @@ def test_doctor_missing_bucket_and_key_permissions(lockarch: Arch, tmp_path: Pat
 
 
 def test_doctor_clock_far_off(lockarch: Arch, tmp_path: Path) -> None:
-    if not s3_client(lockarch.endpoint).get_bucket_versioning(Bucket=lockarch.made["bucket"]).get("Status"):
-        lockarch.run("bucket", "init", "--object-lock")
+    ensure_locked_bucket(lockarch)
     for skew, code in ((3600.0, 2), (0.0, 0)):
         with ClockSkewProxy(lockarch.endpoint or "", skew) as proxy:
             cfg = lockarch.write_config(merged(lockarch.settings, {"store": {"endpoint_url": proxy.url}}),
