@@ -268,11 +268,14 @@ def test_unreadable_project_folder_does_not_stop_the_other_projects(env: Env) ->
     finally:
         os.chmod(blocked, 0o755)
     assert out["sessions"]["total"] == 6 and out["snapshot"]  # the readable project is archived
-    # and the unreadable folder is named: in the run's errors or in a session's warnings
+    # and the unreadable folder is counted (never named: its name is the cwd as a slug) as an
+    # error of the run, and on the host session's warnings
+    assert code == 1
+    problem = ".claude/projects: 1 project folder(s) not listable (permission denied); their sessions are not refreshed"
+    assert out["errors"] == [f"claude-code:@host: {problem}"]
     reported = out["errors"] + [w for s in listed(env).values() for w in s["warnings"]]
-    # (redacted like everything that reaches the archive: the username in the slug is a pseudonym)
-    assert any("-work-app" in r and "permission denied" in r.lower() for r in reported), reported
-    assert not any("bob" in r for r in reported)
+    assert problem in listed(env)["claude-code:@host"]["warnings"]
+    assert not any("bob" in r or "work-app" in r for r in reported)
 
 
 # ---------------------------------------------------------------- full state dir

@@ -109,18 +109,19 @@ def plain(box: Box) -> dict[str, bytes]:
 def test_sync_reports_the_broken_stores_by_name_and_archives_the_rest(box: Box) -> None:
     first = box.first
     corrupt = box.plan.notes["corrupt"]
-    assert len(first["errors"]) == 1 and first["errors"][0].startswith(corrupt + ": ")
-    assert "malformed" in first["errors"][0]
-    assert first["sessions"] == {"total": 21, "uploaded": 20, "unchanged": 0, "failed": 1}
-    beta = first["session_warnings"]["opencode:ses_beta"]
-    assert beta == [".local/share/opencode/opencode-beta.db: session ses_beta not read "
-                    "(DatabaseError: database disk image is malformed)"]
+    # the broken Cursor store and the OpenCode session on a broken page each fail, named
+    [cursor_error] = [e for e in first["errors"] if e.startswith(corrupt + ": ")]
+    assert "malformed" in cursor_error
+    assert [e for e in first["errors"] if e != cursor_error] == [
+        "opencode:ses_beta: .local/share/opencode/opencode-beta.db: session ses_beta not read "
+        "(DatabaseError: database disk image is malformed)"]
+    assert first["sessions"] == {"total": 21, "uploaded": 19, "unchanged": 0, "failed": 2}
+    assert "opencode:ses_beta" not in first["session_warnings"]
 
 
 def test_every_file_of_every_session_is_archived(box: Box, plain: dict[str, bytes]) -> None:
     got = sessions(plain)
-    assert set(got) == set(box.plan.files) | {"opencode:ses_beta"}
-    assert got["opencode:ses_beta"]["artifacts"] == []
+    assert set(got) == set(box.plan.files)  # the session on a broken page failed: never archived
     for key, files in box.plan.files.items():
         assert sorted(shape(a["path"]) for a in got[key]["artifacts"]) == sorted(shape(f) for f in files), key
         for a in got[key]["artifacts"]:
@@ -304,7 +305,7 @@ def test_restore_family_relocated_to_another_home(box: Box, plain: dict[str, byt
 
 def test_ls_verify_export(box: Box, plain: dict[str, bytes]) -> None:
     listed = {s["key"] for s in box.read("ls")["sessions"]}
-    assert listed == set(box.plan.files) | {"opencode:ses_beta"}
+    assert listed == set(box.plan.files)
     v = box.read("verify", "--read-data")
     assert v["ok"] is True and v["errors"] == [] and v["objects_read"] == v["objects"] > 0
     for main, subs in ((f"cursor-agent:{box.plan.ids['c_main']}", ("c_sub_inline", "c_sub_ref", "c_sub_own", "c_nested")),
@@ -350,14 +351,14 @@ def test_resync_while_a_store_is_written_uploads_only_what_changed(box: Box, pla
             stop.wait(0.01)
 
     out = sync_while(writer, stop, box)
-    assert out["sessions"]["failed"] == 1 and len(out["errors"]) == 1
+    assert out["sessions"]["failed"] == 2 and len(out["errors"]) == 2  # the broken store and ses_beta's page
     after = sessions(decrypt_all(box))
     changed = {k for k in after if k in before and [a["objects"] for a in after[k]["artifacts"]]
                != [a["objects"] for a in before[k]["artifacts"]]}
     assert {f"opencode:{child}", f"cursor-agent:{legacy}"} <= changed
     assert changed <= {f"opencode:{child}", f"opencode:{box.plan.ids['o_main']}", f"cursor-agent:{legacy}"}
     assert out["sessions"]["uploaded"] == len(changed)
-    assert out["sessions"]["unchanged"] == 20 - len(changed)
+    assert out["sessions"]["unchanged"] == 19 - len(changed)  # 21 sessions, 2 failing each run
 
 
 def test_a_sync_while_both_stores_stream_archives_one_consistent_state_of_each(box: Box, tmp_path: Path) -> None:
@@ -395,7 +396,7 @@ def test_a_sync_while_both_stores_stream_archives_one_consistent_state_of_each(b
             stop.wait(0.005)
 
     out = sync_while(stream, stop, box)
-    assert out["sessions"]["failed"] == 1 and len(out["errors"]) == 1 and done["oc"] > 0
+    assert out["sessions"]["failed"] == 2 and len(out["errors"]) == 2 and done["oc"] > 0
     plain = decrypt_all(box)
     got = sessions(plain)
     a = next(x for x in got[f"opencode:{main}"]["artifacts"] if x["path"] == OC_DB)

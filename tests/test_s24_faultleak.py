@@ -247,7 +247,13 @@ def test_each_failed_session_has_one_error_naming_its_file_and_reason(audit: Aud
         assert len(mine) == 1, (b.name, errors)
         named = b.file.rsplit("/", 1)[-1]
         assert named in mine[0] and (b.reason or ":") in mine[0].lower(), (b.name, mine[0])
-    assert len(errors) == len(by_key), errors
+    # a broken store of sessions (an OpenCode channel database) is an error of the harness's host
+    # session, naming the file: its sessions are not archived (none failed: none was found)
+    stores = [b for b in failing if b.key.endswith(":")]
+    for b in stores:
+        mine = [e for e in errors if e.startswith(f"{b.key}@host: ") and b.file in e]
+        assert len(mine) == 1, (b.name, errors)
+    assert len(errors) == len(by_key) + len(stores), errors
     assert audit.stores["file"].sync_doc["sessions"]["failed"] == len(by_key)
 
 
