@@ -13,6 +13,7 @@ from archiver.demo.claude_sample import make_claude_home
 from archiver.harnesses.base import HarnessContext
 from archiver.harnesses.claude_code import ClaudeCode
 from archiver.model import DiscoveredSession
+from tests.fx_s25_unlistable import deny_listing
 
 
 def _discover(home: Path) -> dict[str, DiscoveredSession]:
@@ -71,14 +72,7 @@ def test_an_unlistable_project_folder_is_counted_without_its_name(tmp_path: Path
     s = make_claude_home(tmp_path)
     secret_key = "-home-alice-jane-doe-acme-com-payroll"
     (s.root / "projects" / secret_key).mkdir()
-    real = os.scandir
-
-    def scandir(path):  # type: ignore[no-untyped-def]  # tests run as root: chmod 000 would not stop them
-        if str(path).endswith(secret_key):
-            raise PermissionError(13, "Permission denied", str(path))
-        return real(path)
-
-    monkeypatch.setattr(os, "scandir", scandir)
+    deny_listing(monkeypatch, s.root / "projects" / secret_key)
     found = _discover(tmp_path)
     assert s.main in found  # the other project is still read
     host = found["@host"]
@@ -91,14 +85,7 @@ def test_an_unlistable_project_folder_is_an_error_of_the_run(tmp_path: Path, mon
     s = make_claude_home(tmp_path)
     secret_key = "-home-alice-jane-doe-acme-com-payroll"
     (s.root / "projects" / secret_key).mkdir()
-    real = os.scandir
-
-    def scandir(path):  # type: ignore[no-untyped-def]
-        if str(path).endswith(secret_key):
-            raise PermissionError(13, "Permission denied", str(path))
-        return real(path)
-
-    monkeypatch.setattr(os, "scandir", scandir)
+    deny_listing(monkeypatch, s.root / "projects" / secret_key)
     host = _discover(tmp_path)["@host"]
     assert host.errors == [".claude/projects: 1 project folder(s) not listable (permission denied); "
                            "their sessions are not refreshed"]

@@ -12,6 +12,7 @@ import pytest
 from archiver.demo.opencode_sample import close_opencode_home, make_opencode_home
 from tests.fx_archiver import Env, env  # noqa: F401
 from tests.fx_s3 import s3_bucket_url, s3_server  # noqa: F401
+from tests.fx_s25_unlistable import deny_listing
 
 
 def _keys(env: Env) -> set[str]:
@@ -82,14 +83,7 @@ def test_codex_rollouts_behind_a_link_or_an_unlistable_folder_are_named_on_the_h
     os.symlink(outside, day / outside.name)
     locked = sessions / "2026" / "02"
     locked.mkdir(parents=True)
-    real = os.scandir
-
-    def scandir(path):  # type: ignore[no-untyped-def]  # tests run as root: chmod 000 would not stop them
-        if str(path) == str(locked):
-            raise PermissionError(13, "Permission denied", str(path))
-        return real(path)
-
-    monkeypatch.setattr(os, "scandir", scandir)
+    deny_listing(monkeypatch, locked)
     found = {s.session_id: s for s in Codex(HarnessContext(home=tmp_path, env={})).discover()}
     host = found["@host"]
     assert sorted(host.warnings) == ["sessions: 1 folder(s) not listable (permission denied)",
@@ -109,14 +103,7 @@ def test_an_unlistable_pi_project_folder_is_an_error_counted_without_its_name(
     before = {s.session_id for s in Pi(HarnessContext(home=tmp_path, env={})).discover()}
     locked = sessions / "--home-alice-jane.doe@acme.com-payroll--"
     locked.mkdir()
-    real = os.scandir
-
-    def scandir(path):  # type: ignore[no-untyped-def]  # tests run as root: chmod 000 would not stop them
-        if str(path) == str(locked):
-            raise PermissionError(13, "Permission denied", str(path))
-        return real(path)
-
-    monkeypatch.setattr(os, "scandir", scandir)
+    deny_listing(monkeypatch, locked)
     found = {s.session_id: s for s in Pi(HarnessContext(home=tmp_path, env={})).discover()}
     assert set(found) == before | {"@host"}
     problem = ".pi/agent/sessions: 1 project folder(s) not listable (permission denied); their sessions are not refreshed"
@@ -139,14 +126,7 @@ def test_deepseek_sessions_behind_a_link_or_an_unlistable_folder_are_named_on_th
     os.symlink(outside, root / outside.name)
     locked = root / "archive"
     locked.mkdir()
-    real = os.scandir
-
-    def scandir(path):  # type: ignore[no-untyped-def]
-        if str(path) == str(locked):
-            raise PermissionError(13, "Permission denied", str(path))
-        return real(path)
-
-    monkeypatch.setattr(os, "scandir", scandir)
+    deny_listing(monkeypatch, locked)
     found = {s.session_id: s for s in DeepSeekHarness(HarnessContext(home=tmp_path, env={})).discover()}
     assert set(found) == before | {"@host"}
     host = found["@host"]
@@ -165,14 +145,7 @@ def test_an_unlistable_cursor_chats_folder_is_an_error_counted_on_the_host(
     before = {s.session_id for s in CursorAgent(HarnessContext(home=tmp_path, env={})).discover()}
     locked = tmp_path / ".cursor" / "chats" / ("f" * 32)
     locked.mkdir(parents=True)
-    real = Path.iterdir
-
-    def iterdir(self):  # type: ignore[no-untyped-def]  # tests run as root: chmod 000 would not stop them
-        if str(self) == str(locked):
-            raise PermissionError(13, "Permission denied", str(self))
-        return real(self)
-
-    monkeypatch.setattr(Path, "iterdir", iterdir)
+    deny_listing(monkeypatch, locked)
     found = {s.session_id: s for s in CursorAgent(HarnessContext(home=tmp_path, env={})).discover()}
     assert set(found) == before | {"@host"}
     problem = ".cursor: 1 chat folder(s) not listable (permission denied); their chats are not refreshed"
