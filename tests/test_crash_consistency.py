@@ -161,8 +161,9 @@ def test_sigkill_at_random_points_never_breaks_the_archive(env: Env) -> None:  #
         manifests_before, objects_before, catalog_before = manifests, objects, catalog
 
     # both kinds of outcome happened (a loaded machine finishes some runs before their kill time:
-    # two helpers saw 14 under load, so the bar is below that)
-    assert killed >= 12 and completed >= 8, (killed, completed)
+    # two helpers saw 14 under load, and a CI run beside a 15-minute benchmark 11, so the bar is
+    # below that; the invariants above are what the test is for)
+    assert killed >= 8 and completed >= 8, (killed, completed)
     assert grew > 0  # and transcripts were archived by appended segments across runs
     final = subprocess.run(_sync_cmd(env.config, 2), capture_output=True, text=True, timeout=120)
     assert final.returncode == 0, final.stderr
