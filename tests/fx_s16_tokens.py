@@ -226,11 +226,11 @@ def redact_as(red: Any, kind: str, text: str) -> tuple[str, Any]:
     return red.redact_jsonl_line(text.encode(), report).decode(), report
 
 
-def survivors(cores: list[str], out: str) -> list[str]:
-    """The secret cores of which a run of WINDOW characters (or the whole, if shorter) is left in out."""
+def survivors(cores: list[str], out: str, window: int = WINDOW) -> list[str]:
+    """The secret cores of which a run of `window` characters (or the whole, if shorter) is left in out."""
     bad = []
     for core in cores:
-        w = min(WINDOW, len(core))
+        w = min(window, len(core))
         if any(core[i:i + w] in out for i in range(len(core) - w + 1)):
             bad.append(core)
     return bad

@@ -17,7 +17,6 @@ PNG data, digests) in the same shapes; they must come out byte for byte."""
 from __future__ import annotations
 
 import base64
-import binascii
 import hashlib
 import json
 import random
@@ -27,30 +26,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import quote
 
-HEX = "0123456789abcdef"
-HEXU = HEX.upper()
-LOW = string.ascii_lowercase
-UP = string.ascii_uppercase
-NUM = string.digits
-LOWNUM = LOW + NUM
-UPNUM = UP + NUM
+from tests.fx_s16_tokens import survivors as _survivors
+# the alphabets and token makers s19's recall fixture already has
+from tests.fx_s19_recall import (
+    ALNUM, B32L, B64, HEX, HEXU, LOW, LOWNUM, NUM, UP, UPNUM, URLSAFE, Gen, Token, b64u, crc_tailed, draw,
+)
+
 LETTERS = string.ascii_letters
-ALNUM = LETTERS + NUM
-URLSAFE = ALNUM + "_-"
-B64 = ALNUM + "+/"
 B32U = UP + "234567"
-B32L = LOW + "234567"
-BASE62 = NUM + UP + LOW
 BECH32 = "qpzry9x8gf2tvdw0s3jn54khce6mua7l"
 PASSWORD = ALNUM + "!%*_-.~"
-
-Token = tuple[str, list[str]]
 WINDOW = 8  # a surviving run of this many characters of a secret core counts as a leak
-Gen = Callable[[random.Random], Token]
-
-
-def draw(rng: random.Random, alphabet: str, n: int) -> str:
-    return "".join(rng.choice(alphabet) for _ in range(n))
 
 
 def parts(*spec: object) -> Gen:
@@ -76,29 +62,8 @@ def parts(*spec: object) -> Gen:
     return gen
 
 
-def b64u(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).decode().rstrip("=")
-
-
 def b64(data: bytes) -> str:
     return base64.b64encode(data).decode()
-
-
-def _base62(n: int, width: int) -> str:
-    out = ""
-    while n:
-        n, r = divmod(n, 62)
-        out = BASE62[r] + out
-    return out.rjust(width, "0")
-
-
-def crc_tailed(prefix: str) -> Gen:
-    """GitHub's and npm's token: prefix, 30 base62, CRC32 of those in 6 base62 digits."""
-    def gen(rng: random.Random) -> Token:
-        body = draw(rng, ALNUM, 30)
-        tail = _base62(binascii.crc32(body.encode()), 6)
-        return prefix + body + tail, [body + tail]
-    return gen
 
 
 def uuid4(rng: random.Random) -> str:
@@ -882,12 +847,7 @@ def sample(c: Cred, seed: int) -> Token:
 
 def survivors(cores: list[str], out: str) -> list[str]:
     """The cores of which a run of WINDOW characters (or the whole, if shorter) is left in out."""
-    bad = []
-    for core in cores:
-        w = min(WINDOW, len(core))
-        if any(core[i:i + w] in out for i in range(len(core) - w + 1)):
-            bad.append(core)
-    return bad
+    return _survivors(cores, out, WINDOW)
 
 
 # --- text that holds no secret -------------------------------------------------------------------

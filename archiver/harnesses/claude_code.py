@@ -37,7 +37,7 @@ import orjson
 from archiver.harnesses.base import HarnessContext, native_path
 from archiver.harnesses.common import (
     SHAPE_ERRORS, cache_get, cache_put, configured_root, cwd_folder_relpath, file_state_key, iso, open_file,
-    read_problem, read_regular, regular_files, sniff_content, unexpected_shape,
+    read_problem, read_regular, regular_files, sniff_content, unexpected_shape, Unlistable,
 )
 from archiver.harnesses.jsonl_probe import (
     MAX_PROBE_LINE, head_records, looks_like_json, parse_line, records_containing, scan_lines, tail_records,
@@ -111,19 +111,14 @@ class ClaudeCode:
             except OSError as e:
                 project_dirs = []
                 problems.append(f"{self.native_root}/projects: not listable ({(e.strerror or str(e)).lower()})")
-            unlistable: dict[str, int] = {}
+            unlistable = Unlistable()
             for project in project_dirs:
                 try:
                     found.extend(self._project_sessions(project))
                 except OSError as e:  # one unreadable project never hides the others
-                    reason = (e.strerror or type(e).__name__).lower()
-                    unlistable[reason] = unlistable.get(reason, 0) + 1
-            # counted, not named: a folder's name is its cwd as a slug, which can hold what no
-            # rule can recognise any more (an e-mail as `jane-doe-acme-com`), and nothing in it
-            # could be read to rewrite it from
-            for reason, n in sorted(unlistable.items()):
-                problems.append(f"{self.native_root}/projects: {n} project folder(s) not listable ({reason}); "
-                                "their sessions are not refreshed")
+                    unlistable.add(e)
+            problems += unlistable.problems(f"{self.native_root}/projects", "project folder(s)",
+                                            "; their sessions are not refreshed")
         self._attach_continuations(found)
         self._project_cwds = {}
         for s in found:

@@ -660,16 +660,13 @@ class Codex:
             base = root / top
             if not base.is_dir():
                 continue
-            problems: list[str] = []
-            for f in sorted_paths(regular_files(base, problems)):
+            # a folder of rollouts that cannot be listed hides sessions: an error of the run
+            for f in sorted_paths(regular_files(base, host.warnings, errors=host.errors)):
                 if not (f.name.endswith(".jsonl") or f.name.endswith(".jsonl.zst")):
                     continue
                 r = self._rollout(f, host)
                 if r is not None:
                     candidates.setdefault(r.session_id, []).append(r)
-            host.warnings.extend(problems)
-            # a folder of rollouts that cannot be listed hides sessions: an error of the run
-            host.errors.extend(p for p in problems if " not listable (" in p)
         chosen: dict[str, _Rollout] = {}
         for sid, group in candidates.items():
             chosen[sid] = self._choose(group, state)

@@ -55,14 +55,32 @@ def xdg_dir(ctx: HarnessContext, var: str, fallback: str) -> Path:
     return Path(value).expanduser() if value else ctx.home / fallback
 
 
-def regular_files(d: Path, problems: list[str] | None = None, label: str | None = None) -> Iterator[Path]:
+class Unlistable:
+    """Folders that could not be listed, counted by reason. Messages name only where they are,
+    never the folders: a folder's own name can hold what no rule recognises (Claude's and pi's
+    project folders are the cwd as a slug: an e-mail as `jane-doe-acme-com`)."""
+
+    def __init__(self) -> None:
+        self.by_reason: dict[str, int] = {}
+
+    def add(self, e: OSError) -> None:
+        reason = (e.strerror or type(e).__name__).lower()
+        self.by_reason[reason] = self.by_reason.get(reason, 0) + 1
+
+    def problems(self, where: str, what: str = "folder(s)", consequence: str = "") -> list[str]:
+        return [f"{where}: {n} {what} not listable ({reason}){consequence}" for reason, n in sorted(self.by_reason.items())]
+
+
+def regular_files(d: Path, problems: list[str] | None = None, label: str | None = None,
+                  errors: list[str] | None = None) -> Iterator[Path]:
     """Regular files below d, not following symlinks; folder by folder (depth first, a
     folder's files before its subfolders), names sorted. Unlistable folders and symbolic links
     are skipped; with `problems`, they are counted there under `label` (d's name), with the reason (a
     session's warnings: its files archived before are kept, and the reader is told why they
     are not refreshed). Counted, not named: a name below d can hold what no rule recognises
-    (a national id in a file name, the cwd as a slug in Claude's project key)."""
-    unlistable: dict[str, int] = {}
+    (a national id in a file name, the cwd as a slug in Claude's project key). With `errors`, the
+    unlistable folders go there too: where they hold sessions, the run has failed."""
+    unlistable = Unlistable()
     links = 0
     stack = [d]
     while stack:
@@ -72,8 +90,7 @@ def regular_files(d: Path, problems: list[str] | None = None, label: str | None 
                 entries = sorted(it, key=lambda e: e.name)
         except OSError as e:
             if not isinstance(e, FileNotFoundError):
-                reason = (e.strerror or type(e).__name__).lower()
-                unlistable[reason] = unlistable.get(reason, 0) + 1
+                unlistable.add(e)
             continue
         subdirs = []
         for e in entries:  # the entry's type comes from the listing: no stat per file
@@ -88,11 +105,13 @@ def regular_files(d: Path, problems: list[str] | None = None, label: str | None 
             except OSError:
                 continue
         stack.extend(reversed(subdirs))  # the first subfolder is walked next, wholly
+    where = d.name if label is None else label
     if problems is not None:
-        where = d.name if label is None else label
-        problems.extend(f"{where}: {n} folder(s) not listable ({reason})" for reason, n in sorted(unlistable.items()))
+        problems.extend(unlistable.problems(where))
         if links:
             problems.append(f"{where}: {links} symbolic link(s) not followed")
+    if errors is not None:
+        errors.extend(unlistable.problems(where))
 
 
 def sorted_paths(paths: Iterable[Path]) -> list[Path]:

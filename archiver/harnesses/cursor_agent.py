@@ -69,8 +69,8 @@ import orjson
 
 from archiver.harnesses.base import HarnessContext
 from archiver.harnesses.common import (
-    configured_root, cwd_folder_relpath, iso_ms, read_regular, relative_or_absolute, sniff_content, sqlite_identity,
-    xdg_dir,
+    Unlistable, configured_root, cwd_folder_relpath, iso_ms, read_regular, relative_or_absolute, sniff_content,
+    sqlite_identity, xdg_dir,
 )
 from archiver.model import Artifact, DiscoveredSession, Format, LineageEdge, SourceArtifact, session_key
 from archiver.snapshot import SnapshotError, read_live_sqlite
@@ -693,16 +693,15 @@ def _read_json(path: Path, limit: int = 16 * 1024 * 1024) -> Any:
         return None
 
 
-def _entries(d: Path, unlistable: dict[str, int] | None = None) -> list[Path]:
+def _entries(d: Path, unlistable: Unlistable | None = None) -> list[Path]:
     """Sorted entries of a directory; [] when it is missing or unreadable (logged, and
-    counted by reason in `unlistable`)."""
+    counted in `unlistable`)."""
     try:
         return sorted(d.iterdir()) if d.is_dir() else []
     except OSError as e:
-        reason = (e.strerror or type(e).__name__).lower()
-        log.warning("cursor-agent: cannot list a directory (%s)", reason)
+        log.warning("cursor-agent: cannot list a directory (%s)", (e.strerror or type(e).__name__).lower())
         if unlistable is not None:
-            unlistable[reason] = unlistable.get(reason, 0) + 1
+            unlistable.add(e)
         return []
 
 
@@ -712,7 +711,7 @@ def _plain_file(p: Path) -> bool:
     return p.is_file() and not p.is_symlink()
 
 
-def _subdirs(d: Path, unlistable: dict[str, int] | None = None) -> list[Path]:
+def _subdirs(d: Path, unlistable: Unlistable | None = None) -> list[Path]:
     return [p for p in _entries(d, unlistable) if p.is_dir() and not p.is_symlink()]
 
 
@@ -765,6 +764,7 @@ class CursorAgent:
         # projects/<slug> folder -> the cwd it is slug(cwd) of, from the chats discovered (for
         # files of sessions that record no cwd: orphan mirrors, chats without meta.json)
         self._slug_cwds: dict[str, str] = {}
+        self._unlistable: list[str] = []  # a run's chat folders that could not be listed (discover)
 
     @property
     def root(self) -> Path:
@@ -871,7 +871,7 @@ class CursorAgent:
     def discover(self) -> Iterator[DiscoveredSession]:
         chats: list[_Chat] = []
         seen: dict[str, _Chat] = {}
-        self._unlistable: list[str] = []
+        self._unlistable = []
         for root in self.roots:
             for chat in self._chat_folders(root):
                 if chat.chat_id in seen:
@@ -921,15 +921,14 @@ class CursorAgent:
 
     def _chat_folders(self, root: Path) -> list[_Chat]:
         out: list[_Chat] = []
-        unlistable: dict[str, int] = {}  # where chats are but cannot be listed: reason -> folders
+        unlistable = Unlistable()  # where chats are but cannot be listed
         for ws in _subdirs(root / "chats", unlistable):
             for folder in _subdirs(ws, unlistable):
                 out.append(_Chat(chat_id=folder.name, folder=folder, area="chats", md5=ws.name))
         for folder in _subdirs(root / "acp-sessions", unlistable):
             out.append(_Chat(chat_id=folder.name, folder=folder, area="acp-sessions"))
         where = relative_or_absolute(root, self.ctx.home)
-        self._unlistable += [f"{where}: {n} chat folder(s) not listable ({reason}); their chats are not refreshed"
-                             for reason, n in sorted(unlistable.items())]
+        self._unlistable += unlistable.problems(where, "chat folder(s)", "; their chats are not refreshed")
         return out
 
     def _load_chat(self, chat: _Chat) -> None:
@@ -1293,7 +1292,7 @@ class CursorAgent:
         ~/.cursor keeps that path (it is where it lives) and the moved root's goes to
         HOST_HISTORY_XDG, which restore_artifact puts at `.config/cursor/prompt_history.json`."""
         files = [r / "prompt_history.json" for r in self.roots if _plain_file(r / "prompt_history.json")]
-        problems = getattr(self, "_unlistable", [])
+        problems = self._unlistable
         if not files and not problems:
             return None
         # a chats folder that cannot be listed hides chats: an error of the run

@@ -250,8 +250,9 @@ class DeepSeekHarness:
         if not root.is_dir():
             return
         scanned: list[_Scanned] = []
-        problems: list[str] = []  # unlistable folders (they hide sessions) and symbolic links, never followed
-        for f in sorted_paths(regular_files(root, problems)):
+        problems: list[str] = []  # unlistable folders and symbolic links, never followed
+        errors: list[str] = []  # the unlistable folders: they hide sessions
+        for f in sorted_paths(regular_files(root, problems, errors=errors)):
             if f.name.endswith(".jsonl"):
                 try:
                     scanned.append(self._scan(f, root))
@@ -291,8 +292,7 @@ class DeepSeekHarness:
                     warnings=[*sc.warnings, f"{self._rel(sc.file)}: lineage not read ({type(e).__name__}: {e})"])
         if problems:
             yield DiscoveredSession(harness=NAME, session_id="@host", kind="host", title="DeepSeek harness host files",
-                                    warnings=list(problems),
-                                    errors=[p for p in problems if " not listable (" in p])
+                                    warnings=problems, errors=errors)
 
     def _transcript(self, f: Path) -> SourceArtifact:
         return SourceArtifact(source=f, path=native_path(self.native_root, self.root, f), role="transcript",

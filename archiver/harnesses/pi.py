@@ -49,7 +49,7 @@ import orjson
 from archiver.harnesses.base import HarnessContext, native_path
 from archiver.harnesses.common import (
     SHAPE_ERRORS, LazyByPath, cache_get, cache_put, configured_root, cwd_folder_relpath, expand_home, file_state_key,
-    iso, open_file, read_problem, read_regular, unexpected_shape,
+    iso, open_file, read_problem, read_regular, unexpected_shape, Unlistable,
 )
 from archiver.harnesses.jsonl_probe import parse_line, scan_lines, unparseable_warning
 from archiver.model import Artifact, DiscoveredSession, LineageEdge, SourceArtifact, session_key
@@ -221,15 +221,14 @@ class Pi:
     def discover(self) -> Iterator[DiscoveredSession]:
         found: list[_Found] = []
         sessions_dir = self.root / "sessions"
-        unlistable: dict[str, int] = {}  # reason -> folders
+        unlistable = Unlistable()
         if sessions_dir.is_dir():
             for d in sorted(p for p in sessions_dir.iterdir() if p.is_dir() and not p.is_symlink()):
                 try:
                     with os.scandir(d) as entries:  # (Path.glob would skip an unlistable folder silently)
                         names = sorted(e.name for e in entries if e.name.endswith(".jsonl"))
                 except OSError as e:
-                    reason = (e.strerror or type(e).__name__).lower()
-                    unlistable[reason] = unlistable.get(reason, 0) + 1
+                    unlistable.add(e)
                     continue
                 for f in (d / n for n in names):
                     if f.is_file():
@@ -275,10 +274,9 @@ class Pi:
                     harness=NAME, session_id=item.session_id, warnings=[*item.warnings, unexpected_shape(item.file.name, e)],
                     sources=[SourceArtifact(source=item.file, path=item.native, role="transcript", format="jsonl",
                                             mode="whole")])
-        if unlistable:
-            # counted, not named: a folder's name is its cwd as a slug, which no rule can rewrite
-            problems = [f"{self.native_root}/sessions: {n} project folder(s) not listable ({reason}); "
-                        "their sessions are not refreshed" for reason, n in sorted(unlistable.items())]
+        problems = unlistable.problems(f"{self.native_root}/sessions", "project folder(s)",
+                                       "; their sessions are not refreshed")
+        if problems:
             yield DiscoveredSession(harness=NAME, session_id="@host", kind="host", title="pi host files",
                                     warnings=list(problems), errors=list(problems))
 
