@@ -89,15 +89,30 @@ def err(msg: str) -> None:
 
 # ---------------------------------------------------------------- shared plumbing
 _store_url = ""  # the configured store, named by main() when a StoreError ends a command
+_config_file: Path | None = None  # the config file read, named by main() when a setting is refused later
+
+# A ConfigError raised once the settings are read names a setting first ("redaction.rules: ...");
+# main() puts the file in front, as the settings' own validation does.
+_SETTING_FIRST = re.compile(r"(?:host|home|harnesses|redaction|encryption|store|state)(?:[.:]| is )")
 
 
 def settings_of(args: argparse.Namespace):  # type: ignore[no-untyped-def]
-    from archiver.config import load_settings
+    from archiver.config import default_config_path, load_settings
 
-    global _store_url
-    settings = load_settings(Path(args.config) if args.config else None)
+    global _store_url, _config_file
+    path = Path(args.config) if args.config else None
+    settings = load_settings(path)
     _store_url = settings.store.url
+    read = path or default_config_path()
+    _config_file = read if read.is_file() else None
     return settings
+
+
+def config_error_line(message: str) -> str:
+    """A refused setting, with the config file it was read from in front (when one was)."""
+    if _config_file is not None and _SETTING_FIRST.match(message):
+        return f"{_config_file}: {message}"
+    return message
 
 
 # ---------------------------------------------------------------- parser
@@ -155,15 +170,19 @@ def main(argv: list[str] | None = None) -> int:
     setup_logging(getattr(args, "log_format", "auto"), quiet=getattr(args, "quiet", False),
                   verbose=getattr(args, "verbose", False),
                   default_level=logging.INFO if args.command == "sync" else logging.WARNING)
-    global _json_errors, _store_url
+    global _json_errors, _store_url, _config_file
     _store_url = ""
+    _config_file = None
     _json_errors = getattr(args, "log_format", "auto") == "json"
     from archiver.store.base import StoreError
 
     try:
         return int(args.func(args))
-    except (UsageError, ConfigError) as e:
+    except UsageError as e:
         err(str(e))
+        return EXIT_USAGE
+    except ConfigError as e:
+        err(config_error_line(str(e)))
         return EXIT_USAGE
     except IntegrityFailure as e:
         err(str(e))

@@ -263,17 +263,17 @@ def test_a_bad_pack_is_refused_by_the_cli(box: Box, capsys: pytest.CaptureFixtur
     assert capsys.readouterr().err == f"archiver: {msg}\n"
     code, _ = _run("redact", "--config", str(box.config), str(box.base / "s.txt"))
     assert code == 2
-    assert capsys.readouterr().err == f"archiver: redaction.rules: {msg}\n"
+    assert capsys.readouterr().err == f"archiver: {box.config}: redaction.rules: {msg}\n"
     # sync: also with nothing to redact (the page says so)
     code, _ = _run("sync", "--config", str(box.config), "--workers", "1")
     assert code == 2
-    assert capsys.readouterr().err.endswith(f"archiver: redaction.rules: {msg}\n")
+    assert capsys.readouterr().err.endswith(f"archiver: {box.config}: redaction.rules: {msg}\n")
     rollouts = box.home / ".codex" / "sessions" / "2026" / "01" / "02"
     rollouts.mkdir(parents=True)
     write_rollout(rollouts, UUID_A, "03-04-05")
     code, _ = _run("sync", "--config", str(box.config), "--workers", "1")
     assert code == 2
-    assert capsys.readouterr().err.endswith(f"archiver: redaction.rules: {msg}\n")
+    assert capsys.readouterr().err.endswith(f"archiver: {box.config}: redaction.rules: {msg}\n")
 
 
 # ---------------------------------------------------------------- "Notes for pack authors"

@@ -296,7 +296,7 @@ def test_sync_with_nothing_to_redact_refuses_a_bad_pack(box: Box, case: str,  # 
     _config(box, specs)
     code, _, err = _sync(box)
     assert code == 2
-    assert err.endswith(f"archiver: redaction.rules: {ei.value}\n"), err
+    assert err.endswith(f"archiver: {box.config}: redaction.rules: {ei.value}\n"), err
     # the same as a sync with a session to redact gives
     rollouts = box.home / ".codex" / "sessions" / "2026" / "01" / "02"
     rollouts.mkdir(parents=True)
@@ -307,7 +307,7 @@ def test_sync_with_nothing_to_redact_refuses_a_bad_pack(box: Box, case: str,  # 
     capsys.readouterr()
     with contextlib.redirect_stdout(io.StringIO()) as out:
         assert main(["status", "--config", str(box.config), "--json"]) == 0
-    assert json.loads(out.getvalue())["last_run"]["errors"] == [f"redaction.rules: {ei.value}"]
+    assert json.loads(out.getvalue())["last_run"]["errors"] == [f"{box.config}: redaction.rules: {ei.value}"]
 
 
 def test_an_unchanged_sync_with_a_good_pack_compiles_no_builtin_pack(box: Box) -> None:  # noqa: F811

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from archiver import __version__
-from archiver.cli import (EXIT_OK, EXIT_PARTIAL, Terminated, UsageError, console, emit_json, err, plain,
-                          settings_of)
+from archiver.cli import (EXIT_OK, EXIT_PARTIAL, Terminated, UsageError, config_error_line, console, emit_json,
+                          err, plain, settings_of)
 from archiver.commands import add_command
 
 
@@ -324,8 +324,10 @@ def _failure_reason(e: BaseException) -> str:
     from archiver.config import ConfigError
     from archiver.store.base import StoreError
 
-    if isinstance(e, (UsageError, ConfigError)):
+    if isinstance(e, UsageError):
         return str(e)
+    if isinstance(e, ConfigError):
+        return config_error_line(str(e))
     if isinstance(e, StoreError):
         return f"store: {e}"
     if isinstance(e, Terminated):
