@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Any, Iterator
@@ -88,7 +89,20 @@ def guess_format(p: Path) -> str:
         head = f.read(16)
     if head.startswith(b"SQLite format 3\x00"):
         return "sqlite"
+    if head[:8] in (b"PACK\x00\x00\x00\x02", b"PACK\x00\x00\x00\x03"):  # git pack, versions 2 and 3
+        return "git-pack"
+    if _LOOSE_OBJECT.search(p.as_posix()) and _zlib_header(head):
+        return "git-object"
     return "text"
+
+
+# objects/<2 hex>/<38 or 62 hex>: git's loose object names (SHA-1, SHA-256)
+_LOOSE_OBJECT = re.compile(r"(?:^|/)objects/[0-9a-f]{2}/(?:[0-9a-f]{38}|[0-9a-f]{62})$")
+
+
+def _zlib_header(head: bytes) -> bool:
+    """A zlib stream's first two bytes (deflate, window <= 32K, check bits)."""
+    return len(head) >= 2 and head[0] & 0x0F == 8 and head[0] >> 4 <= 7 and (head[0] << 8 | head[1]) % 31 == 0
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
