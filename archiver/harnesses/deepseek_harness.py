@@ -1,12 +1,15 @@
 """DeepSeek harness: configured root (default ~/.deepseek/sessions), per the persistence catalog
 (seeds/003_37255de69aaa2bf4.txt).
 
-The catalog fixes the file format, not the layout: every `*.jsonl` below the root whose first
-line is a header `{type: "session", version, id, createdAt (ms), cwd?, isSeeded, origin?,
-parentSession?, delegationDepth, agentPreset?}` is a session, archived at its path relative
+The catalog fixes the file format, not the layout: every `*.jsonl` below the root is a session;
+its first line is a header `{type: "session", version, id, createdAt (ms), cwd?, isSeeded, origin?,
+parentSession?, delegationDepth, agentPreset?}`. Each is archived at its path relative
 to the root under `.deepseek/sessions/`. Events `{type, seq, time, data, ignorable?,
 surfaceOp?, sourceEventSeqs?}` are immutable and appended -> mode `append`. The whole file
 is archived untouched: an event type not in the catalog is kept (and reported), never dropped.
+A `*.jsonl` whose first line is no header (a session whose header was lost, or a file of the
+harness the catalog does not describe) is archived too, as a session named by its file name,
+with a warning: nothing below the root is left out because it does not parse.
 
 Lineage
 - subagent: header `origin: "subagent"` + `parentSession` -> edge `subagent` to that parent.
