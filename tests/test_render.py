@@ -100,9 +100,16 @@ def test_claude_walks_the_active_branch_in_conversation_order(tmp_path: Path) ->
         ("marker", "marker", "Conversation compacted (trigger manual, preTokens 5)"),
         ("summary", "text", "Summary text"),
         ("assistant", "text", "after compaction"),
+        # the rewound branch follows, in file order (the sidechain line is not a branch)
+        ("marker", "marker", "Other branches (rewinds, edits): 3 message(s) the active conversation does not "
+                             "reach, in file order"),
+        ("marker", "marker", "Branch from message att"),
+        ("user", "text", "first question"),
+        ("assistant", "text", "abandoned answer"),
+        ("assistant", "text", "other branch"),
     ]
-    assert t.entries[-2].label == "Compaction summary"
-    assert any("3 message(s) on other branches" in n for n in t.notes)
+    assert [e.label for e in t.entries if e.role == "summary"] == ["Compaction summary"]
+    assert t.notes == []
 
 
 def test_claude_leaf_falls_back_to_newest_main_chain_message(tmp_path: Path) -> None:
@@ -110,7 +117,12 @@ def test_claude_leaf_falls_back_to_newest_main_chain_message(tmp_path: Path) -> 
     p = _write(tmp_path, "c.jsonl", _claude_records({"leafUuid": None, "explicit": True}))
     s = _session("claude-code", "S", "a.jsonl")
     t = transcript_of(s, {"a.jsonl": p})
-    assert [x[-1] for x in _flat(t)] == ["first question", "abandoned answer", "other branch"]
+    flat = [x[-1] for x in _flat(t)]
+    assert flat[:3] == ["first question", "abandoned answer", "other branch"]
+    # u2 .. a4 (tool results counted), after it, across the compaction
+    assert flat[3] == "Other branches (rewinds, edits): 8 message(s) the active conversation does not reach, in file order"
+    assert flat[4:] == ["Branch from message att", "edited question", "out1", "out2", "done",
+                        "Conversation compacted (trigger manual, preTokens 5)", "Summary text", "after compaction"]
     assert any("withdrawn" in n for n in t.notes)
 
 
@@ -189,14 +201,42 @@ def test_pi_shows_the_active_branch(tmp_path: Path) -> None:
     ]
     p = _write(tmp_path, "p.jsonl", recs)
     t = transcript_of(_session("pi", "P", "p.jsonl"), {"p.jsonl": p})
+    other = "Other branches: 3 entries the active branch (the last entry's) does not reach, in file order"
     assert _flat(t) == [("user", "text", "build it"), ("summary", "text", "went another way"),
-                        ("user", "text", "use the script"), ("assistant", "text", "scripted")]
+                        ("user", "text", "use the script"), ("assistant", "text", "scripted"),
+                        # what was tried on the branch left behind follows, marked
+                        ("marker", "marker", other), ("marker", "marker", "Branch from entry u1"),
+                        ("assistant", "call", "bash", "make: ok"), ("assistant", "text", "made")]
+    assert t.notes == []
     # the last entry is the leaf: append to the other branch and it becomes active
     recs.append(m("a9", "a2", {"role": "assistant", "content": [{"type": "text", "text": "back again"}]}))
     p = _write(tmp_path, "p.jsonl", recs)
     t = transcript_of(_session("pi", "P", "p.jsonl"), {"p.jsonl": p})
     assert _flat(t) == [("user", "text", "build it"), ("assistant", "call", "bash", "make: ok"),
-                        ("assistant", "text", "made"), ("assistant", "text", "back again")]
+                        ("assistant", "text", "made"), ("assistant", "text", "back again"),
+                        ("marker", "marker", other), ("marker", "marker", "Branch from entry u1"),
+                        ("summary", "text", "went another way"), ("user", "text", "use the script"),
+                        ("assistant", "text", "scripted")]
+
+
+def test_pi_branch_markers_name_each_branch_point(tmp_path: Path) -> None:
+    """Two branches left behind, one from the start (parentId null) and one from a message: each
+    opens with its own marker; entries of one branch follow their parent without a new marker."""
+    m = lambda i, parent, text: {"type": "message", "id": i, "parentId": parent,  # noqa: E731
+                                 "message": {"role": "user", "content": text}}
+    recs = [
+        {"type": "session", "version": 3, "id": "P", "timestamp": "2026-01-01T10:00:00Z", "cwd": "/w"},
+        m("x1", None, "first try"), m("x2", "x1", "first try, more"),
+        m("y1", None, "second try"),
+        m("z1", "y1", "third try"),
+        m("y2", "y1", "active"),
+    ]
+    p = _write(tmp_path, "p.jsonl", recs)
+    t = transcript_of(_session("pi", "P", "p.jsonl"), {"p.jsonl": p})
+    assert [x[-1] for x in _flat(t)] == [
+        "second try", "active",
+        "Other branches: 3 entries the active branch (the last entry's) does not reach, in file order",
+        "Branch from the start", "first try", "first try, more", "Branch from entry y1", "third try"]
 
 
 # ---------------------------------------------------------------- writers
@@ -313,7 +353,7 @@ def test_export_other_harnesses(env: Env) -> None:  # noqa: F811
         main = made["pi"]["sessions"]["main"]
         d = env.cli_json("export", f"pi:{main}", "--format", "md", identity=True)["document"]
         assert "Use ./build.sh instead." in d and "Tried make; switched" in d
-        assert "make\\n" not in d and "on other branches are not shown" in d
+        assert d.index("Other branches") < d.index("&& make")  # the branch left behind, after the active one
     if "deepseek" in made:
         main = made["deepseek"]["sessions"]["main"]
         d = env.cli_json("export", f"deepseek-harness:{main}", "--format", "md", identity=True)["document"]

@@ -4,7 +4,8 @@ File order is not conversation order: walk `parentUuid` from the active leaf (th
 `leafUuid` of the last `last-prompt`, else the newest non-sidechain message) to the root,
 continue across compaction through the boundary's `logicalParentUuid`, re-attach
 parallel tool results that hang off an assistant line on the path, and merge the lines
-of one streamed response (same `message.id`).
+of one streamed response (same `message.id`). The messages the path does not reach (rewinds,
+edited prompts) follow under "Other branches", in file order.
 """
 
 from __future__ import annotations
@@ -75,11 +76,28 @@ def _render_file(t: Transcript, recs: list[dict[str, Any]]) -> None:
                 if c not in on_path and _is_tool_result(nodes[c]):
                     _emit(t, nodes[c])
                     on_path.add(c)
-    off = sum(1 for u, r in nodes.items()
-              if u not in on_path and r.get("type") in ("user", "assistant") and not r.get("isSidechain"))
-    if off:
-        t.notes.append(f"{off} message(s) on other branches (rewinds, edits) are not shown")
+    off = [u for u in sorted(nodes, key=order.__getitem__)
+           if u not in on_path and not nodes[u].get("isSidechain")
+           and (nodes[u].get("type") in ("user", "assistant") or _is_compaction(nodes[u]))]
+    if any(nodes[u].get("type") in ("user", "assistant") for u in off):
+        _other_branches(t, off, nodes)
     _merge_streamed(t)
+
+
+def _other_branches(t: Transcript, off: list[str], nodes: dict[str, dict[str, Any]]) -> None:
+    """The messages the active branch does not reach (rewinds, edited prompts), after it, in
+    file order: what the agent did there happened all the same, so a reviewer sees it. Each
+    branch starts with a marker naming the message it grew from."""
+    n = sum(1 for u in off if nodes[u].get("type") in ("user", "assistant"))
+    t.marker(f"Other branches (rewinds, edits): {n} message(s) the active conversation does not reach, "
+             "in file order")
+    taken = set(off)
+    for u in off:
+        parent = _parent(nodes[u])
+        if parent not in taken:
+            t.marker(f"Branch from message {parent}" if isinstance(parent, str) else "Branch from the start",
+                     timestamp=nodes[u].get("timestamp"))
+        _emit(t, nodes[u])
 
 
 def _newest(nodes: dict[str, dict[str, Any]], order: dict[str, int]) -> str | None:
@@ -97,13 +115,20 @@ def _walk(leaf: str, nodes: dict[str, dict[str, Any]]) -> list[str]:
     while cur and cur in nodes and cur not in seen:
         seen.add(cur)
         path.append(cur)
-        rec = nodes[cur]
-        nxt = rec.get("parentUuid")
-        if not nxt and rec.get("type") == "system" and rec.get("subtype") == "compact_boundary":
-            nxt = rec.get("logicalParentUuid")  # stitch the pre-compaction history on
-        cur = nxt if isinstance(nxt, str) else None
+        cur = _parent(nodes[cur])
     path.reverse()
     return path
+
+
+def _is_compaction(rec: dict[str, Any]) -> bool:
+    return rec.get("type") == "system" and rec.get("subtype") == "compact_boundary"
+
+
+def _parent(rec: dict[str, Any]) -> str | None:
+    nxt = rec.get("parentUuid")
+    if not nxt and _is_compaction(rec):
+        nxt = rec.get("logicalParentUuid")  # stitch the pre-compaction history on
+    return nxt if isinstance(nxt, str) else None
 
 
 def _is_tool_result(rec: dict[str, Any]) -> bool:

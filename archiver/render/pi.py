@@ -1,7 +1,8 @@
 """pi sessions (seeds/by-harness/pi.json `linking`).
 
 Line 1 is the header; every other entry is a tree node (`id`, `parentId`). The active
-leaf is the last entry in the file; walk `parentId` to the root for the active branch.
+leaf is the last entry in the file; walk `parentId` to the root for the active branch, shown
+first; the entries it does not reach follow under "Other branches", in file order.
 Version-1 files have no ids: they are linear, in file order.
 """
 
@@ -42,9 +43,24 @@ def _render(t: Transcript, session: Session, recs: list[dict[str, Any]]) -> None
     path.reverse()
     for e in path:
         _emit(t, e)
-    off = sum(1 for i, e in nodes.items() if i not in seen and e.get("type") == "message")
-    if off:
-        t.notes.append(f"{off} message(s) on other branches are not shown (active branch = last entry's)")
+    _other_branches(t, [e for e in entries if isinstance(e.get("id"), str) and e["id"] not in seen])
+
+
+def _other_branches(t: Transcript, off: list[dict[str, Any]]) -> None:
+    """The entries the active branch does not reach (left by /tree navigation or a fork), after
+    it, in file order: a reviewer sees what was tried there too. Each branch starts with a
+    marker naming the entry it grew from."""
+    if not any(e.get("type") == "message" for e in off):
+        return
+    ids = {e["id"] for e in off}
+    t.marker(f"Other branches: {len(off)} entr{'y' if len(off) == 1 else 'ies'} the active branch (the last "
+             "entry's) does not reach, in file order")
+    for e in off:
+        parent = e.get("parentId")
+        if parent not in ids:
+            t.marker(f"Branch from entry {parent}" if isinstance(parent, str) else "Branch from the start",
+                     timestamp=e.get("timestamp"))
+        _emit(t, e)
 
 
 def _emit(t: Transcript, e: dict[str, Any]) -> None:
