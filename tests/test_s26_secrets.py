@@ -105,8 +105,6 @@ def test_sentry_dsn_keeps_host_and_project_under_the_secrets_pack() -> None:
             assert "sentry-dsn" in report.by_rule(), report.by_rule()
 
 
-@pytest.mark.xfail(strict=True, reason="the e-mail rule takes <key>@<sentry host> whole until rules/pii.toml allows "
-                                       "a 32-hex key at a sentry host (the lead's change, s26 report)")
 def test_sentry_dsn_keeps_host_and_project_under_every_pack(red) -> None:  # noqa: ANN001
     for text, keep, _ in sentry_texts(SEEDS[0]):
         out, _ = redact_as(red, "text", text)
