@@ -67,7 +67,7 @@ _ID_LONG = ("aadhaa?r|uidai|passport|passeport|reisepass|pasaporte|passaporto|pa
             "social.?security|assurance.?sociale|s.curit..?sociale|num(?:ero)?.?secu|carte.?vitale|tax.?id|"
             "permanent.?account|iban|(?:account|acct).?n(?:umber|um|o|r)|bank.?account|kontonummer|routing|"
             "sort.?code|vat.?(?:id|n(?:umber|um|o|r)|reg)|ust.?id|umsatzsteuer|employer.?identification|"
-            "tax.?(?:n(?:umber|um|o|r)|ref|code)|taxpayer")
+            "tax.?(?:n(?:umber|um|o|r)|ref|code)|taxpayer|credit.?card|card.?n(?:umber|um|o|r)|cc.?n(?:umber|um|o)")
 _ID_SHORT_WORDS = ("sin", "nas", "pan", "cpf", "dni", "nie", "nif", "bsn", "nir", "nino", "ssn", "vat", "ein", "tin",
                    "itin", "utr")
 _ID_SHORT = "|".join(_ID_SHORT_WORDS)
@@ -247,6 +247,11 @@ ID_COLUMNS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("us-routing-number-labelled",), r"(?:aba_)?routing(?:_transit)?" + _ID_NUMBER),
     (("uk-sort-code-labelled",), r"sort_?code"),
     (("us-ein-labelled",), r"(?:ein|employer_identification)" + _ID_NUMBER),
+    # (s26) a card number's column: a diff's row of numbers under it (whose numbers the card rules leave
+    # alone) still loses its card; luhn takes 12-19 digits with a valid check digit, nothing else
+    (("credit-card-visa", "credit-card-mastercard", "credit-card-amex", "credit-card-discover", "credit-card-diners",
+      "credit-card-jcb", "credit-card-unionpay", "credit-card-maestro"),
+     r"(?:credit_?)?card(?:_?(?:number|num|no|nr))?|cc_?(?:number|num|no)"),
 )
 # A person's name and date of birth (s24): read as the identifiers above, after them so their kinds
 # stay; a cell must look like a name or a date (person_name_cell, birth_date_cell) before the rule's
@@ -711,7 +716,7 @@ def _creates(buf: bytes) -> list[tuple[int, int, bytes, list[bytes]]]:
     if b"reate" not in buf and b"REATE" not in buf:
         return out
     for m in _CREATE_RX.finditer(buf):
-        body = _sql_parens(buf, m.end() - 1, min(len(buf), m.end() + _CREATE_CAP))
+        body, close = _sql_parens(buf, m.end() - 1, min(len(buf), m.end() + _CREATE_CAP))
         if body is None:
             continue
         cols = []
@@ -720,25 +725,25 @@ def _creates(buf: bytes) -> list[tuple[int, int, bytes, list[bytes]]]:
             if not word or _NOT_A_COLUMN.match(word):
                 continue
             if word[:1] in b"`\"[":
-                close = word.find(b"]" if word[:1] == b"[" else word[:1], 1)
-                cols.append(word[1:close] if close > 0 else word[1:])
+                q = word.find(b"]" if word[:1] == b"[" else word[:1], 1)
+                cols.append(word[1:q] if q > 0 else word[1:])
             else:
                 cols.append(word.split(None, 1)[0])
-        end = buf.find(b"\n", m.end())
+        end = buf.find(b"\n", close)  # (the statement's end: its options after the `)`, its `;`)
         out.append((m.start(), len(buf) if end < 0 else end + 1, _table_name(m.group(1)), cols))
     return out
 
 
-def _sql_parens(buf: bytes, pos: int, n: int) -> list[bytes] | None:
+def _sql_parens(buf: bytes, pos: int, n: int) -> tuple[list[bytes] | None, int]:
     """The items (split at the commas of depth 0) of the parenthesised list opened at pos, strings
-    and nested parentheses skipped over; None when it does not close before n."""
+    and nested parentheses skipped over, and where it closes; None when it does not close before n."""
     items, depth, start, k = [], 0, pos + 1, pos + 1
     while k < n:
         c = buf[k]
         if c in b"'\"`":
             close = _sql_string_end(buf, k, n)
             if close < 0:
-                return None
+                return None, n
             k = close + 1
             continue
         if c == 0x28:
@@ -746,13 +751,13 @@ def _sql_parens(buf: bytes, pos: int, n: int) -> list[bytes] | None:
         elif c == 0x29:
             if depth == 0:
                 items.append(buf[start:k])
-                return items
+                return items, k
             depth -= 1
         elif c == 0x2C and depth == 0:
             items.append(buf[start:k])
             start = k + 1
         k += 1
-    return None
+    return None, n
 
 
 def _sql_rows(buf: bytes, sa: int, sb: int, out: list[tuple[int, int, int]],
