@@ -57,7 +57,7 @@ from typing import Iterator, NamedTuple
 
 import re2
 
-from archiver.redact.rules import builtin_pack_path, load_word_lists
+from archiver.redact import rules as _rules
 
 # Names of national identifiers (rules/pii.toml) in a header: the long ones anywhere, the short
 # ones (sin, pan, bsn...) as words of their own (`sin`, `SIN`, `sin_number`, `customerSin`), never
@@ -67,7 +67,7 @@ _ID_LONG = ("aadhaa?r|uidai|passport|passeport|reisepass|pasaporte|passaporto|pa
             "social.?security|assurance.?sociale|s.curit..?sociale|num(?:ero)?.?secu|carte.?vitale|tax.?id|"
             "permanent.?account|iban|(?:account|acct).?n(?:umber|um|o|r)|bank.?account|kontonummer|routing|"
             "sort.?code|vat.?(?:id|n(?:umber|um|o|r)|reg)|ust.?id|umsatzsteuer|employer.?identification|"
-            "tax.?(?:n(?:umber|um|o|r)|ref|code)|taxpayer")
+            "tax.?(?:n(?:umber|um|o|r)|ref|code)|taxpayer|credit.?card|card.?n(?:umber|um|o|r)|cc.?n(?:umber|um|o)")
 _ID_SHORT_WORDS = ("sin", "nas", "pan", "cpf", "dni", "nie", "nif", "bsn", "nir", "nino", "ssn", "vat", "ein", "tin",
                    "itin", "utr")
 _ID_SHORT = "|".join(_ID_SHORT_WORDS)
@@ -87,6 +87,12 @@ _KEY_NAMING_ID = ("(?:- )?(?:[A-Za-z0-9_.-]*"
                   f"(?i:{_ID_LONG})[A-Za-z0-9_.-]*"
                   f"|(?:[A-Za-z0-9.-]*[_.-])?(?i:{_ID_SHORT})(?:[_.-][A-Za-z0-9_.-]*)?"
                   f"|[A-Za-z0-9_.-]*[a-z0-9](?:{_ID_CAMEL})(?:[A-Z_.-][A-Za-z0-9_.-]*)?)")
+
+# an INSERT with no column list: `INSERT INTO `t` VALUES (`
+_NO_COLUMNS = "(?i:(?:insert|replace)[ \t\r\n]+(?:ignore[ \t\r\n]+)?into[ \t\r\n]+[`\"\\[\\]A-Za-z0-9_.$]+[ \t\r\n]+values[ \t\r\n]*\\()"
+
+# a vCard's N property: family name, given name(s) and more, `;` between them (its parameters before the `:`)
+_VCARD_N = "(?m:^)N(?:;[A-Za-z-]+=[^:;\\r\\n]*)*:[^;:\\r\\n]*;"
 
 # What every table this module reads holds: a `|`/`+` next to a dash (its separator) or psql's
 # `(N rows)` footer (one column), and a secret word (its header). The engine adds the first
@@ -109,16 +115,20 @@ MARK_PATTERN = ("[|+][ \t]*:?-|-:?[ \t]*[|+]|--[ \t]+--|rows?\\)|[\u251c-\u254b\
                 # judges the name: `name,email` passes this gate only)
                 f"|(?i:(?:name|dob|{_BIRTH})(?:\\||\"?[,;\t]\"?)[a-z_]|[a-z0-9_](?:\\||\"?[,;\t]\"?)[a-z0-9_]*(?:name|dob|{_BIRTH}))"
                 "|[0-9]\\. row \\*\\*"
+                # a vCard's structured name (`N:Family;Given;Middle;Prefix;Suffix`: _vcard_name)
+                f"|{_VCARD_N}"
                 f"|(?m:^)[ \t]*{_KEY_NAMING_ID}[ \t]*[:=|]"
                 # a person's name or birth date named by its key where its rule cannot read it (_person_pairs,
                 # _sql_rows): a value with nothing after it to the line's end (a text cut after it), a
                 # logfmt pair with another pair after it, a SQL INSERT or COPY naming such a column
                 f"|(?i:{_PERSON_WORDS})[\"'`]?[ \t]*(?::=|=>|[:=>])[ \t]*[\"'`]?[^ \t\r\n\"'`,;&)}}\\]|<>#][^\r\n\"'`,;&)}}\\]|<>#]*(?m:$)"
-                f"|(?i:{_PERSON_WORDS})=[^ \t\r\n\"'`]+[ \t]+[A-Za-z_][A-Za-z0-9_.-]*="
-                f"|(?i:insert[ \t\r\n]+(?:ignore[ \t\r\n]+)?into[ \t\r\n]|copy[ \t]+)[^(;]*\\([^);]*(?i:{_PERSON_WORDS})"
+                f"|(?i:{_PERSON_WORDS})=(?:\"[^\"\r\n]*\"|[^ \t\r\n\"'`]+)[ \t]"
+                f"|(?i:(?:insert|replace)[ \t\r\n]+(?:ignore[ \t\r\n]+)?into[ \t\r\n]|copy[ \t]+)[^(;]*\\([^);]*(?i:{_PERSON_WORDS})"
+                # (s26) an INSERT with no column list (mysqldump): its CREATE TABLE or its values tell
+                f"|{_NO_COLUMNS}"
                 ).encode()
 WORD_PATTERN = ("(?i:pass|pw|secret|token|key|psk|authentication_str|" + _ID_LONG + "|" + _PERSON_WORDS
-                + f"|(?:^|[^a-z])(?:{_ID_SHORT})(?:[^a-z]|$))|[a-z0-9](?:{_ID_CAMEL})(?:[^a-z]|$)").encode()
+                + f"|(?:^|[^a-z])(?:{_ID_SHORT})(?:[^a-z]|$))|[a-z0-9](?:{_ID_CAMEL})(?:[^a-z]|$)|{_NO_COLUMNS}|{_VCARD_N}").encode()
 _MARK = re2.compile(MARK_PATTERN)
 _WORDS = re2.compile(WORD_PATTERN)
 _SEP_PATTERN = rb"[ \t]*[|+]?[ \t]*:?-+:?[ \t]*(?:[|+][ \t]*:?-+:?[ \t]*)*[|+]?[ \t]*\r?"
@@ -159,8 +169,16 @@ _TAIL_PAIR = re.compile(rb"(?:^|[^A-Za-z0-9_.-])([A-Za-z0-9_.-]*(?i:" + _PERSON_
                         + rb"))(?:\\?[\"'`])?[ \t]*(?::=|=>|[:=>])[ \t]*(?:\\?[\"'`])?([^\r\n\"'`,;&)}\]|<>#\\]*)")
 _LOGFMT_PAIR = re.compile(rb'(?:^|(?<=[ \t]))([A-Za-z_][A-Za-z0-9_.-]*)=("(?:[^"\\\r\n]|\\.)*"|[^ \t\r\n"]*)')
 # INSERT INTO t (a, b) VALUES (...), (...); COPY t (a, b) FROM stdin; (pg_dump: tab-separated rows up to `\.`)
-_SQL_HEAD_RX = re2.compile(rb"(?i)\b(?:insert[ \t\r\n]+(?:ignore[ \t\r\n]+)?into|copy)[ \t\r\n]+[`\"\[\]A-Za-z0-9_.$]+"
-                           rb"[ \t\r\n]*\(([^();]+)\)[ \t\r\n]*(values|from[ \t]+stdin[ \t]*;[ \t]*\r?\n)[ \t\r\n]*")
+# (s26: the column list may be missing, as in mysqldump's `INSERT INTO `t` VALUES (...),(...);`: the columns
+# are then those of the `CREATE TABLE` of the same name earlier in the text, else read from the values)
+_SQL_HEAD_RX = re2.compile(rb"(?i)\b(?:(?:insert|replace)[ \t\r\n]+(?:ignore[ \t\r\n]+)?into|copy)[ \t\r\n]+"
+                           rb"([`\"\[\]A-Za-z0-9_.$]+)"
+                           rb"[ \t\r\n]*(?:\(([^();]+)\)[ \t\r\n]*)?(values|from[ \t]+stdin[ \t]*;[ \t]*\r?\n)[ \t\r\n]*")
+_CREATE_RX = re.compile(rb"(?i)\bcreate[ \t\r\n]+(?:(?:global[ \t\r\n]+|local[ \t\r\n]+)?(?:temporary|temp|unlogged)[ \t\r\n]+)?"
+                        rb"table[ \t\r\n]+(?:if[ \t\r\n]+not[ \t\r\n]+exists[ \t\r\n]+)?([`\"\[\]A-Za-z0-9_.$]+)[ \t\r\n]*\(")
+# the items of a CREATE TABLE that are no column
+_NOT_A_COLUMN = re.compile(rb"(?i)(?:primary|key|unique|index|constraint|foreign|check|fulltext|spatial|exclude|period|like)\b")
+_CREATE_CAP = 1 << 16  # a CREATE TABLE's body is read up to this many bytes
 _SQL_CAP = 64 << 20  # the values of one statement are read up to this many bytes
 # a statement of code (`return user,password`, `echo key,secret`) is no header of names
 _CODE_WORD = re.compile(rb" *(?:return|yield|print|echo|assert|await|raise|del|global|nonlocal|import|export|local|"
@@ -229,6 +247,11 @@ ID_COLUMNS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("us-routing-number-labelled",), r"(?:aba_)?routing(?:_transit)?" + _ID_NUMBER),
     (("uk-sort-code-labelled",), r"sort_?code"),
     (("us-ein-labelled",), r"(?:ein|employer_identification)" + _ID_NUMBER),
+    # (s26) a card number's column: a diff's row of numbers under it (whose numbers the card rules leave
+    # alone) still loses its card; luhn takes 12-19 digits with a valid check digit, nothing else
+    (("credit-card-visa", "credit-card-mastercard", "credit-card-amex", "credit-card-discover", "credit-card-diners",
+      "credit-card-jcb", "credit-card-unionpay", "credit-card-maestro"),
+     r"(?:credit_?)?card(?:_?(?:number|num|no|nr))?|cc_?(?:number|num|no)"),
 )
 # A person's name and date of birth (s24): read as the identifiers above, after them so their kinds
 # stay; a cell must look like a name or a date (person_name_cell, birth_date_cell) before the rule's
@@ -270,13 +293,15 @@ _BIRTH_CELL = re.compile(
 
 
 # a word of a product's, a team's, a company's or a bot's name (`GitHub Actions`, `Acme Corp`)
-_NOT_SURNAMES = load_word_lists(builtin_pack_path("words"))["not_surnames"]
+# (the lists rules.py loaded once for the whole process: no second copy here)
+_NOT_SURNAMES = _rules._WORDS["not_surnames"]
+_GIVEN_NAMES = _rules._WORDS["given_names"]
 
 
 def person_name_cell(value: str, words: int = 1) -> bool:
     """Does a cell of a name column look like a person's name (`words`: at least that many, none of
     them a product's, team's or company's word then)?"""
-    v = value.strip().replace("''", "'")  # (a SQL string's doubled quote: 'O''Sullivan')
+    v = value.strip().replace("''", "'").replace("\\'", "'")  # (a SQL string's quote: 'O''Sullivan', mysqldump's 'O\\'Sullivan')
     if not _NAME_CELL.fullmatch(v) or v.lower() in _NOT_A_NAME:
         return False
     parts = v.lower().split(" ")
@@ -564,10 +589,28 @@ def _starts(buf: bytes) -> Iterator[tuple[int, int, bytes]]:
         yield m.start(), m.end(), _PAIRS
     for m in _SQL_HEAD_RX.finditer(buf):
         yield m.start(), m.end(), _SQL
+    if b"N:" in buf or b"N;" in buf:
+        for m in _VCARD_N_RX.finditer(buf):
+            yield m.start(), m.end(), _VCARD
 
 
 # (the "delimiters" of a vertical record's header, a key line, a line of person-keyed pairs, a SQL statement)
-_RECORD, _KEY, _PAIRS, _SQL = b"RECORD", b"KEY", b"PAIRS", b"SQL"
+_RECORD, _KEY, _PAIRS, _SQL, _VCARD = b"RECORD", b"KEY", b"PAIRS", b"SQL", b"VCARD"
+_VCARD_N_RX = re2.compile(_VCARD_N.encode() + rb"[^\r\n]*")
+
+
+def _vcard_name(buf: bytes, a: int, b: int, out: list[tuple[int, int, int]]) -> None:
+    """A vCard's `N:Family;Given;Additional;Prefix;Suffix` (RFC 6350 6.2.2): the family, given and
+    additional names, each a name's cell (a value list's `,` between several; `\\,` escapes one)."""
+    line = buf[a:b]
+    colon = line.find(b":")
+    pos = colon + 1
+    for k, part in enumerate(line[pos:].rstrip(b"\r").split(b";")[:3]):
+        p = pos
+        for piece in part.split(b","):
+            _add_value(line, a, p, p + len(piece), NAME_KIND, out)
+            p += len(piece) + 1
+        pos += len(part) + 1
 
 
 def _record_fields(buf: bytes, ha: int, hb: int, out: list[tuple[int, int, int]],
@@ -629,11 +672,12 @@ def _person_pairs(buf: bytes, a: int, b: int, out: list[tuple[int, int, int]]) -
     with nothing after the value (`first_name: Jane`, `"lastName": "Okafor` cut before its quote)."""
     line = buf[a:b]
     pairs = list(_LOGFMT_PAIR.finditer(line))
-    if len(pairs) >= 2:
-        for m in pairs:
-            kind = column_kind(m.group(1).decode("ascii", "replace"))
-            if kind is not None and kind >= ID_BASE:
-                _add_value(line, a, *m.span(2), kind, out)
+    for m in pairs:
+        # (s26: a pair alone in prose or a log line too, `signup for first_name=Jane done`: its value
+        # ends at a blank, and must still look like a name or a date, or pass the identifier's check)
+        kind = column_kind(m.group(1).decode("ascii", "replace"))
+        if kind is not None and kind >= ID_BASE and (len(pairs) >= 2 or m.group(2)[:1] == b'"' or kind >= NAME_KIND):
+            _add_value(line, a, *m.span(2), kind, out)
     if b < len(buf):
         return
     tail = None
@@ -651,37 +695,118 @@ def _add_value(line: bytes, at: int, a: int, b: int, kind: int, out: list[tuple[
         out.append((at + v[0], at + v[1], kind))
 
 
-def _sql_columns(names: bytes) -> dict[int, int]:
+def _sql_columns(names: bytes | list[bytes]) -> dict[int, int]:
     """{position: kind} of the identifier and person columns of a SQL column list (`a, "b", [c]`)."""
     kinds = {}
-    for j, name in enumerate(names.split(b",")):
+    for j, name in enumerate(names.split(b",") if isinstance(names, bytes) else names):
         kind = column_kind(name.strip(b" \t\r\n`\"[]").decode("utf-8", "replace"))
         if kind is not None and kind >= ID_BASE:
             kinds[j] = kind
     return kinds
 
 
-def _sql_rows(buf: bytes, sa: int, sb: int, out: list[tuple[int, int, int]]) -> int:
+def _table_name(name: bytes) -> bytes:
+    """A SQL table name as compared: its last dotted part, unquoted, in lower case (`public."Users"`)."""
+    return name.rsplit(b".", 1)[-1].strip(b"`\"[]").lower()
+
+
+def _creates(buf: bytes) -> list[tuple[int, int, bytes, list[bytes]]]:
+    """The CREATE TABLE statements of buf: (start, end of its line, table name, column names)."""
+    out = []
+    if b"reate" not in buf and b"REATE" not in buf:
+        return out
+    for m in _CREATE_RX.finditer(buf):
+        body, close = _sql_parens(buf, m.end() - 1, min(len(buf), m.end() + _CREATE_CAP))
+        if body is None:
+            continue
+        cols = []
+        for item in body:
+            word = item.strip(b" \t\r\n")
+            if not word or _NOT_A_COLUMN.match(word):
+                continue
+            if word[:1] in b"`\"[":
+                q = word.find(b"]" if word[:1] == b"[" else word[:1], 1)
+                cols.append(word[1:q] if q > 0 else word[1:])
+            else:
+                cols.append(word.split(None, 1)[0])
+        end = buf.find(b"\n", close)  # (the statement's end: its options after the `)`, its `;`)
+        out.append((m.start(), len(buf) if end < 0 else end + 1, _table_name(m.group(1)), cols))
+    return out
+
+
+def _sql_parens(buf: bytes, pos: int, n: int) -> tuple[list[bytes] | None, int]:
+    """The items (split at the commas of depth 0) of the parenthesised list opened at pos, strings
+    and nested parentheses skipped over, and where it closes; None when it does not close before n."""
+    items, depth, start, k = [], 0, pos + 1, pos + 1
+    while k < n:
+        c = buf[k]
+        if c in b"'\"`":
+            close = _sql_string_end(buf, k, n)
+            if close < 0:
+                return None, n
+            k = close + 1
+            continue
+        if c == 0x28:
+            depth += 1
+        elif c == 0x29:
+            if depth == 0:
+                items.append(buf[start:k])
+                return items, k
+            depth -= 1
+        elif c == 0x2C and depth == 0:
+            items.append(buf[start:k])
+            start = k + 1
+        k += 1
+    return None, n
+
+
+def _sql_rows(buf: bytes, sa: int, sb: int, out: list[tuple[int, int, int]],
+              heads: list[tuple[int, int, bool]] | None = None, creates: list[list] | None = None) -> int:
     """The values of an INSERT's rows (`VALUES (...), (...)`) or of a COPY's (pg_dump: a row a line,
-    tab-separated, up to `\\.`) under their columns. Appends the cells of identifier and person
-    columns; returns where the statement's values end (sa when it is none of ours)."""
+    tab-separated, up to `\\.`) under their columns. With no column list (mysqldump), the columns are
+    those of the last `CREATE TABLE` of that name before the statement (`creates`: a cache of them for
+    buf, filled on first use), else an INSERT's rows are read by their values' shapes (_shaped_rows).
+    Appends the cells of identifier and person columns; returns where the statement's values end (sa
+    when it is none of ours). `heads` gets the statement's head when its rows may go on after buf (a
+    chunk of a long dump): the statement's own head, or the CREATE TABLE that names its columns."""
     m = _SQL_HEAD_RX.match(buf, sa)
     if m is None:
         return sa
-    kinds = _sql_columns(m.group(1)) if len(m.group(1)) <= 8192 else None
+    copy = m.group(3)[:1] in b"Ff"
+    hs = sa
+    if m.group(2) is not None:
+        kinds = _sql_columns(m.group(2)) if len(m.group(2)) <= 8192 else None
+    else:
+        if creates is not None and not creates:
+            creates.append(_creates(buf))
+        name, kinds, cs, ce = _table_name(m.group(1)), None, -1, -1
+        for c in (creates[0] if creates else _creates(buf)):
+            if c[0] >= sa:
+                break
+            if c[2] == name:
+                cs, ce, kinds = c[0], c[1], _sql_columns(c[3])
+        if cs < 0 and not copy:
+            return _shaped_rows(buf, sb, out)
+        hs = cs
     if not kinds:
         return sa
-    if m.group(2)[:1] in b"Ff":
-        return _copy_rows(buf, sb, kinds, out)
-    return _insert_rows(buf, sb, kinds, out)
+    end, going = _copy_rows(buf, sb, kinds, out) if copy else _insert_rows(buf, sb, kinds, out)
+    if heads is not None and going:  # rows still to come (no `;` or `\\.` yet): the next chunk needs the columns
+        heads.append((hs, sb, True))
+    elif heads is not None and m.group(2) is None and not buf[end:].strip(b" \t\r\n;"):
+        # the text ends with a statement that has no columns of its own (mysqldump --skip-extended-insert
+        # writes one a row): the next chunk's statements need the CREATE TABLE
+        heads.append((cs, ce, True))
+    return end
 
 
-def _copy_rows(buf: bytes, pos: int, kinds: dict[int, int], out: list[tuple[int, int, int]]) -> int:
+def _copy_rows(buf: bytes, pos: int, kinds: dict[int, int], out: list[tuple[int, int, int]]) -> tuple[int, bool]:
+    """(where the rows end, whether they run to the end of buf with no `\\.`)."""
     end, n, rows = pos, len(buf), 0
     while pos < n and rows < MAX_ROWS:
         line, nxt = _line_at(buf, pos)
         if line.rstrip(b"\r") == b"\\.":
-            break
+            return pos + len(line), False
         cells, p = [], 0
         for cell in line.rstrip(b"\r").split(b"\t"):
             cells.append((p, p + len(cell)))
@@ -692,12 +817,22 @@ def _copy_rows(buf: bytes, pos: int, kinds: dict[int, int], out: list[tuple[int,
         rows += 1
         end = pos
         pos = nxt
-    return end
+    return max(end, min(pos, n)), pos >= n
 
 
-def _insert_rows(buf: bytes, pos: int, kinds: dict[int, int], out: list[tuple[int, int, int]]) -> int:
+def _insert_rows(buf: bytes, pos: int, kinds: dict[int, int], out: list[tuple[int, int, int]]) -> tuple[int, bool]:
     """`(v, 'text', f(x)), (...)`: each row's values by position; a quoted string (`''` or `\\'`
-    inside it) is a cell, anything else (numbers, NULL, a call) is skipped over."""
+    inside it) is a cell, anything else (numbers, NULL, a call) is skipped over. (where the rows end,
+    whether they run to the end of buf with no `;`)."""
+    end = pos
+    for _row, j, a, b, end in _insert_cells(buf, pos):
+        if j in kinds:
+            _add_value(buf, 0, a, b, kinds[j], out)
+    return end, end >= len(buf) or (buf[end:end + 1] != b";" and not buf[end:].strip(b" \t\r\n,"))
+
+
+def _insert_cells(buf: bytes, pos: int) -> Iterator[tuple[int, int, int, int, int]]:
+    """The string cells of an INSERT's rows from pos: (row, column, start, end, where the rows end so far)."""
     n = min(len(buf), pos + _SQL_CAP)
     rows = 0
     while pos < n and buf[pos] == 0x28 and rows < MAX_ROWS:  # (
@@ -707,9 +842,9 @@ def _insert_rows(buf: bytes, pos: int, kinds: dict[int, int], out: list[tuple[in
             if c in b"'\"" and depth == 0:
                 close = _sql_string_end(buf, pos, n)
                 if close < 0:
-                    return n
-                if j in kinds:
-                    _add_value(buf, 0, pos + 1, close, kinds[j], out)
+                    yield rows, -1, 0, 0, n
+                    return
+                yield rows, j, pos + 1, close, pos
                 pos = close + 1
             elif c in b"'\"":
                 close = _sql_string_end(buf, pos, n)
@@ -729,7 +864,41 @@ def _insert_rows(buf: bytes, pos: int, kinds: dict[int, int], out: list[tuple[in
         rows += 1
         while pos < n and buf[pos] in b" \t\r\n,":
             pos += 1
-    return pos
+    yield rows, -1, 0, 0, pos
+
+
+# an e-mail address that a whole cell is: the row is a person's record (_shaped_rows)
+_EMAIL_CELL = re.compile(r"[^@\s'\"(),;<>]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
+
+
+def _shaped_rows(buf: bytes, pos: int, out: list[tuple[int, int, int]]) -> int:
+    """The rows of an INSERT with no column list and no CREATE TABLE in sight, read by their values'
+    shapes: in a row that holds an e-mail address (a person's record), a cell that is a common given
+    name (words.toml given_names) is a first name and a name-like cell right after it the surname; a
+    cell of a given name and more capitalised words is a full name. (The e-mail, a phone, a card, an
+    identifier with its check digits are their rules' by their own shapes wherever they are.)"""
+    rows: dict[int, list[tuple[int, int, int]]] = {}
+    end = pos
+    for row, j, a, b, end in _insert_cells(buf, pos):
+        if j >= 0:
+            rows.setdefault(row, []).append((j, a, b))
+    for cells in rows.values():
+        values = {j: buf[a:b].decode("utf-8", "replace") for j, a, b in cells}
+        if not any(_EMAIL_CELL.fullmatch(v) for v in values.values()):
+            continue
+        at = {j: (a, b) for j, a, b in cells}
+        for j, v in values.items():
+            first = v.split(" ", 1)[0].lower()
+            if first not in _GIVEN_NAMES or not person_name_cell(v):
+                continue
+            if " " in v:
+                _add_value(buf, 0, *at[j], FULL_NAME_KIND, out)
+                continue
+            _add_value(buf, 0, *at[j], NAME_KIND, out)
+            nxt = values.get(j + 1)
+            if nxt is not None and " " not in nxt.strip() and person_name_cell(nxt):
+                _add_value(buf, 0, *at[j + 1], NAME_KIND, out)
+    return end
 
 
 def _sql_string_end(buf: bytes, pos: int, n: int) -> int:
@@ -1055,6 +1224,7 @@ def secret_cells(buf: bytes, gated: bool = False,
         return []
     buf = ascii_boxes(buf)
     out: list[tuple[int, int, int]] = []
+    creates: list[list] = []  # the CREATE TABLE statements of buf, once an INSERT needs them
     done = -1  # tables already read end here: their borders are no new separators
     n = len(buf)
     for sa, sb, delim in sorted(_starts(buf)):
@@ -1070,8 +1240,11 @@ def secret_cells(buf: bytes, gated: bool = False,
         if delim == _PAIRS:
             _person_pairs(buf, sa, sb, out)
             continue
+        if delim == _VCARD:
+            _vcard_name(buf, sa, sb, out)
+            continue
         if delim == _SQL:
-            done = max(done, _sql_rows(buf, sa, sb, out))
+            done = max(done, _sql_rows(buf, sa, sb, out, heads, creates))
             continue
         if delim == b"|":  # a list-mode header
             done = max(done, _list_mode(buf, sa, sb, out, heads))
