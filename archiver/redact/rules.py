@@ -255,15 +255,15 @@ def load_word_lists(path: Path) -> dict[str, frozenset[str]]:
     return out
 
 
-_WORDS = load_word_lists(builtin_pack_path("words"))
+BUILTIN_WORDS = load_word_lists(builtin_pack_path("words"))  # rules/words.toml, by list name
 # Host names every machine could have: replacing them would hide nothing and wreck ordinary text.
-GENERIC_HOSTS = _WORDS["generic_hosts"]
+GENERIC_HOSTS = BUILTIN_WORDS["generic_hosts"]
 # Account names so common that replacing them everywhere would wreck ordinary text.
-GENERIC_ACCOUNTS = _WORDS["generic_accounts"]
+GENERIC_ACCOUNTS = BUILTIN_WORDS["generic_accounts"]
 # First names that are everyday words ("Will this work?"): matched only with the last name.
-COMMON_WORD_NAMES = _WORDS["common_word_first_names"]
+COMMON_WORD_NAMES = BUILTIN_WORDS["common_word_first_names"]
 # Account names that are everyday words or words of code: replaced only where an account shows.
-COMMON_WORD_USERNAMES = _WORDS["common_word_usernames"]
+COMMON_WORD_USERNAMES = BUILTIN_WORDS["common_word_usernames"]
 
 
 def _validators() -> dict[str, Callable[[str], bool]]:
@@ -540,7 +540,7 @@ def expand_word_lists(pattern: str, where: str = "allowlist", what: str = "an al
     of rules/words.toml (one list of words, in one place, for several rules), and each
     `{Words:<list>}` by the same words capitalised (`{Words:given_names}`: `Margaret|Jean-Luc|...`)."""
     def alternation(m: re.Match[str]) -> str:
-        words = _WORDS.get(m.group(2))
+        words = BUILTIN_WORDS.get(m.group(2))
         if words is None:
             raise RuleError(f"{where}: unknown word list {{{m.group(1)}ords:{m.group(2)}}} in {what} "
                             f"(known: {', '.join(WORD_LISTS)})")

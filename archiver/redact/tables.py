@@ -294,8 +294,8 @@ _BIRTH_CELL = re.compile(
 
 # a word of a product's, a team's, a company's or a bot's name (`GitHub Actions`, `Acme Corp`)
 # (the lists rules.py loaded once for the whole process: no second copy here)
-_NOT_SURNAMES = _rules._WORDS["not_surnames"]
-_GIVEN_NAMES = _rules._WORDS["given_names"]
+_NOT_SURNAMES = _rules.BUILTIN_WORDS["not_surnames"]
+_GIVEN_NAMES = _rules.BUILTIN_WORDS["given_names"]
 
 
 def person_name_cell(value: str, words: int = 1) -> bool:
