@@ -141,7 +141,7 @@ PSQL = (" id | first_name | last_name |        email        |    phone     |    
         "  3 | NULL       | test      | x@corp-mail.net     |              | 2099-99-99\n"
         "(3 rows)\n")
 TABLES = {
-    "psql": (PSQL, ["Margaret", "Li", "Thornton", "Wu", "1984-03-12"]),
+    "psql": (PSQL, ["Margaret", "Li", "Thornton", "Wu", "1984-03-12", "555-867-5309"]),  # (s26: and the phone)
     "csv": ("first_name,last_name,dob\nMargaret,Thornton,1984-03-12\n\"Jean-Luc\",\"O'Neil\",12/03/1984\n",
             ["Margaret", "Jean-Luc", "Thornton", "O'Neil", "1984-03-12", "12/03/1984"]),
     "tsv": ("id\tfirstName\tlastName\tbirthDate\n1\tMargaret\tThornton\t1984-03-12\n",
@@ -173,7 +173,8 @@ def test_name_and_birth_date_columns_are_read_as_cells(name: str) -> None:
     assert sorted(buf[a:b].decode() for a, b, _ in cells) == sorted(values)
     kinds = {buf[a:b].decode(): k for a, b, k in cells}
     for v, k in kinds.items():
-        want = (tables.BIRTH_KIND if v[0].isdigit() else
+        want = (tables.PHONE_KIND if v.count("-") == 2 and len(v) == 12 else
+                tables.BIRTH_KIND if v[0].isdigit() else
                 tables.FULL_NAME_KIND if " " in v else tables.NAME_KIND)
         assert k == want, (v, k)
 

@@ -1155,7 +1155,10 @@ class Engine:
         # loaded rule of tables.ID_COLUMNS[i] whose validator takes it (its label replaces)
         self._id_columns: dict[int, tuple[int, ...]] = {}
         for i, (ids, _names) in enumerate(tables.ID_COLUMNS):
-            found = tuple(c.idx for rid in ids for c in self._c if c.rule.id == rid and c.rule.check is not None)
+            # (a phone column's rules have no validator: tables.phone_cell judged the cell)
+            unchecked = tables.ID_BASE + i == tables.PHONE_KIND
+            found = tuple(c.idx for rid in ids for c in self._c
+                          if c.rule.id == rid and (c.rule.check is not None or unchecked))
             if found:
                 self._id_columns[tables.ID_BASE + i] = found
         if table_pass or self._id_columns:
@@ -1346,9 +1349,12 @@ class Engine:
 
     @staticmethod
     def _id_valid(rule: Rule, cell: bytes) -> bool:
-        """Does the national-id rule's own validator take the cell (n/a, TBD, a wrong check digit: no)?"""
-        if len(cell) > 64 or rule.check is None:
+        """Does the national-id rule's own validator take the cell (n/a, TBD, a wrong check digit: no)?
+        A rule without one (a phone column's) takes what the table pass kept."""
+        if len(cell) > 64:
             return False
+        if rule.check is None:
+            return True
         try:
             return bool(rule.check(cell.decode("utf-8", "replace")))
         except Exception:  # a validator bug must not abort redaction: treat as "not valid"

@@ -81,6 +81,9 @@ _BIRTH = "birth_?(?:date|day)|date_?of_?birth"
 _PERSON_WORDS = (f"(?:first|last|given|family|middle|maiden|sur|fore|full|legal|customer|contact|billing"
                  f"|shipping|holder)[_ -]?name|dob|{_BIRTH}")
 
+# A phone number's column (PHONE_COLUMNS): the words a header holds, for the gate
+_PHONE_WORDS = "phone|mobile|telephone|tel|fax|msisdn"
+
 # the key of a `key: value` line that names an identifier (column_kind judges it whole): a long name
 # anywhere in it, a short one as a word of its own (`customer_bsn`, `customerBsn`; not `Processing`)
 _KEY_NAMING_ID = ("(?:- )?(?:[A-Za-z0-9_.-]*"
@@ -114,6 +117,9 @@ MARK_PATTERN = ("[|+][ \t]*:?-|-:?[ \t]*[|+]|--[ \t]+--|rows?\\)|[\u251c-\u254b\
                 # a CSV/TSV or list-mode header with a person's name or birth date column (column_kind
                 # judges the name: `name,email` passes this gate only)
                 f"|(?i:(?:name|dob|{_BIRTH})(?:\\||\"?[,;\t]\"?)[a-z_]|[a-z0-9_](?:\\||\"?[,;\t]\"?)[a-z0-9_]*(?:name|dob|{_BIRTH}))"
+                # (s26) a CSV/TSV or list-mode header with a phone number's column
+                f"|(?i:(?:{_PHONE_WORDS})(?:_?(?:number|num|no|nr))?(?:\\||\"?[,;\t]\"?)[a-z_]"
+                f"|[a-z0-9_](?:\\||\"?[,;\t]\"?)[a-z0-9_]*(?:{_PHONE_WORDS})(?:_?(?:number|num|no|nr))?(?:[^a-z0-9_]|$))"
                 "|[0-9]\\. row \\*\\*"
                 # a vCard's structured name (`N:Family;Given;Middle;Prefix;Suffix`: _vcard_name)
                 f"|{_VCARD_N}"
@@ -128,6 +134,7 @@ MARK_PATTERN = ("[|+][ \t]*:?-|-:?[ \t]*[|+]|--[ \t]+--|rows?\\)|[\u251c-\u254b\
                 f"|{_NO_COLUMNS}"
                 ).encode()
 WORD_PATTERN = ("(?i:pass|pw|secret|token|key|psk|authentication_str|" + _ID_LONG + "|" + _PERSON_WORDS
+                + "|" + _PHONE_WORDS
                 + f"|(?:^|[^a-z])(?:{_ID_SHORT})(?:[^a-z]|$))|[a-z0-9](?:{_ID_CAMEL})(?:[^a-z]|$)|{_NO_COLUMNS}|{_VCARD_N}").encode()
 _MARK = re2.compile(MARK_PATTERN)
 _WORDS = re2.compile(WORD_PATTERN)
@@ -262,11 +269,20 @@ NAME_COLUMNS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("person-name-keyed-full",), r"(?:full|legal|customer|contact|billing|shipping|holder)_?name"),
     (("date-of-birth-keyed", "date-of-birth-labelled"), r"dob|birth_?(?:date|day)|date_of_birth"),
 )
-ID_COLUMNS = ID_COLUMNS + NAME_COLUMNS
+# A phone number's column (s26): the phone rules have no validator, so a cell is theirs when it is
+# written as a phone number and nothing else (phone_cell); a count, an id or `true` under a
+# `mobile` header is not. Without this, a CSV of customers keeps `4155550123` under `phone`.
+PHONE_COLUMNS: tuple[tuple[tuple[str, ...], str], ...] = (
+    (("phone-e164", "phone-nanp", "phone-international", "phone-uk-national", "phone-fr-national",
+      "phone-international-trunk-zero", "phone-labelled-national"),
+     r"(?:phone|mobile|telephone|tel|fax|msisdn|cell_?phone)(?:_?(?:number|num|no|nr))?"),
+)
+ID_COLUMNS = ID_COLUMNS + NAME_COLUMNS + PHONE_COLUMNS
 _ID_NAMES = [re.compile(r"(?:[a-z0-9]+_)*(?:" + names + ")") for _, names in ID_COLUMNS]
-NAME_KIND = ID_BASE + len(ID_COLUMNS) - 3  # a first, last, ... name column
+NAME_KIND = ID_BASE + len(ID_COLUMNS) - 4  # a first, last, ... name column
 FULL_NAME_KIND = NAME_KIND + 1  # a full, display, customer ... name column: two words or more
 BIRTH_KIND = NAME_KIND + 2
+PHONE_KIND = NAME_KIND + 3
 
 # a cell of a name column: 1-4 capitalised words (letters with accents, `'`, `-`; ALL-CAPS too; a
 # middle initial and lower-case particles between them), never a digit
@@ -436,9 +452,23 @@ def _value(line: bytes, a: int, b: int, kind: int = PASSWORD, code: bool = True)
         return None
     if kind == SECRET and (len(v) < 8 or " " in v or not any(c.isdigit() for c in v)):
         return None
-    if kind >= NAME_KIND and not _person_cell(v, kind):
+    if NAME_KIND <= kind <= BIRTH_KIND and not _person_cell(v, kind):
+        return None
+    if kind == PHONE_KIND and not phone_cell(v):
         return None
     return a, b
+
+
+_PHONE_CELL = re.compile(r"\+?[0-9][0-9 ().-]*[0-9]")
+
+
+def phone_cell(value: str) -> bool:
+    """A cell written as a phone number and nothing else: digits with the usual separators
+    (`+1 (415) 555-0123`, `07700 900123`, `4155550123`), 7 to 15 digits, not all one digit."""
+    if _PHONE_CELL.fullmatch(value) is None:
+        return False
+    digits = [c for c in value if c.isdigit()]
+    return 7 <= len(digits) <= 15 and len(set(digits)) > 1
 
 
 def _person_cell(value: str, kind: int) -> bool:
