@@ -62,3 +62,38 @@ def test_what_is_no_phone_stays(redactor, text: str) -> None:  # noqa: ANN001
 ])
 def test_phone_cell(cell: str, ok: bool) -> None:
     assert tables.phone_cell(cell) is ok
+
+
+@pytest.mark.parametrize("text, phone", [
+    ('{"phone": "4155550123", "calls": "4155550125"}', "4155550123"),
+    ('{"customerPhone": "4155550126"}', "4155550126"),
+    ('{"phoneNumber": "+4930123456789"}', "+4930123456789"),
+    ('{"mobile": "07700900123"}', "07700900123"),
+    ("phone: 4155550123\n", "4155550123"),
+    ("CUSTOMER_PHONE=4155550187\n", "4155550187"),
+])
+def test_a_bare_number_under_a_phone_key_goes(redactor, text: str, phone: str) -> None:  # noqa: ANN001
+    report = RedactionReport()
+    if text.startswith("{"):
+        out = redactor.json.redact_line(text.encode(), report, "jsonl").decode()
+    else:
+        out = redactor.redact_text(text, report)
+    assert phone not in out and "<PHONE:" in out, out
+    assert "4155550125" in out or "calls" not in text  # a count beside it stays
+
+
+@pytest.mark.parametrize("text", [
+    '{"hotel": "4155550127", "phoneCount": "4155550128", "smartphone": "4155550129"}',
+    '{"phone": "123456", "tel": "n/a"}',
+])
+def test_what_is_no_phone_under_a_key_stays(redactor, text: str) -> None:  # noqa: ANN001
+    out = redactor.json.redact_line(text.encode(), RedactionReport(), "jsonl").decode()
+    assert out == text
+
+
+def test_a_phone_column_of_a_sqlite_table(redactor, tmp_path) -> None:  # noqa: ANN001
+    from tests.fx_redact import redacted_table
+
+    cells = redacted_table(redactor, "customers", "id INTEGER PRIMARY KEY, phone TEXT",
+                           [(1, "4155550123"), (2, "+1 415 555 0124"), (3, "n/a")], folder=tmp_path)
+    assert cells[1].startswith("<PHONE:") and cells[2].startswith("<PHONE:") and cells[3] == "n/a"

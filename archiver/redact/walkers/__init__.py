@@ -14,4 +14,6 @@ SECRET_NAME_MAX = 200  # a longer "name" is text, not a name
 # string value is scanned as `"key": "value"` too, as under a secret-like name (SECRET_NAME), so a
 # JSON document's `"firstName": "Margaret"` or a `last_name` SQLite column meets those rules
 PERSON_KEY = re.compile(r"(?:first|last|given|family|middle|maiden|sur|fore|full|legal|customer|contact"
-                        r"|billing|shipping|holder)[_ -]?name$|dob$|birth_?(?:date|day)$|date_?of_?birth$", re.I)
+                        r"|billing|shipping|holder)[_ -]?name$|dob$|birth_?(?:date|day)$|date_?of_?birth$"
+                        # (s26) a phone number's key: phone-labelled-national reads a bare number beside it
+                        r"|(?:phone|mobile|tel|telephone|fax|msisdn)(?:_?(?:number|num|no|nr))?$", re.I)
