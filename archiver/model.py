@@ -156,6 +156,10 @@ class DiscoveredSession:
     # project folder that cannot be listed): the sessions in it are not found, so the run reports
     # each as an error (exit 1) while this session is archived as usual and carries it as a warning
     errors: list[str] = field(default_factory=list)
+    # archived paths (a regular expression matched whole) this collector no longer archives on
+    # purpose: an earlier version's copy is dropped from the new manifest, not carried on as gone
+    # from the machine (a git pack's .idx, archived before packs became git-pack artifacts)
+    retired: str | None = None
 
     @property
     def key(self) -> str:

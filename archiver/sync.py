@@ -15,6 +15,7 @@ import itertools
 import logging
 import marshal
 import os
+import re
 import secrets
 import shutil
 import sqlite3
@@ -602,7 +603,9 @@ class Syncer:
         if previous is not None:
             # files the harness deleted since (Claude prunes transcripts): keep what we archived
             now = {_logical(a.path) for a in artifacts}
-            gone = [old for old in previous.artifacts if _logical(old.path) not in now]
+            retired = re.compile(ds.retired) if ds.retired else None
+            gone = [old for old in previous.artifacts if _logical(old.path) not in now
+                    and (retired is None or retired.fullmatch(old.path) is None)]
             moved = self._moved(ds.key, gone, states) if gone else set()
             for old in gone:
                 if old.path in moved:  # the same file under a new name (Codex archived_sessions/, a renamed project)

@@ -1101,7 +1101,8 @@ class OpenCode:
         if not base.is_dir():
             return
         for pdir in sorted(p for p in base.iterdir() if p.is_dir() and not p.is_symlink()):
-            s = DiscoveredSession(harness=NAME, session_id=f"@project-{pdir.name}", kind="host")
+            s = DiscoveredSession(harness=NAME, session_id=f"@project-{pdir.name}", kind="host",
+                                  retired=_RETIRED_PACK_FILES)
             left_out = 0
             try:
                 for f in sorted(pdir.rglob("*")):
@@ -1249,6 +1250,8 @@ _LOOSE_OBJECT = re.compile(r"[0-9a-f]{38}(?:[0-9a-f]{24})?")  # SHA-1 or SHA-256
 _PACK = re.compile(r"pack-[0-9a-f]{40}(?:[0-9a-f]{24})?\.pack")
 # what git derives from a pack (index, reverse index, cruft mtimes, bitmap) or marks it with
 _PACK_DERIVED = re.compile(r"pack-[0-9a-f]{40}(?:[0-9a-f]{24})?\.(?:idx|rev|mtimes|bitmap|keep|promisor)")
+# what archives made before packs became git-pack artifacts (s24) hold of them: left out now
+_RETIRED_PACK_FILES = r".*/objects/pack/" + _PACK_DERIVED.pattern
 
 
 def _pack_folder_file(rel: tuple[str, ...]) -> bool:
