@@ -122,15 +122,15 @@ def audit(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Audit]:
     ident = ["--identity", str(p.keys / "identity.txt")]
     a.put("ls", *_child(p, "ls", *ident))
     a.put("lineage", *_child(p, "lineage", *ident))
-    a.put("verify --read-data", *_child(p, "verify", "--read-data", *ident))
     for args in (("ls",), ("lineage",), ("verify", "--read-data"), ("snapshots",)):
         a.put(" ".join(args) + " --json", *_inproc(p, *args))
     keys = [f"claude-code:{CLAUDE_SID}", f"claude-code:{CLAUDE_MAC_SID}", f"pi:{PI_SID}", f"deepseek-harness:{DS_SID}",
             "codex:0199b0c1-2d3e-7f40-8a1b-00000000000a", "cursor-agent:22222222-2222-4222-8222-222222222222",
             "opencode:ses_8f3a2b1c0d9eAAAAAAAAAAAAAA"]
     for key in keys:
-        for fmt in ("md", "html"):
-            code, out = _inproc(p, "export", key, "--format", fmt, "--with-family")
+        for fmt in ("md", "html"):  # the planted pi session's family: its gone parent, named by a warning
+            family = ["--with-family"] if key.startswith("pi:") else []
+            code, out = _inproc(p, "export", key, "--format", fmt, *family)
             a.put(f"export {key} {fmt}", code, out)
             a.exports[f"{key} {fmt}"] = json.loads(out)
     for f in sorted(p.store.rglob("*")):
@@ -309,3 +309,20 @@ def test_a_project_folder_whose_cwd_is_unknown_keeps_no_email_slug(tmp_path: Pat
     assert paths and any(CURSOR_MIRROR in x or CLAUDE_SID in x for x in paths)
     assert find(" ".join(paths)) == [], paths
     assert find(out) == []
+
+
+@pytest.mark.xfail(strict=True, reason="inside a transcript, a path into Claude's own project folder keeps the "
+                                       "project key's slug of an e-mail in the cwd (only artifact paths rebuild it)")
+def test_a_path_into_the_project_folder_inside_a_transcript_keeps_no_email_slug(tmp_path: Path) -> None:
+    p = _small_home(tmp_path)
+    proj = p.home / ".claude" / "projects" / claude_key(CLIENT_CWD)
+    persisted = f"/home/{USER}/.claude/projects/{claude_key(CLIENT_CWD)}/{CLAUDE_SID}/tool-results/b1c2d3e4f.txt"
+    from tests.fx_s26_leakaudit import _claude_session
+
+    _claude_session(proj, CLAUDE_SID, CLIENT_CWD, "main", "Export", persisted)
+    code, _out, err = _child(p, "sync", "--json")
+    assert code == 0, err
+    plain = [_decrypt(p, f) for f in sorted((p.store / "objects").rglob("*")) if f.is_file()]
+    transcript = next(t for t in plain if "persistedOutputPath" in t)
+    assert "/tool-results/b1c2d3e4f.txt" in transcript and f"/home/{USER}/" not in transcript
+    assert find(transcript) == []
