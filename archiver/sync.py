@@ -568,7 +568,7 @@ class Syncer:
         changed = previous is None
         for src in ds.sources:
             if not is_utf8(src.path):
-                note = f"{src.path}: file name is not valid UTF-8 (FORMAT.md: paths are UTF-8); not archived"
+                note = f"{self._named(ds, src)}: file name is not valid UTF-8 (FORMAT.md: paths are UTF-8); not archived"
                 if src.role in ("transcript", "database"):
                     raise SessionFailed(self._safe(note))
                 warnings.append(self._safe(note))

@@ -267,8 +267,6 @@ def _ls(p: Planted) -> dict[str, Any]:
     return {s["key"]: s for s in json.loads(out)["sessions"]}
 
 
-@pytest.mark.xfail(strict=True, reason="sync.py names a sidecar whose name is not UTF-8 by its native path: "
-                                       "Claude's project key then keeps the cwd's e-mail as a slug")
 def test_a_sidecar_named_in_bytes_that_are_not_utf8_is_named_by_its_archived_path(tmp_path: Path) -> None:
     p = _small_home(tmp_path)
     proj = p.home / ".claude" / "projects" / claude_key(CLIENT_CWD)
