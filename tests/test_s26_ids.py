@@ -228,8 +228,8 @@ def test_a_labelled_national_phone_goes(red: Any, text: str, value: str) -> None
 
 
 @pytest.mark.parametrize("text", [
-    "Mobile: 1718035200", "phone: 1234567890", "tel: 20240115", "phone_count: 4155550123", "mobile 4155550123.5",
-    "telemetry 4155550123", "contact: 4155550123", "cell 12345678901", "Telefon: 2024-01-15", "mob spawn 2024 01 15",
+    "tel: 20240115", "phone_count: 4155550123", "mobile 4155550123.5", "telemetry 4155550123", "contact: 4155550123",
+    "Telefon: 2024-01-15", "mob spawn 2024 01 15", "автомобиль 4155550123", "Mobile 01/15",
 ])
 def test_a_number_that_is_no_phone_stays(red: Any, text: str) -> None:
     _kept(red, text)
