@@ -67,9 +67,13 @@ _ID_LONG = ("aadhaa?r|uidai|passport|passeport|reisepass|pasaporte|passaporto|pa
             "social.?security|assurance.?sociale|s.curit..?sociale|num(?:ero)?.?secu|carte.?vitale|tax.?id|"
             "permanent.?account|iban|(?:account|acct).?n(?:umber|um|o|r)|bank.?account|kontonummer|routing|"
             "sort.?code|vat.?(?:id|n(?:umber|um|o|r)|reg)|ust.?id|umsatzsteuer|employer.?identification|"
-            "tax.?(?:n(?:umber|um|o|r)|ref|code)|taxpayer|credit.?card|card.?n(?:umber|um|o|r)|cc.?n(?:umber|um|o)")
+            "tax.?(?:n(?:umber|um|o|r)|ref|code)|taxpayer|credit.?card|card.?n(?:umber|um|o|r)|cc.?n(?:umber|um|o)|"
+            # (s26) national-id-labelled's columns, and Portugal's número de contribuinte
+            "f.{1,2}dsels|henkil.{1,2}tunnus|sosiaaliturva|personbeteckning|identity.?code|rijksregister|"
+            "national.?register|ahvn?13|ahv.?n(?:r|ummer)|avs.?(?:13|nr|number)|kimlik|zehut|nric|medicare|"
+            "cuit|cuil|thai.?(?:national.?)?id|(?:sa|rsa|african).?id|contribuinte")
 _ID_SHORT_WORDS = ("sin", "nas", "pan", "cpf", "dni", "nie", "nif", "bsn", "nir", "nino", "ssn", "vat", "ein", "tin",
-                   "itin", "utr")
+                   "itin", "utr", "fnr", "hetu", "sotu", "insz", "niss", "ahv", "tckn", "nhs", "rut")
 _ID_SHORT = "|".join(_ID_SHORT_WORDS)
 _ID_CAMEL = "|".join(f"{w.capitalize()}|{w.upper()}" for w in _ID_SHORT_WORDS)
 # in a gate after a name's own characters: the short words start the name or follow `_`, a digit or a space
@@ -234,7 +238,8 @@ ID_COLUMNS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("in-aadhaar",), r"(?:aadhaa?r|uidai)(?:_uid)?" + _ID_NUMBER),
     (("in-pan", "in-pan-in-context"), r"(?:pan|permanent_account(?:_number)?)(?:_card)?" + _ID_NUMBER),
     (("br-cpf-in-context", "br-cpf"), r"cpf" + _ID_NUMBER),
-    (("es-dni-nie",), r"(?:dni|nie|nif)" + _ID_NUMBER),
+    # (s26: NIF is also Portugal's número de contribuinte, tax-reference-labelled's pt_nif)
+    (("es-dni-nie", "tax-reference-labelled"), r"(?:dni|nie|nif)" + _ID_NUMBER),
     # (before the Steuer-ID: `USt-IdNr` ends in `id_nr`, a VAT number, not a person's IdNr)
     (("eu-vat-number-labelled",), r"(?:vat(?:_reg(?:istration)?)?|ust_?id(?:_?nr)?|umsatzsteuer_?id(?:_?nr)?)" + _ID_NUMBER),
     (("de-steuer-id",), r"(?:steuer_?(?:id|id_?nr|identifikationsnummer)|id_?nr|identifikationsnummer)" + _ID_NUMBER),
@@ -243,10 +248,19 @@ ID_COLUMNS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("de-steuer-id", "it-codice-fiscale", "tax-reference-labelled", "it-partita-iva-labelled", "us-ein-labelled",
       "us-ssn-labelled", "es-dni-nie", "au-tfn", "br-cpf", "in-pan"),
      r"(?:tax(?:payer)?_?(?:id(?:entification)?|n(?:umber|um|o|r)|ref(?:erence)?|code)|tin|itin|utr"
-     r"|unique_tax(?:payer)?_ref(?:erence)?)" + _ID_NUMBER),
+     r"|unique_tax(?:payer)?_ref(?:erence)?|(?:numero_(?:de_)?)?contribuinte)" + _ID_NUMBER),
     (("nl-bsn",), r"(?:bsn|burgerservicenummer|sofi_?nummer)" + _ID_NUMBER),
     (("fr-nir",), r"(?:nir|insee|num(?:ero)?_secu|(?:numero_)?securite_sociale|carte_vitale)" + _ID_NUMBER),
     (("us-ssn-labelled", "us-ssn"), r"(?:ssn|social_security)" + _ID_NUMBER),
+    # (s26) national-id-labelled's thirteen countries: its validator (national_id) lets the cell's shape
+    # pick the format; no `run`, `fin`, `tz`, `chi` or bare `avs` column (a run id, a finance field, a
+    # time zone, a card payment's address check)
+    (("national-id-labelled",),
+     r"(?:f(?:o|oe)?dsels(?:nummer|nr)|fnr|hetu|henkilotunnus|sotu|sosiaaliturvatunnus|personbeteckning"
+     r"|personal_identity_code|rijksregister(?:nummer)?|insz|niss|national_register|ahv(?:n13|_?nr|_?nummer)?"
+     r"|avs(?:13|_?nr|_number)|tckn|tc_?kimlik(?:_no)?|kimlik_no|(?:sa|rsa|south_african)_id(?:entity)?"
+     r"|teudat_zehut|mispar_zehut|nric(?:_fin)?|nhs|medicare(?:_card)?|cuit|cuil|rut|thai_(?:national_)?id)"
+     + _ID_NUMBER),
     (("passport-labelled",), r"(?:passport|passeport|reisepass|pasaporte|passaporto|paspoort)" + _ID_NUMBER),
     # bank and tax numbers (the s21-fin rules): a bare `account` column is an account id, never taken
     (("iban",), r"iban" + _ID_NUMBER),

@@ -564,9 +564,19 @@ def fr_nif(value: str) -> bool:
         and int(digits[:10]) % 511 == int(digits[10:])
 
 
+def pt_nif(value: str) -> bool:
+    """Portugal NIF (número de contribuinte): 9 digits, the first 1-3 (a person), 5-6, 8 or 9 (companies,
+    public bodies, sole traders, others), a mod-11 check digit (weights 9..2; 10 and 11 are 0)."""
+    digits = _digits(value, " ")
+    if digits is None or len(digits) != 9 or digits[0] not in "1235689" or len(set(digits)) == 1:
+        return False
+    return _vat_pt(digits)
+
+
 def tax_reference(value: str) -> bool:
-    """A UK UTR, a US ITIN or a French numéro fiscal (the labels of one rule name any of them)."""
-    return uk_utr(value) or us_itin(value) or fr_nif(value)
+    """A UK UTR, a US ITIN, a French numéro fiscal or (s26) a Portuguese NIF (the labels of one rule name
+    any of them: NIF is the Portuguese and the French label)."""
+    return uk_utr(value) or us_itin(value) or fr_nif(value) or pt_nif(value)
 
 
 def it_piva(value: str) -> bool:
@@ -577,6 +587,181 @@ def it_piva(value: str) -> bool:
         return False
     office = int(digits[7:10])
     return (1 <= office <= 100 or office in (120, 121, 888, 999)) and _luhn_ok(digits)
+
+
+# --- s26: national identifiers of NO, FI, BE, CH, TR, ZA, IL, SG, UK NHS, AU Medicare, AR, CL, TH ---
+# One labelled rule (rules/pii.toml national-id-labelled) names them all; its validator sees the value
+# only, so the value's shape picks the countries whose check it must pass (every label of the rule names
+# one country's number, so a value after it that passes another country's check is an identifier too).
+
+def no_fnr(value: str) -> bool:
+    """Norway fødselsnummer / D-nummer / H-nummer: DDMMYY (day +40 for a D-number, month +40 for an
+    H-number), three individual digits and two mod-11 check digits."""
+    digits = _digits(value, " ")
+    if digits is None or len(digits) != 11 or len(set(digits)) == 1:
+        return False
+    day, month = int(digits[:2]), int(digits[2:4])
+    if not _date_ok(0, month - 40 if month > 40 else month, day - 40 if day > 40 else day):
+        return False
+    for n, weights in ((9, (3, 7, 6, 1, 8, 9, 4, 5, 2)), (10, (5, 4, 3, 2, 7, 6, 5, 4, 3, 2))):
+        check = 11 - _weighted(digits, weights) % 11
+        if check == 10 or (0 if check == 11 else check) != int(digits[n]):
+            return False
+    return True
+
+
+_HETU_CHECK = "0123456789ABCDEFHJKLMNPRSTUVWXY"
+_HETU = re.compile(r"[0-9]{6}[-+A-FU-Y][0-9]{3}[0-9A-Y]")
+
+
+def fi_hetu(value: str) -> bool:
+    """Finland henkilötunnus: DDMMYY, a century sign (+ 1800s; - Y X W V U 1900s; A B C D E F 2000s),
+    an individual number 002-899 (900-999 temporary ones too) and a check character
+    0123456789ABCDEFHJKLMNPRSTUVWXY[DDMMYYNNN mod 31]."""
+    v = value.upper()
+    if _HETU.fullmatch(v) is None or not _date_ok(0, int(v[2:4]), int(v[:2])) or int(v[7:10]) < 2:
+        return False
+    return _HETU_CHECK[int(v[:6] + v[7:10]) % 31] == v[10]
+
+
+def be_nn(value: str) -> bool:
+    """Belgium national register number (rijksregisternummer, INSZ/NISS; a BIS number's month +20 or
+    +40): YYMMDD, a serial and 97 - (first nine mod 97), the first nine after a 2 for births since 2000;
+    a month or day of 0 (unknown date of birth) allowed."""
+    digits = _digits(value, " .-")
+    if digits is None or len(digits) != 11 or len(set(digits)) == 1:
+        return False
+    month, day = int(digits[2:4]) % 20, int(digits[4:6])
+    if month > 12 or day > 31 or int(digits[2:4]) > 52 or digits[6:9] in ("000", "999"):
+        return False
+    check = int(digits[9:])
+    return 97 - int(digits[:9]) % 97 == check or 97 - int("2" + digits[:9]) % 97 == check
+
+
+def ch_ahv(value: str) -> bool:
+    """Switzerland AHV/AVS number (AHVN13): 756, nine digits and an EAN-13 check digit (dots between
+    756.1234.5678.97 or none)."""
+    digits = _digits(value, ".")
+    if digits is None or len(digits) != 13 or not digits.startswith("756") or len(set(digits[3:12])) == 1:
+        return False
+    return (10 - _weighted(digits, (1, 3) * 6) % 10) % 10 == int(digits[12])
+
+
+def tr_tckn(value: str) -> bool:
+    """Turkey T.C. Kimlik No: 11 digits, first not 0, the tenth ((odd sum) * 7 - (even sum)) mod 10
+    over the first nine, the eleventh the sum of the first ten mod 10."""
+    digits = _digits(value, " ")
+    if digits is None or len(digits) != 11 or digits[0] == "0" or len(set(digits)) == 1:
+        return False
+    d = [int(c) for c in digits]
+    return (sum(d[0:9:2]) * 7 - sum(d[1:8:2])) % 10 == d[9] and sum(d[:10]) % 10 == d[10]
+
+
+def za_id(value: str) -> bool:
+    """South Africa identity number: YYMMDD, a four-digit serial, citizenship 0-2, a digit (8 or 9 on
+    every card issued) and a Luhn check digit over the thirteen."""
+    digits = _digits(value, " ")
+    return digits is not None and len(digits) == 13 and _date_ok(0, int(digits[2:4]), int(digits[4:6])) \
+        and digits[10] in "012" and digits[11] in "89" and _luhn_ok(digits)
+
+
+def il_tz(value: str) -> bool:
+    """Israel Teudat Zehut: 9 digits (leading zeros written; 5 to 8 digits padded), the last a
+    Luhn check digit, not all the same."""
+    digits = _digits(value, " -")
+    if digits is None or not 5 <= len(digits) <= 9:
+        return False
+    digits = digits.zfill(9)
+    return len(set(digits)) > 2 and _luhn_ok(digits)
+
+
+def sg_nric(value: str) -> bool:
+    """Singapore NRIC / FIN: S, T (citizens), F, G (foreigners), seven digits and a check letter over
+    the weights 2 7 6 5 4 3 2 (+4 for T and G)."""
+    v = value.upper()
+    if len(v) != 9 or v[0] not in "STFG" or not v[1:8].isascii() or not v[1:8].isdigit() \
+            or len(set(v[1:8])) == 1:
+        return False
+    total = _weighted(v[1:8], (2, 7, 6, 5, 4, 3, 2)) + (4 if v[0] in "TG" else 0)
+    return ("JZIHGFEDCBA" if v[0] in "ST" else "XWUTRQPNMLK")[total % 11] == v[8]
+
+
+def uk_nhs(value: str) -> bool:
+    """UK NHS number (and Scotland's CHI, same check): 10 digits (3 3 4), weights 10..2 over the
+    first nine, 11 - (sum mod 11) the tenth (11 is 0, 10 never issued)."""
+    digits = _digits(value, " -")
+    if digits is None or len(digits) != 10 or len(set(digits)) == 1:
+        return False
+    check = 11 - _weighted(digits, (10, 9, 8, 7, 6, 5, 4, 3, 2)) % 11
+    return check != 10 and (0 if check == 11 else check) == int(digits[9])
+
+
+def au_medicare(value: str) -> bool:
+    """Australia Medicare card number: 10 digits (an individual reference number 1-9 may follow as an
+    eleventh), the first 2-6, the ninth (weights 1 3 7 9 1 3 7 9) mod 10, the tenth an issue number."""
+    digits = _digits(value, " -/")
+    if digits is None or len(digits) not in (10, 11) or digits[0] not in "23456" or len(set(digits[:8])) == 1:
+        return False
+    if len(digits) == 11 and digits[10] == "0":
+        return False
+    return _weighted(digits, (1, 3, 7, 9, 1, 3, 7, 9)) % 10 == int(digits[8])
+
+
+_CUIT_PREFIXES = frozenset(("20", "23", "24", "25", "26", "27", "30", "33", "34"))
+
+
+def ar_cuit(value: str) -> bool:
+    """Argentina CUIT / CUIL: 20-12345678-X, a type prefix (20 23 24 25 26 27 30 33 34), the DNI or
+    company number, a mod-11 check digit (weights 5 4 3 2 7 6 5 4 3 2)."""
+    digits = _digits(value, "-. ")
+    if digits is None or len(digits) != 11 or digits[:2] not in _CUIT_PREFIXES or len(set(digits[2:10])) == 1:
+        return False
+    check = 11 - _weighted(digits, (5, 4, 3, 2, 7, 6, 5, 4, 3, 2)) % 11
+    return check != 10 and (0 if check == 11 else check) == int(digits[10])
+
+
+_RUT = re.compile(r"[0-9]{1,2}(?:\.?[0-9]{3}){2}-?[0-9K]")
+
+
+def cl_rut(value: str) -> bool:
+    """Chile RUT / RUN: 7 or 8 digits (12.345.678-5, 12345678-5), a mod-11 check character (weights 2
+    to 7 from the right; 10 is K, 11 is 0)."""
+    v = value.upper()
+    if _RUT.fullmatch(v) is None:
+        return False
+    body = v[:-1].replace(".", "").rstrip("-")
+    if len(set(body)) == 1 or int(body) < 1000000:
+        return False
+    check = 11 - sum(int(c) * (2 + i % 6) for i, c in enumerate(reversed(body))) % 11
+    return ("0" if check == 11 else "K" if check == 10 else str(check)) == v[-1]
+
+
+def th_tnin(value: str) -> bool:
+    """Thailand national id (TNIN): 13 digits (1-2345-67890-12-3), the first 1-8, the last
+    (11 - (weights 13..2 sum mod 11)) mod 10."""
+    digits = _digits(value, " -")
+    if digits is None or len(digits) != 13 or digits[0] not in "12345678" or len(set(digits[1:])) == 1:
+        return False
+    return (11 - _weighted(digits, tuple(range(13, 1, -1))) % 11) % 10 == int(digits[12])
+
+
+def national_id(value: str) -> bool:
+    """An identifier after a label of national-id-labelled's countries (NO, FI, BE, CH, TR, ZA, IL, SG,
+    UK NHS, AU Medicare, AR, CL, TH): the value's shape picks the formats it may be, and one of their
+    checks must take it."""
+    v = value.strip()
+    if not v.isascii() or not v:
+        return False
+    if v[-1] in "Kk" or v[0].isalpha() or (len(v) == 11 and v[6] in "+-ABCDEFUVWXYabcdefuvwxy"):
+        return fi_hetu(v) or sg_nric(v) or cl_rut(v)
+    digits = _digits(v, " .-/")
+    if digits is None:
+        return False
+    checks: tuple[Callable[[str], bool], ...] = {
+        9: (il_tz, cl_rut), 8: (il_tz, cl_rut), 10: (uk_nhs, au_medicare),
+        11: (no_fnr, tr_tckn, be_nn, ar_cuit, au_medicare), 13: (ch_ahv, za_id, th_tnin),
+    }.get(len(digits), ())
+    return any(check(v) for check in checks)
 
 
 def person_name(value: str) -> bool:
@@ -632,6 +817,7 @@ VALIDATORS: dict[str, Callable[[str], bool]] = {
     "mx_curp": mx_curp,
     "tax_reference": tax_reference,
     "it_piva": it_piva,
+    "national_id": national_id,
     "person_name": person_name,
     "birth_date": birth_date,
 }
