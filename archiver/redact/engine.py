@@ -1303,13 +1303,30 @@ class Engine:
         scanned alone), its Set on each string that a match touched."""
         wanted = set(members)
         can: dict[int, set[int]] = {}
+        nparts = len(parts)
+        n = len(joined)
         for chunk in self._weak[group]:
             if chunk.members.isdisjoint(wanted):
                 continue
             touched: set[int] = set()
-            for sp in _spans(chunk.alt, joined):
-                a, b = sp[0]
-                touched.update(range(max(0, bisect_right(starts, a) - 1), bisect_right(starts, b - 1)))
+            # Only which strings a match touches counts: after one, the search goes on from the
+            # start of the string after the last one it touched (a string that matches alone still
+            # has a match from there on), not from its end: a long string with many matches (an
+            # e-mail thread, a log full of `token`) costs one search, not one per match.
+            match = chunk.alt.Match  # type: ignore[attr-defined]
+            pos = 0
+            while pos <= n:
+                a, b = match(_UNANCHORED, joined, pos, n)[0]
+                if a < 0:
+                    break
+                if b == a:  # an empty match is skipped, as _spans does
+                    pos = b + 1
+                    continue
+                last = bisect_right(starts, b - 1)  # the first string after those the match touches
+                touched.update(range(max(0, bisect_right(starts, a) - 1), last))
+                if last >= nparts:
+                    break
+                pos = starts[last]  # >= b
             for i in touched:
                 found = chunk.hits(parts[i])
                 can.setdefault(i, set()).update(chunk.idxs if found is None else found)

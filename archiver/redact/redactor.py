@@ -40,6 +40,13 @@ JSON_FILE_MAX = 8 << 20  # larger JSON files are redacted from the file, in boun
 BATCH_BYTES = 256 << 10  # JSONL lines are redacted in batches: one engine pass per batch
 BATCH_LINES = 64
 _HEX_JSON = re2.compile(r"^(?:7[bB]|5[bB])(?:[0-9a-fA-F]{2})+$")
+_HEX_JSON_HEADS = frozenset(("7b", "7B", "5b", "5B"))
+
+
+def _is_hex_json(value: str) -> bool:
+    """Is value hex-encoded JSON (Cursor's meta)? The first two characters are looked at before
+    the regex: the wrapper would encode every long cell to UTF-8 to search it."""
+    return len(value) >= 4 and value[:2] in _HEX_JSON_HEADS and _HEX_JSON.search(value) is not None
 
 
 class RuleRedactor:
@@ -211,7 +218,7 @@ class RuleRedactor:
 
     def _cell(self, value: object, carrier: str, report: RedactionReport, key: str | None = None) -> object:
         if type(value) is str:
-            if len(value) >= 4 and _HEX_JSON.search(value) is not None:  # Cursor meta: hex-encoded JSON
+            if _is_hex_json(value):  # Cursor meta: hex-encoded JSON
                 return self._hex_json(value, carrier, report)
             if key is not None and value and value[:1] not in "{[":
                 return self._keyed_cell(value, key, carrier, report)
@@ -284,7 +291,7 @@ class RuleRedactor:
         scan reads as a line end), if it is one; else None. Called for cells _json_cell passed."""
         if type(value) is not str or not value:
             return None
-        if (len(value) >= 4 and _HEX_JSON.search(value) is not None) or (key is not None and value[:1] not in "{["):
+        if _is_hex_json(value) or (key is not None and value[:1] not in "{["):
             return None
         data = value.encode("utf-8", "surrogatepass")
         if b"\x00" in data or data[:64].lstrip()[:1] in (b"{", b"["):
@@ -296,8 +303,7 @@ class RuleRedactor:
         """The bytes `_cell` hands to redact_bytes as a JSON document (text starting with { or [,
         a BLOB of UTF-8 text), if it does; None for every other cell."""
         if type(value) is str:
-            if (len(value) >= 4 and _HEX_JSON.search(value) is not None) or (key is not None and value
-                                                                               and value[:1] not in "{["):
+            if _is_hex_json(value) or (key is not None and value and value[:1] not in "{["):
                 return None
             data = value.encode("utf-8", "surrogatepass")
         elif type(value) is bytes:
