@@ -570,6 +570,9 @@ def _re2_options(max_mem: int, never_capture: bool = True) -> re2.Options:
 # pieces instead of 114. The ALWAYS group stays whole: it has no keywords to pick chunks by, and
 # its pieces touch many strings (cut in chunks it ran slower).
 WEAK_CHUNK = 16
+# An engine with this many keywords or more searches them in KEYWORD_SETS Sets (Engine.__init__).
+KEYWORD_SET_SPLIT = 256
+KEYWORD_SETS = 3
 
 
 @dataclass(eq=False)
@@ -1139,10 +1142,31 @@ class Engine:
         # Patterns stay out of it: a Set must report every pattern that matches anywhere, so it
         # can never stop early, and with the weak groups' patterns its DFA ran at 6 MB/s on text
         # with base64 runs (literals only: 250 MB/s). Those are first-match searches instead.
+        # With many keywords they go in KEYWORD_SETS Sets, in alphabetical parts: a many-match DFA's
+        # states multiply with the keywords that occur together. Over 40 MB of transcripts one Set of
+        # the built-in packs' 1,643 keywords built 7.1 MB of states, two halves 4.0-4.5 MB; a cold
+        # sync of the 103 MB corpus peaked at 266 MB (whole tree) with one Set, 260 with two, 257
+        # with three (258 with four), for ~0.3 CPU-s more Set searching in all.
+        # (head Set, its index -> keyword index; its sentinel is the index after its keywords)
+        self._head_sets: list[tuple[object, list[int]]] = []
+        order = list(range(len(self.keywords)))
+        if len(self.keywords) >= KEYWORD_SET_SPLIT:
+            order.sort(key=lambda i: self.keywords[i])
+            part = -(-len(order) // KEYWORD_SETS)
+            for lo in range(0, part * (KEYWORD_SETS - 1), part):
+                head_kw = order[lo:lo + part]
+                head = re2.Set.SearchSet(opts)
+                for i in head_kw:
+                    head.Add(b"(?i)" + re2.escape(self.keywords[i]))
+                head.Add(rb"\A")
+                head.Compile()
+                self._head_sets.append((head, head_kw))
+            order = sorted(order[part * (KEYWORD_SETS - 1):])
+        self._set_kw: list[int] = order  # this Set's index -> keyword index, for its keywords
         self._set = re2.Set.SearchSet(opts)
-        for k in self.keywords:
-            self._set.Add(b"(?i)" + re2.escape(k))
-        self._marker_first = len(self.keywords)
+        for i in order:
+            self._set.Add(b"(?i)" + re2.escape(self.keywords[i]))
+        self._marker_first = len(order)
         for m in _IMAGE_MARKERS:
             self._set.Add(re2.escape(m))
         self._sentinel = self._set.Add(rb"\A")
@@ -1219,18 +1243,27 @@ class Engine:
         """(keyword-gated rules whose keywords occur in buf, whether it may hold base64 images,
         whether it may hold a table for the table pass)."""
         out: set[int] = set()
+        kwr = self._kw_rules
         hits = self._set.Match(buf) or []
         sentinel = self._sentinel
-        if sentinel not in hits:  # the Set failed (DFA budget): be safe, assume everything
-            for rl in self._kw_rules:
+        for head, head_kw in self._head_sets:
+            found = head.Match(buf) or []  # type: ignore[attr-defined]
+            if len(head_kw) not in found:
+                hits = []  # (as a failure of the main Set, below)
+                break
+            for h in found:
+                if h < len(head_kw):
+                    out.update(kwr[head_kw[h]])
+        if sentinel not in hits:  # a Set failed (DFA budget): be safe, assume everything
+            for rl in kwr:
                 out.update(rl)
             return out, True, self._table_mark is not None
-        kwr = self._kw_rules
+        set_kw = self._set_kw
         first = self._marker_first
         images = False
         for h in hits:
             if h < first:
-                out.update(kwr[h])
+                out.update(kwr[set_kw[h]])
             elif h < sentinel:
                 images = True
         mark = self._table_mark
