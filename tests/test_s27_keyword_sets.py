@@ -11,10 +11,12 @@ the engine assume every keyword, as a failed single Set did; small engines keep 
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import random
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
@@ -36,11 +38,13 @@ def _rules() -> tuple[Rule, ...]:
     return tuple(load_rules(PACKS, TERMS))
 
 
-def _one_set_engine(rules: list[Rule]) -> Engine:
+@contextlib.contextmanager
+def _one_set() -> Iterator[None]:
+    """Engines built inside keep all their keywords in one Set, as before session 27."""
     old = engine_mod.KEYWORD_SET_SPLIT
     engine_mod.KEYWORD_SET_SPLIT = 10**9
     try:
-        return Engine(rules, Pseudonymizer(KEY))
+        yield
     finally:
         engine_mod.KEYWORD_SET_SPLIT = old
 
@@ -48,7 +52,9 @@ def _one_set_engine(rules: list[Rule]) -> Engine:
 @functools.cache
 def _pair() -> tuple[Engine, Engine]:
     rules = list(_rules())
-    return Engine(rules, Pseudonymizer(KEY)), _one_set_engine(rules)
+    with _one_set():
+        one = Engine(rules, Pseudonymizer(KEY))
+    return Engine(rules, Pseudonymizer(KEY)), one
 
 
 def _texts(keywords: list[bytes]) -> list[bytes]:
@@ -126,19 +132,12 @@ def test_redacted_bytes_are_those_of_one_set(tmp_path: Path) -> None:
         lines.append('{"type":"user","message":{"content":' + json.dumps(text) + "}}")
     src.write_text("\n".join(lines) + "\n")
     outs = []
-    for make in (lambda: RuleRedactor(rules, Pseudonymizer(KEY)), lambda: _one_set_redactor(rules)):
-        red = make()
+    with _one_set():
+        one = RuleRedactor(rules, Pseudonymizer(KEY))
+    for red in (RuleRedactor(rules, Pseudonymizer(KEY)), one):
         dst = tmp_path / f"out{len(outs)}"
         red.redact_file(src, dst, "jsonl", RedactionReport())
         outs.append(dst.read_bytes())
     assert outs[0] == outs[1]
     assert _GHP.encode() not in outs[0] and b"/home/alice" not in outs[0]
 
-
-def _one_set_redactor(rules: list[Rule]) -> RuleRedactor:
-    old = engine_mod.KEYWORD_SET_SPLIT
-    engine_mod.KEYWORD_SET_SPLIT = 10**9
-    try:
-        return RuleRedactor(rules, Pseudonymizer(KEY))
-    finally:
-        engine_mod.KEYWORD_SET_SPLIT = old
