@@ -2,8 +2,8 @@
 
     python bench/re2_memory.py CONFIG [--mb 150] [--top 30] [--every 16]
 
-CONFIG is a sync config over a generated home (bench/corpus.py; bench/ab_sync.py and bench/sync.py
-write one). The home's JSON, JSONL and text artifacts under 30 MB (a worker gets bigger ones in
+CONFIG is a sync config over a generated home (bench/corpus.py; bench/ab_sync.py writes one, and
+bench/sync.py keeps its own with --keep). The home's JSON, JSONL and text artifacts under 30 MB (a worker gets bigger ones in
 segments), in path order, are redacted and verified as a worker does (`redact_file`, then
 `verify_file`) in this one process until --mb have gone by. Every RE2 program and Set the engines
 build is wrapped: glibc's bytes in use (mallinfo2) are read before and after each of its calls, so
@@ -21,7 +21,7 @@ import ctypes
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 
 class _MallInfo2(ctypes.Structure):
@@ -31,9 +31,9 @@ class _MallInfo2(ctypes.Structure):
 
 _libc = ctypes.CDLL("libc.so.6")
 _libc.mallinfo2.restype = _MallInfo2
-growth: collections.Counter[str] = collections.Counter()
-_building: list[str] = []  # the engine whose constructor is running (its automata are named after it)
+growth: collections.Counter[str] = collections.Counter()  # automaton name -> bytes in use it added
 calls: collections.Counter[str] = collections.Counter()
+_building: list[str] = []  # the engine whose constructor is running (its automata are named after it)
 
 
 def in_use() -> int:
@@ -121,6 +121,32 @@ def _label_engines() -> None:
     engine_mod.Engine.__init__ = init  # type: ignore[method-assign]
 
 
+def _artifacts(settings: Any) -> list[tuple[Path, str, int]]:
+    """(file, format, size) of the home's JSON, JSONL and text artifacts under 30 MB, in path order."""
+    from archiver import runtime
+
+    arts: list[tuple[Path, str, int]] = []
+    for h in runtime.harnesses(settings, None):
+        for ds in h.discover():
+            for art in ds.sources:
+                if art.format in ("jsonl", "json", "text") and art.source.is_file():
+                    size = art.source.stat().st_size
+                    if size < 30 << 20:
+                        arts.append((art.source, art.format, size))
+    return sorted(arts, key=lambda x: str(x[0]))
+
+
+def _print_holders(top: int) -> None:
+    for key, n in sorted(growth.items(), key=lambda kv: -kv[1])[:top]:
+        print(f"  {n / 2**20:6.2f} MB  {calls[key]:8d} calls  {key[:120]!r}")
+    by_engine: collections.Counter[str] = collections.Counter()
+    for key, n in growth.items():
+        by_engine[key[1:key.index("]")] if key.startswith("[") else "outside an engine (rule programs, walkers)"] += n
+    print("by engine:")
+    for name, n in by_engine.most_common():
+        print(f"  {n / 2**20:6.2f} MB  {name}")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("config", type=Path)
@@ -135,22 +161,11 @@ def main() -> int:
     from archiver.redact.base import RedactionReport
 
     settings = load_settings(a.config, required=True)
-    keys = runtime.team_keys(settings)
-    arts: list[tuple[Path, str, int]] = []
-    for h in runtime.harnesses(settings, None):
-        for ds in h.discover():
-            for art in ds.sources:
-                if art.format in ("jsonl", "json", "text") and art.source.is_file():
-                    size = art.source.stat().st_size
-                    if size < 30 << 20:
-                        arts.append((art.source, art.format, size))
-    arts.sort(key=lambda x: str(x[0]))
-    redactor = runtime.redactor(settings, keys)
+    arts = _artifacts(settings)
+    redactor = runtime.redactor(settings, runtime.team_keys(settings))
     base = in_use()
     print(f"after the build: RSS {rss_mb():.1f} MB, in use {base / 2**20:.1f} MB")
     done, every = 0, int(a.every * 2**20)
-    report: Callable[[], None] = lambda: print(f"  {done / 2**20:7.1f} MB redacted: RSS {rss_mb():6.1f} MB, "
-                                               f"in use {in_use() / 2**20:6.1f} MB")
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "out"
         for src, fmt, size in arts:
@@ -160,17 +175,10 @@ def main() -> int:
             redactor.verify_file(out, fmt)
             before, done = done, done + size
             if done // every != before // every:
-                report()
+                print(f"  {done / 2**20:7.1f} MB redacted: RSS {rss_mb():6.1f} MB, in use {in_use() / 2**20:6.1f} MB")
     print(f"in use grew {(in_use() - base) / 2**20:.1f} MB over {done / 2**20:.1f} MB; the automata adding most "
           f"(their compile, lazy or at the build, included):")
-    for key, n in sorted(growth.items(), key=lambda kv: -kv[1])[:a.top]:
-        print(f"  {n / 2**20:6.2f} MB  {calls[key]:8d} calls  {key[:120]!r}")
-    by_engine: collections.Counter[str] = collections.Counter()
-    for key, n in growth.items():
-        by_engine[key[1:key.index("]")] if key.startswith("[") else "rule programs (lazy)"] += n
-    print("by engine:")
-    for name, n in by_engine.most_common():
-        print(f"  {n / 2**20:6.2f} MB  {name}")
+    _print_holders(a.top)
     return 0
 
 
