@@ -19,7 +19,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any, Sequence
 
 from archiver.archive import tombstone_id, Archive, object_key
-from archiver.model import Manifest, Session
+from archiver.model import Manifest
 from archiver.prune import DEFAULT_GRACE, PruneResult, collect_garbage, load_all, lock_state, referenced
 from archiver.store.base import StoreError
 

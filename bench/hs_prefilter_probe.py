@@ -11,7 +11,7 @@ CPU seconds (process time):
 * its replaceable regex work: the keyword Set pass, the weak groups' combined passes
   (`_weak_segments`) and the STRONG rules' passes over the joined batch;
 * Hyperscan: compile time of one block-mode database over every rule's gate form (as the weak
-  groups build them: `_gate_form`, `_cheap_unicode`, `_multiline`; HS_FLAG_UTF8, and
+  groups build them: `gate_form`, `cheap_unicode`, `multiline` (regex_rewrite.py); HS_FLAG_UTF8, and
   HS_FLAG_PREFILTER for a pattern Hyperscan cannot take exactly), its serialized size, the raw
   scan (HS_FLAG_SINGLEMATCH: almost no callbacks), the scan reporting every match end (what
   telling which strings a rule touches needs), and RE2 then running each touched rule on each
@@ -49,14 +49,14 @@ from cands_replay import capture_batches  # noqa: E402
 def _database(eng: object, cache: Path | None) -> tuple[object, list[bytes], list[int], list[int], float, int]:
     import hyperscan as hs
 
-    from archiver.redact import engine as E
+    from archiver.redact.regex_rewrite import cheap_unicode, gate_form, multiline
 
     exprs: list[bytes] = []
     ids: list[int] = []
     for c in eng._c:  # type: ignore[attr-defined]
         if c.rx is None or c.terms:
             continue
-        exprs.append(E._multiline(E._cheap_unicode(E._gate_form(c.rule.regex, c.sgroup))).encode())
+        exprs.append(multiline(cheap_unicode(gate_form(c.rule.regex, c.sgroup))).encode())
         ids.append(c.idx)
     key = hashlib.sha256(b"\0".join(exprs)).hexdigest()
     if cache is not None and cache.exists():
@@ -105,6 +105,7 @@ def main() -> int:
         print("the hyperscan wheel is not installed: nothing to probe")
         return 2
     from archiver.redact import engine as E
+    from archiver.redact.re2scan import iter_spans
 
     eng, batches, read = capture_batches(a.config, a.snapshot, a.mb, verify=False)
     data = []
@@ -134,7 +135,7 @@ def main() -> int:
         for idx in kw:
             c = comp[idx]
             if c.group == E.STRONG and not c.terms:
-                for _sp in E._spans(c.rx_joined, j):
+                for _sp in iter_spans(c.rx_joined, j):
                     pass
     old = time.process_time() - t
     print(f"{'  of it: Set + weak passes + STRONG passes':44s} {old:7.3f} CPU-s")

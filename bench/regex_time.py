@@ -5,14 +5,14 @@
 CONFIG and SNAPSHOT_JSON as for bench/redact_corpus.py; OUT_JSON is the FILE that
 redact_corpus.py writes its output hashes to (e.g. /tmp/me-scratch/rt.json), not a folder: the
 arguments are checked before the run, which takes minutes, rather than failing at its end.
-Runs bench/redact_corpus.py in this process with the engine's two search helpers (`_spans`,
-`_first`) wrapped, and prints (stderr) the 40 patterns that took the most wall time, with their
+Runs bench/redact_corpus.py in this process with the two search helpers (`re2scan.iter_spans`,
+`re2scan.first_span`) wrapped in every module that calls them, and prints (stderr) the 40 patterns that took the most wall time, with their
 calls: a rule's own regex (`<rule id>.rx`, `.allow`), an engine prefilter (`engine._gate`,
 `engine._weak[2][i].alt`: COMMON's chunk i, `[1][0]`: ALWAYS) or a module-level one (`module._DECODE_GATE`).
 The verifier's engine holds the same rules: its patterns are listed again under the same
 names. A pattern far slower per megabyte than the rest is a DFA that ran out of its budget or
 builds states without end: that is how the weak groups' counted repeats were found
-(`engine._capped_repeats`; 5.05 s of 9.6 s of regex time on the 103 MB corpus before).
+(`regex_rewrite.capped_repeats`; 5.05 s of 9.6 s of regex time on the 103 MB corpus before).
 Wall time inside the wrappers (perf_counter): run it on a quiet machine.
 """
 
@@ -29,12 +29,14 @@ from typing import Iterator
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
+from archiver.redact import ansi, decoded, linenumbers, re2scan  # noqa: E402
 from archiver.redact import engine as E  # noqa: E402
 
 SECONDS: Counter[int] = Counter()
 CALLS: Counter[int] = Counter()
 NAMES: dict[int, str] = {}
-_spans, _first = E._spans, E._first
+_spans, _first = re2scan.iter_spans, re2scan.first_span
+CALLERS = (E, ansi, decoded, linenumbers)  # the modules that import the two helpers
 
 
 def timed_spans(rx: object, buf: bytes, pos: int = 0, end: int | None = None) -> Iterator[list[tuple[int, int]]]:
@@ -122,7 +124,10 @@ if (problem := _usage_error(sys.argv[1:])) is not None:
 for name, value in vars(E).items():
     if hasattr(value, "Match"):
         NAMES.setdefault(id(value), f"module.{name}")
-E._spans, E._first = timed_spans, timed_first
+for module in CALLERS:
+    for name, timed in (("iter_spans", timed_spans), ("first_span", timed_first)):
+        if hasattr(module, name):
+            setattr(module, name, timed)
 E.Engine.__init__ = _named_init  # type: ignore[method-assign]
 atexit.register(_report)
 sys.argv = [str(HERE / "redact_corpus.py"), *sys.argv[1:]]

@@ -1,6 +1,6 @@
 """Three text layouts that hid secrets from the redactor (audit s10): a CSV/TSV file with a secret
 column read by an agent (tables.py's list mode, delimited), `cat -n` numbered output hiding a line's
-start from the rules (engine.blank_line_numbers), and a .pgpass line at the very end of a string
+start from the rules (linenumbers.blank_line_numbers), and a .pgpass line at the very end of a string
 (rule pgpass-line). Each case asserts the exact redacted text (tokens' digests aside): the secret is
 gone and its neighbours stay; and ordinary CSV, prose with commas and `git shortlog -s` stay as
 they were."""
@@ -14,7 +14,7 @@ import pytest
 
 from archiver.redact import tables
 from archiver.redact.base import RedactionReport
-from archiver.redact.engine import blank_line_numbers
+from archiver.redact.linenumbers import blank_line_numbers
 from tests.fx_redact import builtin_redactor
 
 _TOKEN = re.compile(r"<([A-Z][A-Z0-9_]*):[0-9a-f]{8}>")

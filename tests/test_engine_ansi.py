@@ -3,7 +3,7 @@ right after a colour code starts at a word boundary."""
 
 import pytest
 
-from archiver.redact.engine import blank_ansi
+from archiver.redact.ansi import blank_ansi
 
 
 @pytest.mark.parametrize(("raw", "blanked"), [

@@ -11,9 +11,11 @@ import pytest
 import re2
 
 import archiver.redact.engine as engine_mod
-from archiver.redact.engine import (ALWAYS, COMMON, MODE_ALL, MODE_KEYS, MODE_PATHS, STRONG, Engine, _gate_form,
+from archiver.redact.engine import (ALWAYS, COMMON, MODE_ALL, MODE_KEYS, MODE_PATHS, STRONG, Engine,
                                     _group)
 from archiver.redact.pseudonym import Pseudonymizer
+from archiver.redact.re2scan import first_span
+from archiver.redact.regex_rewrite import cheap_unicode, gate_form
 from archiver.redact.rules import Rule, RuntimeTerms, load_rules
 from tests.fx_redact import same_segment_findings
 
@@ -42,7 +44,7 @@ TERMS = RuntimeTerms(usernames=["alice"], names=["Bob Stone"])
     (r"(x)|y(z)|(w)", 2, r"y(z)"),
 ])
 def test_gate_form_keeps_only_the_alternatives_with_the_group(regex: str, group: int, expected: str) -> None:
-    assert _gate_form(regex, group) == expected
+    assert gate_form(regex, group) == expected
     re2.compile(expected)
 
 
@@ -55,7 +57,7 @@ def test_gate_form_keeps_only_the_alternatives_with_the_group(regex: str, group:
     (r"a|(b", 1),                        # unbalanced
 ])
 def test_gate_form_when_unsure_or_nothing_to_drop(regex: str, group: int) -> None:
-    assert _gate_form(regex, group) == regex
+    assert gate_form(regex, group) == regex
 
 
 @functools.cache
@@ -67,12 +69,12 @@ def _rules() -> tuple[Rule, ...]:
 def engines() -> tuple[Engine, Engine]:
     """(the engine as built, one whose prefilters hold every rule's whole pattern)."""
     pruned = Engine(list(_rules()), Pseudonymizer(KEY))
-    keep = engine_mod._gate_form
-    engine_mod._gate_form = lambda regex, group: regex
+    keep = engine_mod.gate_form
+    engine_mod.gate_form = lambda regex, group: regex
     try:
         whole = Engine(list(_rules()), Pseudonymizer(KEY))
     finally:
-        engine_mod._gate_form = keep
+        engine_mod.gate_form = keep
     return pruned, whole
 
 
@@ -120,7 +122,7 @@ def test_random_texts_find_the_same_with_pruned_prefilters(engines: tuple[Engine
 
 def _alt_hit(eng: Engine, group: int, buf: bytes) -> bool:
     """Does any of the group's prefilter alternations match in buf?"""
-    return any(engine_mod._first(chunk.alt, buf)[0] >= 0 for chunk in eng._weak[group])
+    return any(first_span(chunk.alt, buf)[0] >= 0 for chunk in eng._weak[group])
 
 
 def test_a_plain_url_no_longer_wakes_the_common_group(engines: tuple[Engine, Engine]) -> None:
@@ -142,14 +144,13 @@ def test_a_plain_url_no_longer_wakes_the_common_group(engines: tuple[Engine, Eng
 def test_cheap_unicode_widens_property_classes_and_keeps_negations() -> None:
     import re2
 
-    from archiver.redact.engine import _cheap_unicode
 
     name = r"(\p{Lu}[\pL\pM'’.-]*(?:[ \t]+\p{Lu}[\pL\pM'’.-]*){1,3}) <"
-    cheap = _cheap_unicode(name)
+    cheap = cheap_unicode(name)
     assert "\\p" not in cheap
     for text in ("Zoë Ångström <", "Łukasz Nowak <", "Priya Natarajan <", "Ólafur Arnalds <"):
         assert re2.search(name, text) and re2.search(cheap, text)  # a superset: never misses
     for negated in (r"[^\pL]x", r"\P{Lu}y", r"[^a\p{Lu}]"):
-        assert _cheap_unicode(negated) == negated
-    assert _cheap_unicode(r"\p{Greek}") == r"\p{Greek}"  # no ASCII form known: unchanged
-    assert _cheap_unicode(r"[]\pL]") == r"[]A-Za-z\x{80}-\x{10FFFF}]"
+        assert cheap_unicode(negated) == negated
+    assert cheap_unicode(r"\p{Greek}") == r"\p{Greek}"  # no ASCII form known: unchanged
+    assert cheap_unicode(r"[]\pL]") == r"[]A-Za-z\x{80}-\x{10FFFF}]"

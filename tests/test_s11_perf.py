@@ -23,7 +23,7 @@ import pytest
 
 from archiver.redact.base import RedactionReport
 from archiver.redact.engine import ALWAYS, COMMON, MODE_ALL, MODE_IDS, MODE_KEYS, MODE_OPAQUE, MODE_PATHS, Engine
-from archiver.redact.engine import _first as engine_first
+from archiver.redact.re2scan import first_span as engine_first
 from archiver.redact.walkers import jsondoc
 from archiver.redact.walkers import sqlite as sqlite_walker
 from tests.fx_redact import builtin_redactor, random_segments

@@ -13,6 +13,7 @@ import pytest
 import archiver.redact.engine as engine_mod
 from archiver.redact.engine import ALWAYS, COMMON, MODE_ALL, MODE_KEYS, MODE_PATHS, Engine
 from archiver.redact.pseudonym import Pseudonymizer
+from archiver.redact.re2scan import UNANCHORED
 from archiver.redact.rules import RuntimeTerms, load_rules
 from tests.fx_redact import same_segment_findings
 from tests.test_engine_gates import _FRAGS
@@ -52,7 +53,7 @@ def test_a_program_too_large_for_the_budget_gets_the_big_one(monkeypatch: pytest
     pattern = "|".join(f"(?:{chr(97 + i % 26)}[a-z]{{3,40}}@x{i})" for i in range(300))
     rx = engine_mod._weak_compile(pattern)
     assert rx.options().max_mem == 256 << 20
-    assert rx.Match(engine_mod._UNANCHORED, b"zz aabcdef@x0 zz", 0, 16)[0] == (3, 13)
+    assert rx.Match(UNANCHORED, b"zz aabcdef@x0 zz", 0, 16)[0] == (3, 13)
     small = engine_mod._weak_compile("(?:ab+c)")
     assert small.options().max_mem == 64 << 10
 

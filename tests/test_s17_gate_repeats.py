@@ -1,4 +1,4 @@
-"""The weak groups' prefilters with their counted repeats cut to 16 (`engine._capped_repeats`):
+"""The weak groups' prefilters with their counted repeats cut to 16 (`regex_rewrite.capped_repeats`):
 each piece still matches wherever its rule's pattern matches, from the same start; an engine
 with cut prefilters finds exactly what one with whole prefilters finds; and the COMMON
 alternation's program is a fraction of its old size. Whole, its DFA counted every repeat of
@@ -15,8 +15,9 @@ import pytest
 import re2
 
 import archiver.redact.engine as engine_mod
-from archiver.redact.engine import (_ANCHOR_START, _UNANCHORED, ALWAYS, COMMON, MODE_ALL, MODE_KEYS, MODE_PATHS,
-                                    Engine, _capped_repeats, _cheap_unicode, _gate_form, _multiline, _re2_options)
+from archiver.redact.engine import ALWAYS, COMMON, MODE_ALL, MODE_KEYS, MODE_PATHS, Engine
+from archiver.redact.re2scan import ANCHOR_START, UNANCHORED, re2_options
+from archiver.redact.regex_rewrite import capped_repeats, cheap_unicode, gate_form, multiline
 from archiver.redact.pseudonym import Pseudonymizer
 from archiver.redact.rules import Rule, RuntimeTerms, load_rules
 from tests.fx_redact import same_segment_findings
@@ -47,7 +48,7 @@ TERMS = RuntimeTerms(usernames=["alice"], names=["Bob Stone"])
     (r"(SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43})", r"(SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,})"),
 ])
 def test_capped_repeats(regex: str, expected: str) -> None:
-    assert _capped_repeats(regex) == expected
+    assert capped_repeats(regex) == expected
     re2.compile(expected)
 
 
@@ -60,19 +61,19 @@ def _rules() -> tuple[Rule, ...]:
 def engines() -> tuple[Engine, Engine]:
     """(the engine as built, one whose prefilters keep every counted repeat whole)."""
     cut = Engine(list(_rules()), Pseudonymizer(KEY))
-    keep = engine_mod._capped_repeats
-    engine_mod._capped_repeats = lambda regex, cap=16: regex
+    keep = engine_mod.capped_repeats
+    engine_mod.capped_repeats = lambda regex, cap=16: regex
     try:
         whole = Engine(list(_rules()), Pseudonymizer(KEY))
     finally:
-        engine_mod._capped_repeats = keep
+        engine_mod.capped_repeats = keep
     return cut, whole
 
 
 def _spans(rx: object, buf: bytes) -> list[tuple[int, int]]:
     out, pos = [], 0
     while pos <= len(buf):
-        s, e = rx.Match(_UNANCHORED, buf, pos, len(buf))[0]  # type: ignore[attr-defined]
+        s, e = rx.Match(UNANCHORED, buf, pos, len(buf))[0]  # type: ignore[attr-defined]
         if s < 0:
             break
         out.append((s, e))
@@ -90,16 +91,16 @@ def test_each_weak_rule_piece_matches_from_every_start_of_its_rule(engines: tupl
         if c.group not in (ALWAYS, COMMON):
             continue
         r = c.rule
-        whole = _multiline(_cheap_unicode(_gate_form(r.regex, c.sgroup)))
-        cut = _multiline(_cheap_unicode(_capped_repeats(_gate_form(r.regex, c.sgroup))))
+        whole = multiline(cheap_unicode(gate_form(r.regex, c.sgroup)))
+        cut = multiline(cheap_unicode(capped_repeats(gate_form(r.regex, c.sgroup))))
         changed += whole != cut
-        whole_rx = re2.compile(whole, _re2_options(256 << 20))._regexp
-        cut_rx = re2.compile(cut, _re2_options(256 << 20))._regexp
+        whole_rx = re2.compile(whole, re2_options(256 << 20))._regexp
+        cut_rx = re2.compile(cut, re2_options(256 << 20))._regexp
         for ex in r.positive + r.negative:
             noise = base64.b64encode(rng.randbytes(90)) + rng.randbytes(40).hex().encode()
             for buf in (ex.encode(), noise + ex.encode() + noise, ex.encode() + b"\n" + noise):
                 for s, _e in _spans(whole_rx, buf):
-                    assert cut_rx.Match(_ANCHOR_START, buf, s, len(buf))[0][0] == s, (r.id, buf)
+                    assert cut_rx.Match(ANCHOR_START, buf, s, len(buf))[0][0] == s, (r.id, buf)
                     checked += 1
     assert checked > 500
     assert changed > 30  # most token rules have a counted repeat above the cap

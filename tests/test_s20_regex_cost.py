@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 import re2
 
-from archiver.redact.engine import _spans
+from archiver.redact.re2scan import iter_spans
 from archiver.redact.redactor import build_redactor
 from archiver.redact.rules import RuntimeTerms
 from tests.fx_s16_tokens import redact_as
@@ -101,7 +101,7 @@ def _inputs(seed: int) -> list[str]:
 
 
 def _group_spans(rx: object, text: bytes) -> list[tuple[int, int]]:
-    return [tuple(m[1]) for m in _spans(rx, text) if m[1][0] >= 0]
+    return [tuple(m[1]) for m in iter_spans(rx, text) if m[1][0] >= 0]
 
 
 @pytest.mark.parametrize("seed", [20, 2020])

@@ -246,7 +246,7 @@ def test_one_pseudonym_and_one_finding(eng: Engine) -> None:
 # ------------------------------------------------------------------ which rules are prefixed token rules
 
 def test_vendor_prefixes_read_from_the_regex() -> None:
-    from archiver.redact.engine import vendor_prefixes
+    from archiver.redact.termwrap import vendor_prefixes
     assert vendor_prefixes(r"(?:\\[nrt]|\b)(gh[pousr]_(?:[A-Za-z0-9]{20,35}|[A-Za-z0-9]{37,80}))\b") == (
         "ghp_", "gho_", "ghu_", "ghs_", "ghr_")
     # the 3-character alternative is left out, the others count

@@ -17,10 +17,10 @@ from typing import Any
 
 import pytest
 
-import archiver.redact.engine as engine_mod
 import archiver.redact.redactor as redactor_mod
 from archiver.redact.engine import ALWAYS, COMMON, Engine
 from archiver.redact.pseudonym import Pseudonymizer
+from archiver.redact.re2scan import iter_spans
 from archiver.redact.rules import Rule, RuntimeTerms, load_rules
 
 KEY = b"s26-perf-key-0123456789abcdef0123"
@@ -62,7 +62,7 @@ def _old_weak_segments(e: Engine, group: int, members: list[int], parts: list[by
         if chunk.members.isdisjoint(wanted):
             continue
         touched: set[int] = set()
-        for sp in engine_mod._spans(chunk.alt, joined):
+        for sp in iter_spans(chunk.alt, joined):
             a, b = sp[0]
             touched.update(range(max(0, bisect_right(starts, a) - 1), bisect_right(starts, b - 1)))
         for i in touched:

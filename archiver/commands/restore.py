@@ -13,7 +13,6 @@ from archiver.commands import add_command
 
 
 def cmd_restore(args: argparse.Namespace) -> int:
-    from archiver import runtime
     from archiver.lineage import Lineage
     from archiver.relocate import Relocation, RelocationError, Relocator
     from archiver.restore import Restorer

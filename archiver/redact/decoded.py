@@ -26,6 +26,7 @@ from typing import Callable
 
 import re2
 
+from archiver.redact.re2scan import first_span, iter_spans
 from archiver.redact.rules import Rule
 
 DEPTH = 2  # decode levels: the run, and runs inside its decoded text
@@ -117,11 +118,10 @@ def _groups(buf: bytes, a: int, b: int) -> list[tuple[int, int, int]]:
     (start, end, end before its last shorter line or -1)."""
     if buf.find(b"\n", a, b) < 0:  # one line (a JSON `\\n` escape holds the byte too)
         return [(a, b, -1)]
-    from archiver.redact.engine import _spans
 
     lines: list[tuple[int, int]] = []
     pos = a
-    for sp in _spans(_BREAK_RX, buf, a, b):
+    for sp in iter_spans(_BREAK_RX, buf, a, b):
         lines.append((pos, sp[0][0]))
         pos = sp[0][1]
     lines.append((pos, b))
@@ -163,19 +163,18 @@ class Decoder:
         """(start, end, body without breaks, end without the last line or -1) of each run of
         buf[lo:hi] long enough to decode. The last, shorter line of a wrapped run may be a word
         of the text after it (`...AAAA\\ndone` in a JSON string): the run without it is tried too."""
-        from archiver.redact.engine import _first, _spans  # the engine imports this module
 
         out: list[tuple[int, int, bytes, int]] = []
-        for spans in _spans(self.rx, buf, lo, hi):
+        for spans in iter_spans(self.rx, buf, lo, hi):
             a, b = spans[0]
             if buf[a] == 0x5C:  # the escape before the run
                 a += 2
             if buf[a - 8 if a >= 8 else 0:a].endswith(b";base64,"):
                 continue  # a data: URI (an image, or a text attachment the JSON walker decodes)
-            if _first(self.gate, buf, a, b)[0] < 0:
+            if first_span(self.gate, buf, a, b)[0] < 0:
                 continue
             for s, e, short in _groups(buf, a, b):
-                if b - a > 80 and _first(self.gate, buf, s, e)[0] < 0:
+                if b - a > 80 and first_span(self.gate, buf, s, e)[0] < 0:
                     continue
                 if e - s > HEAD + 4 and not _text_head(normal_run(buf[s:s + 4 * HEAD])[:HEAD]):
                     continue  # binary: not copied nor joined

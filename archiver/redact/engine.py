@@ -56,13 +56,16 @@ built-in packs, one core: ~60 MB/s for JSONL files; presidio ~0.2 MB/s):
   overlapping candidates form a cluster; a candidate covering the whole cluster
   wins, otherwise the union is replaced with the token of the highest-confidence,
   longest candidate. No matched byte survives, replacements never overlap.
+
+Helpers in their own modules: re2scan (RE2 calls), regex_rewrite (a rule's pattern as line-anchored
+and as prefilter superset), ansi (terminal codes), linenumbers (numbered file reads), termwrap (tokens
+cut by a line wrap), words (word and identifier boundaries).
 """
 
 from __future__ import annotations
 
 import math
 import re
-import re._parser as sre_parse  # Python's regex parser: a rule's literal prefix (RE2 reads these patterns alike)
 import unicodedata
 from bisect import bisect_right
 from collections import Counter
@@ -75,9 +78,14 @@ from archiver.redact import decoded, tables
 from archiver.redact.base import RedactionReport
 from archiver.redact.pseudonym import Pseudonymizer
 from archiver.redact.rules import BUILTIN_PACKS, Rule, decode_class, load_rules, rule_program
-
-_UNANCHORED = re2._Anchor.UNANCHORED  # noqa: SLF001 - the public wrapper has no cheaper entry point
-_ANCHOR_START = re2._Anchor.ANCHOR_START  # noqa: SLF001
+from archiver.redact.ansi import ANSI_TEXT, GluedView, blank_with_runs, glued_view, without_glued_codes
+from archiver.redact.linenumbers import blank_line_numbers, has_line_numbers
+from archiver.redact.re2scan import ANCHOR_START, UNANCHORED, first_span, iter_spans, re2_options
+from archiver.redact.regex_rewrite import capped_repeats, cheap_unicode, gate_form, is_anchored, multiline
+from archiver.redact.termwrap import (WORDLIKE, WRAP_MIN_CHAIN, WRAP_MIN_WIDTH, WRAP_RUN_BYTE, WRAPPED, break_len,
+                                      display_width, head_line_width, joined_offset, run_end, unwrapped,
+                                      vendor_prefixes, wrap_pattern)
+from archiver.redact.words import in_identifier, term_spans, word_in
 
 # What a string is: any text (every rule), an object key, a path component, an id-like value
 # (high-confidence secret rules and the configured terms, Rule.applies_to_ids), or an opaque one
@@ -102,21 +110,6 @@ _ID_RX = re2.compile(_ID_PATTERN)._regexp  # noqa: SLF001
 _WHOLE_ID = re.compile(_ID_PATTERN.decode(), re.ASCII)
 _IDCHARS = b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_-"
 _IDSET = frozenset(_IDCHARS)
-_ASCII_ALNUM = bytes(1 if chr(b).isalnum() else 0 for b in range(128))
-_IDENT = bytes(1 if b < 0x80 and (chr(b).isalnum() or b == 0x5F) else 0 for b in range(256))  # [A-Za-z0-9_]
-
-
-# Terminal escape sequences: CSI (colours, cursor moves), a two-byte one, and the opening and
-# closing of OSC (titles, hyperlinks: their text stays and is scanned). grep --color and PTY
-# captures put them right before a token.
-# RE2, not re: the alternatives share no first byte, so re tries each at every position (7 ms/MB)
-_ANSI_RX = re2.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][0-9]*;?|\x1b\\\\|\x07|\x1b[@-Z\\-_]"
-                       # the same CSI spelled as text: a JSONL log read back, `cat -v`, a repr, a script
-                       rb"|(?:\\u001[bB]|\\x1[bB]|\\033|\\e|\^\[)\[[0-?]*[ -/]*[@-~]")._regexp  # noqa: SLF001
-# one search for the textual introducers (five `in` tests cost more on text full of backslashes)
-_ANSI_TEXT = re2.compile(rb"\\(?:u001[bB]|x1[bB]|033|e)\[|\^\[\[")._regexp  # noqa: SLF001
-
-
 _SEPARATOR_RUN = re.compile(rb"[\s._-]+")
 _U_ESCAPE = re.compile(rb"\\u([0-9a-fA-F]{4})")
 
@@ -129,116 +122,6 @@ def _normal(value: bytes) -> bytes:
     if b"\\u" in value:
         value = _U_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)).encode("utf-8", "surrogatepass"), value)
     return unicodedata.normalize("NFC", value.decode("utf-8", "surrogateescape")).encode("utf-8", "surrogateescape")
-
-
-def blank_ansi(buf: bytes, text_forms: bool = True) -> bytes:
-    """buf with every terminal escape sequence turned into as many spaces: offsets stay, and
-    a token right after a colour code (`\\x1b[31mghp_...`) starts at a word boundary. With
-    `text_forms`, also the sequences spelled as text (`\\u001b[31m`, `^[[31m`)."""
-    return _blank(buf, text_forms)[0]
-
-
-# A CSI sequence (a colour code) between two token characters splits one displayed word in two:
-# `grep --color` highlights only the matched part of a token (`ghp_\x1b[m\x1b[K<body>`). The
-# terminal shows both sides side by side, so such a run of codes is deleted for a second scan (the
-# text as displayed, the text the command prints without colour). Token characters: what keys and
-# their prefixes, base64, e-mails, URLs with credentials (`user:pass@`), paths and percent escapes
-# are made of, and every non-ASCII byte (names, IDN domains). Blanked sequences, whitespace, quotes
-# and brackets end a token anyway: a code next to them joins nothing.
-_TOKEN_BYTE = bytes(1 if b >= 0x80 or chr(b).isalnum() or b in b"_-+/=.@:%" else 0 for b in range(256))
-
-
-def _blank(buf: bytes, text_forms: bool) -> tuple[bytes, list[tuple[int, int]]]:
-    """blank_ansi(buf, text_forms), and the runs of adjacent CSI sequences of buf that lie between
-    two token characters (found in the same pass: texts of colour codes hold hundreds of thousands)."""
-    if b"\x1b" not in buf and not (text_forms and _first(_ANSI_TEXT, buf)[0] >= 0):
-        return buf, _NO_RUNS
-    pieces: list[bytes] = []
-    runs: list[tuple[int, int]] = []
-    tok = _TOKEN_BYTE
-    match = _ANSI_RX.Match  # type: ignore[attr-defined]
-    n = len(buf)
-    last = 0
-    run = -1  # start of the open run: CSI sequences, adjacent, right after a token character
-    while last < n:
-        s, e = match(_UNANCHORED, buf, last, n)[0]
-        if s < 0:
-            break
-        if s != last:  # characters before s: the open run ends before one
-            pieces.append(buf[last:s])
-            if run >= 0 and tok[buf[last]]:
-                runs.append((run, last))
-            run = s if tok[buf[s - 1]] and _is_csi(buf, s) else -1
-        elif run >= 0 and not _is_csi(buf, s):
-            run = -1  # another kind of sequence right after the run: no character follows it
-        pieces.append(b" " * (e - s))
-        last = e
-    if not pieces:
-        return buf, _NO_RUNS
-    if run >= 0 and last < n and tok[buf[last]]:
-        runs.append((run, last))
-    pieces.append(buf[last:])
-    return b"".join(pieces), runs
-
-
-_NO_RUNS: list[tuple[int, int]] = []
-
-
-def _is_csi(buf: bytes, s: int) -> bool:
-    """Is the escape sequence at s (a match of _ANSI_RX) a CSI?"""
-    if buf[s] == 0x1B:
-        return buf[s + 1] == 0x5B
-    return buf[s] != 0x07  # a text form (`\u001b[`, `^[[`): only CSI is spelled as text
-
-
-def _cut(buf: bytes, runs: list[tuple[int, int]]) -> bytes:
-    pieces = []
-    last = 0
-    for s, e in runs:
-        pieces.append(buf[last:s])
-        last = e
-    pieces.append(buf[last:])
-    return b"".join(pieces)
-
-
-class _GluedView(NamedTuple):
-    """A text as displayed: blank_ansi's text with the glued CSI runs deleted, and where they were."""
-
-    text: bytes
-    cuts: list[int]  # positions in text where a run was deleted, ascending
-    shifts: list[int]  # bytes deleted up to each cut, that cut's run included
-
-    def crosses(self, s: int, e: int) -> bool:
-        """Does [s, e) of text hold a deleted run strictly inside (a token the blanked scan split)?"""
-        k = bisect_right(self.cuts, s)
-        return k < len(self.cuts) and self.cuts[k] < e
-
-    def original(self, s: int, e: int) -> tuple[int, int]:
-        """[s, e) of text in the original buffer: from its first to its last character, the runs
-        between them included."""
-        cuts, shifts = self.cuts, self.shifts
-        k = bisect_right(cuts, s)
-        j = bisect_right(cuts, e - 1)
-        return s + (shifts[k - 1] if k else 0), e + (shifts[j - 1] if j else 0)
-
-
-def _glued_view(blanked: bytes, runs: list[tuple[int, int]]) -> _GluedView:
-    """The text as displayed: blanked (blank_ansi's text) with the glued runs (_blank's) deleted."""
-    cuts: list[int] = []
-    shifts: list[int] = []
-    removed = 0
-    for s, e in runs:
-        cuts.append(s - removed)
-        removed += e - s
-        shifts.append(removed)
-    return _GluedView(_cut(blanked, runs), cuts, shifts)
-
-
-def _without_glued_codes(value: bytes) -> bytes:
-    """value with its colour codes between token characters deleted: a token found across them
-    is keyed (its pseudonym) as the same token without colour."""
-    runs = _blank(value, True)[1]
-    return _cut(value, runs) if runs else value
 
 
 def _merge_glued(base: list[Match], extra: list[Match]) -> list[Match]:
@@ -272,223 +155,6 @@ def _settle(cluster: list[tuple[int, int, bool, Match]]) -> list[Match]:
     hi = max(e for _, e, _, _ in cluster)
     best = max(extras, key=lambda m: m.end - m.start)
     return [best if best.start == lo and best.end == hi else best._replace(start=lo, end=hi)]
-
-
-# A token cut by a line break that a terminal (or tmux/screen capture) put where the line was full:
-# `line[:80] + "\n" + line[80:]`. The head is a prefixed token rule's prefix and part of its body,
-# the next line starts with the rest. A rule whose regex begins with the prefixed-token convention
-# (rules/secrets.toml: `(?:\\[nrt]|\b)(` then the vendor prefix) is continued across such a break
-# when the pieces joined make a whole high-confidence token (docs/RULES.md, "Tokens cut by a
-# line wrap").
-_PREFIXED = "(?:\\\\[nrt]|\\b)("
-WRAP_MIN_WIDTH = 80  # a head line this wide may be a terminal's full line
-WRAP_MIN_CHAIN = 20  # a token wrapped twice proves a narrower width: its middle line is full
-WRAPPED = "wrapped"  # Match.replace of a token continued across a break: keyed without the breaks
-_RUN = bytes(1 if b < 0x80 and (chr(b).isalnum() or b in b"_.-") else 0 for b in range(256))
-# A tail that reads as a word (`Done`, `EXPORT`, `2024`): never continues a head that is a whole token by itself
-_WORDLIKE = re.compile(rb"(?:[-_.]?[A-Z]?[a-z]{2,})+[A-Z]{0,3}|[A-Z]+|[0-9]{1,4}")
-_JSON_ESCAPE = re.compile(rb"\\u[0-9a-fA-F]{4}|\\.")
-
-
-# 4+ characters: the rules of 3-character prefixes (`pat`, `sk_`, `re_`, `st.`, `hf_`, `eyJ`) have
-# keywords that ordinary text holds ("path", `re_path`), and the head search ran on a third of a
-# day of transcripts for them (36 of ~100 MB, 0.13 CPU-s) without one head to continue.
-_VENDOR_PREFIX = re.compile(r"[A-Za-z0-9_.-]{4,}")
-_PREFIX_MAX = 16  # literal prefixes of one rule, its classes and alternatives expanded
-
-
-def vendor_prefixes(regex: str) -> tuple[str, ...]:
-    """The fixed prefixes a prefixed token rule's token starts with (`ghp_`, `gho_`, ... for
-    `gh[pousr]_`; `AKIA`, ..., `ACCA` for `(?:AKIA|...|ACCA|A3T[A-Z0-9])`): its regex begins with the
-    prefixed-token convention and its first group starts with literal text; only the alternatives
-    of 4+ token characters count. () for any other rule."""
-    if not regex.startswith(_PREFIXED):
-        return ()
-    try:
-        tree = sre_parse.parse(regex)
-    except Exception:  # RE2 syntax Python does not read (\\z, \\p{..}): not a prefixed token rule
-        return ()
-    group = _first_group(list(tree))
-    found = _literal_heads(group)[0] if group else []
-    return tuple(dict.fromkeys(p for p in found if _VENDOR_PREFIX.fullmatch(p)))
-
-
-def _first_group(items: list) -> list | None:
-    for op, av in items:
-        if op is sre_parse.SUBPATTERN:
-            if av[0] == 1:
-                return list(av[-1])
-            inner = _first_group(list(av[-1]))
-            if inner is not None:
-                return inner
-    return None
-
-
-def _literal_heads(items: list) -> tuple[list[str], bool]:
-    """The literal texts items start with (classes of literals and alternatives expanded, at most
-    _PREFIX_MAX), and whether items are literal to their end."""
-    out = [""]
-    for op, av in items:
-        if op is sre_parse.LITERAL:
-            out = [p + chr(av) for p in out]
-        elif (op is sre_parse.IN and all(o is sre_parse.LITERAL for o, _ in av)
-              and len(out) * len(av) <= _PREFIX_MAX):
-            out = [p + chr(v) for p in out for _, v in av]
-        elif op is sre_parse.SUBPATTERN and av[0] is None and not av[1] and not av[2]:
-            tails, whole = _literal_heads(list(av[-1]))
-            out = [p + t for p in out for t in tails]
-            if not whole or len(out) > _PREFIX_MAX:
-                return out[:_PREFIX_MAX], False
-        elif op is sre_parse.BRANCH:
-            alts = [_literal_heads(list(a)) for a in av[1]]
-            out = [p + t for p in out for tails, _ in alts for t in tails]
-            if not all(whole for _, whole in alts) or len(out) > _PREFIX_MAX:
-                return out[:_PREFIX_MAX], False
-        else:
-            return out, False
-    return out, True
-
-
-def _wrap_pattern(prefixes: list[str]) -> str | None:
-    """One search for the heads of every prefixed token rule: a vendor prefix at a token's start,
-    the token characters after it, a line break (raw, CRLF or a JSON string's escape) and a token
-    character right after the break. Group 1: the head, group 2: the break."""
-    if not prefixes:
-        return None
-    alt = "|".join(re2.escape(p) for p in prefixes)
-    return "(?:\\\\[nrt]|\\b)((?:" + alt + ")[A-Za-z0-9_.-]*)(\\\\r\\\\n|\\\\n|\\r?\\n)[A-Za-z0-9_.-]"
-
-
-def _break_len(buf: bytes, i: int, hi: int) -> int:
-    """The length of the line break at i (`\\n`, `\\r\\n`, or their JSON escapes), 0 if none."""
-    if i >= hi:
-        return 0
-    b = buf[i]
-    if b == 0x0A:
-        n = 1
-    elif b == 0x0D:
-        n = 2 if buf.startswith(b"\r\n", i) else 0
-    elif b == 0x5C:
-        n = 2 if buf.startswith(b"\\n", i) else 4 if buf.startswith(b"\\r\\n", i) else 0
-    else:
-        n = 0
-    return n if i + n <= hi else 0
-
-
-def _run_end(buf: bytes, i: int, hi: int) -> int:
-    while i < hi and _RUN[buf[i]]:
-        i += 1
-    return i
-
-
-def _width(text: bytes, escaped: bool) -> int:
-    """Characters text shows as (a JSON string's escape as one)."""
-    if escaped and b"\\" in text:
-        text = _JSON_ESCAPE.sub(b"?", text)
-    return len(text.decode("utf-8", "replace"))
-
-
-def _head_line_width(buf: bytes, lo: int, s: int, e: int, escaped: bool) -> int:
-    """Width of the line that ends at e and holds s: from the last break before s (or a JSON
-    string's opening quote, in the escaped form) to e."""
-    if not escaped:
-        return _width(buf[max(lo, buf.rfind(b"\n", lo, s) + 1):e], False)
-    nl = buf.rfind(b"\\n", lo, s)
-    start = lo if nl < 0 else nl + 2
-    q = buf.rfind(b'"', start, s)
-    while q > start and buf[q - 1] == 0x5C:  # an escaped quote is text
-        q = buf.rfind(b'"', start, q)
-    if q >= start and (q == lo or buf[q - 1] != 0x5C):
-        start = q + 1
-    return _width(buf[start:e], True)
-
-
-def _unwrapped(value: bytes) -> bytes:
-    """A continued token without its line breaks (no token character is a break or a backslash)."""
-    for brk in (b"\\r", b"\\n", b"\r", b"\n"):
-        value = value.replace(brk, b"")
-    return value
-
-
-def _joined_offset(pieces: list[tuple[int, int]], k: int) -> int:
-    """Offset k of the pieces joined, in the buffer they were cut from (a piece's end at a seam)."""
-    for a, b in pieces:
-        if k <= b - a:
-            return a + k
-        k -= b - a
-    return pieces[-1][1]
-
-
-# Claude Code's Read results number every line (`     2→MIIEow...`): the number and arrow at a line's
-# start (also after a JSON `\n` escape, the arrow also as `\u2192`) are scanned as spaces, so a private
-# key, a table or a config block read from a file is found as in the file itself.
-_NUMBERED_LINE = re2.compile("(?m)(?:^|\\\\n)([ \\t]*[0-9]{1,9}(?:\u2192|\\\\u2192))".encode())._regexp  # noqa: SLF001
-# `cat -n` (and `nl`): the number right-aligned in six columns (wider past 999999), then a tab (also
-# as a JSON `\t` escape, the first line then right after the string's opening quote). `git shortlog -s` prints its counts the same way, and its rule needs them, so
-# these are blanked only in a block of numbered lines (blank lines between them allowed: `cat -b`)
-# that counts up by one from its first line to its last, and is 3+ lines long or starts at 1.
-_CAT_NUMBERED = re2.compile(rb"(?m)(?:^|\\n|\")( {5}[1-9]| {4}[1-9][0-9]| {3}[1-9][0-9]{2}|  [1-9][0-9]{3}"
-                            rb"| [1-9][0-9]{4}|[1-9][0-9]{5,8})(?:\t|\\t)")._regexp  # noqa: SLF001
-# what either holds: one pass over every text (four `in` tests cost twice as much)
-_NUMBER_MARKS = re2.compile("\u2192|\\\\u2192|\t|\\\\t".encode())._regexp  # noqa: SLF001
-
-
-def _next_line(buf: bytes, prev: int, s: int) -> bool:
-    """Is the line starting at s the one after the line holding prev, blank lines between allowed?"""
-    if s > 0 and buf[s - 1] == 0x0A:
-        k = buf.find(b"\n", prev, s)
-        return k >= 0 and not buf[k + 1:s].strip()
-    k = buf.find(b"\\n", prev, s)  # a JSON string's escaped lines
-    return k >= 0 and not buf[k + 2:s].replace(b"\\n", b"").replace(b"\\r", b"").strip()
-
-
-def _cat_numbers(buf: bytes) -> list[tuple[int, int]]:
-    """Spans of the `cat -n` prefixes (number and tab) of buf's counting blocks of numbered lines."""
-    out: list[tuple[int, int]] = []
-    block: list[tuple[int, int, int]] = []  # (start, end, number) of each line's prefix
-    for spans in [*_spans(_CAT_NUMBERED, buf), None]:
-        if spans is not None:
-            s, e = spans[1][0], spans[0][1]
-            num = int(buf[s:spans[1][1]])
-            if block and _next_line(buf, block[-1][1], s):
-                block.append((s, e, num))
-                continue
-        if (len(block) >= 3 or (len(block) == 2 and block[0][2] == 1)) and all(
-                b[2] == a[2] + 1 for a, b in zip(block, block[1:])):
-            out.extend((a, b) for a, b, _ in block)
-        if spans is not None:
-            block = [(s, e, num)]
-    return out
-
-
-def blank_line_numbers(buf: bytes) -> bytes:
-    """buf with the line-number prefixes of a numbered file read (Claude's `N→`, `cat -n`'s `N<tab>`)
-    turned into as many spaces."""
-    if _first(_NUMBER_MARKS, buf)[0] < 0:
-        return buf
-    found = _cat_numbers(buf)
-    if b"\xe2\x86\x92" in buf or b"\\u2192" in buf:
-        found.extend(spans[1] for spans in _spans(_NUMBERED_LINE, buf))
-        found.sort()
-    if not found:
-        return buf
-    pieces: list[bytes] = []
-    last = 0
-    for s, e in found:
-        if s < last:
-            continue
-        pieces.append(buf[last:s])
-        pieces.append(b" " * (e - s))
-        last = e
-    pieces.append(buf[last:])
-    return b"".join(pieces)
-
-
-def has_line_numbers(buf: bytes) -> bool:
-    """Might blank_line_numbers change buf, or a string that buf joins with newlines?"""
-    if _first(_NUMBER_MARKS, buf)[0] < 0:
-        return False
-    return b"\xe2\x86\x92" in buf or b"\\u2192" in buf or bool(_cat_numbers(buf))
 
 
 def whole_id(s: str) -> bool:
@@ -542,7 +208,7 @@ class _Compiled:
 
 # RE2 budget (max_mem) of the weak groups' combined alternations (each _WeakChunk.alt, _always_gate). A
 # DFA keeps every state it built until its budget is spent, then starts afresh; the COMMON
-# alternation (84 rules, ~31,000 instructions then; ~14,500 since _capped_repeats) built ~12 MB
+# alternation (84 rules, ~31,000 instructions then; ~14,500 since capped_repeats) built ~12 MB
 # of states in each worker on an 11 MB dense transcript and kept them for the worker's life
 # with the 256 MB budget. With 32 MB its
 # states are dropped and rebuilt now and then: a worker over four dense 12 MB transcripts ended at
@@ -551,14 +217,6 @@ class _Compiled:
 # DFA. The Sets keep 256 MB (a Set out of memory gives up: every rule of the group would run).
 WEAK_ALT_MAX_MEM = 32 << 20
 _BIG_MAX_MEM = 256 << 20
-
-
-def _re2_options(max_mem: int, never_capture: bool = True) -> re2.Options:
-    opts = re2.Options()
-    opts.max_mem = max_mem
-    opts.never_capture = never_capture
-    opts.log_errors = False
-    return opts
 
 
 # The COMMON group's prefilter is cut into chunks of at most this many rules, rules that share a
@@ -598,9 +256,9 @@ def _weak_compile(pattern: str) -> object:
     """A weak group's combined alternation under WEAK_ALT_MAX_MEM, or under the big budget when
     its program does not fit in that one (two thirds of it go to the program: many custom rules)."""
     try:
-        return re2.compile(pattern, _re2_options(WEAK_ALT_MAX_MEM))._regexp  # noqa: SLF001
+        return re2.compile(pattern, re2_options(WEAK_ALT_MAX_MEM))._regexp  # noqa: SLF001
     except re2.error:
-        return re2.compile(pattern, _re2_options(_BIG_MAX_MEM))._regexp  # noqa: SLF001
+        return re2.compile(pattern, re2_options(_BIG_MAX_MEM))._regexp  # noqa: SLF001
 
 
 
@@ -608,7 +266,7 @@ def _prefilter_piece(c: _Compiled) -> str:
     """A weak rule's part of its group's combined prefilters: a superset of its pattern that
     matches from the same starts (consuming alternatives dropped, counted repeats cut, Unicode
     classes widened), before anchors are made line anchors or dropped."""
-    return _cheap_unicode(_capped_repeats(_gate_form(c.rule.regex, c.sgroup)))
+    return cheap_unicode(capped_repeats(gate_form(c.rule.regex, c.sgroup)))
 
 class _LazyProgram:
     """A rule's RE2 program, compiled on its first search. Most rules never run in a process
@@ -637,181 +295,6 @@ def _compiled(pattern: str) -> object:
     if program is None:
         program = _LAZY[pattern] = _LazyProgram(pattern)
     return program
-
-
-class _Token(NamedTuple):
-    start: int
-    text: str
-    in_class: bool  # a member of a [...] class, its closing ] included (the opener is not)
-    negated: bool  # a member of a class that starts [^
-
-
-_ESCAPE = re.compile(r"\\(?:[pP](?:\{[^}]*\}|.)|x(?:\{[0-9A-Fa-f]*\}|[0-9A-Fa-f]{2})|.)", re.S)
-
-
-def _tokens(regex: str, start: int = 0) -> Iterator[_Token]:
-    """The pattern in the pieces the rewrites below need, so each reads classes the same way:
-    an escape (a Unicode property `\\p{Lu}` or a code point `\\x{80}` whole), a class opener
-    (`[`, `[^`, `[]`, `[^]`: a leading ] is a member), a POSIX class `[:alpha:]` inside a class (its ] closes nothing), or
-    one character."""
-    in_class = negated = False
-    i, n = start, len(regex)
-    while i < n:
-        ch = regex[i]
-        if ch == "\\":
-            m = _ESCAPE.match(regex, i)
-            j = m.end() if m else n
-            yield _Token(i, regex[i:j], in_class, negated)
-            i = j
-        elif in_class:
-            close = regex.find(":]", i + 2) if regex.startswith("[:", i) else -1
-            j = close + 2 if close >= 0 else i + 1
-            yield _Token(i, regex[i:j], True, negated)
-            if j == i + 1 and ch == "]":
-                in_class = negated = False
-            i = j
-        elif ch == "[":
-            j = i + 1
-            negated = j < n and regex[j] == "^"
-            j += negated
-            if j < n and regex[j] == "]":
-                j += 1
-            yield _Token(i, regex[i:j], False, False)
-            in_class = True
-            i = j
-        else:
-            yield _Token(i, ch, False, False)
-            i += 1
-
-
-_ANCHORS = {"^": 0, "\\A": 0, "$": 1, "\\z": 1}
-
-
-def _is_anchored(regex: str) -> bool:
-    """Conservative: does the pattern use ^ $ \\A \\z outside a character class?"""
-    if "^" not in regex and "$" not in regex and "\\A" not in regex and "\\z" not in regex:
-        return False
-    return any(not t.in_class and t.text in _ANCHORS for t in _tokens(regex))
-
-
-def _multiline(regex: str, anchor: tuple[str, str] = ("(?m:^)", "(?m:$)")) -> str:
-    """The pattern with ^ $ \\A \\z (outside classes) turned into line anchors, for joined scans
-    (or, with anchor=("(?:)", "(?:)"), into nothing: a superset that matches anywhere)."""
-    return "".join(anchor[_ANCHORS[t.text]] if not t.in_class and t.text in _ANCHORS else t.text
-                   for t in _tokens(regex))
-
-
-_FLAGS_PREFIX = re.compile(r"\(\?[imsU]+\)")
-
-
-_PROPERTY = re.compile(r"\\p(?:\{[A-Za-z_]+\}|[A-Za-z])")
-_ASCII_OF = {"Lu": "A-Z", "Lt": "A-Z", "Ll": "a-z", "L": "A-Za-z", "N": "0-9", "Nd": "0-9", "M": ""}
-
-
-def _cheap_unicode(regex: str) -> str:
-    """The pattern with each Unicode property class (`\\p{Lu}`, `\\pL`, `\\pM`, ...) widened to its
-    ASCII part plus every non-ASCII character, for the weak groups' combined prefilters only: a
-    superset, whose DFA stays small. `\\p{Lu}` spelled out is hundreds of UTF-8 byte ranges, and
-    the person-name rules repeat it: in one combined pattern scanned over a long run the DFA cache
-    grew by tens of MB in every redacting process. Unchanged when a property sits in a negated
-    class or is negated itself (`\\P`, `[^\\pL]`): widening those would narrow them."""
-    if "\\p" not in regex or "\\P" in regex:
-        return regex
-    out: list[str] = []
-    for t in _tokens(regex):
-        if _PROPERTY.fullmatch(t.text) is None:
-            out.append(t.text)
-            continue
-        ascii_part = _ASCII_OF.get(t.text[2:].strip("{}"))
-        if ascii_part is None or t.negated:
-            return regex
-        body = ascii_part + "\\x{80}-\\x{10FFFF}"
-        out.append(body if t.in_class else f"[{body}]")
-    return "".join(out)
-
-
-
-# Counted repeats in the weak groups' prefilters are cut to at most this many (`{n,m}` with n or m
-# above it becomes `{min(n, 16),}`). A DFA counts a repeat with one state per step, and in a long
-# run of base64 or hex the counters of many pieces (`SG\.X{22}\.X{43}`, `sl\.X{130,}`, `fc-X{32}`,
-# ...) start at different offsets and run at once: the COMMON alternation's DFA built states for
-# every combination, spent its 32 MB and finished on the NFA on bench/corpus.py's 100 MB home (4.3
-# CPU-s over its 53 MB of joined strings, a quarter of redaction). Cut: 0.5 CPU-s, a 7 MB cache
-# instead of 12-17, the same strings touched. Not lower: at 8, `4[0-9]{12}` (a Visa number) became
-# any 9 digits after a 4, and the ALWAYS gate opened on ordinary ids.
-_GATE_REPEAT_CAP = 16
-_REPEAT = re.compile(r"\{(\d+)(?:,(\d*))?\}")
-
-
-def _capped_repeats(regex: str, cap: int = _GATE_REPEAT_CAP) -> str:
-    """The pattern with every counted repeat outside a class loosened to at most `cap` (a lower
-    bound above it lowered to `cap`, an upper bound above it dropped), for the weak groups'
-    prefilters only. A superset that matches where the pattern matches, from the same start: fewer
-    repeats of the same atom, or more, is all that changes."""
-    if "{" not in regex:
-        return regex
-    out: list[str] = []
-    skip_to = -1
-    for t in _tokens(regex):
-        if t.start < skip_to:
-            continue
-        m = _REPEAT.match(regex, t.start) if t.text == "{" and not t.in_class else None
-        if m is None:
-            out.append(t.text)
-            continue
-        low, high = int(m.group(1)), m.group(2)
-        loose = low > cap or (high is not None and high != "" and int(high) > cap)
-        out.append("{%d,}" % min(low, cap) if loose else m.group(0))
-        skip_to = m.end()
-    return "".join(out)
-
-
-def _gate_form(regex: str, group: int) -> str:
-    """The pattern without its top-level alternatives that hold no capturing group `group`, for
-    the weak groups' combined prefilters. Such an alternative only consumes text so the rule
-    never reports it (home-share's `https?://...` keeps a site's /users/<name> pages from being
-    shares): it yields no candidate, so the prefilter stays a superset without it. Kept in, it
-    made the COMMON prefilter hit every URL (324,000 spans instead of 700 on 100 MB of
-    transcript, its DFA cache +3 MB in each worker) and the group's rules run on every string
-    with a link. The pattern unchanged when unsure (group 0, \\Q, flags set mid-pattern)."""
-    if group <= 0 or "\\Q" in regex:
-        return regex
-    m = _FLAGS_PREFIX.match(regex)
-    prefix = m.group(0) if m else ""
-    alts: list[tuple[int, int, bool]] = []  # (start, end, holds the group)
-    depth = 0
-    seen = 0  # capturing groups opened so far
-    start, has = len(prefix), False
-    n = len(regex)
-    for t in _tokens(regex, len(prefix)):
-        if t.in_class:
-            continue
-        i, ch = t.start, t.text
-        if ch == "(":
-            if i + 1 < n and regex[i + 1] == "?":
-                if regex.startswith(("(?P<", "(?<"), i) and not regex.startswith(("(?<=", "(?<!"), i):
-                    seen += 1
-                    has = has or seen == group
-                else:
-                    j = i + 2
-                    while j < n and regex[j] not in ":)":
-                        j += 1
-                    if j < n and regex[j] == ")" and depth == 0:  # flags set mid-pattern: they span alternatives
-                        return regex
-            else:
-                seen += 1
-                has = has or seen == group
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-        elif ch == "|" and depth == 0:
-            alts.append((start, i, has))
-            start, has = i + 1, False
-    alts.append((start, n, has))
-    kept = [regex[a:b] for a, b, h in alts if h]
-    if len(alts) == 1 or not kept or len(kept) == len(alts) or depth != 0:
-        return regex
-    return prefix + "|".join(kept)
 
 
 # Keywords that occur in ordinary code and prose: a rule gated only by such words (or by a
@@ -870,170 +353,12 @@ def _random_hex(secret: bytes, bar: float) -> bool:
     return bar > HEX_ENTROPY and _HEX.fullmatch(secret) is not None and _entropy(secret) >= HEX_ENTROPY
 
 
-def _alnum_at(buf: bytes, i: int) -> bool:
-    """Is the (possibly multi-byte) character starting at byte i a letter or digit?"""
-    b = buf[i]
-    if b < 0x80:
-        return bool(_ASCII_ALNUM[b])
-    return buf[i:i + 4].decode("utf-8", "ignore")[:1].isalnum()
-
-
-def _alnum_ending_at(buf: bytes, i: int) -> bool:
-    """Is the character whose last byte is at i a letter or digit?"""
-    b = buf[i]
-    if b < 0x80:
-        return bool(_ASCII_ALNUM[b])
-    start = i
-    while start > 0 and i - start < 3 and (buf[start] & 0xC0) == 0x80:
-        start -= 1
-    return buf[start:i + 1].decode("utf-8", "ignore")[-1:].isalnum()
-
-
 def _spans_once(rx: object, buf: bytes, memo: dict[int, list[list[tuple[int, int]]]]) -> list[list[tuple[int, int]]]:
-    """_spans of a regex that several rules share (ls -l owner and group), found once per buffer."""
+    """iter_spans of a regex that several rules share (ls -l owner and group), found once per buffer."""
     found = memo.get(id(rx))
     if found is None:
-        found = memo[id(rx)] = list(_spans(rx, buf))
+        found = memo[id(rx)] = list(iter_spans(rx, buf))
     return found
-
-
-def in_identifier(buf: bytes, s: int, e: int) -> bool:
-    """Is the word buf[s:e] (its digits included) part of a code identifier: joined by `_` to
-    identifier characters (`max_tokens`, `use_max`), an attribute (`Math.max`, `self.will`; not
-    inside a dotted name, `www.alice.dev`), or called (`max(`)?"""
-    n = len(buf)
-    if e < n:
-        b = buf[e]
-        if b == 0x28:  # (
-            return True
-        if b == 0x5F and e + 1 < n and _IDENT[buf[e + 1]]:
-            return True
-    if s >= 2:
-        b = buf[s - 1]
-        if b == 0x5F:
-            return bool(_IDENT[buf[s - 2]])
-        if b == 0x2E and (_IDENT[buf[s - 2]] or buf[s - 2] in b")]"):
-            return not (e + 1 < n and buf[e] == 0x2E and _IDENT[buf[e + 1]])
-    return False
-
-
-def _term_spans(terms: tuple[bytes, ...], buf: bytes, low: bytes, digits_after: bool = False,
-                word_only: bool = False) -> list[tuple[int, int]]:
-    """Occurrences of literal terms (case-insensitive, ASCII) bounded by non-alphanumerics (a
-    JSON escape `\\n` before one is a boundary too); with `digits_after`, digits may follow a
-    term (`alice2024`: the term alone is the span); with `word_only`, not inside an identifier."""
-    out = []
-    n = len(buf)
-    find = low.find
-    table = _ASCII_ALNUM
-    for t in terms:
-        k = len(t)
-        p = find(t)
-        while p != -1:
-            e = p + k
-            if p:
-                b = buf[p - 1]
-                before = table[b] if b < 0x80 else _alnum_ending_at(buf, p - 1)
-                if before and b in b"nrt" and p >= 2 and buf[p - 2] == 0x5C:  # `\nalice` in JSON text
-                    before = False
-            else:
-                before = False
-            if not before:
-                j = e
-                if digits_after:
-                    while j < n and 0x30 <= buf[j] <= 0x39:
-                        j += 1
-                if j < n:
-                    b = buf[j]
-                    after = table[b] if b < 0x80 else _alnum_at(buf, j)
-                else:
-                    after = False
-                if not after and not (word_only and in_identifier(buf, p, j)):
-                    out.append((p, e))
-                    p = find(t, e)
-                    continue
-            p = find(t, p + 1)
-    if len(terms) > 1:
-        out.sort()
-    return out
-
-
-def _letter_at(buf: bytes, i: int) -> bool:
-    b = buf[i]
-    if b < 0x80:
-        return 0x41 <= b <= 0x5A or 0x61 <= b <= 0x7A
-    return buf[i:i + 4].decode("utf-8", "ignore")[:1].isalpha()
-
-
-def _letter_ending_at(buf: bytes, i: int) -> bool:
-    b = buf[i]
-    if b < 0x80:
-        return 0x41 <= b <= 0x5A or 0x61 <= b <= 0x7A
-    start = i
-    while start > 0 and i - start < 3 and (buf[start] & 0xC0) == 0x80:
-        start -= 1
-    return buf[start:i + 1].decode("utf-8", "ignore")[-1:].isalpha()
-
-
-def _is_upper(b: int) -> bool:
-    return 0x41 <= b <= 0x5A
-
-
-def _is_lower(b: int) -> bool:
-    return 0x61 <= b <= 0x7A
-
-
-def _one_case(word: bytes) -> bool:
-    """Is the word written as words are: all lower case, all capitals (a plural `DNIs` too), or a
-    capital then lower case?"""
-    return (word.islower() or word.isupper() or word.istitle() or not any(map(_is_upper, word))
-            or word.endswith(b"s") and word[:-1].isupper())
-
-
-def _word_in(part: bytes, low: bytes, k: bytes) -> bool:
-    """Does the (ASCII, lower-case) keyword k occur in part as a word of its own: no letter right
-    before or after it (`NIE:`, `"nie"`, `nie_number`, `dni2`, a JSON `\\n` before it), or at a
-    camelCase edge (`customerNie`, `dniNumber`); never inside a word (`companies`, `unified`), nor
-    in letters of mixed case (`CpR`, `tFn`), which no one writes a word in: a piece of a random id
-    (`in_1Q264zEJlbRAXNOX9WB41CpR`). `low` is part.lower()."""
-    n, size = len(k), len(part)
-    p = low.find(k)
-    while p >= 0:
-        e = p + n
-        if not _one_case(part[p:e]):
-            p = low.find(k, p + 1)
-            continue
-        before = p > 0 and _letter_ending_at(part, p - 1)
-        if before and (part[p - 1] in b"nrt" and p >= 2 and part[p - 2] == 0x5C
-                       or _is_lower(part[p - 1]) and _is_upper(part[p])):
-            before = False
-        after = e < size and _letter_at(part, e)
-        if after and _is_upper(part[e]) and _is_lower(part[e - 1]):
-            after = False
-        if not before and not after:
-            return True
-        p = low.find(k, p + 1)
-    return False
-
-
-def _spans(rx: object, buf: bytes, pos: int = 0, end: int | None = None) -> Iterator[list[tuple[int, int]]]:
-    """Non-overlapping matches of a low-level RE2 object (empty matches skipped)."""
-    n = len(buf) if end is None else end
-    match = rx.Match  # type: ignore[attr-defined]
-    while pos <= n:
-        spans = match(_UNANCHORED, buf, pos, n)
-        s, e = spans[0]
-        if s < 0:
-            return
-        if e > s:
-            yield spans
-            pos = e
-        else:
-            pos = e + 1
-
-
-def _first(rx: object, buf: bytes, pos: int = 0, end: int | None = None) -> tuple[int, int]:
-    return rx.Match(_UNANCHORED, buf, pos, len(buf) if end is None else end)[0]  # type: ignore[attr-defined]
 
 
 def _list_item_forms(keywords: list[bytes]) -> list[bytes]:
@@ -1051,7 +376,7 @@ class Engine:
         self.pseudonyms = pseudonyms
         self._by_id = {r.id: r for r in self.rules}
         self._c: list[_Compiled] = []
-        opts = _re2_options(_BIG_MAX_MEM, never_capture=False)
+        opts = re2_options(_BIG_MAX_MEM, never_capture=False)
         kw_index: dict[bytes, int] = {}
         kw_rules: list[list[int]] = []
         self._groups: dict[int, list[int]] = {STRONG: [], ALWAYS: [], COMMON: []}
@@ -1059,7 +384,7 @@ class Engine:
         for idx, r in enumerate(self.rules):
             if r.decode is not None:  # a pass of its own, in no group
                 rx = _compiled(r.regex)
-                fast = _re2_options(64 << 20)
+                fast = re2_options(64 << 20)
                 self._c.append(_Compiled(
                     rule=r, idx=idx, rx=rx, sgroup=1, kw=(), kw_ascii=True, allow=None, anchored=False,
                     modes=(True, False, False, False, False), rank=r.rank, simple=True, terms=(), group=-1,
@@ -1068,8 +393,8 @@ class Engine:
                                                       _DECODE_GATE))
                 continue
             rx = _compiled(r.regex)
-            anchored = _is_anchored(r.regex)
-            rx_joined = _compiled(_multiline(r.regex)) if anchored else rx
+            anchored = is_anchored(r.regex)
+            rx_joined = _compiled(multiline(r.regex)) if anchored else rx
             kws = tuple(dict.fromkeys(k.encode() for k in r.keywords))
             allow = None
             if r.allowlist:
@@ -1101,7 +426,7 @@ class Engine:
         prefixes = {c.idx: vendor_prefixes(c.rule.regex) for c in self._c
                     if c.group >= 0 and c.kw and not c.rule.generated}
         self._wrap_idx = frozenset(i for i, found in prefixes.items() if found)
-        pattern = _wrap_pattern(sorted({p for found in prefixes.values() for p in found}))
+        pattern = wrap_pattern(sorted({p for found in prefixes.values() for p in found}))
         self._wrap_rx = _compiled(pattern) if pattern else None
         # the rules a decoded text is scanned with: this engine's, or for a decode rule alone (its
         # examples checked by themselves) the built-in packs it counts, built when first needed
@@ -1134,7 +459,7 @@ class Engine:
         self._always_gate = None
         if self.has_always:
             pattern = "|".join(
-                f"(?:{_multiline(_prefilter_piece(self._c[i]), ('(?:)', '(?:)'))})"
+                f"(?:{multiline(_prefilter_piece(self._c[i]), ('(?:)', '(?:)'))})"
                 for i in self._groups[ALWAYS])
             self._always_gate = _weak_compile(pattern)
         # One Set pass of literals says which keywords occur (index i = keyword i), whether image
@@ -1215,26 +540,26 @@ class Engine:
 
     def any_keyword(self, buf: bytes) -> bool:
         """Does buf hold a keyword of a keyword-gated rule (case-insensitive)?"""
-        return self._gate is not None and _first(self._gate, buf)[0] >= 0
+        return self._gate is not None and first_span(self._gate, buf)[0] >= 0
 
     def ids_may_match(self, buf: bytes) -> bool:
         """Might a rule that applies to MODE_IDS or MODE_OPAQUE strings match in buf or in a string inside it
         (a raw JSON document; keywords hidden by escapes are the caller's to check)?"""
         if self._ids_always:
             return True
-        return self._ids_gate is not None and _first(self._ids_gate, buf)[0] >= 0
+        return self._ids_gate is not None and first_span(self._ids_gate, buf)[0] >= 0
 
     def always_hit(self, buf: bytes) -> bool:
         """Might an always-on rule (no or one-character keywords) match in buf or in any string
         inside it (anchors are ignored, so a raw JSON line is a superset)? The decode pass
         counts as one: a base64 run long enough to decode."""
-        if self._always_gate is not None and _first(self._always_gate, buf)[0] >= 0:
+        if self._always_gate is not None and first_span(self._always_gate, buf)[0] >= 0:
             return True
         return self._decode_hit(buf)
 
     def _decode_hit(self, buf: bytes) -> bool:
         """Might the decode pass find a run of base64 of text in buf (decoded.TEXT_GATE)?"""
-        return bool(self._decoders) and _first(_DECODE_GATE, buf)[0] >= 0
+        return bool(self._decoders) and first_span(_DECODE_GATE, buf)[0] >= 0
 
     def may_match(self, buf: bytes) -> bool:
         """A cheap superset test: False means no rule can match buf."""
@@ -1281,8 +606,8 @@ class Engine:
         return [sorted(ordered[k:k + WEAK_CHUNK]) for k in range(0, len(ordered), WEAK_CHUNK)]
 
     def _weak_chunk(self, idxs: list[int]) -> _WeakChunk:
-        pieces = [_multiline(_prefilter_piece(self._c[i])) for i in idxs]
-        wset = re2.Set.SearchSet(_re2_options(_BIG_MAX_MEM))
+        pieces = [multiline(_prefilter_piece(self._c[i])) for i in idxs]
+        wset = re2.Set.SearchSet(re2_options(_BIG_MAX_MEM))
         for piece in pieces:
             wset.Add(piece)
         sentinel = wset.Add(rb"\A")  # always matches: an answer without it means the Set gave up
@@ -1298,7 +623,7 @@ class Engine:
         for chunk in self._weak[group]:
             if wanted is not None and chunk.members.isdisjoint(wanted):
                 continue
-            if _first(chunk.alt, buf)[0] < 0:
+            if first_span(chunk.alt, buf)[0] < 0:
                 continue
             found = chunk.hits(buf)
             out.update(chunk.idxs if found is None else found)
@@ -1308,7 +633,7 @@ class Engine:
     def _protected(buf: bytes, images: bool) -> bool:
         """May buf hold protected spans (base64 images, our own tokens)? Asked only once some
         candidate exists: most small strings never need the search."""
-        return images or _first(_TOKEN_RX, buf)[0] >= 0
+        return images or first_span(_TOKEN_RX, buf)[0] >= 0
 
     def _plan(self, buf: bytes, mode: int) -> tuple[list[int], bool, bool]:
         """(rules to run on buf scanned alone, whether buf may hold base64 images, whether the
@@ -1350,10 +675,10 @@ class Engine:
             match = chunk.alt.Match  # type: ignore[attr-defined]
             pos = 0
             while pos <= n:
-                a, b = match(_UNANCHORED, joined, pos, n)[0]
+                a, b = match(UNANCHORED, joined, pos, n)[0]
                 if a < 0:
                     break
-                if b == a:  # an empty match is skipped, as _spans does
+                if b == a:  # an empty match is skipped, as iter_spans does
                     pos = b + 1
                     continue
                 last = bisect_right(starts, b - 1)  # the first string after those the match touches
@@ -1436,7 +761,7 @@ class Engine:
                 if hit is None:
                     if len(cache) > ALLOW_CACHE_MAX:
                         cache.clear()
-                    hit = cache[secret] = _first(c.allow, secret)[0] >= 0
+                    hit = cache[secret] = first_span(c.allow, secret)[0] >= 0
                 if hit:
                     return None
             if r.check is not None:
@@ -1458,10 +783,10 @@ class Engine:
             if c.terms:
                 if low is None:
                     low = buf.lower()
-                spans = _term_spans(c.terms, buf, low, c.rule.digits_after, c.rule.word_only)
+                spans = term_spans(c.terms, buf, low, c.rule.digits_after, c.rule.word_only)
                 cands.extend((s, e, idx, s, e) for s, e in spans)
                 continue
-            found = _spans_once(c.rx, buf, shared) if c.shared else _spans(c.rx, buf)
+            found = _spans_once(c.rx, buf, shared) if c.shared else iter_spans(c.rx, buf)
             for spans in found:
                 cand = self._accept(c, buf, spans)
                 if cand is not None:
@@ -1473,9 +798,9 @@ class Engine:
         shield: list[tuple[int, int]] = []
         images: list[tuple[int, int]] = []
         if prot:
-            shield = [sp[0] for sp in _spans(_TOKEN_RX, buf, lo, hi)]
+            shield = [sp[0] for sp in iter_spans(_TOKEN_RX, buf, lo, hi)]
             if any(buf.find(m, lo, hi) != -1 for m in _IMAGE_MARKERS):
-                images = [sp[0] for sp in _spans(_IMAGE_RX, buf, lo, hi)]
+                images = [sp[0] for sp in iter_spans(_IMAGE_RX, buf, lo, hi)]
         comp = self._c
         out = []
         for cand in cands:
@@ -1495,7 +820,7 @@ class Engine:
                 w1 = ge + 80 if ge + 80 < hi else hi
                 # (a run of digits only is a number, not a hash: cards and phone numbers stay findable)
                 if any(sp[0][0] <= gs and ge <= sp[0][1] and not buf[sp[0][0]:sp[0][1]].isdigit()
-                       for sp in _spans(_ID_RX, buf, w0, w1)):
+                       for sp in iter_spans(_ID_RX, buf, w0, w1)):
                     continue
             out.append(cand)
         return out
@@ -1588,9 +913,9 @@ class Engine:
     def scan_bytes(self, buf: bytes, mode: int = MODE_ALL, ansi_text: bool = True, depth: int = 0) -> list[Match]:
         """Matches in buf scanned alone; `depth`: how many base64 decodings deep buf lies (the
         decode pass runs below decoded.DEPTH)."""
-        blanked, runs = _blank(buf, ansi_text)
+        blanked, runs = blank_with_runs(buf, ansi_text)
         if runs:
-            view = _glued_view(blanked, runs)
+            view = glued_view(blanked, runs)
             return self._with_glued(self.scan_bytes(blanked, mode, False, depth), view, mode, depth)
         buf = blank_line_numbers(blanked)
         if b"\x00" in buf:  # NUL-separated records (`env -0`): each ends where a line would
@@ -1622,7 +947,7 @@ class Engine:
         match = self._wrap_rx.Match  # type: ignore[union-attr]
         pos = lo
         while pos < hi:
-            spans = match(_UNANCHORED, buf, pos, hi)
+            spans = match(UNANCHORED, buf, pos, hi)
             if spans[0][0] < 0:
                 return
             (hs, he), (_, be) = spans[1], spans[2]
@@ -1645,16 +970,16 @@ class Engine:
         further breaks while each continuation line is a full line as wide as the head's), if
         the head line is a plausible wrap and the pieces joined make one high-confidence token."""
         escaped = buf[he] == 0x5C
-        width = _head_line_width(buf, lo, hs, he, escaped)
+        width = head_line_width(buf, lo, hs, he, escaped)
         pieces = [(hs, he)]
         pos = be
         chained = False
         while True:
-            te = _run_end(buf, pos, hi)
+            te = run_end(buf, pos, hi)
             pieces.append((pos, te))
-            n = _break_len(buf, te, hi)
-            if (not n or width < WRAP_MIN_CHAIN or te + n >= hi or not _RUN[buf[te + n]]
-                    or _width(buf[pos:te], escaped) != width):
+            n = break_len(buf, te, hi)
+            if (not n or width < WRAP_MIN_CHAIN or te + n >= hi or not WRAP_RUN_BYTE[buf[te + n]]
+                    or display_width(buf[pos:te], escaped) != width):
                 break
             chained = True
             pos = te + n
@@ -1667,14 +992,14 @@ class Engine:
                      and not joined[m.end:].strip(b"._-")), None)
         if best is None:
             return None
-        if _WORDLIKE.fullmatch(joined[cut:best.end]) and any(
+        if WORDLIKE.fullmatch(joined[cut:best.end]) and any(
                 m.start == 0 and m.end == cut and self._by_id[m.rule_id].confidence == "high"
                 for m in self.scan_bytes(joined[:cut], mode, False, depth)):
             return None  # a whole token at the line's end, and a word on the next line
-        end = _joined_offset(pieces, best.end)
+        end = joined_offset(pieces, best.end)
         return best._replace(start=hs - lo, end=end - lo, replace=WRAPPED if best.replace == "token" else best.replace)
 
-    def _with_glued(self, ms: list[Match], view: _GluedView, mode: int, depth: int) -> list[Match]:
+    def _with_glued(self, ms: list[Match], view: GluedView, mode: int, depth: int) -> list[Match]:
         """ms (the blanked text's matches) with those of the text as displayed that hold a deleted
         colour code, in the original's offsets."""
         extra = []
@@ -1689,11 +1014,11 @@ class Engine:
         if not parts:
             return {}
         joined = b"\n".join(parts)
-        if not (b"\x1b" in joined or _first(_ANSI_TEXT, joined)[0] >= 0):
+        if not (b"\x1b" in joined or first_span(ANSI_TEXT, joined)[0] >= 0):
             return self._scan_blanked_segments(parts, joined, modes)
-        done = [_blank(p, True) for p in parts]
+        done = [blank_with_runs(p, True) for p in parts]
         blanked = [b for b, _ in done]
-        views = {i: _glued_view(b, runs) for i, (b, runs) in enumerate(done) if runs}
+        views = {i: glued_view(b, runs) for i, (b, runs) in enumerate(done) if runs}
         out = self._scan_blanked_segments(blanked, b"\n".join(blanked), modes)
         for i, view in views.items():
             ms = self._with_glued(out.get(i, []), view, modes[i], 0)
@@ -1742,7 +1067,7 @@ class Engine:
         dcands: dict[int, list[_Cand]] = {}
         if self._decoders and self._decode_hit(joined):
             touched: set[int] = set()
-            for sp in _spans(_DECODE_GATE, joined):  # the gate holds no newline: one string each
+            for sp in iter_spans(_DECODE_GATE, joined):  # the gate holds no newline: one string each
                 touched.add(bisect_right(starts, sp[0][0]) - 1)
             for i in sorted(touched):
                 if modes[i] == MODE_ALL:
@@ -1763,7 +1088,7 @@ class Engine:
             if c.terms:
                 if jlow is None:
                     jlow = joined.lower()
-                for gs, ge in _term_spans(c.terms, joined, jlow, c.rule.digits_after, c.rule.word_only):
+                for gs, ge in term_spans(c.terms, joined, jlow, c.rule.digits_after, c.rule.word_only):
                     i = bisect_right(starts, gs) - 1
                     if ge > ends[i] or not cmodes[modes[i]]:
                         continue
@@ -1778,7 +1103,7 @@ class Engine:
             g = c.sgroup
             kws = c.kw
             plain = c.plain_kw
-            found = _spans_once(c.rx_joined, joined, shared) if c.shared else _spans(c.rx_joined, joined)
+            found = _spans_once(c.rx_joined, joined, shared) if c.shared else iter_spans(c.rx_joined, joined)
             for spans in found:
                 gs, ge = spans[0]
                 i = bisect_right(starts, gs) - 1
@@ -1885,7 +1210,7 @@ class Engine:
     def _rematch(c: _Compiled, part: bytes, pos: int, end: int, offset: int) -> list[tuple[int, int]] | None:
         """The rule's own match anchored at `pos` of the string alone, if it ends at `end`;
         spans shifted by `offset` (joined coordinates)."""
-        spans = c.rx.Match(_ANCHOR_START, part, pos, len(part))  # type: ignore[attr-defined]
+        spans = c.rx.Match(ANCHOR_START, part, pos, len(part))  # type: ignore[attr-defined]
         if spans[0] != (pos, end):
             return None
         return [(a + offset, b + offset) if a >= 0 else (a, b) for a, b in spans]
@@ -1899,11 +1224,11 @@ class Engine:
             if low is None:
                 low = lows[i] = part.lower()
             for k in c.kw:
-                if k in low and (k not in c.word_kw or _word_in(part, low, k)):
+                if k in low and (k not in c.word_kw or word_in(part, low, k)):
                     return True
             return False
         text = part.decode("utf-8", "replace").lower()
-        return any(k.decode() in text and (k not in c.word_kw or _word_in(part, part.lower(), k)) for k in c.kw)
+        return any(k.decode() in text and (k not in c.word_kw or word_in(part, part.lower(), k)) for k in c.kw)
 
     # ------------------------------------------------------------------ replacing
 
@@ -1917,9 +1242,9 @@ class Engine:
         hit = self._cache.get(key)
         if hit is not None:
             return hit
-        value = _without_glued_codes(value)
+        value = without_glued_codes(value)
         if m.replace == WRAPPED:
-            value = _unwrapped(value)
+            value = unwrapped(value)
         if m.replace == "username":
             v = _normal(value)
             v = self._canonical(r, v.lower()) or v  # a slug variant (john-doe) as its name (john.doe)

@@ -131,7 +131,7 @@ class Rule:
     canonical: tuple[tuple[str, str], ...] = ()
     digits_after: bool = False  # a bounded term may be followed by digits (`alice2024`): the term is replaced
     # a bounded term is not matched inside a code identifier (`max_tokens`, `Math.max(`): usernames
-    # that are ordinary words would wreck JSON keys and code (engine.in_identifier)
+    # that are ordinary words would wreck JSON keys and code (words.in_identifier)
     word_only: bool = False
     # `paths = true` in a pack: also run on the components of archived file paths (path mode),
     # where only the paths pack and the generated rules run otherwise (an e-mail as a folder name)

@@ -61,6 +61,7 @@ import re2
 
 from archiver.redact.base import RedactionReport
 from archiver.redact.engine import LITERAL, MODE_ALL, MODE_IDS, MODE_KEYS, MODE_OPAQUE, Engine, whole_id
+from archiver.redact.re2scan import UNANCHORED
 from archiver.redact.walkers import PERSON_KEY, SECRET_NAME, SECRET_NAME_MAX, attachments
 from archiver.redact.walkers.toolpair import Target, ToolPairs
 
@@ -106,7 +107,6 @@ MEMO_ENTRIES = 5_000  # per mode; more costs worker memory (pymalloc keeps the a
 _HIDING_ESCAPE = re2.compile(
     rb"\\(?:/|u(?:[1-9a-fA-F][0-9a-fA-F]{3}|0[1-9a-fA-F][0-9a-fA-F]{2}|00[2-9a-fA-F][0-9a-fA-F]))"
 )._regexp  # noqa: SLF001
-_UNANCHORED = re2._Anchor.UNANCHORED  # noqa: SLF001
 
 ProseFn = Callable[[str, RedactionReport, str], str]
 
@@ -730,7 +730,7 @@ class JsonRedactor:
             return True
         if _CHUNKS_MARK in raw or _DELTA_MARK in raw:  # stream pieces: a keyword may be cut between two
             return True
-        if _ENCODED_HINT.Match(_UNANCHORED, raw, 0, len(raw))[0][0] >= 0:
+        if _ENCODED_HINT.Match(UNANCHORED, raw, 0, len(raw))[0][0] >= 0:
             return True
         if b"\\" in raw:
             if (b"\\u" in raw or b"\\/" in raw) and self._hiding_escape(raw):
@@ -743,7 +743,7 @@ class JsonRedactor:
 
     @staticmethod
     def _hiding_escape(raw: bytes) -> bool:
-        return _HIDING_ESCAPE.Match(_UNANCHORED, raw, 0, len(raw))[0][0] >= 0
+        return _HIDING_ESCAPE.Match(UNANCHORED, raw, 0, len(raw))[0][0] >= 0
 
     def redact_doc(self, raw: bytes, report: RedactionReport, carrier: str, depth: int = 0,
                    keep_layout: bool = False) -> bytes | None:

@@ -34,6 +34,7 @@ import re2
 
 from archiver.redact.base import RedactionReport
 from archiver.redact.engine import Engine
+from archiver.redact.re2scan import UNANCHORED
 
 PAIR_RULE = "secret-printing-command-output"
 PENDING_MAX = 64  # secret-printing calls awaiting their result(s): a handful in a real session
@@ -54,7 +55,6 @@ _CODEX_HEAD = re2.compile(r"^(?:Exit code: -?[0-9]+\nWall time: [^\n]*\n|Process
                           r"(?:[^\n]*\n){0,3}?Output:\n")
 
 _CMD_HINT = re2.compile(rb"cmd|command")._regexp  # noqa: SLF001
-_UNANCHORED = re2._Anchor.UNANCHORED  # noqa: SLF001
 
 Target = tuple[Any, Any, str]  # (container, key or index, the command line to scan the string after)
 
@@ -156,8 +156,8 @@ class ToolPairs:
         # a call names its command under `command` or `cmd` (also inside a JSON string of arguments):
         # that first (one literal search), the rule's keywords only then
         gate = self._gate
-        return (work and gate is not None and _CMD_HINT.Match(_UNANCHORED, raw, 0, len(raw))[0][0] >= 0
-                and gate.Match(_UNANCHORED, raw, 0, len(raw))[0][0] >= 0)
+        return (work and gate is not None and _CMD_HINT.Match(UNANCHORED, raw, 0, len(raw))[0][0] >= 0
+                and gate.Match(UNANCHORED, raw, 0, len(raw))[0][0] >= 0)
 
     def _prints_secret(self, cmd: str) -> str | None:
         """The line of cmd that prints a secret, with its newline; None when none does."""
