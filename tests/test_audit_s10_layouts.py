@@ -1,5 +1,5 @@
 """Three text layouts that hid secrets from the redactor (audit s10): a CSV/TSV file with a secret
-column read by an agent (tables.py's list mode, delimited), `cat -n` numbered output hiding a line's
+column read by an agent (the table pass's list mode, delimited), `cat -n` numbered output hiding a line's
 start from the rules (linenumbers.blank_line_numbers), and a .pgpass line at the very end of a string
 (rule pgpass-line). Each case asserts the exact redacted text (tokens' digests aside): the secret is
 gone and its neighbours stay; and ordinary CSV, prose with commas and `git shortlog -s` stay as

@@ -1,4 +1,4 @@
-"""Secret columns of text tables (archiver/redact/tables.py and the engine's table pass): psql,
+"""Secret columns of text tables (archiver/redact/tables/ and the engine's table pass): psql,
 mysql and markdown output with a password/token/api_key column have those cells replaced, and
 nothing else; the table pass gives the same answer string by string and in one joined scan."""
 

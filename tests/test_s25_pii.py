@@ -8,7 +8,7 @@ and numbers of data that were taken for phones, cards and postcodes.
 4. precision: a diff's line of a CSV/TSV row of numbers holds no phone or card; a log word in capitals
    after a comma is no town (`BATH, STATUS E4 2QA`); a one-line envelope label is an address.
 
-Each positive came out unchanged on the rules and tables.py before s25; each negative must come out
+Each positive came out unchanged on the rules and the table pass before s25; each negative must come out
 byte for byte. Then the sweep: tests/fx_s25_pii.py's customer-data shapes lose every planted value,
 and tests/fx_s24_precision.py's benign corpus (its audit-only shapes too) keeps every byte."""
 

@@ -261,12 +261,12 @@ def _weak_compile(pattern: str) -> object:
         return re2.compile(pattern, re2_options(_BIG_MAX_MEM))._regexp  # noqa: SLF001
 
 
-
 def _prefilter_piece(c: _Compiled) -> str:
     """A weak rule's part of its group's combined prefilters: a superset of its pattern that
     matches from the same starts (consuming alternatives dropped, counted repeats cut, Unicode
     classes widened), before anchors are made line anchors or dropped."""
     return cheap_unicode(capped_repeats(gate_form(c.rule.regex, c.sgroup)))
+
 
 class _LazyProgram:
     """A rule's RE2 program, compiled on its first search. Most rules never run in a process

@@ -99,7 +99,6 @@ def cheap_unicode(regex: str) -> str:
     return "".join(out)
 
 
-
 # Counted repeats in the weak groups' prefilters are cut to at most this many (`{n,m}` with n or m
 # above it becomes `{min(n, 16),}`). A DFA counts a repeat with one state per step, and in a long
 # run of base64 or hex the counters of many pieces (`SG\.X{22}\.X{43}`, `sl\.X{130,}`, `fc-X{32}`,

@@ -48,7 +48,7 @@ def in_identifier(buf: bytes, s: int, e: int) -> bool:
 
 
 def term_spans(terms: tuple[bytes, ...], buf: bytes, low: bytes, digits_after: bool = False,
-                word_only: bool = False) -> list[tuple[int, int]]:
+               word_only: bool = False) -> list[tuple[int, int]]:
     """Occurrences of literal terms (case-insensitive, ASCII) bounded by non-alphanumerics (a
     JSON escape `\\n` before one is a boundary too); with `digits_after`, digits may follow a
     term (`alice2024`: the term alone is the span); with `word_only`, not inside an identifier."""
