@@ -9,6 +9,7 @@ by id and not sent again).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import itertools
@@ -36,6 +37,7 @@ from archiver.archive import Archive, ManifestStream, chain_digest, iso_utc, tom
 from archiver.harnesses.base import Harness
 from archiver.model import GONE_NOTE, Artifact, DiscoveredSession, Manifest, Session, SourceArtifact, compact, is_utf8
 from archiver.redact.base import RedactionReport, Redactor
+from archiver.redact.folder_aliases import Aliases, cwd_folder_aliases
 from archiver.session_ids import SessionIds
 from archiver.snapshot import (
     FileIdentity,
@@ -566,6 +568,7 @@ class Syncer:
         if ds.unread is not None:  # found but not read (a broken page of its database): failed, its archived state kept
             raise SessionFailed("; ".join(warnings) or self._safe(f"not read ({ds.unread})"))
         changed = previous is None
+        aliases = functools.cache(lambda: self._folder_aliases(ds))  # only for a file that is redacted
         for src in ds.sources:
             if not is_utf8(src.path):
                 note = f"{self._named(ds, src)}: file name is not valid UTF-8 (FORMAT.md: paths are UTF-8); not archived"
@@ -574,7 +577,7 @@ class Syncer:
                 warnings.append(self._safe(note))
                 continue
             try:
-                art_state, art_changed = self._artifact(ds, src, work, report)
+                art_state, art_changed = self._artifact(ds, src, work, report, aliases)
             except FileNotFoundError:
                 named = self._named(ds, src)
                 if src.optional:
@@ -673,7 +676,8 @@ class Syncer:
             kept = self.state.get_artifact(ds.key, _logical(src.path))
         return [kept.artifact] if kept else []
 
-    def _artifact(self, ds: DiscoveredSession, src: SourceArtifact, work: Workdir, report: RedactionReport) -> tuple[ArtifactState, bool]:
+    def _artifact(self, ds: DiscoveredSession, src: SourceArtifact, work: Workdir, report: RedactionReport,
+                  aliases: Callable[[], Aliases] = tuple) -> tuple[ArtifactState, bool]:
         logical = _logical(src.path)
         with self._lock:
             prev = self.state.get_artifact(ds.key, logical)
@@ -686,12 +690,13 @@ class Syncer:
             return prev, False
         archived_path = self._archived_path(ds, src, report)
         if src.mode == "append":
-            return self._append(ds, src, logical, archived_path, prev, ident, work, report)
+            return self._append(ds, src, logical, archived_path, prev, ident, work, report, aliases=aliases())
         if src.mode == "zst":
             raw = work.file("zst-raw")
             decompress_zst(src.source, raw)
             self._add_read(ident.size)
-            return self._append(ds, src, logical, archived_path, prev, ident, work, report, read_from=raw)
+            return self._append(ds, src, logical, archived_path, prev, ident, work, report, read_from=raw,
+                                aliases=aliases())
         snap = work.file("snap")
         if src.mode == "sqlite":
             copy_sqlite(src.source, snap)
@@ -710,7 +715,7 @@ class Syncer:
         self._add_read(snap.stat().st_size)
         out = work.file("red")
         assert self.jobs is not None
-        job = self.jobs.whole(snap, out, src.format)
+        job = self.jobs.whole(snap, out, src.format, aliases())
         snap.unlink(missing_ok=True)
         try:
             self._absorb(job, report)
@@ -731,7 +736,7 @@ class Syncer:
     def _append(
         self, ds: DiscoveredSession, src: SourceArtifact, logical: str, archived_path: str,
         prev: ArtifactState | None, ident: FileIdentity, work: Workdir, report: RedactionReport,
-        read_from: Path | None = None,
+        read_from: Path | None = None, aliases: Aliases = (),
     ) -> tuple[ArtifactState, bool]:
         """Append-only JSONL: archive only the complete lines added since last time."""
         path = read_from or src.source
@@ -750,7 +755,7 @@ class Syncer:
             if end > start:
                 out = work.file("seg")
                 assert self.jobs is not None
-                job = self.jobs.segment(path, start, end, out, live)
+                job = self.jobs.segment(path, start, end, out, live, aliases)
                 if read_from is None:
                     self._add_read(end - start)
                 self._absorb(job, report)
@@ -769,6 +774,15 @@ class Syncer:
             sha256=digest or "", objects=objects, shared=src.shared,
         ))
         return ArtifactState(ds.key, logical, ident.inode, ident.size, ident.mtime_ns, end, fp, artifact), changed
+
+    def _folder_aliases(self, ds: DiscoveredSession) -> Aliases:
+        """The session's cwd-named folders as the archive names them (redact/folder_aliases.py),
+        for its text files; the cwd's own redactions are not counted again."""
+        folders = getattr(type(self.harnesses.get(ds.harness)), "cwd_folders", None)
+        if folders is None or not ds.cwd:
+            return ()
+        scratch = RedactionReport()
+        return cwd_folder_aliases(folders(), ds.cwd, lambda t: self.redactor.redact_text(t, scratch, "path"))
 
     def _archived_path(self, ds: DiscoveredSession, src: SourceArtifact, report: RedactionReport) -> str:
         harness = self.harnesses.get(ds.harness)

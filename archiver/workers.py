@@ -25,6 +25,8 @@ from typing import BinaryIO, Callable, Iterator, Sequence
 from archiver import allocator, interrupts
 from archiver.pack import SMALL_OBJECT, ObjectHasher, pack_bytes, pack_file
 from archiver.redact.base import RedactionReport, Redactor
+from archiver.redact.folder_aliases import RULE_ID as ALIAS_RULE
+from archiver.redact.folder_aliases import TEXT_FORMATS, Aliases, rewrite_file, rewriter
 from archiver.snapshot import FileIdentity, iter_lines, open_regular
 
 _BLOCK = 1024 * 1024
@@ -181,11 +183,24 @@ def hash_file(path: Path, object_id_key: bytes) -> tuple[str, str, int]:
 
 
 def redact_whole(redactor: Redactor, object_id_key: bytes, verify: bool, src: str, dst: str, fmt: str,
-                 recipients: Sequence[object] | None = None) -> JobResult:
+                 recipients: Sequence[object] | None = None, aliases: Aliases = ()) -> JobResult:
+    """src redacted into dst; a text-like file with its session's cwd-named folders renamed first
+    (folder_aliases), through a copy beside dst."""
     allocator.tune()
     report = RedactionReport()
     before = dict(getattr(redactor, "warnings", {}) or {})
-    redactor.redact_file(Path(src), Path(dst), fmt, report)  # type: ignore[arg-type]
+    read_from = Path(src)
+    if aliases and fmt in TEXT_FORMATS:
+        aliased = Path(dst + ".aliased")
+        renamed = rewrite_file(aliases, read_from, aliased)
+        if renamed:
+            read_from = aliased
+            report.add(ALIAS_RULE, fmt, renamed)
+    try:
+        redactor.redact_file(read_from, Path(dst), fmt, report)  # type: ignore[arg-type]
+    finally:
+        if read_from != Path(src):
+            read_from.unlink(missing_ok=True)
     notes = _notes_since(redactor, before)  # before the re-scan, which would count them again
     leftovers = redactor.verify_file(Path(dst), fmt) if verify else []  # type: ignore[arg-type]
     oid, sha, size = hash_file(Path(dst), object_id_key)
@@ -203,11 +218,13 @@ def _eol(f: BinaryIO, start: int, end: int) -> bytes:
 
 def redact_segment(
     redactor: Redactor, object_id_key: bytes, verify: bool, src: str, start: int, end: int, dst: str,
-    recipients: Sequence[object] | None = None, expect: tuple[int, int] | None = None,
+    recipients: Sequence[object] | None = None, expect: tuple[int, int] | None = None, aliases: Aliases = (),
 ) -> JobResult:
     """Complete JSONL lines [start, end) of src, redacted line by line into dst
     (in batches when the redactor offers it: one engine pass over many lines). With `expect`
-    (inode, device), src is a live harness file, read only if it is still that file."""
+    (inode, device), src is a live harness file, read only if it is still that file. A line held
+    whole has its session's cwd-named folders renamed first (folder_aliases); a line too long to
+    hold (a LineSpan) does not."""
     allocator.tune()
     report = RedactionReport()
     before = dict(getattr(redactor, "warnings", {}) or {})
@@ -218,6 +235,8 @@ def redact_segment(
     bodies: list[bytes] = []
     ends: list[bytes] = []
     batch_bytes = 0
+    renamer = rewriter(aliases)
+    renamed = 0
 
     def flush(fo: BinaryIO) -> None:
         nonlocal batch_bytes
@@ -255,6 +274,9 @@ def redact_segment(
                 f.seek(a)
                 line = f.read(b - a)
             body = line[:-1]
+            if renamer is not None:
+                body, n = renamer.line(body)
+                renamed += n
             if body.endswith(b"\r"):
                 bodies.append(body[:-1])
                 ends.append(b"\r\n")
@@ -266,6 +288,8 @@ def redact_segment(
             if len(bodies) >= BATCH_LINES or batch_bytes >= BATCH_BYTES:
                 flush(fo)
         flush(fo)
+    if renamed:
+        report.add(ALIAS_RULE, "jsonl", renamed)
     notes = _notes_since(redactor, before)  # before the re-scan, which would count them again
     leftovers = redactor.verify_file(Path(dst), "jsonl") if verify else []
     result = _pack_output(dst, written, recipients, JobResult(
@@ -308,20 +332,20 @@ def _init_worker(factory: Callable[[], Redactor], object_id_key: bytes, verify: 
     _worker_recipients = recipients
 
 
-def _whole_in_worker(src: str, dst: str, fmt: str) -> JobResult:
+def _whole_in_worker(src: str, dst: str, fmt: str, aliases: Aliases = ()) -> JobResult:
     global _worker_bytes
     assert _worker_redactor is not None
     _worker_bytes += os.stat(src).st_size
-    return redact_whole(_worker_redactor, _worker_key, _worker_verify, src, dst, fmt, _worker_recipients)
+    return redact_whole(_worker_redactor, _worker_key, _worker_verify, src, dst, fmt, _worker_recipients, aliases)
 
 
 def _segment_in_worker(src: str, start: int, end: int, dst: str, pack: bool = True,
-                       expect: tuple[int, int] | None = None) -> JobResult:
+                       expect: tuple[int, int] | None = None, aliases: Aliases = ()) -> JobResult:
     global _worker_bytes
     assert _worker_redactor is not None
     _worker_bytes += end - start
     return redact_segment(_worker_redactor, _worker_key, _worker_verify, src, start, end, dst,
-                          _worker_recipients if pack else None, expect)
+                          _worker_recipients if pack else None, expect, aliases)
 
 
 def _noop() -> None:
@@ -531,32 +555,36 @@ class Jobs:
         except (WorkerCrashed, BrokenProcessPool, RuntimeError):
             pass  # the first real job reports it
 
-    def whole(self, src: Path, dst: Path, fmt: str) -> JobResult:
+    def whole(self, src: Path, dst: Path, fmt: str, aliases: Aliases = ()) -> JobResult:
+        """src redacted into dst; `aliases`: its session's cwd-named folders (folder_aliases)."""
         if not self.pooled or self._runs_inline(src.stat().st_size):
             with self._inline_lock:
-                return redact_whole(self.redactor, self.key, self.verify, str(src), str(dst), fmt, self.recipients)
-        return self._run(_whole_in_worker, str(src), str(dst), fmt)
+                return redact_whole(self.redactor, self.key, self.verify, str(src), str(dst), fmt, self.recipients,
+                                    aliases)
+        return self._run(_whole_in_worker, str(src), str(dst), fmt, aliases)
 
-    def segment(self, src: Path, start: int, end: int, dst: Path, expect: tuple[int, int] | None = None) -> JobResult:
+    def segment(self, src: Path, start: int, end: int, dst: Path, expect: tuple[int, int] | None = None,
+                aliases: Aliases = ()) -> JobResult:
         """Lines [start, end) of src; with `expect` (inode, device), src is read only while it
         is that file (a live harness file swapped for a symlink is refused, not followed)."""
         if not self.pooled or self._runs_inline(end - start):
             with self._inline_lock:
                 return redact_segment(self.redactor, self.key, self.verify, str(src), start, end, str(dst),
-                                      self.recipients, expect)
+                                      self.recipients, expect, aliases)
         cuts = line_cuts(src, start, end, SPLIT_BYTES, expect) if end - start > 2 * SPLIT_BYTES else [start, end]
         if len(cuts) == 2:
-            return self._run(_segment_in_worker, str(src), start, end, str(dst), True, expect)
-        return self._split_segment(src, cuts, dst, expect)
+            return self._run(_segment_in_worker, str(src), start, end, str(dst), True, expect, aliases)
+        return self._split_segment(src, cuts, dst, expect, aliases)
 
-    def _split_segment(self, src: Path, cuts: list[int], dst: Path, expect: tuple[int, int] | None = None) -> JobResult:
+    def _split_segment(self, src: Path, cuts: list[int], dst: Path, expect: tuple[int, int] | None = None,
+                       aliases: Aliases = ()) -> JobResult:
         """A long segment in pieces on all workers (JSONL redaction is line-local), then
         joined in order; the ids and digests are of the joined bytes (not packed here: the
         pieces are, as one object, archive.put_object's to pack)."""
         parts = [dst.with_name(f"{dst.name}.{i}") for i in range(len(cuts) - 1)]
         pool = self._get_pool()
         try:
-            futures = [pool.submit(_segment_in_worker, str(src), a, b, str(part), False, expect)
+            futures = [pool.submit(_segment_in_worker, str(src), a, b, str(part), False, expect, aliases)
                        for a, b, part in zip(cuts, cuts[1:], parts)]
             try:
                 results = [f.result() for f in futures]

@@ -309,8 +309,6 @@ def test_a_project_folder_whose_cwd_is_unknown_keeps_no_email_slug(tmp_path: Pat
     assert find(out) == []
 
 
-@pytest.mark.xfail(strict=True, reason="inside a transcript, a path into Claude's own project folder keeps the "
-                                       "project key's slug of an e-mail in the cwd (only artifact paths rebuild it)")
 def test_a_path_into_the_project_folder_inside_a_transcript_keeps_no_email_slug(tmp_path: Path) -> None:
     p = _small_home(tmp_path)
     proj = p.home / ".claude" / "projects" / claude_key(CLIENT_CWD)
