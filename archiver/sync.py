@@ -57,6 +57,7 @@ from archiver.workers import JobResult, Jobs, WorkerCrashed, pin_socket_dir
 log = logging.getLogger(__name__)
 _BLOCK = 1024 * 1024
 STALE_UPLOAD_AGE = timedelta(hours=1)
+ALIAS_CACHE_MAX = 4_096  # distinct (harness, cwd) pairs whose folder aliases are kept for the run
 
 
 class HeldBack(Exception):
@@ -179,6 +180,7 @@ class Syncer:
         discovery_cache: DiscoveryCache | None = None,
     ) -> None:
         self.harnesses = {h.name: h for h in harnesses}
+        self._aliases: dict[tuple[str, str], Aliases] = {}  # (harness, cwd): a project's sessions share one
         self.discovery_cache = discovery_cache  # the collectors' (their HarnessContext.cache), if any
         self.redactor = redactor
         self.archive = archive
@@ -781,8 +783,15 @@ class Syncer:
         folders = getattr(type(self.harnesses.get(ds.harness)), "cwd_folders", None)
         if folders is None or not ds.cwd:
             return ()
-        scratch = RedactionReport()
-        return cwd_folder_aliases(folders(), ds.cwd, lambda t: self.redactor.redact_text(t, scratch, "path"))
+        key = (ds.harness, ds.cwd)
+        found = self._aliases.get(key)
+        if found is None:
+            scratch = RedactionReport()
+            found = cwd_folder_aliases(folders(), ds.cwd, lambda t: self.redactor.redact_text(t, scratch, "path"))
+            if len(self._aliases) >= ALIAS_CACHE_MAX:
+                self._aliases.clear()
+            self._aliases[key] = found
+        return found
 
     def _archived_path(self, ds: DiscoveredSession, src: SourceArtifact, report: RedactionReport) -> str:
         harness = self.harnesses.get(ds.harness)

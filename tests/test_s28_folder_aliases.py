@@ -19,6 +19,7 @@ from archiver.harnesses.cursor_agent import md5_dir
 from archiver.harnesses.pi import cwd_dir_name
 from archiver.redact.base import RedactionReport
 from archiver.workers import redact_segment, redact_whole
+from tests.fx_redact import builtin_redactor
 from tests.fx_s26_leakaudit import CLAUDE_SID, CLIENT_CWD, EMAIL, USER, claude_key, jl
 from tests.test_s26_leakaudit import _child, _decrypt, _inproc, _small_home, find
 
@@ -29,6 +30,10 @@ FOLDERS = [(".claude/projects/", project_key)]
 def _red(path: str) -> str:
     """A stand-in for the rules: the user name and the e-mail."""
     return path.replace("/home/ann", "/home/user-1a2b").replace("bob@example.com", "<EMAIL:0badf00d>")
+
+
+KEY = project_key(CWD)
+RED = project_key(_red(CWD))
 
 
 def _aliases() -> fa.Aliases:
@@ -62,8 +67,6 @@ def test_every_harness_encoding_is_aliased_after_its_own_folder() -> None:
     assert dict(((a, raw), red) for a, raw, red in got)[(b"chats", md5_dir(CWD).encode())] == md5_dir(_red(CWD)).encode()
 
 
-KEY = project_key(CWD)
-RED = project_key(_red(CWD))
 
 
 @pytest.mark.parametrize("text,want", [
@@ -189,7 +192,7 @@ def test_the_cwd_is_redacted_once_when_the_redaction_keeps_its_separators() -> N
         calls.append(path)
         return _red(path)
 
-    assert fa.cwd_folder_aliases(FOLDERS, CWD, red) == _aliases() and calls == [CWD]
+    assert fa.cwd_folder_aliases(FOLDERS, CWD, red) == _aliases() and calls == [CWD, KEY]  # the key: the rules' view
     calls.clear()
 
     def merging(path: str) -> str:  # a replacement that swallows a separator: each ancestor on its own
@@ -197,5 +200,17 @@ def test_the_cwd_is_redacted_once_when_the_redaction_keeps_its_separators() -> N
         return path.replace("clients/bob@example.com", "<CLIENT:0badf00d>")
 
     got = fa.cwd_folder_aliases(FOLDERS, CWD, merging)
-    assert calls == [CWD, CWD, "/home/ann/clients/bob@example.com", "/home/ann/clients", "/home/ann", "/home"]
+    assert calls == [CWD, CWD, "/home/ann/clients/bob@example.com", "/home/ann/clients", "/home/ann", "/home", KEY]
     assert [raw.decode() for _, raw, _ in got] == [project_key(CWD), project_key("/home/ann/clients/bob@example.com")]
+
+
+@pytest.mark.parametrize("cwd,aliased", [
+    ("/home/ann/work/app", False),  # the user name: the rules find it in the key as in the path
+    ("/home/ann/clients/carol.ng@acme-corp.io/app", True),  # the e-mail: a slug in the key
+])
+def test_only_a_cwd_whose_key_hides_a_finding_from_the_rules_is_aliased(cwd: str, aliased: bool) -> None:
+    red = builtin_redactor(b"k" * 32, usernames=["ann"])
+    got = fa.cwd_folder_aliases(FOLDERS, cwd, lambda t: red.redact_text(t, RedactionReport(), "path"))
+    assert bool(got) is aliased
+    if aliased:
+        assert got[0][1] == project_key(cwd).encode() and b"acme" not in got[0][2] and b"EMAIL" in got[0][2]

@@ -36,9 +36,12 @@ _SEPARATOR = rb"(/|\\\\|\\)"  # `/`, a JSON-escaped backslash, a raw one
 def cwd_folder_aliases(folders: Iterable[tuple[str, Callable[[str], str]]], cwd: str | None,
                        redact_text: Callable[[str], str]) -> Aliases:
     """The aliases of a session whose cwd is `cwd`, for a harness whose `cwd_folders` are
-    `folders` ((path prefix, cwd -> folder name)); () when the cwd is unknown or no name changes.
-    The cwd is redacted once and its ancestors are its redacted form's (the rules keep a path's
-    separators: a user name, an e-mail, a term is one component before and after)."""
+    `folders` ((path prefix, cwd -> folder name)); () when the cwd is unknown, or when the rules
+    make of the cwd's folder name what the archive names it (a user name is a word in the key
+    as in the path: `-home-ann-app` is `-home-user-1a2b-app` either way), so the text keeps its
+    findings as the rules count them. The cwd is redacted once and its ancestors are its redacted
+    form's (the rules keep a path's separators: a user name, an e-mail, a term is one component
+    before and after)."""
     if not cwd:
         return ()
     anchors = [(prefix.rstrip("/").rpartition("/")[2], encode) for prefix, encode in folders if "*" not in prefix]
@@ -51,6 +54,9 @@ def cwd_folder_aliases(folders: Iterable[tuple[str, Callable[[str], str]]], cwd:
         redacted = [redact_text(path) for path in paths]
     out: dict[tuple[bytes, bytes], bytes] = {}
     for anchor, encode in anchors:
+        raw, red = encode(paths[0]), encode(redacted[0])
+        if raw == red or redact_text(raw) == red:
+            continue
         for path, red_path in zip(paths, redacted):
             raw, red = encode(path), encode(red_path)
             if raw and raw != red:
