@@ -559,6 +559,14 @@ class Syncer:
         except Exception:  # noqa: BLE001 - naming a file for an error must not raise another
             return src.path
 
+    def _archived_names(self, ds: DiscoveredSession, warning: str) -> str:
+        """A collector's warning with each of the session's files it names (by its HOME-relative
+        path) named as errors name it (`_named`)."""
+        for src in ds.sources:
+            if src.path in warning:
+                warning = warning.replace(src.path, self._named(ds, src))
+        return warning
+
     # ---- one session ----
     def _session(self, ds: DiscoveredSession, work: Workdir) -> tuple[Session, list[ArtifactState], bool]:
         report = RedactionReport()
@@ -566,7 +574,7 @@ class Syncer:
             previous = self.state.get_session(ds.key)
         artifacts: list[Artifact] = []
         states: list[ArtifactState] = []
-        warnings = [self._safe(w) for w in ds.warnings]
+        warnings = [self._safe(self._archived_names(ds, w)) for w in ds.warnings]
         if ds.unread is not None:  # found but not read (a broken page of its database): failed, its archived state kept
             raise SessionFailed("; ".join(warnings) or self._safe(f"not read ({ds.unread})"))
         changed = previous is None

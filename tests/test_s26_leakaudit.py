@@ -284,8 +284,6 @@ def test_a_sidecar_named_in_bytes_that_are_not_utf8_is_named_by_its_archived_pat
     assert find(" ".join(warnings)) == [], warnings
 
 
-@pytest.mark.xfail(strict=True, reason="a Claude project folder or a Cursor workspace folder whose cwd no file "
-                                       "records keeps the cwd's e-mail as a slug in the artifact path")
 @pytest.mark.parametrize("case", ["claude-transcript-without-cwd", "claude-session-folder-only", "cursor-orphan-mirror"])
 def test_a_project_folder_whose_cwd_is_unknown_keeps_no_email_slug(tmp_path: Path, case: str) -> None:
     p = _small_home(tmp_path)

@@ -588,7 +588,7 @@ class ClaudeCode:
         session: DiscoveredSession,
         redact_relpath: Callable[[str], str],
         redact_text: Callable[[str], str],
-        pseudonym: Callable[[str, str], str] | None = None,  # (the pipeline passes it; no hash-named folder here)
+        pseudonym: Callable[[str, str], str] | None = None,
     ) -> str:
         """The project key is derived from the cwd: rebuild it from the redacted cwd, so a user
         name the path rules cannot see in a key (`zq.canary` became `zq-canary`, `/export/home`)
@@ -600,13 +600,15 @@ class ClaudeCode:
         the project's, and host files (memory/, sessions-index.json) and a session folder without
         its transcript have none. Those use the ancestor of their cwd that encodes to the key, else
         the cwd of a session found in that project folder, so every file of a project is restored
-        into the one folder Claude Code reads, whatever the rules make of the raw key."""
+        into the one folder Claude Code reads, whatever the rules make of the raw key. A key whose
+        cwd no file records and that holds an address's slug is archived under a keyed name
+        (common.keyed_folder)."""
         prefix = f"{self.native_root}/projects/"
         cwd = session.cwd
         if src.path.startswith(prefix):
             folder = src.path[len(prefix):].partition("/")[0]
             cwd = _folder_cwd(folder, session.cwd) or self._project_cwds.get(folder) or cwd
-        return cwd_folder_relpath(src.path, prefix, cwd, project_key, redact_relpath, redact_text)
+        return cwd_folder_relpath(src.path, prefix, cwd, project_key, redact_relpath, redact_text, pseudonym)
 
     def _host_session(self) -> DiscoveredSession | None:
         host = DiscoveredSession(harness=NAME, session_id="@host", kind="host", title="Claude Code host files")

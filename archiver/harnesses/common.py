@@ -12,6 +12,7 @@ never blocked on.
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
 from datetime import datetime, timezone
 from pathlib import Path
@@ -278,18 +279,51 @@ class LazyByPath(Generic[T]):
 def cwd_folder_relpath(
     path: str, prefix: str, cwd: str | None, encode: Callable[[str], str],
     redact_relpath: Callable[[str], str], redact_text: Callable[[str], str],
+    pseudonym: Callable[[str, str], str] | None = None,
 ) -> str:
     """The archived form of `path` when its folder under `prefix` is `encode(cwd)` (a Claude Code
     project key, a pi session folder): the folder is rebuilt from the redacted cwd, so it matches
     the cwd inside and no part of a user name the path rules cannot see in it survives; the rest
     goes through redact_relpath. Any other path (no cwd, a folder that is not the cwd's plain
-    encoding: truncated, overridden) goes through redact_relpath whole."""
-    if not path.startswith(prefix) or not cwd:
-        return redact_relpath(path)
-    folder, _, rest = path[len(prefix) :].partition("/")
-    if not rest or folder != encode(cwd):
-        return redact_relpath(path)
-    return f"{prefix}{encode(redact_text(cwd))}/{redact_relpath(rest)}"
+    encoding: truncated, overridden) goes through redact_relpath whole; then a folder name that
+    still holds an address's slug (address_slug: `bob-corp-com`, an e-mail or a domain whose
+    `@` and `.` the encoding made `-`, which no rule can tell from words) is archived as
+    keyed_folder's name when `pseudonym` is given."""
+    if path.startswith(prefix) and cwd:
+        folder, _, rest = path[len(prefix) :].partition("/")
+        if rest and folder == encode(cwd):
+            return f"{prefix}{encode(redact_text(cwd))}/{redact_relpath(rest)}"
+    red = redact_relpath(path)
+    if pseudonym is None or not path.startswith(prefix) or not red.startswith(prefix):
+        return red
+    folder = path[len(prefix):].partition("/")[0]
+    red_folder, sep, red_rest = red[len(prefix):].partition("/")
+    if not address_slug(red_folder):
+        return red
+    return f"{prefix}{keyed_folder(folder, pseudonym)}{sep}{red_rest}"
+
+
+# An address in a folder name encoded as words (Claude Code's key, Cursor's slug): a domain's last
+# labels at a word's end. Top-level domains that are English words or common path words (`in`,
+# `us`, `it`, `no`, `app`, `dev`, `test`, `local`) are left out: a key holding one is left to the rules.
+_ADDRESS_SLUG = re.compile(
+    r"(?:^|-)[A-Za-z0-9]{2,}-(?:com|org|net|edu|gov|io|ai|co|biz|example"
+    r"|de|fr|uk|nl|ch|se|dk|fi|pl|jp|cn|br|au|ca|eu|ru|nz|za|ie|mx|ar|kr|tw|hk|sg"
+    r"|co-uk|ac-uk|org-uk|com-au|co-jp|co-nz|com-br|co-za|co-in|com-mx|co-kr)(?:-|$)", re.I)
+
+
+def address_slug(name: str) -> bool:
+    """Does a folder name hold what reads as a domain's end (`...-acme-com-...`), the trace of an
+    address whose `@` and `.` the encoding turned into `-`?"""
+    return _ADDRESS_SLUG.search(name) is not None
+
+
+def keyed_folder(folder: str, pseudonym: Callable[[str, str], str]) -> str:
+    """The archived name of a cwd-named folder whose cwd is unknown and whose name holds an
+    address's slug: `cwd-` and 16 hex digits of the team-keyed digest of the native name (the
+    same for every run and machine; only team-key holders can test a guess), `-` first as in
+    the native name."""
+    return ("-" if folder.startswith("-") else "") + "cwd-" + pseudonym("cwd-folder", folder)[:16]
 
 
 def index_if_scanned(con: sqlite3.Connection, table: str, column: str, index: str) -> bool:

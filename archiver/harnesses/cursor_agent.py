@@ -850,7 +850,7 @@ class CursorAgent:
         if src.path.startswith(prefix):
             folder = src.path[len(prefix):].partition("/")[0]
             cwd = session.cwd if session.cwd and slug(session.cwd) == folder else self._slug_cwds.get(folder)
-            return cwd_folder_relpath(src.path, prefix, cwd, slug, redact_relpath, redact_text)
+            return cwd_folder_relpath(src.path, prefix, cwd, slug, redact_relpath, redact_text, pseudonym)
         red = redact_relpath(src.path)
         parts = src.path.split("/")
         if len(parts) >= 4 and parts[0] == self.native_root and parts[1] == "chats":
