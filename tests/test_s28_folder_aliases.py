@@ -214,3 +214,11 @@ def test_only_a_cwd_whose_key_hides_a_finding_from_the_rules_is_aliased(cwd: str
     assert bool(got) is aliased
     if aliased:
         assert got[0][1] == project_key(cwd).encode() and b"acme" not in got[0][2] and b"EMAIL" in got[0][2]
+
+
+def test_a_folder_name_that_json_would_escape_is_left_to_the_rules() -> None:
+    cwd = '/home/ann/say "hi"/bob@example.com'
+    got = fa.cwd_folder_aliases([(".pi/agent/sessions/", cwd_dir_name)], cwd, _red)
+    assert [raw for _, raw, _ in got] == [b"--home-ann--"]  # the names below `say "hi"` hold its quotes
+    got = fa.cwd_folder_aliases([(".pi/agent/sessions/", cwd_dir_name)], "/home/ann/bob@example.com", _red)
+    assert [raw for _, raw, _ in got] == [b"--home-ann-bob@example.com--", b"--home-ann--"]

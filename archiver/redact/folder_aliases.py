@@ -14,8 +14,8 @@ Only a name right after its folder (`projects/`, also with `\\` or a JSON-escape
 not followed by a letter or digit is replaced (`-home-a-app2` is another project than
 `-home-a-app`); a name followed by `-` is a folder of a cwd below (Claude Code's key of
 `/home/a/app/sub` starts with the key of `/home/a/app`), so the cwd's ancestors are aliased too,
-the longest first. Names and replacements are letters, digits and `-_.<>@` only: safe inside a
-JSON string and in text.
+the longest first. Names and replacements are letters, digits and `-_.<>@` only (any other
+is left to the rules): the same bytes inside a JSON string and in text.
 """
 
 from __future__ import annotations
@@ -31,6 +31,9 @@ RULE_ID = "cwd-folder-name"  # how a replacement is counted in a session's redac
 TEXT_FORMATS = frozenset({"jsonl", "json", "text"})
 _BLOCK = 1 << 20
 _SEPARATOR = rb"(/|\\\\|\\)"  # `/`, a JSON-escaped backslash, a raw one
+# a name written as it is in JSON and text alike (pi's folder keeps a cwd's quotes and spaces: such a
+# name is left to the rules)
+_PLAIN = re.compile(r"[A-Za-z0-9._@<>-]+")
 
 
 def cwd_folder_aliases(folders: Iterable[tuple[str, Callable[[str], str]]], cwd: str | None,
@@ -59,7 +62,7 @@ def cwd_folder_aliases(folders: Iterable[tuple[str, Callable[[str], str]]], cwd:
             continue
         for path, red_path in zip(paths, redacted):
             raw, red = encode(path), encode(red_path)
-            if raw and raw != red:
+            if raw and raw != red and _PLAIN.fullmatch(raw) and _PLAIN.fullmatch(red):
                 out.setdefault((anchor.encode(), raw.encode()), red.encode())
     return tuple(sorted(((a, raw, red) for (a, raw), red in out.items()), key=lambda t: -len(t[1])))
 
