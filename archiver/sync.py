@@ -685,7 +685,7 @@ class Syncer:
         return [kept.artifact] if kept else []
 
     def _artifact(self, ds: DiscoveredSession, src: SourceArtifact, work: Workdir, report: RedactionReport,
-                  aliases: Callable[[], Aliases] = tuple) -> tuple[ArtifactState, bool]:
+                  aliases: Callable[[], Aliases] = lambda: ()) -> tuple[ArtifactState, bool]:
         logical = _logical(src.path)
         with self._lock:
             prev = self.state.get_artifact(ds.key, logical)

@@ -97,8 +97,7 @@ _MARK = re2.compile(MARK_PATTERN)
 _WORDS = re2.compile(WORD_PATTERN)
 
 
-# aligned text (`column -t`, `docker ps`-like listings): names, a single space inside one, two spaces
-# or more between them; read only for a national identifier's column (its validator judges a cell)
+# a column's name as aligned text and psql's expanded records print it: a single space inside one
 ANAME = rb"[A-Za-z_#][A-Za-z0-9_.#()/-]*(?: [A-Za-z0-9_.#()/-]+)*"
 
 

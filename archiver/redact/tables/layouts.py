@@ -31,7 +31,8 @@ _NAME = rb'(?:"[A-Za-z_][A-Za-z0-9_.,# -]{0,63}"|[A-Za-z_][A-Za-z0-9_.#-]*(?: [A
 _DELIM_HEADER_RX = re2.compile(rb"(?m)^ *(?:" + _NAME + rb"(?:," + _NAME + rb")+|" + _NAME + rb"(?:\t" + _NAME
                                + rb")+|" + _NAME + rb"(?:;" + _NAME + rb")+) *\r?$")
 
-
+# aligned text (`column -t`, `docker ps`-like listings): names, a single space inside one, two spaces
+# or more between them; read only for a national identifier's column (its validator judges a cell)
 _ANAME_RX = re.compile(ANAME)
 _FIELD = re.compile(rb"[^ \t\r]+(?: [^ \t\r]+)*")  # a cell of an aligned row: single spaces inside it
 _ALIGNED_HEADER_RX = re2.compile(rb"(?m)^ *" + ANAME + rb"(?:  +" + ANAME + rb")+ *\r?$")
