@@ -953,7 +953,7 @@ def leaked(red: object, fam: Family, carrier: str) -> list[str]:
 
 # Families the packs cannot close: strict xfail (fam, carrier or None for every carrier) -> reason.
 # (jwk-private in JSON was one: its members are now scanned keyed with the kty beside them,
-# jsondoc._JWK_CONTEXT)
+# jsonpairs.JWK_CONTEXT)
 OPEN: dict[tuple[str, str | None], str] = {}
 
 

@@ -35,18 +35,6 @@ scanned as their decimal text with every rule, except under id and signature key
 keys naming a random or derived number (seed, nonce, checksum, timestamp, ...);
 one that a rule matches is written back as the replacement string (its JSON type
 changes from number to string). Shorter numbers and floats are never scanned alone.
-
-Places: an object with a latitude key (lat, latitude) and a longitude key (lng, lon, long,
-longitude) whose values are numbers or numeric strings, and each position of a GeoJSON geometry
-(`type` Point, LineString, Polygon or Multi*, `coordinates` [lng, lat, ...]), is scanned as the
-text `"lat": <lat>, "lng": <lng>`, each number as the document writes it (a parsed float drops
-trailing zeros: -74.0060 would read -74.006), and a number of 3 decimals beside one of 4 or more
-given back its trailing zero (a serialiser such as JSON.stringify writes -74.0060 as -74.006 in the
-first place; a string is taken as written); when a rule matches that pair, BOTH values become
-its token (one token for the place, counted once), a number becoming that token as a string (its
-JSON type changes from number to string). A string under a location key (`{"coords": "48.858370,
-2.294481"}`) is scanned as `"coords": "<value>"`. The check is one key test per object; floats
-elsewhere (an embedding, a list of weights) are never looked at.
 """
 
 from __future__ import annotations
@@ -62,7 +50,17 @@ import re2
 from archiver.redact.base import RedactionReport
 from archiver.redact.engine import LITERAL, MODE_ALL, MODE_IDS, MODE_KEYS, MODE_OPAQUE, Engine, whole_id
 from archiver.redact.re2scan import UNANCHORED
-from archiver.redact.walkers import PERSON_KEY, SECRET_NAME, SECRET_NAME_MAX, attachments
+from archiver.redact.walkers import PERSON_KEY, SECRET_NAME, attachments
+from archiver.redact.walkers.jsonlists import (
+    CHUNKS_MARK, DELTA_KEYS, DELTA_MARK, DIFF_MARKS, PIECES, VALUE_REFERENCE, argv_like, chunk_list, delta_records,
+    lines_like, listed_program, shell_word,
+)
+from archiver.redact.walkers.jsonpairs import (
+    COOKIE_LIST, FIELD_NAME, GENERIC_CHILD, JWK_CONTEXT, JWK_PRIVATE, PARENT_KEY_MAX, PERSON_PAIR, USER_KEY_PAIR,
+    VALUE_KEYS, cookie_pair, in_parent, person_object, secret_pair, singular, tf_random_password,
+)
+from archiver.redact.walkers.jsonplaces import GEO_KEYS, add_places, place_object
+from archiver.redact.walkers.jsonstrings import JsonStrings
 from archiver.redact.walkers.toolpair import Target, ToolPairs
 
 SKIP_KEYS = frozenset({
@@ -219,36 +217,6 @@ def _parse(raw: bytes) -> tuple[Any, bool] | None:
             return None
 
 
-class _Doc:
-    """The strings of one parsed document, with where each lives."""
-
-    __slots__ = ("strs", "modes", "locs", "nested", "prose", "nkeys", "numbers", "keyed", "encoded", "argv",
-                 "argv_members", "places", "geo", "geo_span")
-
-    def __init__(self) -> None:
-        # objects the walk found a location in (_place_object): (object, lat key, lng key), keys None for
-        # a GeoJSON geometry
-        self.places: list[tuple[dict[str, Any], str | None, str | None]] = []
-        # their coordinate pairs resolved against the raw bytes (_add_places): (the text scanned, where its
-        # lat value starts, index into strs of the lat value, of the lng value)
-        self.geo: list[tuple[bytes, int, int, int]] = []
-        self.geo_span = (0, 0)  # the indexes into strs of those values (never scanned alone)
-        # command lines given as argv lists: (the list as one shell line, [(index into strs, byte offset in
-        # it)], -1); a list of text lines joined by newlines, whose matches may span items: (text, [...],
-        # the diff marker's length taken off each item: 0 or 1)
-        self.argv: list[tuple[bytes, list[tuple[int, int]], int]] = []
-        self.argv_members: set[int] = set()
-        self.encoded: list[tuple[Any, Any, str, str]] = []  # (container, key, value, encoding)
-        self.nkeys = 0  # keys of all objects walked
-        self.keyed: dict[int, str] = {}  # indexes into strs scanned with their key (_SECRET_KEY)
-        self.numbers: set[int] = set()  # indexes into strs of integers (their decimal text)
-        self.strs: list[str] = []
-        self.modes: list[int] = []
-        self.locs: list[tuple[Any, Any, bool]] = []  # (container, key or index, is_key)
-        self.nested: list[tuple[Any, Any, str]] = []
-        self.prose: set[int] = set()
-
-
 _ID_SUFFIXES = ("id", "Id", "ID", "ids", "Ids", "IDs")  # product_id, orderId: numbers there are ids
 # An integer under a key whose last word is one of these is a random or derived number, never a
 # card a tool printed ({"seed": 4539...}, "random_seed", "torchSeed", "nonce", "crc32"): one in ten
@@ -263,211 +231,7 @@ def _random_number_key(k: str) -> bool:
     return m is not None and m.group(1).lower() in _NUMBER_NOT_DATA
 
 
-_PAIR_KEYS = (("name", "value"), ("Name", "Value"), ("key", "value"), ("Key", "Value"),
-              ("ParameterKey", "ParameterValue"), ("keyName", "value"))
-# A pair whose name says what its value is only to a rule that reads the pair as text, or that such a
-# rule knows better than the name alone (a HAR queryString's ?appid= or ?key=, a session cookie's name,
-# az storage account keys' keyName): its value is scanned as `"name": "<name>", "value": "<value>"`, the
-# form the JSON name/value rules read in printed JSON (url-query-api-key, json-cookie-value,
-# azure-storage-key-list).
-_PAIR_TEXT_NAME = re.compile(
-    r"(?:appid|app[_-]?key|key|sig|signature|subscription[_-]?key|license[_-]?key|consumer[_-]?(?:key|secret)"
-    r"|hapikey)|.*(?:sess|sid|jwt|remember).*", re.I)
-# an SSM parameter's Value of Type SecureString is a secret whatever its Name (aws-securestring-value)
-_SECURE_STRING = 'Type": "SecureString", "Value'
-# the cookies of a "cookies" array (HAR, Playwright storage state, HTTPie session) are each scanned as
-# the first one of such an array, `"cookies": [{"name": "<name>", "value": "<value>"` (json-cookie-value)
-_COOKIE_LIST = "cookie"
-
-
-# {"username": ..., "key": ...} and nothing else is ~/.kaggle/kaggle.json: its key is scanned under
-# that name (the kaggle rule wants 32 hex digits), as "key" alone is too common a name to judge
-_USER_KEY_PAIR = ("key", "kaggle_key")
-_VALUE_KEYS = frozenset({"value", "Value", "secret", "data"})
-# {"name": ..., "email": "x@y"}: a git author/committer (GitHub API, git log --format=json-ish output),
-# a package author (package.json, pyproject authors): its name is scanned as a git author name (the
-# git-env-person-name rule, with its allowlist of bots and placeholders)
-_PERSON_PAIR = ("name", "git_author_name")
-# A value under a generic name (key, secret) whose object sits under a key of its own ({"Jwt": {"Key": ...}},
-# {"hmac": {"key": ...}}) is scanned as `"Jwt": {"Key": "value"`: the rules that know a secret by the object
-# it belongs to (jwt-config-signing-key, purpose-object-key) see its name as they do in the text form.
-_GENERIC_CHILD = frozenset({
-    "key", "Key", "KEY", "secret", "Secret", "SECRET", "secretKey", "SecretKey", "secret_key", "signingKey",
-    "SigningKey", "signing_key", "IssuerSigningKey", "issuerSigningKey",
-})
-PARENT_KEY_MAX = 64  # a longer key is no settings section's name
-# Terraform state: the `result` of a random_password resource's instances is the generated password; it is
-# scanned as `"type": "random_password", "result": "value"` (the terraform-random-password-result rule)
-_TF_RESULT = {"result": 'type": "random_password", "result'}
-
-
-def _in_parent(parent: str, node: dict[str, Any]) -> dict[str, str]:
-    """{generic child key of node: the name it is scanned with, its parent key included}."""
-    return {k: f'{parent}": {{"{k}' for k in node if k in _GENERIC_CHILD}
-
-
-def _tf_random_password(node: dict[str, Any], contexts: dict[int, dict[str, str]]) -> None:
-    """A Terraform resource of type random_password: its state instances' attributes, or the
-    `values` `terraform show -json` prints for it, get _TF_RESULT."""
-    values = node.get("values")
-    if type(values) is dict:
-        contexts[id(values)] = _TF_RESULT
-    insts = node.get("instances")
-    if type(insts) is not list:
-        return
-    for inst in insts:
-        attrs = inst.get("attributes") if type(inst) is dict else None
-        if type(attrs) is dict:
-            contexts[id(attrs)] = _TF_RESULT
-
-
-def _person_object(node: dict[str, Any]) -> bool:
-    name, email = node.get("name"), node.get("email")
-    return type(name) is str and type(email) is str and "@" in email and " " not in email and 0 < len(name) <= 80
-# a list of field names (`"required": ["username", "password", "email"]`, `["USER", "PASSWORD",
-# "DRIVER_ID"]`): the item after a secret-like one is another name, not its value
-_FIELD_NAME = re.compile(r"[a-z_]+|[A-Z_]+|[a-z]+(?:[A-Z][a-z]+)+")
-
-
-# argv lists (`"command": ["mysql", "-uroot", "-pSECRET"]`: Codex, MCP servers, subprocess calls): a
-# list of strings whose first item is a program name or path is also scanned as the one shell line it
-# stands for, so the command-line rules see the program, its flags and the value together; a match that
-# lies inside one item is applied to that item (each item is still scanned alone too).
-_ARGV_PROGRAM = re.compile(r"(?:[\w.+~-]*/)*[A-Za-z_][\w.+-]*")
-# an item is quoted only where the command-line rules' values stop (blanks, quotes, ;&|<>$\\ and `)
-_SHELL_SAFE = re.compile(r"[^\s\"'`;&|<>$\\]+")
-# a match of the argv line that is only a reference to a value set elsewhere ($NAME, ${NAME},
-# ${{ secrets.NAME }}: an MCP or CI config expands it, `git config user.name "$GIT_USER_NAME"`) names
-# the value, it is none: the item stays as it is (a default, ${NAME:-x}, may be a value: it is kept)
-_VALUE_REFERENCE = re.compile(rb"\$(?:[A-Za-z_][A-Za-z0-9_]*|\{[A-Za-z_][A-Za-z0-9_]*\}|\{\{[^{}]*\}\})")
-ARGV_MAX_ITEMS = 256
-ARGV_MAX_BYTES = 16 << 10
-# programs whose name holds a secret-like word (pass, key, ...): as an argv's first item no secret's name,
-# so the item after it (wpa_passphrase's SSID, htpasswd's flags) is not scanned as that secret's value
-_PROGRAMS = frozenset({
-    "wpa_passphrase", "htpasswd", "sshpass", "passwd", "chpasswd", "gpasswd", "kpasswd", "smbpasswd", "mkpasswd",
-    "keytool", "ssh-keygen", "ssh-keyscan", "ssh-add", "apt-key", "pass", "gopass", "keepassxc-cli", "secret-tool",
-    "keyctl", "xauth", "authbind", "pwgen", "ldappasswd", "rabbitmqctl", "htdigest",
-})
-
-
-def _argv_like(node: list[Any]) -> bool:
-    """Is this list a command's argv: 2+ strings only, the first a program name or path?"""
-    if not 2 <= len(node) <= ARGV_MAX_ITEMS:
-        return False
-    first = node[0]
-    if type(first) is not str or len(first) > 200 or _ARGV_PROGRAM.fullmatch(first) is None:
-        return False
-    total = 0
-    for v in node:
-        if type(v) is not str:
-            return False
-        total += len(v) + 3
-    return total <= ARGV_MAX_BYTES
-
-
-# lists of text lines (Claude's structuredPatch `lines`, a file read as an array of lines): a private
-# key, a YAML block value or a table row is split over items, each of which alone matches nothing, so the
-# list is also scanned as the text it stands for (joined by newlines, a diff marker taken off every line
-# when all have one); a match over several items redacts its part of each.
-# Only lists whose text has a mark of a value that rules find over several lines are joined: the items
-# of a joined list are scanned without the memo of short strings (their matches depend on neighbours),
-# which tripled the cost of a transcript of edits when every list was joined.
-LINES_MAX_ITEMS = 4096
-LINES_MAX_BYTES = 1 << 20
-_DIFF_MARKS = frozenset(" +-\\")
-_MULTILINE_HINT = re2.compile(
-    r"(?m)-----BEGIN|PuTTY-User-Key-File|:[ \t]*[|>][-+0-9]*[ \t]*$|\|[ \t]*:?-{3}|-{3,}\+-|%CPU"
-    r"|^[ \t+-]?[ \t]*(?:Host|Match|machine)[ \t]|whoami|\[user\]")
-
-
-# a model's streamed output kept in pieces (DeepSeek `{"type": "text-chunks", "texts": [...]}`,
-# `tool-call-chunks` `args`): a secret the model wrote spans pieces that match nothing alone, so the
-# list is also scanned as the text it stands for, joined with nothing between
-_CHUNK_LISTS = frozenset({"texts", "args"})
-_PIECES = -2  # the `split` of a joined list of stream pieces in _Doc.argv
-_CHUNKS_MARK = b'-chunks"'  # the end of such a record's `type` in a raw line
-# a stream kept as one record per delta (DeepSeek `assistant/attempt`: {"type": "chunk", "chunk":
-# {"type": "text-delta", "index": 0, "text": ...}}): the deltas of one index are pieces too
-_DELTA_MARK = b'-delta"'
-_DELTA_KEYS = ("text", "argumentsDelta")
-
-
-def _chunk_list(node: dict[str, Any], k: str, v: list[Any]) -> bool:
-    kind = node.get("type")
-    return k in _CHUNK_LISTS and type(kind) is str and kind.endswith("-chunks") and 2 <= len(v) <= LINES_MAX_ITEMS
-
-
-def _delta_records(node: list[Any]) -> list[dict[str, Any]]:
-    """The inner deltas of a stream kept one record per delta (`{"type": "chunk", "chunk": {...}}`
-    items of a list), in order; [] for any other list."""
-    return [x["chunk"] for x in node
-            if type(x) is dict and x.get("type") == "chunk" and type(x.get("chunk")) is dict
-            and str(x["chunk"].get("type", "")).endswith("-delta")]
-
-
-def _lines_like(node: list[Any]) -> bool:
-    """Is this list 2+ strings only, none with a newline (the lines of a text), whose text holds a mark
-    of a multi-line value (_MULTILINE_HINT)?"""
-    if not 2 <= len(node) <= LINES_MAX_ITEMS:
-        return False
-    total = 0
-    for v in node:
-        if type(v) is not str or "\n" in v:
-            return False
-        total += len(v) + 1
-    return total <= LINES_MAX_BYTES and _MULTILINE_HINT.search("\n".join(node)) is not None
-
-
-def _program(v: str) -> bool:
-    return v.rsplit("/", 1)[-1] in _PROGRAMS
-
-
-def _shell_word(v: str) -> tuple[bytes, int]:
-    """An argv item as a word of a shell line (quoted when it must be) and where its text starts in it."""
-    b = v.encode("utf-8", "surrogatepass")
-    if v and _SHELL_SAFE.fullmatch(v) is not None:
-        return b, 0
-    q = b"'" if "'" not in v else b'"'
-    return q + b + q, 1
-
-
-def _singular(key: str) -> str:
-    """`passwords` -> `password`: the assignment rules name one secret."""
-    return key[:-1] if key.endswith("s") and not key.endswith("ss") else key
-
-
-def _pair_text(nk: str, name: str, vk: str) -> str:
-    """The key a pair's value is scanned with to read as `"name": "<name>", "value": "<value>"`."""
-    return f'{nk}": "{name}", "{vk}'
-
-
-def _secret_pair(node: dict[str, Any]) -> tuple[str, str] | None:
-    """(value key, the key its value is scanned with) of a name/value pair whose name is secret-like:
-    k8s env entries, SSM parameters, HAR headers ({"name": "DB_PASSWORD", "value": ...}); or whose
-    name a rule reads in the pair's text form (_PAIR_TEXT_NAME), or an SSM SecureString."""
-    if node.get("Type") == "SecureString" and type(node.get("Value")) is str:
-        return "Value", _SECURE_STRING
-    for nk, vk in _PAIR_KEYS:
-        name = node.get(nk)
-        if type(name) is str and len(name) <= SECRET_NAME_MAX and type(node.get(vk)) is str:
-            if nk == "keyName" or (len(name) <= 100 and '"' not in name and _PAIR_TEXT_NAME.fullmatch(name)):
-                return vk, _pair_text(nk, name, vk)
-            if _SECRET_KEY.search(name):
-                return vk, name
-    return None
-
-
-def _cookie_pair(node: dict[str, Any]) -> tuple[str, str] | None:
-    """(value key, the key its value is scanned with) of a cookie object of a "cookies" array."""
-    for nk in ("name", "key"):
-        name = node.get(nk)
-        if type(name) is str and len(name) <= 100 and '"' not in name and type(node.get("value")) is str:
-            return "value", 'cookies": [{"' + _pair_text(nk, name, "value")
-    return None
-
-
-def _set_aside_media(doc: _Doc, node: Any, key: Any, v: str) -> bool:
+def _set_aside_media(doc: JsonStrings, node: Any, key: Any, v: str) -> bool:
     """Is v no ordinary string: a media payload (left alone) or a text `data:` URI (decoded
     and redacted later, `doc.encoded`)?"""
     if _media_string(v):
@@ -495,18 +259,11 @@ def _attachment_encoding(node: dict[str, Any], kind: int) -> str | None:
     return "base64" if type(enc) is str and enc.lower() == "base64" else None
 
 
-# a JSON Web Key's private members (d; p, q, dp, dq, qi of RSA; k of oct): walked one string at a
-# time, a value would be scanned without the "kty" beside it that rule jwk-private-member needs, so
-# it is scanned keyed with the object's kty named before its own key
-_JWK_PRIVATE = frozenset({"d", "p", "q", "dp", "dq", "qi", "k"})
-_JWK_CONTEXT = 'kty", "'
-
-
 def _keyed_prefix(key: str) -> bytes:
     return f'"{key}": "'.encode("utf-8", "surrogatepass")
 
 
-def _scan_text(doc: _Doc, i: int) -> str:
+def _scan_text(doc: JsonStrings, i: int) -> str:
     """What the engine scans for string i: the string, or `"key": "string"` (_SECRET_KEY)."""
     key = doc.keyed.get(i) if doc.keyed else None
     return doc.strs[i] if key is None else f'"{key}": "{doc.strs[i]}"'
@@ -536,146 +293,6 @@ def _merge(ms: list[Any], more: list[Any], shift: int) -> list[Any]:
 
 # ------------------------------------------------------------------ places (see the module docstring)
 
-_LAT_KEYS = ("lat", "latitude", "Lat", "Latitude", "LAT", "LATITUDE")
-_LNG_KEYS = ("lng", "lon", "long", "longitude", "Lng", "Lon", "Long", "Longitude", "LNG", "LON", "LONG", "LONGITUDE")
-# a string under one of these is scanned as `"coords": "<value>"`, a label the location rules know
-_PLACE_TEXT_KEYS = frozenset({"coords", "coordinates", "location", "gps", "geo", "latlng", "lat_lng", "latLng",
-                              "latlon", "lat_lon", "latLon", "geolocation", "geoLocation", "geo_location"})
-_GEOMETRY_TYPES = frozenset({"Point", "MultiPoint", "LineString", "MultiLineString", "Polygon", "MultiPolygon"})
-_GEO_KEYS = frozenset(_LAT_KEYS) | _PLACE_TEXT_KEYS
-_NUMERIC = re.compile(r"-?[0-9]{1,3}(?:\.[0-9]{1,17})?")
-_NUMBER_TEXT = rb"-?[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?"
-_NUMBER_LITERAL = re.compile(_NUMBER_TEXT)
-_KEYED_NUMBER = re.compile(rb'"(' + "|".join(_LAT_KEYS + _LNG_KEYS).encode() + rb')"[ \t\r\n]*:[ \t\r\n]*('
-                           + _NUMBER_TEXT + rb")")
-# the value of a `coordinates` key: an array of arrays of numbers, up to the next key or the object's end
-_COORDINATES_RUN = re.compile(rb'"coordinates"[ \t\r\n]*:[ \t\r\n]*(\[[\[\]0-9.eE+, \t\r\n-]*)')
-_PAIR_LAT, _PAIR_LNG = b'"lat": ', b', "lng": '
-PLACE_DECIMALS = 4  # the decimals of a reading written in full (about 11 m): what _padded restores
-
-
-def _number(v: Any) -> bool:
-    t = type(v)
-    return t is float or (t is int and -1000 < v < 1000)  # a longer int is no degree (nor a float)
-
-
-def _coordinate(v: Any) -> bool:
-    return _number(v) or (type(v) is str and _NUMERIC.fullmatch(v) is not None)
-
-
-def _place_object(doc: _Doc, node: dict[str, Any], ctx: dict[str, str] | None) -> dict[str, str] | None:
-    """An object holding a location key: its lat/lng pair or GeoJSON geometry noted (doc.places); the
-    context its strings under location keys are scanned with (`"coords": "<value>"`), added to ctx."""
-    lat = next((k for k in _LAT_KEYS if k in node), None)
-    if lat is not None:
-        lng = next((k for k in _LNG_KEYS if k in node), None)
-        if lng is not None and _coordinate(node[lat]) and _coordinate(node[lng]):
-            doc.places.append((node, lat, lng))
-    coords = node.get("coordinates")
-    kind = node.get("type")
-    if type(coords) is list and type(kind) is str and kind in _GEOMETRY_TYPES:
-        doc.places.append((node, None, None))
-    texts = {k: "coords" for k in _PLACE_TEXT_KEYS.intersection(node) if type(node[k]) is str}
-    if not texts:
-        return ctx
-    return texts if ctx is None else {**ctx, **texts}
-
-
-def _positions(coords: list[Any], out: list[list[Any]], depth: int = 0) -> None:
-    """The positions ([lng, lat, ...] lists of numbers) of a GeoJSON `coordinates` value, in order."""
-    if coords and all(_number(v) for v in coords):
-        if 2 <= len(coords) <= 4:
-            out.append(coords)
-        return
-    if depth < 3:
-        for c in coords:
-            if type(c) is list:
-                _positions(c, out, depth + 1)
-
-
-class _Literals:
-    """How the numbers of a location are written in the raw document: a parsed float has lost its
-    trailing zeros (-74.0060 reads -74.006), and the rule counts decimals. Unknown: the float's repr."""
-
-    __slots__ = ("raw", "_keyed", "_runs")
-
-    def __init__(self, raw: bytes) -> None:
-        self.raw = raw
-        self._keyed: dict[tuple[bytes, float], str] | None = None
-        self._runs: dict[tuple[float, ...], list[str]] | None = None
-
-    def keyed(self, key: str, v: Any) -> str:
-        if type(v) is str:
-            return v
-        if self._keyed is None:
-            self._keyed = {}
-            for m in _KEYED_NUMBER.finditer(self.raw):
-                self._keyed.setdefault((m.group(1), float(m.group(2))), m.group(2).decode("ascii"))
-        return self._keyed.get((key.encode("ascii"), float(v))) or repr(v)
-
-    def coordinates(self, flat: list[Any]) -> list[str]:
-        if self._runs is None:
-            self._runs = {}
-            for m in _COORDINATES_RUN.finditer(self.raw):
-                lits = _NUMBER_LITERAL.findall(m.group(1))
-                self._runs.setdefault(tuple(float(x) for x in lits), [x.decode("ascii") for x in lits])
-        return self._runs.get(tuple(float(v) for v in flat)) or [repr(v) for v in flat]
-
-
-def _add_places(doc: _Doc, raw: bytes) -> None:
-    """The coordinate pairs of doc.places as texts to scan (doc.geo), their values as strings whose
-    changes are written back (doc.strs, never scanned alone: doc.geo_span)."""
-    lits = _Literals(raw)
-    start = len(doc.strs)
-    for node, lat, lng in doc.places:
-        if lat is not None:
-            _add_pair(doc, node, lat, lits.keyed(lat, node[lat]), lng, lits.keyed(lng, node[lng]))
-            continue
-        positions: list[list[Any]] = []
-        _positions(node["coordinates"], positions)
-        texts = lits.coordinates([v for p in positions for v in p])
-        at = 0
-        for p in positions:
-            _add_pair(doc, p, 1, texts[at + 1], 0, texts[at])
-            at += len(p)
-    doc.geo_span = (start, len(doc.strs))
-
-
-def _add_pair(doc: _Doc, node: Any, lat: Any, lat_text: str, lng: Any, lng_text: str) -> None:
-    if "." not in lat_text or "." not in lng_text:  # whole degrees are a region, never a place
-        return
-    if float(lat_text) == 0 and float(lng_text) == 0:  # 0.000000, 0.000000: a default, not a place
-        return
-    lat_scan = _padded(lat_text, lng_text) if type(node[lat]) is not str else lat_text
-    lng_scan = _padded(lng_text, lat_text) if type(node[lng]) is not str else lng_text
-    i = _add_member(doc, node, lat, lat_text)
-    j = _add_member(doc, node, lng, lng_text)
-    doc.geo.append((_PAIR_LAT + lat_scan.encode("ascii") + _PAIR_LNG + lng_scan.encode("ascii"), len(_PAIR_LAT), i, j))
-
-
-def _padded(number: str, partner: str) -> str:
-    """A number of one decimal fewer than a reading written in full, beside a partner written in full,
-    with the trailing zero a JSON serialiser (JSON.stringify, json.dumps, orjson) drops: -74.0060 beside
-    40.7128 is written -74.006. The pair then reads as its text form does and gets the same token; which
-    pairs are places at all is the location rule's precision (docs/RULES.md)."""
-    if "e" in number or "E" in number or "e" in partner or "E" in partner:
-        return number
-    if len(number) - number.index(".") - 1 != PLACE_DECIMALS - 1:
-        return number
-    if len(partner) - partner.index(".") - 1 < PLACE_DECIMALS:
-        return number
-    return number + "0"
-
-
-def _add_member(doc: _Doc, node: Any, key: Any, text: str) -> int:
-    i = len(doc.strs)
-    doc.strs.append(text)
-    doc.modes.append(MODE_ALL)
-    doc.locs.append((node, key, False))
-    if type(node[key]) is not str:
-        doc.numbers.add(i)
-    return i
-
 
 def _outside(strs: list[str], span: tuple[int, int]) -> Iterator[tuple[int, str]]:
     lo, hi = span
@@ -688,7 +305,7 @@ class _Result:
     __slots__ = ("news", "nested", "changes", "number_changes", "conflict")
 
     def __init__(self) -> None:
-        self.news: dict[int, str] = {}  # index into _Doc.strs -> new value
+        self.news: dict[int, str] = {}  # index into JsonStrings.strs -> new value
         self.nested: list[tuple[Any, Any, str, str]] = []  # (container, key, old, new) JSON-in-string
         self.changes: dict[str, tuple[str, int]] = {}  # old -> (new, occurrences changed)
         self.number_changes: dict[str, tuple[str, int]] = {}  # integers (decimal text) likewise
@@ -728,7 +345,7 @@ class JsonRedactor:
         eng = self.engine
         if self.prose is not None or eng.any_keyword(raw):
             return True
-        if _CHUNKS_MARK in raw or _DELTA_MARK in raw:  # stream pieces: a keyword may be cut between two
+        if CHUNKS_MARK in raw or DELTA_MARK in raw:  # stream pieces: a keyword may be cut between two
             return True
         if _ENCODED_HINT.Match(UNANCHORED, raw, 0, len(raw))[0][0] >= 0:
             return True
@@ -810,10 +427,10 @@ class JsonRedactor:
             self._clean_keys.add(k)
         return hit
 
-    def _walk(self, root: Any, ids: bool = True) -> _Doc:
+    def _walk(self, root: Any, ids: bool = True) -> JsonStrings:
         """The strings of a document to scan; id and signature values only when `ids` (a rule
         that applies to them may match somewhere in the document)."""
-        doc = _Doc()
+        doc = JsonStrings()
         strs, modes, locs, nested = doc.strs, doc.modes, doc.locs, doc.nested
         add_str, add_mode, add_loc = strs.append, modes.append, locs.append
         kcache = self._key_cache
@@ -828,9 +445,9 @@ class JsonRedactor:
         # containers under a secret-like key: {"db_password": {"sensitive": true, "value": ...}}
         # (terraform output), {"passwords": [...]}: their value / items are scanned with that key
         under_secret: dict[int, str] = {}
-        # objects whose values under some keys are scanned with a context (_in_parent, _TF_RESULT)
+        # objects whose values under some keys are scanned with a context (in_parent, TF_RESULT)
         contexts: dict[int, dict[str, str]] = {}
-        chunked: set[int] = set()  # ids of lists of stream pieces (_chunk_list)
+        chunked: set[int] = set()  # ids of lists of stream pieces (chunk_list)
         delta_streams: list[list[dict[str, Any]]] = []  # streams kept one record per delta
         while stack:
             node = pop()
@@ -839,14 +456,14 @@ class JsonRedactor:
                 nkeys += len(node)
                 ctx = contexts.pop(id(node), None) if contexts else None
                 if ("instances" in node or "values" in node) and node.get("type") == "random_password":
-                    _tf_random_password(node, contexts)
-                if not _GEO_KEYS.isdisjoint(node):
-                    ctx = _place_object(doc, node, ctx)
+                    tf_random_password(node, contexts)
+                if not GEO_KEYS.isdisjoint(node):
+                    ctx = place_object(doc, node, ctx)
                 opaque = "data" in node and _opaque_data(node)
-                pair = (_cookie_pair(node) if inherited == _COOKIE_LIST
-                        else _secret_pair(node) if ("value" in node or "Value" in node or "ParameterValue" in node)
-                        else _USER_KEY_PAIR if len(node) == 2 and "key" in node and type(node.get("username")) is str
-                        else _PERSON_PAIR if "email" in node and "name" in node and _person_object(node)
+                pair = (cookie_pair(node) if inherited == COOKIE_LIST
+                        else secret_pair(node) if ("value" in node or "Value" in node or "ParameterValue" in node)
+                        else USER_KEY_PAIR if len(node) == 2 and "key" in node and type(node.get("username")) is str
+                        else PERSON_PAIR if "email" in node and "name" in node and person_object(node)
                         else None)
                 if not node.keys() <= clean:  # some key may carry a path or a name
                     for k in node:
@@ -893,8 +510,8 @@ class JsonRedactor:
                             keyed[len(strs)] = pair[1]  # {"name": "DB_PASSWORD", "value": ...}
                         elif ctx is not None and k in ctx:
                             keyed[len(strs)] = ctx[k]
-                        elif k in _JWK_PRIVATE and type(node.get("kty")) is str:
-                            keyed[len(strs)] = _JWK_CONTEXT + k  # scanned as `"kty", "d": "<value>"`
+                        elif k in JWK_PRIVATE and type(node.get("kty")) is str:
+                            keyed[len(strs)] = JWK_CONTEXT + k  # scanned as `"kty", "d": "<value>"`
                         elif kind is None:
                             sk = secret_keys.get(k)
                             if sk is None:
@@ -903,7 +520,7 @@ class JsonRedactor:
                                 sk = secret_keys[k] = _SECRET_KEY.search(k) is not None
                             if sk:
                                 keyed[len(strs)] = k
-                            elif inherited is not None and k in _VALUE_KEYS:
+                            elif inherited is not None and k in VALUE_KEYS:
                                 keyed[len(strs)] = inherited
                             elif self._person_key(k):
                                 keyed[len(strs)] = k
@@ -918,10 +535,10 @@ class JsonRedactor:
                                     secret_keys.clear()
                                 sk = secret_keys[k] = _SECRET_KEY.search(k) is not None
                             if sk and kind_of(k) is None:
-                                under_secret[id(v)] = _singular(k)
-                            if tv is dict and len(k) <= PARENT_KEY_MAX and not v.keys().isdisjoint(_GENERIC_CHILD):
-                                contexts[id(v)] = _in_parent(k, v)
-                            elif tv is list and _chunk_list(node, k, v):
+                                under_secret[id(v)] = singular(k)
+                            if tv is dict and len(k) <= PARENT_KEY_MAX and not v.keys().isdisjoint(GENERIC_CHILD):
+                                contexts[id(v)] = in_parent(k, v)
+                            elif tv is list and chunk_list(node, k, v):
                                 chunked.add(id(v))
                         push(v)
                     elif tv is int and (v >= _NUMBER_MIN or v <= -_NUMBER_MIN):
@@ -938,11 +555,11 @@ class JsonRedactor:
                 name_before = None
                 pieces = id(node) in chunked if chunked else False
                 if node and type(node[0]) is dict:
-                    deltas = _delta_records(node)
+                    deltas = delta_records(node)
                     if deltas:
                         delta_streams.append(deltas)
-                argv = not pieces and _argv_like(node)
-                lines = pieces or (not argv and _lines_like(node))
+                argv = not pieces and argv_like(node)
+                lines = pieces or (not argv and lines_like(node))
                 members: list[int | None] = []
                 for i, v in enumerate(node):
                     tv = type(v)
@@ -951,7 +568,7 @@ class JsonRedactor:
                             members.append(len(strs))
                         pair_name, name_before = name_before, (
                             v if 2 < len(v) <= 100 and " " not in v and _SECRET_KEY.search(v) is not None
-                            and not (i == 0 and argv and _program(v)) else None)
+                            and not (i == 0 and argv and listed_program(v)) else None)
                         if not v:
                             continue
                         c0 = v[0]
@@ -964,7 +581,7 @@ class JsonRedactor:
                         elif ((c0 == "d" and v.startswith("data:")) or (len(v) >= 64 and c0 in _IMAGE_FIRST)) \
                                 and _set_aside_media(doc, node, i, v):
                             continue
-                        if pair_name is not None and _FIELD_NAME.fullmatch(v) is None:
+                        if pair_name is not None and FIELD_NAME.fullmatch(v) is None:
                             keyed[len(strs)] = pair_name
                         elif inherited is not None:
                             keyed[len(strs)] = inherited
@@ -991,17 +608,17 @@ class JsonRedactor:
         doc.nkeys = nkeys
         return doc
 
-    def _add_deltas(self, doc: _Doc, streams: list[list[dict[str, Any]]]) -> None:
+    def _add_deltas(self, doc: JsonStrings, streams: list[list[dict[str, Any]]]) -> None:
         """The deltas of each stream, per content block (delta type, index, tool call id), as one
         text of pieces joined with nothing (as a `*-chunks` list is): the strings were walked one
         by one, this scans what they stand for."""
         wanted = {id(c) for stream in streams for c in stream}
         at = {(id(node), k): i for i, (node, k, is_key) in enumerate(doc.locs)
-              if not is_key and id(node) in wanted and k in _DELTA_KEYS}
+              if not is_key and id(node) in wanted and k in DELTA_KEYS}
         for stream in streams:
             blocks: dict[tuple[Any, ...], tuple[list[str], list[int | None]]] = {}
             for c in stream:
-                for k in _DELTA_KEYS:
+                for k in DELTA_KEYS:
                     v = c.get(k)
                     if type(v) is str and v:
                         texts, members = blocks.setdefault((c.get("type"), c.get("index"), c.get("id")), ([], []))
@@ -1012,7 +629,7 @@ class JsonRedactor:
                     self._add_lines(doc, texts, members, b"")
 
     @staticmethod
-    def _add_argv(doc: _Doc, node: list[str], members: list[int | None]) -> None:
+    def _add_argv(doc: JsonStrings, node: list[str], members: list[int | None]) -> None:
         """The argv list `node` as one shell line to scan; `members[k]`: the index into doc.strs of
         item k when it was added there as an ordinary string (set aside ones are context only)."""
         words: list[bytes] = []
@@ -1020,7 +637,7 @@ class JsonRedactor:
         pos = 0
         strs = doc.strs
         for k, v in enumerate(node):
-            w, off = _shell_word(v)
+            w, off = shell_word(v)
             i = members[k]
             if i is not None and i < len(strs) and strs[i] is v and doc.modes[i] == MODE_ALL:
                 where.append((i, pos + off))
@@ -1031,12 +648,12 @@ class JsonRedactor:
             doc.argv_members.update(i for i, _ in where)
 
     @staticmethod
-    def _add_lines(doc: _Doc, node: list[str], members: list[int | None], sep: bytes = b"\n") -> None:
+    def _add_lines(doc: JsonStrings, node: list[str], members: list[int | None], sep: bytes = b"\n") -> None:
         """The list of lines `node` as the text it stands for; `members` as for _add_argv. A diff's lines
         (every item starts with a marker) are two texts, the new side (context and + lines) and the old
         one (context and - lines), markers off. `where` holds each item's offset in the text less its
         marker's length: the item's own offsets."""
-        strip = 1 if sep and all(v and v[0] in _DIFF_MARKS for v in node) else 0
+        strip = 1 if sep and all(v and v[0] in DIFF_MARKS for v in node) else 0
         sides = ("+", "-") if strip else ("",)
         strs = doc.strs
         for side in sides:
@@ -1053,10 +670,10 @@ class JsonRedactor:
                 words.append(w)
                 pos += len(w) + len(sep)
             if where and len(words) > 1:
-                doc.argv.append((sep.join(words), where, strip if sep else _PIECES))
+                doc.argv.append((sep.join(words), where, strip if sep else PIECES))
                 doc.argv_members.update(i for i, _ in where)
 
-    def _argv_matches(self, doc: _Doc, found: dict[int, list[Any]], first: int) -> dict[int, list[Any]]:
+    def _argv_matches(self, doc: JsonStrings, found: dict[int, list[Any]], first: int) -> dict[int, list[Any]]:
         """Matches of the argv lines (parts first, first + 1, ... of the scan) that lie inside one
         item, in that item's own byte offsets: {index into doc.strs: matches}."""
         out: dict[int, list[Any]] = {}
@@ -1065,7 +682,7 @@ class JsonRedactor:
             ms = found.get(first + k)
             if not ms:
                 continue
-            if split == _PIECES:
+            if split == PIECES:
                 self._piece_matches(line, where, ms, strs, out)
                 continue
             if split >= 0:  # lines: a match's part in each item it covers (never an item's diff marker)
@@ -1078,7 +695,7 @@ class JsonRedactor:
                             out.setdefault(i, []).append(m._replace(start=s - off, end=e - off))
                 continue
             for m in ms:
-                if _VALUE_REFERENCE.fullmatch(line, m.start, m.end) is not None:
+                if VALUE_REFERENCE.fullmatch(line, m.start, m.end) is not None:
                     continue
                 for i, off in where:
                     end = off + len(strs[i].encode("utf-8", "surrogatepass"))
@@ -1099,7 +716,7 @@ class JsonRedactor:
                     out.setdefault(i, []).append(m._replace(start=s - off, end=e - off, label=repl, replace=LITERAL))
                     repl = ""
 
-    def _walk_doc(self, raw: bytes, root: Any, std: int) -> tuple[Any, int, _Doc]:
+    def _walk_doc(self, raw: bytes, root: Any, std: int) -> tuple[Any, int, JsonStrings]:
         """The document walked, every value of a repeated key included: (root, std flag, doc)."""
         ids = self.engine.ids_may_match(raw) or ((b"\\u" in raw or b"\\/" in raw) and self._hiding_escape(raw))
         doc = self._walk(root, ids)
@@ -1109,7 +726,7 @@ class JsonRedactor:
                 self.warnings["json-repeated-keys"] += 1
                 root, std, doc = pairs, _PAIRS, self._walk(pairs, ids)
         if doc.places:
-            _add_places(doc, raw)
+            add_places(doc, raw)
         return root, std, doc
 
     # ------------------------------------------------------------------ redacting
@@ -1117,7 +734,7 @@ class JsonRedactor:
     def _redact_root_string(self, s: str, report: RedactionReport, carrier: str, depth: int) -> str | None:
         if _media_string(s):
             return None
-        doc = _Doc()
+        doc = JsonStrings()
         doc.strs.append(s)
         doc.modes.append(MODE_ALL)
         doc.locs.append((None, None, False))
@@ -1139,7 +756,7 @@ class JsonRedactor:
         included; `prose` where its key is a prose key; scanned with `key` when that is a
         secret-like key); None when unchanged. The caller has already set aside what the walker
         skips (opaque keys, media strings) and decoded attachments (`redact_attachment`)."""
-        doc = _Doc()
+        doc = JsonStrings()
         if s[:1] in ("{", "[") and len(s) > 1:
             doc.nested.append((None, None, s))
         else:
@@ -1155,7 +772,7 @@ class JsonRedactor:
             return None
         return res.news[0] if res.news else res.nested[0][3]
 
-    def _redact_strings(self, doc: _Doc, report: RedactionReport, carrier: str, depth: int) -> _Result | None:
+    def _redact_strings(self, doc: JsonStrings, report: RedactionReport, carrier: str, depth: int) -> _Result | None:
         """Scan all strings of a document in one engine pass (and recurse into JSON-in-strings)."""
         res = _Result()
         todo = self._prepare(doc, res, report, carrier, depth)
@@ -1180,7 +797,7 @@ class JsonRedactor:
         return res
 
     @staticmethod
-    def _changes(doc: _Doc, res: _Result) -> None:
+    def _changes(doc: JsonStrings, res: _Result) -> None:
         """Each changed literal's new value and count, for _patch (res.conflict when one value has
         two)."""
         strs, numbers = doc.strs, doc.numbers
@@ -1196,7 +813,7 @@ class JsonRedactor:
             else:
                 changes[old] = (new, prev[1] + 1)
 
-    def _prepare(self, doc: _Doc, res: _Result, report: RedactionReport, carrier: str, depth: int) -> list[int]:
+    def _prepare(self, doc: JsonStrings, res: _Result, report: RedactionReport, carrier: str, depth: int) -> list[int]:
         """Recurse into JSON-in-strings; answer memoised short strings; return the strings to scan."""
         for node, key, v in doc.nested:
             inner = v.encode("utf-8", "surrogatepass")
@@ -1240,7 +857,7 @@ class JsonRedactor:
             todo.append(i)
         return todo
 
-    def _finish(self, doc: _Doc, res: _Result, report: RedactionReport, carrier: str, todo: list[int],
+    def _finish(self, doc: JsonStrings, res: _Result, report: RedactionReport, carrier: str, todo: list[int],
                 parts: list[bytes], found: dict[int, list[Any]], extra: dict[int, list[Any]] | None = None) -> None:
         eng = self.engine
         strs, modes, keyed = doc.strs, doc.modes, doc.keyed
@@ -1275,7 +892,7 @@ class JsonRedactor:
                     if t != s:
                         res.news[i] = t
 
-    def _place_matches(self, doc: _Doc, res: _Result, found: dict[int, list[Any]], first: int,
+    def _place_matches(self, doc: JsonStrings, res: _Result, found: dict[int, list[Any]], first: int,
                        report: RedactionReport, carrier: str) -> None:
         """A coordinate pair (doc.geo, parts first, first + 1, ... of the scan) that a match covers from
         its lat value to its end: both values become the match's one token."""
@@ -1287,13 +904,13 @@ class JsonRedactor:
                     report.add(m.rule_id, carrier)
                     break
 
-    def _scan_docs(self, docs: list[tuple[int, Any, int, _Doc, str]],
-                   report: RedactionReport) -> list[tuple[int, Any, int, _Doc, _Result]]:
+    def _scan_docs(self, docs: list[tuple[int, Any, int, JsonStrings, str]],
+                   report: RedactionReport) -> list[tuple[int, Any, int, JsonStrings, _Result]]:
         """Walked documents (index, root, std, doc, carrier) scanned in one engine pass; each
         comes back with its _Result as if scanned alone. A string repeated in the batch is
         scanned once: short ones (cwd, paths, names) and long ones (a tool result also kept as
         the tool's own output on the same line); the batch holds them anyway."""
-        pending: list[tuple[int, Any, int, _Doc, str, _Result, list[int], list[int], int, int]] = []
+        pending: list[tuple[int, Any, int, JsonStrings, str, _Result, list[int], list[int], int, int]] = []
         parts: list[bytes] = []
         modes: list[int] = []
         seen: dict[tuple[int, str], int] = {}
@@ -1332,7 +949,7 @@ class JsonRedactor:
     def redact_lines(self, lines: list[bytes], report: RedactionReport, carrier: str = "jsonl") -> list[bytes]:
         """Many JSONL lines at once (same result as one by one; one engine pass per batch)."""
         out = list(lines)
-        docs: list[tuple[int, Any, int, _Doc, str]] = []
+        docs: list[tuple[int, Any, int, JsonStrings, str]] = []
         pairs = self.pairs
         if pairs is not None:
             pairs.scope(report)
@@ -1367,7 +984,7 @@ class JsonRedactor:
         """Many JSON documents at once, each as `redact_doc(raw, report, carrier, keep_layout=True)`
         gives it (None: not JSON), in one engine pass (SQLite cells: a message or part per row)."""
         out: list[bytes | None] = list(raws)
-        docs: list[tuple[int, Any, int, _Doc, str]] = []
+        docs: list[tuple[int, Any, int, JsonStrings, str]] = []
         pairs = self.pairs
         if pairs is not None:
             pairs.scope(report)
@@ -1399,7 +1016,8 @@ class JsonRedactor:
             out[k] = patched
         return out
 
-    def _link(self, doc: _Doc, res: _Result, targets: list[Target], report: RedactionReport, carrier: str) -> bool:
+    def _link(self, doc: JsonStrings, res: _Result, targets: list[Target], report: RedactionReport,
+              carrier: str) -> bool:
         """The output strings of a result paired with a secret-printing call (targets), scanned after
         their command line on top of what the walk made of them (res); True when one changed."""
         pairs = self.pairs
@@ -1528,7 +1146,7 @@ class JsonRedactor:
         return b"".join(out)
 
     @staticmethod
-    def _apply_tree(doc: _Doc, res: _Result) -> None:
+    def _apply_tree(doc: JsonStrings, res: _Result) -> None:
         renames: dict[int, tuple[dict[str, Any], dict[str, str]]] = {}
         for i, new in res.news.items():
             node, key, is_key = doc.locs[i]
