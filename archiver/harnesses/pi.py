@@ -169,6 +169,9 @@ class Pi:
         # native path of a transcript or sidecar -> the session id its name holds (as discovery
         # gave it, before the archive redacts ids), so redacted_relpath names it after the id as archived
         self._ids: dict[str, str] = {}
+        # sessions/ folder name -> the cwd a header in it gives, when the folder is that cwd's: a
+        # session without a readable header (empty, torn, corrupt) is archived in the same folder
+        self._folder_cwds: dict[str, str] = {}
 
     @property
     def root(self) -> Path:
@@ -250,6 +253,12 @@ class Pi:
                 item.native = f"{self.native_root}/sessions/{folder}/{f.name}"
                 found.append(item)
 
+        self._folder_cwds = {}
+        for item in found:
+            cwd = (item.header or {}).get("cwd")
+            folder = item.native.rsplit("/", 2)[-2] if item.native.count("/") >= 2 else ""
+            if isinstance(cwd, str) and cwd and cwd_dir_name(cwd) == folder:
+                self._folder_cwds.setdefault(folder, cwd)
         by_id: dict[str, _Found] = {}
         by_path = LazyByPath(found)  # resolved paths: computed only when a parentSession needs them
         by_name: dict[str, _Found] = {}
@@ -463,9 +472,16 @@ class Pi:
         alice-refactor`), which the path rules keep in `<ts>_alice-refactor.jsonl`, joined to the
         time stamp by `_`; so name, key and the header's id agree. Every other component (a
         sidecar's basename, which may carry a user name: `pi-bash-alice-1a2b.log`) goes
-        through redact_relpath like any path."""
-        out = cwd_folder_relpath(src.path, f"{self.native_root}/sessions/", session.cwd, cwd_dir_name,
-                                 redact_relpath, redact_text)
+        through redact_relpath like any path. A session whose header gives no cwd of its folder
+        (an empty or corrupt first line) takes the cwd another header in that folder gives, so it
+        is archived beside its siblings, not under the rules' reading of the folder name."""
+        prefix = f"{self.native_root}/sessions/"
+        cwd = session.cwd
+        if src.path.startswith(prefix):
+            folder = src.path[len(prefix):].partition("/")[0]
+            if not cwd or cwd_dir_name(cwd) != folder:
+                cwd = self._folder_cwds.get(folder, cwd)
+        out = cwd_folder_relpath(src.path, prefix, cwd, cwd_dir_name, redact_relpath, redact_text)
         orig = self._ids.get(src.path)
         if not orig:
             return out

@@ -14,8 +14,9 @@ Only a name right after its folder (`projects/`, also with `\\` or a JSON-escape
 not followed by a letter or digit is replaced (`-home-a-app2` is another project than
 `-home-a-app`); a name followed by `-` is a folder of a cwd below (Claude Code's key of
 `/home/a/app/sub` starts with the key of `/home/a/app`), so the cwd's ancestors are aliased too,
-the longest first. Names and replacements are letters, digits and `-_.<>@` only (any other
-is left to the rules): the same bytes inside a JSON string and in text.
+the longest first. Names and replacements hold no quote, backslash or control character (any
+other is left to the rules): the same bytes inside a JSON string and in text. A name is looked for
+as UTF-8; a file that escapes its letters outside ASCII (`\\u00e9`) is left to the rules.
 """
 
 from __future__ import annotations
@@ -31,9 +32,10 @@ RULE_ID = "cwd-folder-name"  # how a replacement is counted in a session's redac
 TEXT_FORMATS = frozenset({"jsonl", "json", "text"})
 _BLOCK = 1 << 20
 _SEPARATOR = rb"(/|\\\\|\\)"  # `/`, a JSON-escaped backslash, a raw one
-# a name written as it is in JSON and text alike (pi's folder keeps a cwd's quotes and spaces: such a
-# name is left to the rules)
-_PLAIN = re.compile(r"[A-Za-z0-9._@<>-]+")
+# a name written as it is in JSON (raw UTF-8, as Node and Rust write it) and in text alike: no quote,
+# backslash or control character, which JSON escapes (pi's folder keeps a cwd's quotes: such a name is
+# left to the rules); spaces and letters outside ASCII are kept as they are (`--home-a-My Projects-café--`)
+_PLAIN = re.compile(r'[^"\\/\x00-\x1f\x7f]+')
 
 
 def cwd_folder_aliases(folders: Iterable[tuple[str, Callable[[str], str]]], cwd: str | None,
