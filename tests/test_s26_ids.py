@@ -171,12 +171,13 @@ def test_without_a_label_or_a_valid_check_it_stays(red: Any, text: str) -> None:
 
 def test_a_csv_column_named_for_a_national_id_loses_its_valid_cells(red: Any) -> None:
     text = ("id,name,nhs_number,run,tckn\n1,Ottilie Quillfeather,9434765919,123456782,10000000146\n"
-            "2,Benedek Szalontai,n/a,9434765919,10000000147\n")
+            "2,Benedek Szalontai,n/a,9434765927,10000000147\n")
     out, by_rule = _redact(red, text)
     assert out.startswith("id,name,nhs_number,run,tckn\n1,<PERSON:") or out.startswith("id,name,nhs_number,run,tckn\n1,Ottilie")
     line1, line2 = out.splitlines()[1:3]
     assert "9434765919" not in line1 and "10000000146" not in line1 and ",123456782," in line1
-    assert line2.endswith(",n/a,9434765919,10000000147")  # n/a, a run id, a wrong check digit
+    # n/a, a run id (another number: the NHS number of row 1 would be its echo, echoes.py), a wrong check digit
+    assert line2.endswith(",n/a,9434765927,10000000147")
     assert by_rule.get(RULE) == 2
 
 

@@ -79,6 +79,7 @@ from archiver.redact.base import RedactionReport
 from archiver.redact.pseudonym import Pseudonymizer
 from archiver.redact.rules import BUILTIN_PACKS, Rule, decode_class, load_rules, rule_program
 from archiver.redact.ansi import ANSI_TEXT, GluedView, blank_with_runs, glued_view, without_glued_codes
+from archiver.redact.echoes import with_echoes
 from archiver.redact.linenumbers import blank_line_numbers, has_line_numbers
 from archiver.redact.re2scan import ANCHOR_START, UNANCHORED, first_span, iter_spans, re2_options
 from archiver.redact.regex_rewrite import capped_repeats, cheap_unicode, gate_form, is_anchored, multiline
@@ -1292,7 +1293,10 @@ class Engine:
 
     def redact_bytes(self, buf: bytes, report: RedactionReport | None, carrier: str = "text",
                      mode: int = MODE_ALL) -> bytes:
-        return self.apply(buf, self.scan_bytes(buf, mode), report, carrier)
+        ms = self.scan_bytes(buf, mode)
+        if ms and mode == MODE_ALL:
+            ms = with_echoes(buf, ms)
+        return self.apply(buf, ms, report, carrier)
 
     # ------------------------------------------------------------------ str API
 

@@ -22,6 +22,7 @@ import re2
 
 from archiver.redact import pathids, rawcheck
 from archiver.redact.base import RedactionReport
+from archiver.redact.echoes import with_echoes
 from archiver.redact.engine import MODE_ALL, MODE_PATHS, Engine, Match
 from archiver.redact.pathids import PathIds
 from archiver.redact.presidio_engine import PresidioOptions, PresidioRedactor
@@ -276,12 +277,14 @@ class RuleRedactor:
 
     def _text_cells(self, texts: list[tuple[int, bytes]], items: list[tuple[object, str, str | None]],
                     out: list[object], report: RedactionReport) -> None:
-        """Plain text cells as `_cell` redacts each (engine.redact_bytes), in one scan_segments
-        pass: its matches are those of each string scanned alone."""
+        """Plain text cells as `_cell` redacts each (engine.redact_bytes, echoes included), in one
+        scan_segments pass: its matches are those of each string scanned alone."""
         found = self.engine.scan_segments([data for _, data in texts], [MODE_ALL] * len(texts))
         for j, (n, data) in enumerate(texts):
             value, carrier, _key = items[n]
             ms = found.get(j)
+            if ms:
+                ms = with_echoes(data, ms)
             out[n] = self.engine.apply(data, ms, report, carrier).decode("utf-8", "surrogatepass") if ms else value
 
     @staticmethod

@@ -48,6 +48,7 @@ import orjson
 import re2
 
 from archiver.redact.base import RedactionReport
+from archiver.redact.echoes import MAX_VALUES, echo_matches, found_values
 from archiver.redact.engine import LITERAL, MODE_ALL, MODE_IDS, MODE_KEYS, MODE_OPAQUE, Engine, whole_id
 from archiver.redact.re2scan import UNANCHORED
 from archiver.redact.walkers import PERSON_KEY, SECRET_NAME, attachments
@@ -301,6 +302,27 @@ def _outside(strs: list[str], span: tuple[int, int]) -> Iterator[tuple[int, str]
             yield i, s
 
 
+# a memo entry: the string's result alone, the rules that changed it, its echoable values (echoes.py)
+_MemoHit = tuple[str, tuple[str, ...], tuple[tuple[bytes, Any], ...]]
+
+
+def _document_values(doc: JsonStrings, todo: list[int], parts: list[bytes],
+                     per: list[list[Any] | None]) -> dict[bytes, Any]:
+    """The echoable values found in a document's strings (scanned or answered from the memo), in
+    the strings' order, so which match stands for a value does not depend on the memo."""
+    found: list[tuple[int, list[tuple[bytes, Any]]]] = [
+        (i, list(found_values([(parts[j], per[j])]).items())) for j, i in enumerate(todo) if per[j]]
+    found += [(i, list(echo)) for i, echo in doc.answered if echo]
+    if not found:
+        return {}
+    found.sort(key=lambda t: t[0])
+    out: dict[bytes, Any] = {}
+    for _, pairs in found:
+        for value, m in pairs:
+            out.setdefault(value, m)
+    return dict(list(out.items())[:MAX_VALUES])
+
+
 class _Result:
     __slots__ = ("news", "nested", "changes", "number_changes", "conflict")
 
@@ -324,7 +346,7 @@ class JsonRedactor:
         self._secret_keys: dict[str, bool] = {}
         self._person_keys: dict[str, bool] = {}
         # per mode, and one for strings scanned with their key
-        self._memo: tuple[dict[str, tuple[str, tuple[str, ...]]], ...] = tuple({} for _ in range(_KEYED_MEMO + 1))
+        self._memo: tuple[dict[str, _MemoHit], ...] = tuple({} for _ in range(_KEYED_MEMO + 1))
         # the output of a command that prints a secret, in a later record than the command (toolpair.py)
         pairs = ToolPairs(engine)
         self.pairs: ToolPairs | None = pairs if pairs.on else None
@@ -847,7 +869,8 @@ class JsonRedactor:
             if len(s) <= MEMO_MAX_LEN and i not in members:  # short strings repeat across lines: cwd, paths, names
                 hit = memo[modes[i]].get(s) if i not in keyed else memo[_KEYED_MEMO].get(_scan_text(doc, i))
                 if hit is not None:
-                    new, rule_ids = hit
+                    new, rule_ids, echo = hit
+                    doc.answered.append((i, echo))
                     if rule_ids:
                         res.news[i] = new
                         c = key_carrier if modes[i] == MODE_KEYS else carrier
@@ -862,28 +885,46 @@ class JsonRedactor:
         eng = self.engine
         strs, modes, keyed = doc.strs, doc.modes, doc.keyed
         key_carrier = carrier + ":key"
+        spans: list[tuple[int, int]] = []  # each string's value within its part
+        per: list[list[Any] | None] = []
         for j, i in enumerate(todo):
-            s = strs[i]
             ms = found.get(j)
             key = keyed.get(i) if keyed else None
             lo = 0 if key is None else len(_keyed_prefix(key))
+            hi = len(parts[j]) - (0 if key is None else 1)
             if key is not None and ms:
-                ms = _clip(ms, lo, len(parts[j]) - 1)  # the key and quotes stay as they are
+                ms = _clip(ms, lo, hi)  # the key and quotes stay as they are
             more = extra.get(i) if extra else None
             if more:  # found in the argv line this string is an item of
                 ms = _merge(ms or [], more, lo)
+            spans.append((lo, hi))
+            per.append(ms)
+        values = _document_values(doc, todo, parts, per)
+        for j, i in enumerate(todo):
+            s = strs[i]
+            ms = per[j]
+            key = keyed.get(i) if keyed else None
+            lo, hi = spans[j]
             memo_mode, memo_key = (modes[i], s) if key is None else (_KEYED_MEMO, _scan_text(doc, i))
-            if more:
+            if extra and extra.get(i):
                 memo_mode = -1  # depends on the item's neighbours: not remembered
+            if values and modes[i] == MODE_ALL:
+                echoed = echo_matches(parts[j], values, ms or [], lo, hi)
+                if echoed:  # a value found in another string of the document
+                    ms = sorted((ms or []) + echoed, key=lambda m: m.start)
+                    memo_mode = -1
             if ms:
                 new_b = eng.apply(parts[j], ms, report, key_carrier if modes[i] == MODE_KEYS else carrier)
                 if key is not None:
                     new_b = new_b[lo:-1]
                 new = res.news[i] = new_b.decode("utf-8", "surrogatepass")
                 if len(s) <= MEMO_MAX_LEN and memo_mode >= 0:
-                    self._remember(memo_mode, memo_key, (new, tuple(m.rule_id for m in ms)))
+                    echo = tuple(found_values([(parts[j], ms)]).items())
+                    self._remember(memo_mode, memo_key, (new, tuple(m.rule_id for m in ms), echo))
             elif len(s) <= MEMO_MAX_LEN and memo_mode >= 0:
-                self._remember(memo_mode, memo_key, (s, ()))
+                self._remember(memo_mode, memo_key, (s, (), ()))
+        if values and doc.answered:
+            self._echo_answered(doc, res, report, carrier, values)
         if self.prose is not None:
             for i in doc.prose:
                 s = res.news.get(i, strs[i])
@@ -891,6 +932,31 @@ class JsonRedactor:
                     t = self.prose(s, report, carrier)
                     if t != s:
                         res.news[i] = t
+
+    def _echo_answered(self, doc: JsonStrings, res: _Result, report: RedactionReport, carrier: str,
+                       values: dict[bytes, Any]) -> None:
+        """Strings answered from the memo (their result alone) whose result still holds a value found
+        elsewhere in the document: scanned again, with its echoes (the memo keeps no spans); only the
+        echoes are counted (the memo's answer was)."""
+        for i, _ in doc.answered:
+            if doc.modes[i] != MODE_ALL:
+                continue
+            now = res.news.get(i, doc.strs[i]).encode("utf-8", "surrogatepass")
+            if not any(v in now for v in values):
+                continue
+            text = _scan_text(doc, i).encode("utf-8", "surrogatepass")
+            key = doc.keyed.get(i) if doc.keyed else None
+            lo, hi = (0, len(text)) if key is None else (len(_keyed_prefix(key)), len(text) - 1)
+            ms = self.engine.scan_bytes(text, MODE_ALL)
+            if key is not None:
+                ms = _clip(ms, lo, hi)
+            echoed = echo_matches(text, values, ms, lo, hi)
+            if not echoed:
+                continue
+            new_b = self.engine.apply(text, sorted(ms + echoed, key=lambda m: m.start), None, carrier)
+            res.news[i] = (new_b if key is None else new_b[lo:-1]).decode("utf-8", "surrogatepass")
+            for m in echoed:
+                report.add(m.rule_id, carrier)
 
     def _place_matches(self, doc: JsonStrings, res: _Result, found: dict[int, list[Any]], first: int,
                        report: RedactionReport, carrier: str) -> None:
@@ -1084,7 +1150,7 @@ class JsonRedactor:
                 return out
         return self.engine.redact_bytes(payload, report, "attachment")
 
-    def _remember(self, mode: int, s: str, value: tuple[str, tuple[str, ...]]) -> None:
+    def _remember(self, mode: int, s: str, value: _MemoHit) -> None:
         memo = self._memo[mode]
         if len(memo) >= MEMO_ENTRIES:
             memo.clear()

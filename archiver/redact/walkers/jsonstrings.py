@@ -9,9 +9,12 @@ class JsonStrings:
     """The strings of one parsed document, with where each lives."""
 
     __slots__ = ("strs", "modes", "locs", "nested", "prose", "nkeys", "numbers", "keyed", "encoded", "argv",
-                 "argv_members", "places", "geo", "geo_span")
+                 "argv_members", "places", "geo", "geo_span", "answered")
 
     def __init__(self) -> None:
+        # strings answered from the walker's memo, not scanned: (index into strs, the echoable values
+        # their matches found, each with its match), for echoes.py
+        self.answered: list[tuple[int, tuple[tuple[bytes, Any], ...]]] = []
         # objects the walk found a location in (place_object): (object, lat key, lng key), keys None for
         # a GeoJSON geometry
         self.places: list[tuple[dict[str, Any], str | None, str | None]] = []

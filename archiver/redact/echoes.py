@@ -1,0 +1,88 @@
+"""A value a rule found, redacted wherever else it appears in the same unit of redaction.
+
+A rule finds a value by its context: a phone number after `Phone:`, an SSN after `SSN:`, a
+password after `IDENTIFIED BY`. The same value elsewhere in the text has no such context (the
+number said again later in the message, the value echoed in a stack trace
+`validate('030 90182736')`), and the placeholder beside the clear copy would point right at it.
+So each value found is also replaced where else it occurs in the same unit: one buffer
+(`Engine.redact_bytes`), or the strings of one JSON document (one JSONL line,
+`JsonRedactor._finish`). Never across the lines of a JSONL file: its lines are redacted one by
+one, and an appended segment must come out as it would in the whole file.
+
+Only a value that is no ordinary word is echoed: ECHO_MIN bytes or more and holding a digit or
+a separator between two letters or digits (`Marcus Okafor`, `0170 4829137`, `a.b@c.io`), or
+ECHO_WORD_MIN bytes or more; an occurrence glued to a letter or digit on either side is part of
+another token (`x0170 4829137` is not the number).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Iterable
+
+if TYPE_CHECKING:  # engine.py imports this module
+    from archiver.redact.engine import Match
+
+ECHO_MIN = 6
+ECHO_WORD_MIN = 12
+MAX_VALUES = 64  # per unit: a text with more findings than this is a dump, echoed for its first ones
+_DIGIT = re.compile(rb"[0-9]")
+_JOINED_WORDS = re.compile(rb"[A-Za-z0-9\x80-\xff][^A-Za-z0-9\x80-\xff]+[A-Za-z0-9\x80-\xff]")
+
+
+def echoable(value: bytes) -> bool:
+    """Is this found value worth looking for elsewhere (no ordinary word)?"""
+    if len(value) < ECHO_MIN:
+        return False
+    if len(value) >= ECHO_WORD_MIN:
+        return True
+    return _DIGIT.search(value) is not None or _JOINED_WORDS.search(value) is not None
+
+
+def found_values(found: Iterable[tuple[bytes, list[Match]]]) -> dict[bytes, Match]:
+    """{value: the match that found it} of the echoable values of (text, its matches) pairs, the
+    first MAX_VALUES in order."""
+    out: dict[bytes, Match] = {}
+    for text, ms in found:
+        for m in ms:
+            value = text[m.start:m.end]
+            if value not in out and echoable(value):
+                out[value] = m
+                if len(out) >= MAX_VALUES:
+                    return out
+    return out
+
+
+def _word_byte(b: int) -> bool:
+    return b >= 0x80 or 48 <= b <= 57 or 65 <= b <= 90 or 97 <= b <= 122
+
+
+def echo_matches(text: bytes, values: dict[bytes, Match], taken: list[Match], lo: int = 0,
+                 hi: int | None = None) -> list[Match]:
+    """Matches (each a copy of its value's, moved) for the occurrences of `values` in text[lo:hi]
+    that overlap no match of `taken` nor each other and are not glued to a letter or digit."""
+    hi = len(text) if hi is None else hi
+    spans = [(m.start, m.end) for m in taken]
+    out: list[Match] = []
+    for value, m in values.items():
+        pos = text.find(value, lo, hi)
+        while pos >= 0:
+            end = pos + len(value)
+            glued = ((pos > 0 and _word_byte(text[pos - 1]) and _word_byte(value[0]))
+                     or (end < len(text) and _word_byte(text[end]) and _word_byte(value[-1])))
+            if not glued and all(end <= s or e <= pos for s, e in spans):
+                out.append(m._replace(start=pos, end=end))
+                spans.append((pos, end))
+                pos = text.find(value, end, hi)
+            else:
+                pos = text.find(value, pos + 1, hi)
+    return out
+
+
+def with_echoes(text: bytes, ms: list[Match]) -> list[Match]:
+    """ms and the echoes of their values in text, in order (ms itself when there are none)."""
+    values = found_values([(text, ms)])
+    if not values:
+        return ms
+    extra = echo_matches(text, values, ms)
+    return sorted(ms + extra, key=lambda m: m.start) if extra else ms
