@@ -8,6 +8,8 @@ placeholder sat right beside the clear copy. The unit is one text buffer or one 
 from __future__ import annotations
 
 import json
+import sqlite3
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -129,3 +131,24 @@ def test_a_key_is_no_place_for_an_echo() -> None:
     line = json.dumps({"note": "SSN: 008129540", "008129540": "x"}, separators=(",", ":")).encode()
     doc: dict[str, Any] = json.loads(RED.json.redact_lines([line], RedactionReport())[0])
     assert "008129540" in doc and doc["note"].startswith("SSN: <SSN:")
+
+
+def test_a_sqlite_text_cell_echoes_its_own_values_and_no_other_cells(tmp_path: Path) -> None:
+    src, dst = tmp_path / "store.db", tmp_path / "out.db"
+    conn = sqlite3.connect(src)
+    assert conn.execute("PRAGMA journal_mode=WAL").fetchone()[0] == "wal"
+    conn.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)")
+    conn.executemany("INSERT INTO notes VALUES (?, ?)", [
+        (1, "Phone: 0170 4829137 (mobile), or call 0170 4829137 after 6pm"),
+        (2, "call 0170 4829137"),  # another cell: its own context only
+    ])
+    conn.commit()  # the rows live in the -wal until a checkpoint
+    assert (tmp_path / "store.db-wal").stat().st_size > 0
+    RED.redact_file(src, dst, "sqlite", RedactionReport())
+    conn.close()
+    out = sqlite3.connect(dst)
+    rows = dict(out.execute("SELECT id, body FROM notes").fetchall())
+    out.close()
+    (token,) = set(_tokens(rows[1]))
+    assert rows[1] == f"Phone: {token} (mobile), or call {token} after 6pm"
+    assert rows[2] == "call 0170 4829137"

@@ -79,10 +79,12 @@ def echo_matches(text: bytes, values: dict[bytes, Match], taken: list[Match], lo
     return out
 
 
+def merged(ms: list[Match], echoed: list[Match]) -> list[Match]:
+    """ms and the echoes found beside them (none overlapping), in order."""
+    return sorted(ms + echoed, key=lambda m: m.start) if echoed else ms
+
+
 def with_echoes(text: bytes, ms: list[Match]) -> list[Match]:
     """ms and the echoes of their values in text, in order (ms itself when there are none)."""
     values = found_values([(text, ms)])
-    if not values:
-        return ms
-    extra = echo_matches(text, values, ms)
-    return sorted(ms + extra, key=lambda m: m.start) if extra else ms
+    return merged(ms, echo_matches(text, values, ms)) if values else ms

@@ -48,7 +48,7 @@ import orjson
 import re2
 
 from archiver.redact.base import RedactionReport
-from archiver.redact.echoes import MAX_VALUES, echo_matches, found_values
+from archiver.redact.echoes import MAX_VALUES, echo_matches, found_values, merged
 from archiver.redact.engine import LITERAL, MODE_ALL, MODE_IDS, MODE_KEYS, MODE_OPAQUE, Engine, whole_id
 from archiver.redact.re2scan import UNANCHORED
 from archiver.redact.walkers import PERSON_KEY, SECRET_NAME, attachments
@@ -262,6 +262,12 @@ def _attachment_encoding(node: dict[str, Any], kind: int) -> str | None:
 
 def _keyed_prefix(key: str) -> bytes:
     return f'"{key}": "'.encode("utf-8", "surrogatepass")
+
+
+def _value_bounds(key: str | None, scanned: bytes) -> tuple[int, int]:
+    """Where a string's own value lies in what the engine scanned for it (_scan_text): all of it,
+    or between `"key": "` and the closing quote."""
+    return (0, len(scanned)) if key is None else (len(_keyed_prefix(key)), len(scanned) - 1)
 
 
 def _scan_text(doc: JsonStrings, i: int) -> str:
@@ -890,8 +896,7 @@ class JsonRedactor:
         for j, i in enumerate(todo):
             ms = found.get(j)
             key = keyed.get(i) if keyed else None
-            lo = 0 if key is None else len(_keyed_prefix(key))
-            hi = len(parts[j]) - (0 if key is None else 1)
+            lo, hi = _value_bounds(key, parts[j])
             if key is not None and ms:
                 ms = _clip(ms, lo, hi)  # the key and quotes stay as they are
             more = extra.get(i) if extra else None
@@ -911,7 +916,7 @@ class JsonRedactor:
             if values and modes[i] == MODE_ALL:
                 echoed = echo_matches(parts[j], values, ms or [], lo, hi)
                 if echoed:  # a value found in another string of the document
-                    ms = sorted((ms or []) + echoed, key=lambda m: m.start)
+                    ms = merged(ms or [], echoed)
                     memo_mode = -1
             if ms:
                 new_b = eng.apply(parts[j], ms, report, key_carrier if modes[i] == MODE_KEYS else carrier)
@@ -946,14 +951,14 @@ class JsonRedactor:
                 continue
             text = _scan_text(doc, i).encode("utf-8", "surrogatepass")
             key = doc.keyed.get(i) if doc.keyed else None
-            lo, hi = (0, len(text)) if key is None else (len(_keyed_prefix(key)), len(text) - 1)
+            lo, hi = _value_bounds(key, text)
             ms = self.engine.scan_bytes(text, MODE_ALL)
             if key is not None:
                 ms = _clip(ms, lo, hi)
             echoed = echo_matches(text, values, ms, lo, hi)
             if not echoed:
                 continue
-            new_b = self.engine.apply(text, sorted(ms + echoed, key=lambda m: m.start), None, carrier)
+            new_b = self.engine.apply(text, merged(ms, echoed), None, carrier)
             res.news[i] = (new_b if key is None else new_b[lo:-1]).decode("utf-8", "surrogatepass")
             for m in echoed:
                 report.add(m.rule_id, carrier)

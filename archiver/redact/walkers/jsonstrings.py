@@ -1,4 +1,5 @@
-"""The strings of one parsed JSON document that the walker scans, with where each lives."""
+"""What the JSON walker (jsondoc.py) collects from one parsed document: its strings to scan and
+where each lives, with the lists, places and memo answers that decide how they are scanned."""
 
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ class JsonStrings:
         self.argv_members: set[int] = set()
         self.encoded: list[tuple[Any, Any, str, str]] = []  # (container, key, value, encoding)
         self.nkeys = 0  # keys of all objects walked
-        self.keyed: dict[int, str] = {}  # indexes into strs scanned with their key (_SECRET_KEY)
+        self.keyed: dict[int, str] = {}  # indexes into strs scanned with their key (walkers.SECRET_NAME)
         self.numbers: set[int] = set()  # indexes into strs of integers (their decimal text)
         self.strs: list[str] = []
         self.modes: list[int] = []
