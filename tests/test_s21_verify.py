@@ -134,7 +134,7 @@ def _high(red: RuleRedactor) -> list:
 def test_the_shape_engine_finds_in_opaque_scans_what_the_verifier_engine_finds(red: RuleRedactor) -> None:
     high = _high(red)
     whole = Engine(high, red.pseudonyms)
-    shapes = rawcheck.shape_engine(high, red.pseudonyms)
+    shapes = rawcheck.shape_engine(whole)
     assert {r.id for r in shapes.rules} == {r.id for r in high if r.secret_shape and r.decode is None}
     examples = [p for r in red.rules for p in (*r.positive, *r.negative)]
     found = 0
@@ -153,7 +153,7 @@ def test_the_shape_engine_finds_in_opaque_scans_what_the_verifier_engine_finds(r
 def test_raw_leftovers_with_the_shape_engine_equals_the_verifier_engine(red: RuleRedactor, tmp_path: Path) -> None:
     high = _high(red)
     whole = Engine(high, red.pseudonyms)
-    shapes = rawcheck.shape_engine(high, red.pseudonyms)
+    shapes = rawcheck.shape_engine(whole)
     out = tmp_path / "o.jsonl"
     out.write_bytes(b'{"a":"/home/user-5f2a/x noreply@anthropic.com 4111111111111111"}\n'
                     b'{"b":"' + GHP.encode() + b'","c":"' + AWS.encode() + b'"}\n')

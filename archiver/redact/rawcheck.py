@@ -23,8 +23,6 @@ from pathlib import Path
 from typing import BinaryIO, Iterator
 
 from archiver.redact.engine import MODE_OPAQUE, Engine
-from archiver.redact.pseudonym import Pseudonymizer
-from archiver.redact.rules import Rule
 from archiver.redact.walkers.jsondoc import OPAQUE_BLOB_MIN
 from archiver.snapshot import ZSTD_MAGIC
 
@@ -47,13 +45,16 @@ def _blocks(f: BinaryIO) -> Iterator[tuple[bytes, bool]]:
         block = nxt
 
 
-def shape_engine(rules: list[Rule], pseudonyms: Pseudonymizer) -> Engine:
-    """An engine of just the secret-shape rules among `rules`, in their order: its MODE_OPAQUE
-    scans find what the engine of all of `rules` finds there (no other rule applies to that mode),
-    while its gates (keyword Set, the weak groups' alternations) are not opened by the PII, path
-    and term rules on every block. The rules' programs are shared with the other engines
-    (rules.rule_program); only the gates are compiled again."""
-    return Engine([r for r in rules if r.secret_shape and r.decode is None], pseudonyms)
+def shape_engine(engine: Engine) -> Engine:
+    """An engine of just the secret-shape rules of `engine`, in their order: its MODE_OPAQUE scans
+    find what `engine` finds there (no other rule applies to that mode), while its gates (keyword
+    Set, the weak groups' alternations) are not opened by the PII, path and term rules on every
+    block. The rules' programs are shared with the other engines (rules.rule_program); only the
+    gates are compiled again, and must be: a view of `engine` (Engine.only) would search raw
+    256 KB blocks, where every keyword of a stretch of transcript occurs at once, with the
+    redaction engine's many-match Sets, whose DFAs then grew from 3.4 to 21.7 MB and 1.9 to
+    7.8 MB in a worker over 60 MB of transcripts (bench/re2_memory.py); this engine's own cost 2.3 MB."""
+    return Engine([r for r in engine.rules if r.secret_shape and r.decode is None], engine.pseudonyms)
 
 
 def raw_leftovers(engine: Engine, path: Path, shapes: Engine | None = None) -> set[str]:

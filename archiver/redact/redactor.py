@@ -54,10 +54,12 @@ class RuleRedactor:
     """Deterministic for a given team key and rule set; JSONL redaction is line-local."""
 
     def __init__(self, rules: list[Rule], pseudonyms: Pseudonymizer,
-                 presidio: PresidioOptions | None = None) -> None:
+                 presidio: PresidioOptions | None = None, engine: Engine | None = None) -> None:
+        """`engine`: an engine of exactly `rules` to use (a view, `Engine.only`), instead of one
+        built from them."""
         self.rules = rules
         self.pseudonyms = pseudonyms
-        self.engine = Engine(rules, pseudonyms)
+        self.engine = Engine(rules, pseudonyms) if engine is None else engine
         self._path_ids = PathIds(rules, pseudonyms)
         self.presidio = PresidioRedactor(presidio, pseudonyms) if presidio and presidio.enabled else None
         self.json = JsonRedactor(
@@ -157,12 +159,13 @@ class RuleRedactor:
         # only high-confidence rules can hold a session back: scan with just those
         # (no presidio, none of the slow generic rules), a fraction of a redaction pass
         if self._verifier is None:
-            self._verifier = RuleRedactor([r for r in self.rules if r.id in self.high_confidence], self.pseudonyms)
+            self._verifier = RuleRedactor([r for r in self.rules if r.id in self.high_confidence], self.pseudonyms,
+                                          engine=self.engine.only(self.high_confidence))
         report = self._verifier.scan_file(path, fmt)
         found = {rule for (rule, _carrier) in report.counts if rule in self.high_confidence}
         if not found and fmt in rawcheck.RAW_FORMATS:
             if self._shapes is None:
-                self._shapes = rawcheck.shape_engine(self._verifier.rules, self.pseudonyms)
+                self._shapes = rawcheck.shape_engine(self._verifier.engine)
             found = rawcheck.raw_leftovers(self._verifier.engine, path, self._shapes)
         return sorted(found)
 
