@@ -84,7 +84,8 @@ def test_a_view_finds_what_an_engine_of_its_rules_finds(red: RuleRedactor, name:
 def test_a_view_shares_the_engines_automata(red: RuleRedactor) -> None:
     view = red.engine.only(red.high_confidence)
     assert view._set is red.engine._set and view._head_sets is red.engine._head_sets  # noqa: SLF001
-    assert view._weak is red.engine._weak and view._gate is red.engine._gate  # noqa: SLF001
+    assert view._gate is red.engine._gate and view._ids_gate is red.engine._ids_gate  # noqa: SLF001
+    assert view._weak is not red.engine._weak  # (its own: see Engine.only)
     # ... and not its rule lists: the engine still finds what the view leaves out
     text = b"mail jo.doe@corp.example or call +44 20 7946 0958"
     assert {m.rule_id for m in red.engine.scan_bytes(text)} >= {"email", "phone-international"}
