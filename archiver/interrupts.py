@@ -1,8 +1,8 @@
 """Ctrl-C and SIGTERM held back over a few statements that must not be cut in two.
 
 The sync's SIGTERM handler (commands/sync.py) and Python's SIGINT handler raise in the main
-thread wherever it is. Raised while a worker process is being started, between the forkserver
-forking it and the pool recording it, the pool never joins that process: the parent exits, its
+thread wherever it is. Raised while a worker process is being started, between its launch and
+the pool recording it, the pool never joins that process: the parent exits, its
 semaphores are unlinked, and the starting worker dies on them with a traceback on the shared
 stderr (a non-JSON line under `--log-format json`). Inside `deferred()` a signal is noted and
 its handler runs once the block ends, so the exception comes out right after it.

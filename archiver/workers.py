@@ -42,6 +42,14 @@ BIG_JOB = 8 << 20  # after a job over this many bytes the allocator gives free m
 # so an hourly run that finds a few appended lines would spend most of its CPU starting workers.
 # Also a bound on what the parent redacts in a run.
 INLINE_BYTES = 8 << 20
+# How pool workers start: a fresh interpreter each, which imports what a worker needs. Not fork:
+# the parent runs threads (S3 transfers, tests' moto server), and forking a threaded process can
+# inherit held locks. Not forkserver (until session 30): its server process lived as long as the
+# run (7.4 MB PSS in the 1 GB memory case) and saved nothing, since a worker forked from it
+# imports the same modules a spawned one does (a server preloading the redaction modules held
+# ~25 MB for the whole run, while each worker, touching their objects' reference counts, ended
+# up with its own copy of the pages anyway). Starting two workers took 0.6-0.8 s wall either way.
+POOL_START_METHOD = "spawn"
 
 
 @dataclass
@@ -90,9 +98,10 @@ _SOCKET_DIR_MAX = 88  # an AF_UNIX path holds 107 bytes; "/listener-XXXXXXXX" ta
 
 
 def pin_socket_dir(parent: Path) -> Path | None:
-    """Give multiprocessing a short 0700 folder of ours for the worker pool's forkserver socket,
+    """Give multiprocessing a short 0700 folder of ours for its temp files (a forkserver's socket),
     before anything asks it for one: left alone it makes an empty `pymp-*` folder in the system
-    temp dir. The folder lives as long as this process (the forkserver outlives a run), named by
+    temp dir. The pool starts its workers with spawn, which needs none; the folder is pinned
+    all the same, so that nothing multiprocessing starts ever writes to the system temp dir. The folder lives as long as this process (the forkserver outlives a run), named by
     pid; it is removed at exit, and by a later run if this process was killed. Tried in order:
     `parent` (the state dir's tmp/), $XDG_RUNTIME_DIR, <system temp>/archiver-<uid>. Returns the
     folder, or None when multiprocessing already has one, or (every candidate unusable or too long
@@ -518,12 +527,7 @@ class Jobs:
 
             _load_rules_once(factory)
 
-            # not fork: the parent runs threads (S3 transfers, tests' moto server), and
-            # forking a threaded process can inherit held locks. The factory is picklable.
-            ctx = multiprocessing.get_context("forkserver" if os.name == "posix" else "spawn")
-            # No extra forkserver preload: the server would hold the redaction modules for the whole
-            # run (~25 MB, measured on the 1.8 GB case) while each worker, touching their objects'
-            # reference counts, ends up with its own copy of the pages anyway.
+            ctx = multiprocessing.get_context(POOL_START_METHOD)  # the factory is picklable
             self.pool = _Pool(workers, mp_context=ctx, initializer=_init_worker,
                               initargs=(factory, self.key, self.verify, self.recipients),
                               max_tasks_per_child=None if self._jobs_per_worker is None

@@ -131,7 +131,8 @@ def _tree_sample(root: int, cpu: dict[int, float], rss: dict[int, int],
 
 def _roles(pids: Iterable[int]) -> dict[int, str]:
     """What each process of an archiver run is, from its command line and parent: `time`,
-    parent (the archiver itself), forkserver, resource tracker, worker (a forkserver child)."""
+    parent (the archiver itself), resource tracker, worker (a spawned pool process, or a forkserver
+    child), forkserver."""
     roles: dict[int, str] = {}
     ppid: dict[int, int] = {}
     for pid in pids:
@@ -144,6 +145,7 @@ def _roles(pids: Iterable[int]) -> dict[int, str]:
             continue
         roles[pid] = ("forkserver" if b"multiprocessing.forkserver" in cmd
                       else "resource tracker" if b"resource_tracker" in cmd
+                      else "worker" if b"multiprocessing.spawn" in cmd
                       else "time" if cmd.startswith(b"/usr/bin/time")
                       else "parent")
     for pid, role in roles.items():

@@ -31,7 +31,7 @@ def _in_time(fn, seconds: float = 240.0):  # type: ignore[no-untyped-def]
 def test_a_backlog_is_served_while_workers_are_replaced() -> None:
     """One worker, replaced every 2 jobs, 10 jobs queued at once: the stock executor of Python
     3.11-3.13 runs 2 and then waits forever (the replacement is skipped on a stale idle token)."""
-    ctx = multiprocessing.get_context("forkserver")
+    ctx = multiprocessing.get_context(workers_mod.POOL_START_METHOD)
     pool = _Pool(1, mp_context=ctx, max_tasks_per_child=2)
     try:
         pids = _in_time(lambda: [f.result() for f in [pool.submit(os.getpid) for _ in range(10)]])

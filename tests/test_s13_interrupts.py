@@ -5,6 +5,7 @@ it and the starting worker died on the unlinked semaphores, with a traceback on 
 
 from __future__ import annotations
 
+import importlib
 import multiprocessing
 import os
 import signal
@@ -14,7 +15,7 @@ from typing import Iterator
 import pytest
 
 from archiver import interrupts
-from archiver.workers import _Pool
+from archiver.workers import POOL_START_METHOD, _Pool
 
 
 class Stop(Exception):
@@ -61,17 +62,20 @@ def test_a_signal_inside_the_block_is_raised_right_after_it(sigterm_raises: None
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
-def test_sigterm_while_a_worker_starts_leaves_it_recorded(sigterm_raises: None, monkeypatch: pytest.MonkeyPatch) -> None:
-    from multiprocessing import popen_forkserver
+_POPEN = {"spawn": "multiprocessing.popen_spawn_posix", "forkserver": "multiprocessing.popen_forkserver"}
 
-    launch = popen_forkserver.Popen._launch
+
+def test_sigterm_while_a_worker_starts_leaves_it_recorded(sigterm_raises: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    ctx = multiprocessing.get_context(POOL_START_METHOD)
+    popen = importlib.import_module(_POPEN[POOL_START_METHOD]).Popen
+    launch = popen._launch
 
     def launch_then_signal(self, process_obj):  # type: ignore[no-untyped-def]
-        launch(self, process_obj)  # forked and handed its pickled state: not yet in the pool
+        launch(self, process_obj)  # started and handed its pickled state: not yet in the pool
         _signal_self()
 
-    monkeypatch.setattr(popen_forkserver.Popen, "_launch", launch_then_signal)
-    pool = _Pool(1, mp_context=multiprocessing.get_context("forkserver"))
+    monkeypatch.setattr(popen, "_launch", launch_then_signal)
+    pool = _Pool(1, mp_context=ctx)
     try:
         with pytest.raises(Stop):
             pool.submit(os.getpid)

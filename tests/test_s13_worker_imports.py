@@ -48,7 +48,7 @@ def test_a_worker_imports_no_pydantic_and_redacts_as_the_parent(tmp_path: Path) 
             f"project-nightjar on {socket.gethostname()} mail quentin@marlowe-labs.example "
             "key AKIAQ7VZ3KXG5MWJ2PLD")
     parent = runtime.redactor(settings, keys).redact_text(text, RedactionReport())
-    ctx = multiprocessing.get_context("forkserver")
+    ctx = multiprocessing.get_context(workers.POOL_START_METHOD)
     with ProcessPoolExecutor(1, mp_context=ctx, initializer=workers._init_worker,  # noqa: SLF001
                              initargs=(runtime.redactor_factory(settings, keys), b"k" * 32, True, None)) as pool:
         loaded, in_worker = pool.submit(worker_view, text).result(timeout=120)

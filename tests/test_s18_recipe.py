@@ -46,7 +46,7 @@ def test_a_worker_redacts_with_the_rules_the_parent_loaded_without_reading_the_p
     parent = recipe().redact_text(TEXT, RedactionReport())
     assert "NJT-0123456789AB" not in parent and "ghp_" not in parent and "quillon" not in parent
     pack.unlink()  # the worker could not read it: what it redacts with came with the recipe
-    ctx = multiprocessing.get_context("forkserver")
+    ctx = multiprocessing.get_context(workers.POOL_START_METHOD)
     with ProcessPoolExecutor(1, mp_context=ctx, initializer=workers._init_worker,  # noqa: SLF001
                              initargs=(recipe, b"k" * 32, True, None)) as pool:
         loaded, in_worker = pool.submit(worker_view, TEXT).result(timeout=120)
