@@ -114,6 +114,9 @@ _IDCHARS = b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_-"
 _IDSET = frozenset(_IDCHARS)
 _SEPARATOR_RUN = re.compile(rb"[\s._-]+")
 _U_ESCAPE = re.compile(rb"\\u([0-9a-fA-F]{4})")
+# a name's letters percent-encoded in a URI (file:///home/j%C3%B6rg, VS Code's c%3A/Users/John%20Smith):
+# the path rules take UTF-8 bytes past ASCII and %20 so encoded, and the name is keyed as decoded
+_PERCENT = re.compile(rb"%([89A-Fa-f][0-9A-Fa-f]|20)")
 
 
 def _normal(value: bytes) -> bytes:
@@ -1280,6 +1283,8 @@ class Engine:
         if m.replace == WRAPPED:
             value = unwrapped(value)
         if m.replace == "username":
+            if b"%" in value:
+                value = _PERCENT.sub(lambda p: bytes.fromhex(p.group(1).decode()), value)
             v = _normal(value)
             v = self._canonical(r, v.lower()) or v  # a slug variant (john-doe) as its name (john.doe)
             out = self.pseudonyms.username(v.decode("utf-8", "surrogateescape").lower()).encode()
