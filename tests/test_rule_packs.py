@@ -33,7 +33,7 @@ PACK_NAMES = ("secrets", "pii", "paths")
 ALLOWED_KEYS = {
     "id", "description", "regex", "secret_group", "keywords", "entropy", "min_length", "validator",
     "allowlist", "label", "replace", "confidence", "positive", "negative", "expect", "same_as", "paths",
-    "decode", "decode_packs", "word_keywords",
+    "decode", "decode_packs", "word_keywords", "keyword_window",
 }
 REQUIRED_KEYS = {"id", "description", "regex", "label", "confidence", "positive", "negative"}
 CONFIDENCES = {"high", "medium", "low"}
@@ -67,6 +67,8 @@ class CompiledRule:
         self.words = [re.compile(rf"(?:(?<![A-Za-z])|(?<=[a-z])(?=[A-Z]))(?i:{re.escape(k)})(?:(?![A-Za-z])|(?<=[a-z])(?=[A-Z]))")
                       for k in raw.get("word_keywords", [])]
         self.plain = [k for k in self.keywords if k not in raw.get("word_keywords", [])]
+        # a keyword must start within this many characters before or after the secret (0: anywhere)
+        self.window: int = raw.get("keyword_window", 0)
         self.entropy: float = raw.get("entropy", 0)
         self.min_length: int = raw.get("min_length", 0)
         self.same_as: int = raw.get("same_as", 0)
@@ -95,8 +97,16 @@ class CompiledRule:
                 continue
             if self.validator and not self.validator(secret):
                 continue
+            if self.window and not self.keyword_near(text, lowered, m.start(self.group), m.end(self.group)):
+                continue
             out.append(Finding(m.start(self.group), m.end(self.group), secret))
         return out
+
+    def keyword_near(self, text: str, lowered: str, s: int, e: int) -> bool:
+        longest = max(len(k) for k in self.keywords)
+        a, b = max(0, s - self.window - longest), e + self.window
+        return (any(k in lowered[a:b + longest] for k in self.plain)
+                or any(a <= m.start() < b for w in self.words for m in w.finditer(text)))
 
     def replacement(self, secret: str) -> str:
         digest = hashlib.sha256(secret.encode()).hexdigest()

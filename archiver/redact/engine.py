@@ -87,7 +87,7 @@ from archiver.redact.regex_rewrite import capped_repeats, cheap_unicode, gate_fo
 from archiver.redact.termwrap import (WORDLIKE, WRAP_MIN_CHAIN, WRAP_MIN_WIDTH, WRAP_RUN_BYTE, WRAPPED, break_len,
                                       display_width, head_line_width, joined_offset, run_end, unwrapped,
                                       vendor_prefixes, wrap_pattern)
-from archiver.redact.words import in_identifier, term_spans, word_in
+from archiver.redact.words import in_identifier, term_spans, word_in, word_starts_in
 
 # What a string is: any text (every rule), an object key, a path component, an id-like value
 # (high-confidence secret rules and the configured terms, Rule.applies_to_ids), or an opaque one
@@ -205,6 +205,7 @@ class _Compiled:
     word_kw: frozenset[bytes] = frozenset()
     plain_kw: tuple[bytes, ...] = ()
     shared: bool = False  # another rule has the same regex (ls -l owner and group): matched once per scan
+    window: int = 0  # Rule.keyword_window: a keyword this near the candidate, in its string
 
     def match(self, s: int, e: int) -> Match:
         r = self.rule
@@ -411,10 +412,11 @@ class Engine:
                 allow=allow, anchored=anchored, modes=(True, r.applies_to_keys, r.applies_to_paths, r.applies_to_ids,
                                                         r.secret_shape),
                 rank=r.rank, simple=not (r.bounded or r.min_length or r.entropy is not None or allow is not None
-                                         or r.check is not None or r.same_as),
+                                         or r.check is not None or r.same_as or r.keyword_window),
                 terms=terms, group=group, rx_joined=rx_joined,
                 word_kw=frozenset(k.encode() for k in r.word_keywords),
                 plain_kw=tuple(k for k in kws if k.decode() not in r.word_keywords),
+                window=r.keyword_window,
             )
             self._c.append(c)
             self._groups[group].append(idx)
@@ -773,7 +775,10 @@ class Engine:
         except Exception:  # a validator bug must not abort redaction: treat as "not valid"
             return False
 
-    def _accept(self, c: _Compiled, buf: bytes, spans: list[tuple[int, int]]) -> _Cand | None:
+    def _accept(self, c: _Compiled, buf: bytes, spans: list[tuple[int, int]], lo: int = 0,
+                hi: int = -1) -> _Cand | None:
+        """The candidate of a match, if its secret group passes the rule's filters; buf[lo:hi] is
+        the string it belongs to (hi -1: to the end of buf)."""
         s, e = spans[c.sgroup]
         if s < 0 or e <= s:
             return None
@@ -808,7 +813,23 @@ class Engine:
                     ok = False
                 if not ok:
                     return None
+        if c.window and not self._keyword_near(c, buf, s, e, lo, len(buf) if hi < 0 else hi):
+            return None
         return (s, e, c.idx, spans[0][0], spans[0][1])
+
+    @staticmethod
+    def _keyword_near(c: _Compiled, buf: bytes, s: int, e: int, lo: int, hi: int) -> bool:
+        """Does one of the rule's keywords start within c.window bytes before buf[s:e] (its whole
+        length before it) or after it, inside the string buf[lo:hi]? A label far up a long tool
+        output names no number down there (s30)."""
+        w = c.window
+        longest = max(len(k) for k in c.kw)
+        a, b = max(lo, s - w - longest), min(hi, e + w)
+        if c.kw_ascii:
+            low = buf[a:min(hi, b + longest)].lower()
+            return any(word_starts_in(buf, k, a, b) if k in c.word_kw else k in low for k in c.kw)
+        text = buf[a:min(hi, b + longest)].decode("utf-8", "replace").lower()
+        return any(word_starts_in(buf, k, a, b) if k in c.word_kw else k.decode() in text for k in c.kw)
 
     def _collect(self, buf: bytes, rules: list[int]) -> list[_Cand]:
         """Candidates of the given rules on one buffer scanned alone."""
@@ -1186,7 +1207,7 @@ class Engine:
                         continue
                     cand = (s, e, idx, gs, ge)
                 else:
-                    cand = self._accept(c, joined, spans)
+                    cand = self._accept(c, joined, spans, starts[i], ends[i])
                     if cand is None:
                         continue
                 lst = per.get(i)

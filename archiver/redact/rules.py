@@ -52,7 +52,7 @@ _PACK_KEYS = frozenset({"name", "version", "description"})
 _RULE_KEYS = frozenset({
     "id", "description", "regex", "secret_group", "keywords", "entropy", "min_length", "validator",
     "allowlist", "label", "replace", "confidence", "positive", "negative", "expect", "same_as", "paths",
-    "decode", "decode_packs", "word_keywords",
+    "decode", "decode_packs", "word_keywords", "keyword_window",
 })
 # `decode = "base64"`: not a pattern rule but the engine's decode-and-rescan pass (decoded.py). Its
 # regex finds the runs, min_length is the shortest run decoded, decode_packs the packs whose
@@ -70,7 +70,8 @@ GENERATED_IDS = frozenset({"user-username", "user-username-account", "user-usern
 _GENERATED_ID_RE = re2.compile(r"^(?:user-home|extra-term)-[0-9]+$")
 # Keys a decode rule (decoded.py) has no use for: its regex finds runs, it has no keyword gate,
 # and its candidates go through none of the engine's filters nor path mode.
-DECODE_UNUSED_KEYS = ("keywords", "word_keywords", "entropy", "allowlist", "validator", "same_as", "paths")
+DECODE_UNUSED_KEYS = ("keywords", "word_keywords", "keyword_window", "entropy", "allowlist", "validator", "same_as",
+                      "paths")
 # Shannon entropy is computed over the secret group's bytes (engine._entropy): at most log2(256).
 MAX_ENTROPY = 8.0
 HEX_RUN_MIN = 32  # engine._HEX: a hex run this long may pass an entropy bar above 3.0 with 3.0
@@ -106,6 +107,9 @@ class Rule:
     keywords: tuple[str, ...] = ()
     # of the keywords, those that gate the rule only as words of their own (`nie`, not in `companies`)
     word_keywords: tuple[str, ...] = ()
+    # a candidate counts only with one of the keywords at most this many bytes before or after it
+    # in its string (0: anywhere in the string, the keyword gate alone)
+    keyword_window: int = 0
     entropy: float | None = None
     min_length: int = 0
     # the secret must equal the text of this group (RE2 has no backreferences): `ls -l`'s group
@@ -381,6 +385,11 @@ def _parse_rule(raw: dict[str, Any], where: str, pack: str, src: str,
             raise RuleError(f"{where}: word keyword {k!r} is not one of the rule's 'keywords'")
         if not (k.isascii() and k.isalnum()):
             raise RuleError(f"{where}: word keyword {k!r} must be ASCII letters and digits")
+    keyword_window = raw.get("keyword_window", 0)
+    if not isinstance(keyword_window, int) or isinstance(keyword_window, bool) or keyword_window < 0:
+        raise RuleError(f"{where}: 'keyword_window' must be a non-negative integer")
+    if keyword_window and not keywords:
+        raise RuleError(f"{where}: 'keyword_window' needs 'keywords' (the words looked for near the value)")
     entropy = raw.get("entropy")
     if entropy is not None and (not isinstance(entropy, (int, float)) or isinstance(entropy, bool)
                                 or math.isnan(entropy) or entropy < 0):
@@ -437,7 +446,8 @@ def _parse_rule(raw: dict[str, Any], where: str, pack: str, src: str,
         _check_reachable(regex, secret_group, groups, min_length, entropy, where)
     return Rule(
         id=raw["id"], regex=regex, label=label, description=description, secret_group=secret_group,
-        keywords=keywords, word_keywords=word_keywords, entropy=float(entropy) if entropy is not None else None, min_length=min_length,
+        keywords=keywords, word_keywords=word_keywords, keyword_window=keyword_window,
+        entropy=float(entropy) if entropy is not None else None, min_length=min_length,
         same_as=same_as,
         validator=validator, allowlist=allowlist, replace=replace, confidence=confidence,
         positive=_str_list(raw, "positive", where), negative=_str_list(raw, "negative", where),

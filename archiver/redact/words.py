@@ -120,27 +120,43 @@ def _one_case(word: bytes) -> bool:
             or word.endswith(b"s") and word[:-1].isupper())
 
 
+def _word_at(part: bytes, p: int, e: int) -> bool:
+    """Is part[p:e] (a keyword found there) a word of its own, as word_in says?"""
+    if not _one_case(part[p:e]):
+        return False
+    before = p > 0 and _letter_ending_at(part, p - 1)
+    if before and (part[p - 1] in b"nrt" and p >= 2 and part[p - 2] == 0x5C
+                   or _is_lower(part[p - 1]) and _is_upper(part[p])):
+        before = False
+    after = e < len(part) and _letter_at(part, e)
+    if after and _is_upper(part[e]) and _is_lower(part[e - 1]):
+        after = False
+    return not before and not after
+
+
 def word_in(part: bytes, low: bytes, k: bytes) -> bool:
     """Does the (ASCII, lower-case) keyword k occur in part as a word of its own: no letter right
     before or after it (`NIE:`, `"nie"`, `nie_number`, `dni2`, a JSON `\\n` before it), or at a
     camelCase edge (`customerNie`, `dniNumber`); never inside a word (`companies`, `unified`), nor
     in letters of mixed case (`CpR`, `tFn`), which no one writes a word in: a piece of a random id
     (`in_1Q264zEJlbRAXNOX9WB41CpR`). `low` is part.lower()."""
-    n, size = len(k), len(part)
+    n = len(k)
     p = low.find(k)
     while p >= 0:
-        e = p + n
-        if not _one_case(part[p:e]):
-            p = low.find(k, p + 1)
-            continue
-        before = p > 0 and _letter_ending_at(part, p - 1)
-        if before and (part[p - 1] in b"nrt" and p >= 2 and part[p - 2] == 0x5C
-                       or _is_lower(part[p - 1]) and _is_upper(part[p])):
-            before = False
-        after = e < size and _letter_at(part, e)
-        if after and _is_upper(part[e]) and _is_lower(part[e - 1]):
-            after = False
-        if not before and not after:
+        if _word_at(part, p, p + n):
+            return True
+        p = low.find(k, p + 1)
+    return False
+
+
+def word_starts_in(part: bytes, k: bytes, a: int, b: int) -> bool:
+    """Does the keyword k occur as a word of part (word_in's sense) starting in part[a:b]? The
+    letters around it are read in part itself, so a cut at a or b makes no word of a piece."""
+    n = len(k)
+    low = part[a:b + n - 1].lower()
+    p = low.find(k)
+    while p >= 0:
+        if _word_at(part, a + p, a + p + n):
             return True
         p = low.find(k, p + 1)
     return False

@@ -24,9 +24,12 @@ _ID_LONG = ("aadhaa?r|uidai|passport|passeport|reisepass|pasaporte|passaporto|pa
             # (s26) national-id-labelled's columns, and Portugal's número de contribuinte
             "f.{1,2}dsels|henkil.{1,2}tunnus|sosiaaliturva|personbeteckning|identity.?code|rijksregister|"
             "national.?register|ahvn?13|ahv.?n(?:r|ummer)|avs.?(?:13|nr|number)|kimlik|zehut|nric|medicare|"
-            "cuit|cuil|thai.?(?:national.?)?id|(?:sa|rsa|african).?id|contribuinte")
+            "cuit|cuil|thai.?(?:national.?)?id|(?:sa|rsa|african).?id|contribuinte|"
+            # (s30) the identifiers whose rules take a value only near their label (keyword_window)
+            "pesel|personnummer|personnr|samordningsnummer|tax.?file.?number|my.?number|resident.?(?:id|registration)|"
+            "id.?card|sfzh")
 _ID_SHORT_WORDS = ("sin", "nas", "pan", "cpf", "dni", "nie", "nif", "bsn", "nir", "nino", "ssn", "vat", "ein", "tin",
-                   "itin", "utr", "fnr", "hetu", "sotu", "insz", "niss", "ahv", "tckn", "nhs", "rut")
+                   "itin", "utr", "fnr", "hetu", "sotu", "insz", "niss", "ahv", "tckn", "nhs", "rut", "tfn", "cpr", "rrn")
 _ID_SHORT = "|".join(_ID_SHORT_WORDS)
 _ID_CAMEL = "|".join(f"{w.capitalize()}|{w.upper()}" for w in _ID_SHORT_WORDS)
 # in a gate after a name's own characters: the short words start the name or follow `_`, a digit or a space
@@ -161,6 +164,15 @@ ID_COLUMNS: tuple[tuple[tuple[str, ...], str], ...] = (
      r"|avs(?:13|_?nr|_number)|tckn|tc_?kimlik(?:_no)?|kimlik_no|(?:sa|rsa|south_african)_id(?:entity)?"
      r"|teudat_zehut|mispar_zehut|nric(?:_fin)?|nhs|medicare(?:_card)?|cuit|cuil|rut|thai_(?:national_)?id)"
      + _ID_NUMBER),
+    # (s30) the identifiers whose rules take a number only within 60 bytes of their label (keyword_window):
+    # a CSV's rows far under a `pesel` header are this pass's
+    (("pl-pesel",), r"pesel" + _ID_NUMBER),
+    (("se-personnummer", "national-id-labelled"), r"(?:personnummer|personnr|person_nr|samordningsnummer)"),
+    (("dk-cpr",), r"cpr" + _ID_NUMBER),
+    (("kr-rrn",), r"(?:rrn|resident_registration)" + _ID_NUMBER),
+    (("jp-my-number",), r"my_?number"),
+    (("cn-resident-id",), r"(?:resident_?id|id_?card|sfzh)" + _ID_NUMBER),
+    (("au-tfn",), r"(?:tfn|tax_?file_?number)"),
     (("passport-labelled",), r"(?:passport|passeport|reisepass|pasaporte|passaporto|paspoort)" + _ID_NUMBER),
     # bank and tax numbers (the s21-fin rules): a bare `account` column is an account id, never taken
     (("iban",), r"iban" + _ID_NUMBER),

@@ -32,7 +32,8 @@ text media type (OpenCode file attachments), and `data:` URIs of text types. Bin
 
 Integers of NUMBER_DIGITS digits or more (a card number a tool printed as JSON) are
 scanned as their decimal text with every rule, except under id and signature keys and
-keys naming a random or derived number (seed, nonce, checksum, timestamp, ...);
+keys naming a random or derived number (seed, nonce, checksum, timestamp, ...) or a count,
+size or duration (bytes, file_size, inode, elapsed_ns, build_number, ...);
 one that a rule matches is written back as the replacement string (its JSON type
 changes from number to string). Shorter numbers and floats are never scanned alone.
 """
@@ -230,6 +231,27 @@ _LAST_WORD = re.compile(r"(?:^|[^A-Za-z0-9]|(?<=[a-z0-9])(?=[A-Z]))([A-Za-z][a-z
 def _random_number_key(k: str) -> bool:
     m = _LAST_WORD.search(k)
     return m is not None and m.group(1).lower() in _NUMBER_NOT_DATA
+
+
+# (s30) An integer under a key naming a count, a size or a duration (`bytes`, `file_size`, `inode`,
+# `elapsedNs`, `build_number`) is a measure, never a card a tool printed: one in ten passes Luhn. The
+# card rules pass over the same keys in text (`build_number: 4539...`, `inode 3782...`); a JSON number
+# is scanned as its digits alone, so the walker reads the key. `number` alone (`cardNumber`) is no such key.
+_COUNTER_WORDS = frozenset({"count", "counts", "counter", "size", "sizes", "bytes", "length", "len", "blocks", "inode",
+                            "inodes", "ino", "offset", "duration", "elapsed", "sec", "secs", "seconds", "usec", "nsec",
+                            "msec", "us", "millis", "micros", "nanos", "milliseconds", "microseconds", "nanoseconds",
+                            "ticks", "cycles"})
+_COUNTED = frozenset({"build", "run", "job", "pipeline", "block", "seq", "sequence"})  # build_number, runNo
+_NUMBER_WORDS = frozenset({"number", "num", "no", "nr"})
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_NON_WORD = re.compile(r"[^a-z0-9]+")
+
+
+def _counter_key(k: str) -> bool:
+    words = [w for w in _NON_WORD.split(_CAMEL.sub("_", k).lower()) if w]
+    if not words:
+        return False
+    return words[-1] in _COUNTER_WORDS or (len(words) > 1 and words[-1] in _NUMBER_WORDS and words[-2] in _COUNTED)
 
 
 def _set_aside_media(doc: JsonStrings, node: Any, key: Any, v: str) -> bool:
@@ -572,7 +594,7 @@ class JsonRedactor:
                     elif tv is int and (v >= _NUMBER_MIN or v <= -_NUMBER_MIN):
                         kind = kind_of(k)
                         if (kind != _ID and kind != _SKIP and not k.endswith(_ID_SUFFIXES)
-                                and not _random_number_key(k)):
+                                and not _random_number_key(k) and not _counter_key(k)):
                             doc.numbers.add(len(strs))
                             add_str(str(v))
                             add_mode(MODE_ALL)
