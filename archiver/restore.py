@@ -190,7 +190,7 @@ class Restorer:
                 result.warnings.extend(_kept_folders(plan, paths, folders))
             else:
                 paths = [[art.path for art in s.artifacts] for s in sessions]
-            # archived path -> where this restore puts it (a relocated pi fork names its parent there)
+            # archived path -> where this restore puts it (relink hooks name restored files there)
             moved = {art.path: paths[i][j] for i, s in enumerate(sessions) for j, art in enumerate(s.artifacts)}
             relinks = relink_hooks()
             shadowed = _shadowed(sessions, paths, roots)
