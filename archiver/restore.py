@@ -130,14 +130,17 @@ def cwd_folders() -> dict[str, list[CwdFolder]]:
     return {name: cls.cwd_folders() for name, cls in _harness_classes().items() if hasattr(cls, "cwd_folders")}
 
 
-# (artifact, its relocated plaintext, target root, archived path -> restored path of every
-# artifact of the restore) -> a note for the report, or None; rewrites the plaintext in place
-RelinkHook = Callable[[Artifact, Path, Path, dict[str, str]], "str | None"]
+# (artifact, its checked (and relocated) plaintext, target root, archived path -> restored path of
+# every artifact of the restore; keywords: session = the artifact's session, relocated = restore
+# --relocate) -> a note for the report, or None; rewrites the plaintext in place
+RelinkHook = Callable[..., "str | None"]
 
 
 def relink_hooks() -> dict[str, RelinkHook]:
-    """Harness name -> its hook that makes a relocated file name other restored files where this
-    restore put them (pi: a fork's header.parentSession, an absolute path of the parent's file)."""
+    """Harness name -> its hook that makes a restored file name other restored files where this
+    restore put them, by absolute path (pi: a fork's header.parentSession when relocated, and on
+    every restore the fullOutputPath of an archived temp file; Claude Code: sessions-index.json's
+    fullPath)."""
     return {name: cls.relink_restored for name, cls in _harness_classes().items() if hasattr(cls, "relink_restored")}
 
 
@@ -187,9 +190,9 @@ class Restorer:
                 result.warnings.extend(_kept_folders(plan, paths, folders))
             else:
                 paths = [[art.path for art in s.artifacts] for s in sessions]
-            # archived path -> where this restore puts it (a relocated pi fork names its parent there)
+            # archived path -> where this restore puts it (relink hooks name restored files there)
             moved = {art.path: paths[i][j] for i, s in enumerate(sessions) for j, art in enumerate(s.artifacts)}
-            relinks = relink_hooks() if relocator else {}
+            relinks = relink_hooks()
             shadowed = _shadowed(sessions, paths, roots)
             # paths a session of this restore holds as its own: another's shared copy of them (a
             # Cursor subagent's view of its parent's store.db, maybe of an older state) is not written
@@ -237,12 +240,13 @@ class Restorer:
                         result.integrity_errors.append(f"{session.key}: {art.path}: {e}")
                         ok = False
                         continue
-                    if relocator:  # after the digest check: what was verified is the archived bytes
+                    relink = relinks.get(session.harness)
+                    if relocator or relink is not None:  # after the digest check: what was verified is the archived bytes
                         try:
-                            relocator.rewrite_file(plain, art.format)
-                            relink = relinks.get(session.harness)
+                            if relocator:
+                                relocator.rewrite_file(plain, art.format)
                             if relink is not None:
-                                note = relink(art, plain, root, moved)
+                                note = relink(art, plain, root, moved, session=session, relocated=bool(relocator))
                                 if note:
                                     result.warnings.append(f"{session.key}: {note}")
                         except (RelocationError, OSError) as e:

@@ -1,6 +1,7 @@
 """Consistent copies of files that harnesses are writing while we read.
 
-- JSONL is taken up to its last complete line; a torn final line waits for the next run.
+- JSONL is taken up to its last complete line; a torn final line waits for the next run (one
+  unchanged for TORN_TAIL_STALE is reported, still held back: torn_tail).
 - SQLite goes through the backup API on a connection to the live file, so committed
   rows that live only in the -wal are included (copy_sqlite, backup_into); collectors that
   read a live database in place use read_live_sqlite.
@@ -42,6 +43,10 @@ FINGERPRINT_SPAN = 64 * 1024
 _BLOCK = 1024 * 1024
 LONG_LINE = 1 << 20  # iter_lines hands longer lines over as spans (redacted from the file)
 SNIFF_BYTES = 8192  # what looks_binary needs to see of a file
+# a final JSONL line without its newline is held back as still being written; a file unchanged
+# this long (seconds) with one is reported each run (the harness crashed mid-write, the disk
+# filled): the line is still held back, as it may yet be completed
+TORN_TAIL_STALE = 600
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"  # the start of a zstd frame
 
 
@@ -216,13 +221,15 @@ def complete_length(path: Path, size: int | None = None) -> int:
 _TAIL_PARSE_MAX = 4 * 1024 * 1024
 
 
-def whole_jsonl_length(path: Path) -> int:
-    """The part of a JSONL file snapshotted whole worth archiving: all of it, unless its final
-    line has no newline and is not JSON (torn, or still being written: archived once complete).
+def whole_jsonl_length(path: Path, size: int | None = None) -> int:
+    """The part of a JSONL file snapshotted whole worth archiving: all of it (its first `size`
+    bytes, when given), unless its final line has no newline and is not JSON (torn, or still
+    being written: archived once complete).
     A writer that ends its last complete line without a newline (a rewritten mirror) keeps it.
     A final line longer than _TAIL_PARSE_MAX is judged by its shape (ends with `}` or `]`)."""
-    with open_regular(path) as f:
-        size = os.fstat(f.fileno()).st_size
+    if size is None:
+        with open_regular(path) as f:
+            size = os.fstat(f.fileno()).st_size
     end = complete_length(path, size)
     if end == size:
         return size
@@ -235,7 +242,24 @@ def whole_jsonl_length(path: Path) -> int:
             except orjson.JSONDecodeError:
                 return end
         f.seek(max(end, size - 64))
-        return size if f.read().rstrip().endswith((b"}", b"]")) else end
+        return size if f.read(size - max(end, size - 64)).rstrip().endswith((b"}", b"]")) else end
+
+
+def torn_tail(path: Path, whole: bool = False) -> tuple[int, FileIdentity]:
+    """(bytes of `path` a snapshot leaves out as a final line still being written, the identity of
+    the file read). `whole`: as whole_jsonl_length judges them (a final line that is JSON is kept),
+    else as complete_length (append mode: up to the last newline). A file ending in a newline costs
+    one byte's read. Used to tell a writer that stopped mid-line (TORN_TAIL_STALE)."""
+    with open_regular(path) as f:
+        st = os.fstat(f.fileno())
+        ident = FileIdentity.from_stat(st)
+        if st.st_size == 0:
+            return 0, ident
+        f.seek(st.st_size - 1)
+        if f.read(1) == b"\n":
+            return 0, ident
+    end = whole_jsonl_length(path, st.st_size) if whole else complete_length(path, st.st_size)
+    return max(0, st.st_size - end), ident
 
 
 def fingerprint(f: BinaryIO, offset: int) -> str:

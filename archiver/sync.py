@@ -23,6 +23,7 @@ import sqlite3
 import sys
 import tempfile
 import threading
+import time
 import weakref
 from collections import deque
 from dataclasses import dataclass, field
@@ -40,6 +41,7 @@ from archiver.redact.base import RedactionReport, Redactor
 from archiver.redact.folder_aliases import Aliases, cwd_folder_aliases
 from archiver.session_ids import SessionIds
 from archiver.snapshot import (
+    TORN_TAIL_STALE,
     FileIdentity,
     SnapshotError,
     complete_length,
@@ -48,6 +50,7 @@ from archiver.snapshot import (
     decompress_zst,
     fingerprint,
     open_regular,
+    torn_tail,
     whole_jsonl_length,
 )
 from archiver.state import ArtifactState, DiscoveryCache, Known, State, StateError
@@ -57,6 +60,10 @@ from archiver.workers import JobResult, Jobs, WorkerCrashed, pin_socket_dir
 log = logging.getLogger(__name__)
 _BLOCK = 1024 * 1024
 STALE_UPLOAD_AGE = timedelta(hours=1)
+# what the long way checks that signatures stored before it did not cover: a stored signature
+# without it sends its session the long way once ("torn-tail": a JSONL file's held-back final line
+# is looked at every run, so one a crashed harness left is reported)
+_SIGNATURE_TAGS: tuple[str, ...] = ("torn-tail",)
 
 
 class HeldBack(Exception):
@@ -524,7 +531,7 @@ class Syncer:
             return None, stats
         doc = (fingerprint, __version__, self.host_id, ds.harness, ds.session_id, ds.kind, ds.title, ds.created_at,
                ds.updated_at, ds.cwd, ds.warnings, [(e.relation, e.parent, e.at, e.inferred) for e in ds.parents],
-               files) + ((ds.uses,) if ds.uses else ())  # (none: the signatures sessions had before `uses`)
+               files) + ((ds.uses,) if ds.uses else ()) + _SIGNATURE_TAGS  # (no uses: signatures from before it)
         return hashlib.blake2b(orjson.dumps(doc), digest_size=16).hexdigest(), stats
 
     def _note_signature(self, ds: DiscoveredSession, states: list[ArtifactState], valid: bool) -> None:
@@ -577,6 +584,8 @@ class Syncer:
             raise SessionFailed("; ".join(warnings) or self._safe(f"not read ({ds.unread})"))
         changed = previous is None
         aliases = functools.cache(lambda: self._folder_aliases(ds))  # only for a file that is redacted
+        torn = False  # a JSONL file's final line is held back: the long way again next run (_torn_tail)
+        stale: list[str] = []  # ... by a file unchanged for TORN_TAIL_STALE: said on the session and the run
         for src in ds.sources:
             if not is_utf8(src.path):
                 note = f"{self._named(ds, src)}: file name is not valid UTF-8 (FORMAT.md: paths are UTF-8); not archived"
@@ -610,6 +619,14 @@ class Syncer:
             artifacts.append(art_state.artifact)
             states.append(art_state)
             changed = changed or art_changed
+            held = self._torn_tail(src, art_state)
+            if held:
+                torn = True
+                if time.time() - art_state.mtime_ns / 1e9 > TORN_TAIL_STALE:
+                    stale.append(self._safe(
+                        f"{self._named(ds, src)}: its last line has no newline and the file has not changed for "
+                        f"over {TORN_TAIL_STALE // 60} minutes (the harness stopped mid-write?): {held} byte(s) "
+                        "held back, not archived until the line is complete"))
         lost_primary = False  # the transcript / database the session's facts were read from is gone
         if previous is not None:
             # files the harness deleted since (Claude prunes transcripts): keep what we archived
@@ -626,6 +643,7 @@ class Syncer:
                 note = f"{old.path}{GONE_NOTE}"
                 if note not in warnings:
                     warnings.append(note)
+        warnings.extend(w for w in stale if w not in warnings)
         counts = report.by_rule()
         for note in [k for k in counts if k.startswith("note:")]:
             warnings.append(f"{note[5:]}: {counts.pop(note)}")
@@ -656,8 +674,28 @@ class Syncer:
         # unchanged, the state may keep `previous` (no manifest): the signature goes with it only if equal
         # (its redaction counts aside: a file archived again with the same bytes counts again)
         same = previous is not None and previous.model_copy(update={"redactions": session.redactions}) == session
-        self._note_signature(ds, states, valid=changed or same)
+        # a held-back final line keeps the session off the fast path: the file may stop changing
+        # with it (a crashed writer), which only the long way tells, and says each run
+        self._note_signature(ds, states, valid=(changed or same) and not torn)
+        if stale:
+            with self._lock:
+                self.result.warnings.extend(f"{session.key}: {w}" for w in stale)
         return session, states, changed
+
+    @staticmethod
+    def _torn_tail(src: SourceArtifact, st: ArtifactState) -> int:
+        """Bytes of a JSONL source's final line a snapshot leaves out (no newline yet), read from
+        the file as the run archived it (0 when it changed since, or is not read as is: a produced
+        extract, a decompressed rollout)."""
+        if src.format != "jsonl" or src.mode not in ("append", "whole") or src.identity is not None:
+            return 0
+        try:
+            held, ident = torn_tail(src.source, whole=src.mode == "whole")
+        except OSError:
+            return 0
+        if (ident.inode, ident.size, ident.mtime_ns) != (st.inode, st.size, st.mtime_ns):
+            return 0  # written to since: still live, the next run looks again
+        return held
 
     def _moved(self, key: str, gone: list[Artifact], states: list[ArtifactState]) -> set[str]:
         """Archived paths of `gone` whose file this run archived under another path: same inode,

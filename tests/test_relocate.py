@@ -183,6 +183,9 @@ def test_restore_relocates_every_harness(env: Env, harness: str) -> None:  # noq
             # a pi fork names its parent's file where the restore put it, under the restore root
             expected = re.sub(rb'"parentSession":"[^"]*?/\.pi/agent/sessions/',
                               b'"parentSession":"' + str(moved.resolve()).encode() + b"/.pi/agent/sessions/", expected)
+            # an archived pi temp output file is named where each restore put it, under its root
+            expected = expected.replace(b'"fullOutputPath":"' + str(plain.resolve()).encode() + b"/",
+                                        b'"fullOutputPath":"' + str(moved.resolve()).encode() + b"/")
             assert after[new_path] == expected, new_path
     if harness == "opencode":
         dbs = [moved / p for p in after if p.endswith("opencode.db")]

@@ -75,6 +75,15 @@ class Harness(Protocol):
     #     """(path prefix, cwd -> folder name) of each folder of the layout named after a cwd
     #     (Claude's projects/<key>): restore --relocate renames them for the new cwd."""
     #
+    # @classmethod
+    # def relink_restored(cls, artifact: Artifact, plain: Path, root: Path, moved: dict[str, str], *,
+    #                     session: Session | None = None, relocated: bool = True) -> str | None:
+    #     """On every restore, after the digest check (and --relocate's rewrite): rewrite in `plain`
+    #     the absolute paths that name another restored file to root/<its restored path> (`moved`:
+    #     archived path -> restored path of every artifact of the restore): pi's fullOutputPath,
+    #     and with `relocated` a fork's parentSession; Claude's sessions-index.json fullPath.
+    #     Returns a note for the restore's warnings, or None."""
+    #
     # def restore_artifact(self, artifact: Artifact, plaintext_path: Path,
     #                      target_home: Path, overwrite: bool = False) -> Path | None:
     #     """Place one restored artifact specially (OpenCode merges per-session extracts

@@ -7,7 +7,9 @@ and session-env/<sid>/. Those two folders of a session whose transcript is gone 
 are still archived under its key, with a warning. A file under subagents/ that no subagent transcript claims (a
 .meta.json written before its transcript) stays with the session whose folder holds it.
 history.jsonl, paste-cache/ and the per-project files that belong to no one session
-(projects/<key>/sessions-index.json, projects/<key>/memory/) form the host session.
+(projects/<key>/sessions-index.json, projects/<key>/memory/) form the host session. On restore
+the legacy sessions-index.json's entries name the restored transcripts (`fullPath`:
+relink_restored); its `projectPath` / `originalPath`, the project's cwd, move with --relocate.
 
 Complete transcript lines (main and subagent) that are not JSON are kept as they are and
 counted in a session warning naming the file and the line numbers, never their content, as
@@ -43,7 +45,7 @@ from archiver.harnesses.jsonl_probe import (
     MAX_PROBE_LINE, head_records, looks_like_json, parse_line, records_containing, scan_lines, tail_records,
     unparseable_warning,
 )
-from archiver.model import DiscoveredSession, Format, LineageEdge, SourceArtifact, session_key
+from archiver.model import Artifact, DiscoveredSession, Format, LineageEdge, Session, SourceArtifact, is_utf8, session_key
 
 NAME = "claude-code"
 SIBLING_SUFFIXES = (".ccr-tip.json", ".precompact.json", ".dir-sync.json")
@@ -69,6 +71,53 @@ class ClaudeCode:
     def cwd_folders(cls) -> list[tuple[str, Callable[[str], str]]]:
         """Folders named after a cwd (restore --relocate renames them)."""
         return [(f"{cls.native_root}/projects/", project_key)]
+
+    @classmethod
+    def relink_restored(cls, artifact: Artifact, plain: Path, root: Path, moved: dict[str, str], *,
+                        session: Session | None = None, relocated: bool = True) -> str | None:
+        """A restored legacy `projects/<key>/sessions-index.json` (seed: {version, originalPath,
+        entries[{sessionId, fullPath, ..., projectPath}]}): each entry's fullPath, the absolute
+        path of a transcript on the archived host, names it where this restore put it (root/<its
+        restored path>: the `.../projects/<folder>/<rest>` it names, else that file in the
+        index's own folder), or where a restore into the same root puts it when this one does
+        not hold it (a pruned transcript). projectPath and originalPath are the project's cwd:
+        --relocate rewrites them as every cwd (relocate.py); a plain restore keeps the archived
+        one, as in the transcripts. Every other byte is kept; a value that names no transcript
+        path is left as archived and reported."""
+        prefix = f"{cls.native_root}/projects/"
+        parts = artifact.path.split("/")
+        if artifact.role != "index" or not artifact.path.startswith(prefix) or len(parts) != 4 \
+                or parts[-1] != PROJECT_INDEX:
+            return None
+        if plain.stat().st_size > _INDEX_RELINK_MAX:
+            return f"{artifact.path}: larger than {_INDEX_RELINK_MAX} bytes; its fullPath values are left as archived"
+        own = moved.get(artifact.path, artifact.path).rsplit("/", 1)[0]  # the index's restored folder
+        restored = set(moved.values())
+        left = 0
+
+        def swap(m: re.Match[bytes]) -> bytes:
+            nonlocal left
+            try:
+                value = orjson.loads(b'"' + m.group(2) + b'"')
+            except orjson.JSONDecodeError:
+                value = None
+            to = _index_transcript(value, prefix, own, restored) if isinstance(value, str) else None
+            new = str(root / to) if to is not None else None
+            if new is None or not is_utf8(new):
+                left += 1
+                return m.group(0)
+            return m.group(1) + orjson.dumps(new)
+
+        data = plain.read_bytes()
+        out = _FULL_PATH_RE.sub(swap, data)
+        if out != data:
+            tmp = plain.with_name(plain.name + ".relinking")
+            tmp.write_bytes(out)
+            tmp.replace(plain)
+        if left:
+            return (f"{artifact.path}: {left} fullPath value(s) name no transcript under a projects/ folder; "
+                    "left as archived")
+        return None
 
     def __init__(self, ctx: HarnessContext) -> None:
         self.ctx = ctx
@@ -624,6 +673,24 @@ class ClaudeCode:
 
 
 _KEY_CHAR = re.compile(r"[^A-Za-z0-9]")
+_INDEX_RELINK_MAX = 64 << 20  # a legacy sessions-index.json is relinked in memory up to this size
+# a fullPath key and its JSON string value, in raw bytes (an escaped quote is inside a string)
+_FULL_PATH_RE = re.compile(rb'(?<!\\)("fullPath"\s*:\s*)"((?:[^"\\]|\\.)*)"')
+
+
+def _index_transcript(value: str, prefix: str, own: str, restored: set[str]) -> str | None:
+    """The restored path (relative to the root) a sessions-index.json fullPath names: the
+    `<folder>/<rest>` after its last `/projects/` under `prefix` when this restore put a file
+    there, else `<rest>` in the index's own restored folder `own` (its project's), restored or
+    not. None for a value that is not such a path (no `/projects/<folder>/`, odd components)."""
+    if not value.startswith("/") or "/projects/" not in value or "\0" in value or "\\" in value:
+        return None
+    folder, _, rest = value.rsplit("/projects/", 1)[1].partition("/")
+    names = [folder, *rest.split("/")]
+    if not rest or any(n in ("", ".", "..") for n in names):
+        return None
+    named = f"{prefix}{folder}/{rest}"
+    return named if named in restored else f"{own}/{rest}"
 
 
 def project_key(cwd: str) -> str:

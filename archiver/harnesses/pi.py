@@ -17,7 +17,8 @@ an unknown newer one may be too -> `whole`.
 Sidecars: `fullOutputPath` temp files (toolResult.details.fullOutputPath,
 bashExecution.fullOutputPath) that still exist are archived (role sidecar, optional) at a
 synthetic path inside the session's folder: `.pi/agent/sessions/--<cwd>--/<id>.tmp/<basename>`
-(pi never looks there; restore does not rewrite the absolute path in the transcript).
+(pi never looks there; restore rewrites the fullOutputPath values naming them to where it put
+them: relink_restored).
 Missing ones are reported as warnings; a symbolic link there is reported and never followed (the
 temp dir is shared with every local user; other collectors never follow links either).
 
@@ -52,7 +53,7 @@ from archiver.harnesses.common import (
     iso, open_file, read_problem, read_regular, unexpected_shape, Unlistable,
 )
 from archiver.harnesses.jsonl_probe import parse_line, scan_lines, unparseable_warning
-from archiver.model import Artifact, DiscoveredSession, LineageEdge, SourceArtifact, session_key
+from archiver.model import Artifact, DiscoveredSession, LineageEdge, Session, SourceArtifact, is_utf8, session_key
 
 log = logging.getLogger(__name__)
 
@@ -89,6 +90,62 @@ def _restored_parent(parent: str, prefix: str, moved: dict[str, str]) -> str | N
     if len(parts) >= 4 and parts[-3] == "sessions" and folder.startswith("--") and folder.endswith("--"):
         return f"{prefix}{folder}/{name}"
     return None
+
+
+def _restored_outputs(transcript: str, session: Session, root: Path, moved: dict[str, str]) -> dict[str, str]:
+    """File name -> absolute restored path of each temp output file archived with the session
+    beside `transcript` (`<folder>/<id>.tmp/<name>`); a name two of them share is left out."""
+    folder = transcript.rsplit("/", 1)[0]
+    out: dict[str, str] = {}
+    seen: set[str] = set()
+    for art in session.artifacts:
+        parts = art.path.rsplit("/", 2)
+        if art.role != "sidecar" or len(parts) != 3 or parts[0] != folder or not parts[1].endswith(".tmp"):
+            continue
+        name, to = parts[2], moved.get(art.path, art.path)
+        if name in seen:
+            out.pop(name, None)
+            continue
+        seen.add(name)
+        if _plain_relpath(to) and is_utf8(str(root / to)):  # (one that is not is refused by restore, never written)
+            out[name] = str(root / to)
+    return out
+
+
+def _plain_relpath(path: str) -> bool:
+    """A relative path of plain names: nothing a restore would refuse as leaving its target."""
+    return bool(path) and "\0" not in path and "\\" not in path and not path.startswith("/") \
+        and all(part not in ("", ".", "..") for part in path.split("/"))
+
+
+# a fullOutputPath key and its JSON string value, in raw bytes (an escaped quote is inside a string)
+_FULL_OUTPUT_VALUE_RE = re.compile(rb'(?<!\\)("fullOutputPath"\s*:\s*)"((?:[^"\\]|\\.)*)"')
+
+
+def _relink_full_outputs(plain: Path, outputs: dict[str, str]) -> None:
+    """plain with each fullOutputPath whose file name is in `outputs` naming that path instead,
+    every other byte kept (written only when something changed)."""
+    def swap(m: re.Match[bytes]) -> bytes:
+        try:
+            value = orjson.loads(b'"' + m.group(2) + b'"')
+        except orjson.JSONDecodeError:
+            return m.group(0)
+        new = outputs.get(value.rsplit("/", 1)[-1]) if isinstance(value, str) else None
+        return m.group(1) + orjson.dumps(new) if new is not None and new != value else m.group(0)
+
+    tmp = plain.with_name(plain.name + ".relinking")
+    changed = False
+    with plain.open("rb") as fi, tmp.open("wb") as fo:
+        for line in fi:
+            if b'"fullOutputPath"' in line:
+                new_line = _FULL_OUTPUT_VALUE_RE.sub(swap, line)
+                changed = changed or new_line != line
+                line = new_line
+            fo.write(line)
+    if changed:
+        tmp.replace(plain)
+    else:
+        tmp.unlink()
 
 
 def _replace_header_value(plain: Path, first: bytes, header: dict[str, Any], key: str, old: str, new: str) -> None:
@@ -136,8 +193,15 @@ class Pi:
         return [(f"{cls.native_root}/sessions/", cwd_dir_name)]
 
     @classmethod
-    def relink_restored(cls, artifact: Artifact, plain: Path, root: Path, moved: dict[str, str]) -> str | None:
-        """restore --relocate: a fork's header.parentSession, the absolute path of its parent's
+    def relink_restored(cls, artifact: Artifact, plain: Path, root: Path, moved: dict[str, str], *,
+                        session: Session | None = None, relocated: bool = True) -> str | None:
+        """A restored transcript's absolute paths to other restored files, rewritten in the plaintext.
+
+        Every restore: a fullOutputPath value (toolResult.details, bashExecution) whose file name
+        is that of a temp file archived with the session (`<id>.tmp/<name>` beside the transcript)
+        names the restored copy (root/<its restored path>), so pi opens the full output there.
+
+        restore --relocate: a fork's header.parentSession, the absolute path of its parent's
         file on the archived host, names the parent where this restore put it (root/<its restored
         path>), so pi and a later sync find it there. A parent this restore does not hold is named
         where a restore into the same root puts it (`.pi/agent/sessions/--<cwd>--/<file>`: archives
@@ -145,6 +209,12 @@ class Pi:
         header knows, is left as archived and reported. Rewrites the plaintext's first line."""
         prefix = f"{cls.native_root}/sessions/"
         if artifact.role != "transcript" or artifact.format != "jsonl" or not artifact.path.startswith(prefix):
+            return None
+        if session is not None:
+            outputs = _restored_outputs(artifact.path, session, root, moved)
+            if outputs:
+                _relink_full_outputs(plain, outputs)
+        if not relocated:
             return None
         with plain.open("rb") as f:
             first = f.readline(MAX_LINE + 1)
