@@ -33,7 +33,8 @@ text media type (OpenCode file attachments), and `data:` URIs of text types. Bin
 Integers of NUMBER_DIGITS digits or more (a card number a tool printed as JSON) are
 scanned as their decimal text with every rule, except under id and signature keys and
 keys naming a random or derived number (seed, nonce, checksum, timestamp, ...) or a count,
-size or duration (bytes, file_size, inode, elapsed_ns, build_number, ...);
+size or duration (bytes, file_size, inode, elapsed_ns, build_number, ...), where a string of
+decimal digits (an int64 in protobuf's JSON) is passed over like the integer;
 one that a rule matches is written back as the replacement string (its JSON type
 changes from number to string). Shorter numbers and floats are never scanned alone.
 """
@@ -240,7 +241,7 @@ def _random_number_key(k: str) -> bool:
 _COUNTER_WORDS = frozenset({"count", "counts", "counter", "size", "sizes", "bytes", "length", "len", "blocks", "inode",
                             "inodes", "ino", "offset", "duration", "elapsed", "sec", "secs", "seconds", "usec", "nsec",
                             "msec", "us", "millis", "micros", "nanos", "milliseconds", "microseconds", "nanoseconds",
-                            "ticks", "cycles"})
+                            "ticks", "cycles", "nano", "micro", "milli"})
 _COUNTED = frozenset({"build", "run", "job", "pipeline", "block", "seq", "sequence"})  # build_number, runNo
 _NUMBER_WORDS = frozenset({"number", "num", "no", "nr"})
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
@@ -252,6 +253,17 @@ def _counter_key(k: str) -> bool:
     if not words:
         return False
     return words[-1] in _COUNTER_WORDS or (len(words) > 1 and words[-1] in _NUMBER_WORDS and words[-2] in _COUNTED)
+
+
+_DIGITS = frozenset("0123456789")
+
+
+def _measure_text(k: str, v: str) -> bool:
+    """Is v an integer in decimal under a key whose integers are left unscanned (a random or
+    derived number, a count, size or duration)? Protobuf's JSON mapping writes every int64 as a
+    string (`"sizeBytes": "4012888888881881"`, OpenTelemetry's `"timeUnixNano": "17..."`): one in
+    ten passes Luhn, as the same integer written as a number would."""
+    return v.isdigit() and v.isascii() and (_random_number_key(k) or _counter_key(k))
 
 
 def _set_aside_media(doc: JsonStrings, node: Any, key: Any, v: str) -> bool:
@@ -529,6 +541,8 @@ class JsonRedactor:
                     if tv is str:
                         if not v:
                             continue
+                        if v[0] in _DIGITS and len(v) >= NUMBER_DIGITS and _measure_text(k, v):
+                            continue  # an int64 written as a string (protobuf's JSON): as the integer
                         kind = kind_of(k)
                         if kind is not None:
                             if kind == _HEX or kind == _DATA or (kind == _PROSE and "encoding" in node):
