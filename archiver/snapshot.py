@@ -44,8 +44,8 @@ _BLOCK = 1024 * 1024
 LONG_LINE = 1 << 20  # iter_lines hands longer lines over as spans (redacted from the file)
 SNIFF_BYTES = 8192  # what looks_binary needs to see of a file
 # a final JSONL line without its newline is held back as still being written; a file unchanged
-# this long (seconds) with one is reported each run (the harness crashed mid-write, the disk
-# filled): the line is still held back, as it may yet be completed
+# this long (seconds) with one is reported, once (the harness crashed mid-write, the disk filled;
+# sync._signed_as): the line is still held back, as it may yet be completed
 TORN_TAIL_STALE = 600
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"  # the start of a zstd frame
 

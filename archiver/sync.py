@@ -66,6 +66,30 @@ STALE_UPLOAD_AGE = timedelta(hours=1)
 _SIGNATURE_TAGS: tuple[str, ...] = ("torn-tail",)
 
 
+# A stored signature of a session whose JSONL file holds back a final line (no newline yet) carries
+# `<sep><mtime_ns>` of the newest such file while it is fresh, `<sep>stale` once a run said it
+# stopped mid-line: the fast path takes the first until TORN_TAIL_STALE has passed (then the long
+# way reports it, once), the second for as long as the files are as stored.
+_TORN_SEP = "+torn:"
+_STALE_NOTED = "stale"
+
+
+def _signed_as(stored: str, sig: str) -> bool:
+    """May a session whose files are as stored take the fast path: `stored` (its stored signature)
+    is `sig`, or `sig` with a held-back line that is still fresh, or one already reported?"""
+    if stored == sig:
+        return True
+    base, sep, torn = stored.partition(_TORN_SEP)
+    if not sep or base != sig:
+        return False
+    if torn == _STALE_NOTED:
+        return True
+    try:
+        return time.time() - int(torn) / 1e9 <= TORN_TAIL_STALE
+    except ValueError:
+        return False
+
+
 class HeldBack(Exception):
     """Redacted output still matches a high-confidence rule (fail_closed)."""
 
@@ -458,7 +482,8 @@ class Syncer:
                 sig, stats = None, []
             self._pending[id(ds)] = (sig, stats)
             known = known_get(key)
-            same = sig is not None and known is not None and known.signature == sig and key not in self._fast
+            same = (sig is not None and known is not None and known.signature is not None
+                    and _signed_as(known.signature, sig) and key not in self._fast)
             if same:
                 files = known.files  # type: ignore[union-attr]
                 for src, st in zip(ds.sources, stats):
@@ -534,10 +559,13 @@ class Syncer:
                files) + ((ds.uses,) if ds.uses else ()) + _SIGNATURE_TAGS  # (no uses: signatures from before it)
         return hashlib.blake2b(orjson.dumps(doc), digest_size=16).hexdigest(), stats
 
-    def _note_signature(self, ds: DiscoveredSession, states: list[ArtifactState], valid: bool) -> None:
+    def _note_signature(self, ds: DiscoveredSession, states: list[ArtifactState], valid: bool,
+                        torn: int | str | None = None) -> None:
         """After the long way: the signature to store with the session, or None (forget the
         stored one) when the run saw its files differently than the signature did (one
-        vanished, appeared or failed in between) or the state may keep another session."""
+        vanished, appeared or failed in between) or the state may keep another session.
+        `torn`: the mtime (ns) of the newest file holding back a final line while fresh, or
+        _STALE_NOTED once the run said that its files stopped mid-line (_signed_as)."""
         sig, stats = self._pending.pop(id(ds), (None, []))
         if not valid:
             sig = None
@@ -545,6 +573,8 @@ class Syncer:
             want = {_logical(src.path) for src, st in zip(ds.sources, stats) if type(st) is tuple}
             if {st.logical_path for st in states} != want:
                 sig = None
+        if sig is not None and torn is not None:
+            sig += f"{_TORN_SEP}{torn}"
         known = self._known.get(ds.key)
         if sig != (known.signature if known is not None else None):
             with self._lock:
@@ -584,7 +614,7 @@ class Syncer:
             raise SessionFailed("; ".join(warnings) or self._safe(f"not read ({ds.unread})"))
         changed = previous is None
         aliases = functools.cache(lambda: self._folder_aliases(ds))  # only for a file that is redacted
-        torn = False  # a JSONL file's final line is held back: the long way again next run (_torn_tail)
+        torn_since: int | None = None  # the newest mtime (ns) of a file holding back a final line, still fresh
         stale: list[str] = []  # ... by a file unchanged for TORN_TAIL_STALE: said on the session and the run
         for src in ds.sources:
             if not is_utf8(src.path):
@@ -621,8 +651,9 @@ class Syncer:
             changed = changed or art_changed
             held = self._torn_tail(src, art_state)
             if held:
-                torn = True
-                if time.time() - art_state.mtime_ns / 1e9 > TORN_TAIL_STALE:
+                if time.time() - art_state.mtime_ns / 1e9 <= TORN_TAIL_STALE:
+                    torn_since = max(torn_since or 0, art_state.mtime_ns)
+                else:
                     stale.append(self._safe(
                         f"{self._named(ds, src)}: its last line has no newline and the file has not changed for "
                         f"over {TORN_TAIL_STALE // 60} minutes (the harness stopped mid-write?): {held} byte(s) "
@@ -674,9 +705,10 @@ class Syncer:
         # unchanged, the state may keep `previous` (no manifest): the signature goes with it only if equal
         # (its redaction counts aside: a file archived again with the same bytes counts again)
         same = previous is not None and previous.model_copy(update={"redactions": session.redactions}) == session
-        # a held-back final line keeps the session off the fast path: the file may stop changing
-        # with it (a crashed writer), which only the long way tells, and says each run
-        self._note_signature(ds, states, valid=(changed or same) and not torn)
+        # a final line held back by a file still fresh: the fast path takes the session only until
+        # the file is TORN_TAIL_STALE old (a crashed writer), then the long way says so, once
+        self._note_signature(ds, states, valid=changed or same,
+                             torn=_STALE_NOTED if stale and torn_since is None else torn_since)
         if stale:
             with self._lock:
                 self.result.warnings.extend(f"{session.key}: {w}" for w in stale)

@@ -2,13 +2,14 @@
 two hosts, an append-only transcript over several objects, a file gone, a forgotten
 session) read back by tests/fx_s18_reader.py, which knows only docs/FORMAT.md, `age`
 and `zstd`. Its output must equal `archiver restore --all` file for file, byte for
-byte, and it must see the sessions and lineage edges `archiver ls --json` lists."""
+byte (but for the absolute paths restore points at the copies it wrote: _RELINKED), and it must see the sessions and lineage edges `archiver ls --json` lists."""
 
 from __future__ import annotations
 
 import contextlib
 import io
 import json
+import re
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -118,8 +119,20 @@ def _dump(db: Path, target: Path) -> list[str]:
     return text.replace(str(target.resolve()), "<TARGET>").splitlines()
 
 
+# Absolute paths that restore points at the copies it wrote under its target (s30: pi's
+# fullOutputPath temp files, Claude's legacy sessions-index.json fullPath), where the archive and
+# this reader keep the value as archived: compared by the file name they end with.
+_RELINKED = re.compile(rb'("(?:fullOutputPath|fullPath)"[ \t]*:[ \t]*)"((?:[^"\\]|\\.)*)"')
+
+
+def _relinks_named(data: bytes) -> bytes:
+    return _RELINKED.sub(lambda m: m.group(1) + b'"' + re.split(rb"/|\\\\", m.group(2))[-1] + b'"', data)
+
+
 def _same_file(a: Path, ta: Path, b: Path, tb: Path) -> bool:
     da, db_ = a.read_bytes(), b.read_bytes()
+    if a.suffix in (".jsonl", ".json"):
+        da, db_ = _relinks_named(da), _relinks_named(db_)
     if da.startswith(b"SQLite format 3\0"):  # FORMAT.md §5.1: merged databases compare by .dump
         return _dump(a, ta) == _dump(b, tb)
     if a.name.endswith(".jsonl.zst"):  # §5: compressed again on restore, compare decompressed

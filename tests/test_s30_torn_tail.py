@@ -71,8 +71,9 @@ def test_torn_tail_measures_what_a_snapshot_leaves_out(tmp_path: Path) -> None:
 
 def test_a_fresh_torn_line_is_held_back_quietly_then_reported_once_stale(box: Box) -> None:
     """The harness crashed mid-write and the file never changes again: the first run (file just
-    written) is quiet, a later run, with the same bytes but an old mtime, reports it. Without the
-    fast-path exclusion the second run would take the session as stored and never say a word."""
+    written) is quiet, a later run, with the same bytes but an old mtime, reports it: the fast path
+    takes a session holding back a line only while its file is fresh (sync._signed_as), else the
+    second run would take the session as stored and never say a word."""
     box.only("claude-code")
     f = _claude(box)
     key = f"claude-code:{UUID_A}"
@@ -95,12 +96,15 @@ def test_a_fresh_torn_line_is_held_back_quietly_then_reported_once_stale(box: Bo
     assert [json.loads(x)["message"]["content"] for x in restored.splitlines()] == ["line 0", "line 1"]
     assert restored.endswith(b"\n") and b"half a li" not in restored
 
-    # every run says it again while it lasts; the session itself is not archived again
-    third = box.sync()
-    assert _torn_warnings(third) == [run_warning]
-    assert third["sessions"]["uploaded"] == 0 and third["sessions"]["failed"] == 0
     status = box.cli("status")
     assert status["last_run"]["warnings"] >= 1 and status["last_run"]["result"] == "ok"
+
+    # said once: later runs take the session as stored (its files as they were), and the manifest
+    # keeps the warning; the store is not even opened for it
+    third = box.sync()
+    assert _torn_warnings(third) == [] and third["sessions"]["unchanged"] == 1
+    assert third["sessions"]["uploaded"] == 0 and third["sessions"]["failed"] == 0 and third["snapshot"] is None
+    assert [w for w in box.ls()[key]["warnings"] if "held back" in w] == [session_warning]
 
 
 def test_a_stale_torn_line_completed_later_is_archived_and_the_warning_goes(box: Box) -> None:
