@@ -61,8 +61,8 @@ log = logging.getLogger(__name__)
 _BLOCK = 1024 * 1024
 STALE_UPLOAD_AGE = timedelta(hours=1)
 # what the long way checks that signatures stored before it did not cover: a stored signature
-# without it sends its session the long way once ("torn-tail": a JSONL file's held-back final line
-# is looked at every run, so one a crashed harness left is reported)
+# without it sends its session the long way once ("torn-tail": a file that held back a final line
+# before torn tails were checked is looked at, so one a crashed harness left is reported; _signed_as)
 _SIGNATURE_TAGS: tuple[str, ...] = ("torn-tail",)
 
 
