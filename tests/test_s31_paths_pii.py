@@ -77,6 +77,7 @@ PERCENT = [
     ("file:///c:/Users/J%C3%B6rg/x", f"file:///c:/Users/{JORG}/x"),
     ("file:///c:/users/j%C3%B6rg/src/app.py", f"file:///c:/users/{JORG}/src/app.py"),
     ("D:/USERS/J%C3%B6rg/x", f"D:/USERS/{JORG}/x"),
+    ("vscode-remote://wsl+Ubuntu/mnt/c/users/j%C3%B6rg/x", f"vscode-remote://wsl+Ubuntu/mnt/c/users/{JORG}/x"),
     ('{"uri":"file:\\/\\/\\/c:\\/users\\/j%C3%B6rg\\/x"}', f'{{"uri":"file:\\/\\/\\/c:\\/users\\/{JORG}\\/x"}}'),
     ("file:///c:/users/John%20Smith/x", f"file:///c:/users/{P.username('john smith')}/x"),
 ]
