@@ -40,6 +40,10 @@ ESCAPED = [
     ('{\\"cwd\\":\\"\\\\/export\\\\/home\\\\/alice\\\\/x\\"}', f'{{\\"cwd\\":\\"\\\\/export\\\\/home\\\\/{A}\\\\/x\\"}}'),
     ('{"cwd":"\\/homes\\/alice"}', f'{{"cwd":"\\/homes\\/{A}"}}'),
     ('{\\"cwd\\":\\"\\\\/home\\\\/CORP\\\\/alice\\\\/x\\"}', f'{{\\"cwd\\":\\"\\\\/home\\\\/{CORP}\\\\/{A}\\\\/x\\"}}'),
+    # an encoder that escapes the separators themselves
+    ('{"cwd":"\\u002Fhome\\u002Falice\\u002Fx"}', f'{{"cwd":"\\u002Fhome\\u002F{A}\\u002Fx"}}'),
+    ('{"cwd":"\\u002fUsers\\u002falice"}', f'{{"cwd":"\\u002fUsers\\u002f{A}"}}'),
+    ('{"cwd":"C:\\u005CUsers\\u005Calice\\u005Cx"}', f'{{"cwd":"C:\\u005CUsers\\u005C{A}\\u005Cx"}}'),
     # Windows profiles, their backslashes doubled once (JSON) and twice (JSON in a JSON string)
     ('{"cwd":"C:\\\\Users\\\\alice\\\\x"}', f'{{"cwd":"C:\\\\Users\\\\{A}\\\\x"}}'),
     ('{\\"cwd\\":\\"C:\\\\\\\\Users\\\\\\\\alice\\\\\\\\x\\"}', f'{{\\"cwd\\":\\"C:\\\\\\\\Users\\\\\\\\{A}\\\\\\\\x\\"}}'),
