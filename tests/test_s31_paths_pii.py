@@ -40,6 +40,8 @@ ESCAPED = [
     ('{\\"cwd\\":\\"\\\\/export\\\\/home\\\\/alice\\\\/x\\"}', f'{{\\"cwd\\":\\"\\\\/export\\\\/home\\\\/{A}\\\\/x\\"}}'),
     ('{"cwd":"\\/homes\\/alice"}', f'{{"cwd":"\\/homes\\/{A}"}}'),
     ('{\\"cwd\\":\\"\\\\/home\\\\/CORP\\\\/alice\\\\/x\\"}', f'{{\\"cwd\\":\\"\\\\/home\\\\/{CORP}\\\\/{A}\\\\/x\\"}}'),
+    ('{\\"uri\\":\\"vscode-remote:\\\\/\\\\/ssh-remote+box\\\\/home\\\\/alice\\\\/w\\"}',
+     f'{{\\"uri\\":\\"vscode-remote:\\\\/\\\\/ssh-remote+box\\\\/home\\\\/{A}\\\\/w\\"}}'),
     # an encoder that escapes the separators themselves
     ('{"cwd":"\\u002Fhome\\u002Falice\\u002Fx"}', f'{{"cwd":"\\u002Fhome\\u002F{A}\\u002Fx"}}'),
     ('{"cwd":"\\u002fUsers\\u002falice"}', f'{{"cwd":"\\u002fUsers\\u002f{A}"}}'),
@@ -113,6 +115,8 @@ NEGATIVES = [
     '{"href":"\\/u\\/0\\/settings"}',
     '{"p":"src\\/u\\/alice"}',
     '{"url":"https:\\/\\/example.com\\/homes\\/alice"}',
+    '{\\"url\\":\\"https:\\\\/\\\\/example.com\\\\/home\\\\/EN\\\\/index.html\\"}',
+    'boost\\\\/spirit\\\\/home\\\\/qi.hpp',
     'http:\\/\\/people.freedesktop.org\\/~lennart\\/x',
     "GET /api/v/users/42",
     "https://example.com/a/users/bob",
