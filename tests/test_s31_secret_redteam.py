@@ -100,6 +100,16 @@ CASES = [
          (("PASSWORD", "Sd7FAKEexample3x"),)),
     Case("ecr-login-password", "codex", "$ aws ecr get-login-password --region us-east-1\n{0}\n", (("PASSWORD", ECR),)),
     Case("bundle-config", "codex", "$ bundle config set --global rubygems.pkg.github.com bot:{0}\n", (("PASSWORD", "ghFAKEexample0123456789"),)),
+    Case("vault-operator-init", "codex", "$ vault operator init -key-shares=1 -key-threshold=1\nUnseal Key 1: {0}\n\nInitial Root Token: <see below>\n",
+         (("SECRET", "Qk3FAKEexample9Lm2Xz8Rt4Kp7Wv1Yb6Nc5Hd0GsJaB"),)),
+    Case("consul-gossip-key", "claude", 'datacenter = "dc1"\ndata_dir = "/opt/consul"\nencrypt = "{0}"\n',
+         (("SECRET", "EXAMPLEfake9Lm2Xz8Rt4Kp7Wv1Yb6Nc5Hd0GsJQk3X="),)),
+    Case("consul-keygen", "codex", "$ consul keygen\n{0}\n", (("SECRET", "Zx8FAKEexample9Lm2Qk3Rt4Kp7Wv1Yb6Nc5Hd0GsJX="),)),
+    Case("minisign-secret-key", "claude", "untrusted comment: minisign encrypted secret key\n{0}\n",
+         (("PRIVATE_KEY", "RWRTY0IyFAKEexample0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ+/0123456789abcdefghijklmnopqrstuvwxyz"),)),
+    Case("sonar-login", "codex", "$ mvn verify sonar:sonar -Dsonar.host.url=https://sonar.acme.dev -Dsonar.login={0}\n[INFO] BUILD SUCCESS\n",
+         (("API_KEY", "3f9a0c2e7b14d58a9c6e1f2a3b4c5d6e8d7c6b5a"),)),
+    Case("rclone-pass", "claude", "[mega]\ntype = mega\nuser = backup\npass = {0}\n", (("PASSWORD", "5GzR0cnuUZX1oxWPm4bS-cxs0JeqM2WW3GA"),)),
     Case("mongo-create-user", "codex", "test> use app\napp> db.createUser({{user: 'app', pwd: '{0}', roles: ['readWrite']}})\n{{ ok: 1 }}\n",
          (("DB_PASSWORD", "Zq8rFAKE9Lk4Wn"),)),
 ]
@@ -164,7 +174,8 @@ NEGATIVES = {
                     "tx hash 0x243f4473615f0c97a7c19f0f4f7c29d74f92a829a0ca015bd4ab0f7dadca8579\n"
                     "npub10elfcs4fr0l0r8af98jlmgdh9c8tcxjvz9qkw038js35mp4dma8qzvjptg\n"
                     "docker swarm join-token worker\nbundle config set --local path vendor/bundle\n"
-                    "db.createUser({user: 'app', pwd: passwordPrompt(), roles: []})\n"),
+                    "db.createUser({user: 'app', pwd: passwordPrompt(), roles: []})\n"
+                    "encrypt = true\npass: 100%\nsonar.login=$SONAR_TOKEN\nUnseal Key 1: <redacted>\n"),
     "hardhat-test-mnemonic": 'accounts: { mnemonic: "test test test test test test test test test test test junk" }\n',
     "k8s-non-secret-keys": "env:\n- name: CACHE_KEY\n  value: node-modules-v3-linux-x64-4f9a2b7c1d\n- name: GPG_KEY\n  value: 7169605F62C751356D054A26A821E680E5FA6305\n",
     "appsettings-non-secret": '<add key="ApiKeyHeader" value="X-Api-Key" />\n<add key="TokenLifetime" value="3600" />\n',
