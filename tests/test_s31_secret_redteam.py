@@ -110,6 +110,9 @@ CASES = [
     Case("sonar-login", "codex", "$ mvn verify sonar:sonar -Dsonar.host.url=https://sonar.acme.dev -Dsonar.login={0}\n[INFO] BUILD SUCCESS\n",
          (("SONAR_TOKEN", "Fq3Lm9Xz2Rt8Kp7Wv4Yb6Nc1Hd5Gs0Je"),)),
     Case("rclone-pass", "claude", "[mega]\ntype = mega\nuser = backup\npass = {0}\n", (("PASSWORD", "5GzR0cnuUZX1oxWPm4bS-cxs0JeqM2WW3GA"),)),
+    Case("onesignal-key", "codex", "$ cat onesignal.key\n{0}\n",
+         (("API_KEY", "os_v2_app_2wa3fmsyhvfnbnmqkzxm7n3hlpfcsewbjfkugfvrtwc7xplm6ixlwqrkbvhchymd6cdrjemxqopovpyh5ytsxrnbxjhbmqjzafyfscq"),)),
+    Case("openai-session-key", "prose", "the web session still works with {0} if you need it", (("OPENAI_API_KEY", "sess-FAKEexample0123456789abcdefghijklmnopqrs"),)),
     Case("mongo-create-user", "codex", "test> use app\napp> db.createUser({{user: 'app', pwd: '{0}', roles: ['readWrite']}})\n{{ ok: 1 }}\n",
          (("DB_PASSWORD", "Zq8rFAKE9Lk4Wn"),)),
 ]
