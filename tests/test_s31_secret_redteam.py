@@ -113,6 +113,8 @@ CASES = [
     Case("onesignal-key", "codex", "$ cat onesignal.key\n{0}\n",
          (("API_KEY", "os_v2_app_2wa3fmsyhvfnbnmqkzxm7n3hlpfcsewbjfkugfvrtwc7xplm6ixlwqrkbvhchymd6cdrjemxqopovpyh5ytsxrnbxjhbmqjzafyfscq"),)),
     Case("openai-session-key", "prose", "the web session still works with {0} if you need it", (("OPENAI_API_KEY", "sess-FAKEexample0123456789abcdefghijklmnopqrs"),)),
+    Case("pusher-secret-yaml", "claude", "broadcasting:\n  pusher:\n    app_id: \"1234567\"\n    pusher_app_secret: {0}\n    cluster: eu\n",
+         (("SECRET", "d3ef001efc9f232f426a"),)),
     Case("mongo-create-user", "codex", "test> use app\napp> db.createUser({{user: 'app', pwd: '{0}', roles: ['readWrite']}})\n{{ ok: 1 }}\n",
          (("DB_PASSWORD", "Zq8rFAKE9Lk4Wn"),)),
 ]
