@@ -194,3 +194,20 @@ def test_text_without_secrets_is_kept_byte_for_byte(red, name: str, carrier: str
     text = NEGATIVES[name]
     got, _ = _redact(red, carrier, text)
     assert got == text
+
+
+# --- a seed phrase under its own key in a JSON document the walker parses ---------------------------
+
+@pytest.mark.parametrize("key", ["mnemonic", "seedPhrase", "recovery_phrase"])
+def test_seed_phrase_under_a_parsed_json_key(red, key: str) -> None:  # noqa: ANN001
+    """The walker scans a parsed document's string as `"key": "value"` only under a secret-like
+    name (walkers.SECRET_NAME): without mnemonic / seed phrase / recovery phrase there, the value
+    was scanned alone and bip39-mnemonic never saw its name."""
+    phrase = "ocean bridge velvet hammer silent parade crystal fossil orbit lunar tiger mango"
+    record = {"type": "user", "message": {"role": "user", "content": "wallet config"},
+              "toolUseResult": {"wallet": {key: phrase, "network": "sepolia"}}}
+    report = RedactionReport()
+    line = red.redact_jsonl_line(json.dumps(record).encode(), report).decode()
+    rec = json.loads(line)
+    assert rec["toolUseResult"]["wallet"] == {key: Pseudonymizer(KEY).token("SECRET", phrase), "network": "sepolia"}
+    assert "velvet" not in line

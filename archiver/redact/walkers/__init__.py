@@ -7,7 +7,7 @@ import re
 # (cookie: a "Cookie" header in an HTTP dump; ssn on its own, not inside "className")
 # national identifiers too (rules/pii.toml: their rules know the number by the name beside it)
 SECRET_NAME = re.compile(r"pass|pwd|secret|token|key|credential|auth|cookie|aadhaa?r|steuer|idnr|insee|"
-                         r"national_?insurance|social_?insurance|"
+                         r"national_?insurance|social_?insurance|mnemonic|(?:seed|recovery)_?phrase|"
                          r"(?<![a-z])(?:ssn|sin|nas|pan|cpf|dni|nie|nif|bsn|nir|nino|pat|bearer)(?![a-z])", re.I)
 SECRET_NAME_MAX = 200  # a longer "name" is text, not a name
 # A key or column naming a person's attribute (rules person-name-keyed*, date-of-birth-keyed): its
