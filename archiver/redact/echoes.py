@@ -12,7 +12,12 @@ one, and an appended segment must come out as it would in the whole file.
 Only a value that is no ordinary word is echoed: ECHO_MIN bytes or more and holding a digit or
 a separator between two letters or digits (`Marcus Okafor`, `0170 4829137`, `a.b@c.io`), or
 ECHO_WORD_MIN bytes or more; an occurrence glued to a letter or digit on either side is part of
-another token (`x0170 4829137` is not the number).
+another token (`x0170 4829137` is not the number). A login name a rule read from its account
+context (a home folder, `ssh alice@host`, `whoami`) is echoed from USERNAME_ECHO_MIN bytes: the
+collector's user is not always the one the sessions were written by (a container reading mounted
+homes), and the name said again in the same record ("Hi alice,", `owner: alice`, a branch
+`alice/fix`) is that user's. Generic accounts (`root`, `runner`) and names that are everyday words
+(`max`, `will`) are not echoed: their context is what makes them accounts.
 """
 
 from __future__ import annotations
@@ -20,11 +25,14 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Iterable
 
+from archiver.redact.rules import GENERIC_ACCOUNTS, word_username
+
 if TYPE_CHECKING:  # engine.py imports this module
     from archiver.redact.engine import Match
 
 ECHO_MIN = 6
 ECHO_WORD_MIN = 12
+USERNAME_ECHO_MIN = 3
 MAX_VALUES = 64  # per unit: a text with more findings than this is a dump, echoed for its first ones
 _DIGIT = re.compile(rb"[0-9]")
 _JOINED_WORDS = re.compile(rb"[A-Za-z0-9\x80-\xff][^A-Za-z0-9\x80-\xff]+[A-Za-z0-9\x80-\xff]")
@@ -39,6 +47,18 @@ def echoable(value: bytes) -> bool:
     return _DIGIT.search(value) is not None or _JOINED_WORDS.search(value) is not None
 
 
+def _account_name(m: Match, value: bytes) -> bool:
+    """Is this a login name a rule found (label USERNAME), long enough and no generic account or
+    everyday word?"""
+    if m.label != "USERNAME" or len(value) < USERNAME_ECHO_MIN:
+        return False
+    try:
+        name = value.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return name.lower() not in GENERIC_ACCOUNTS and not word_username(name)
+
+
 def found_values(found: Iterable[tuple[bytes, list[Match]]]) -> dict[bytes, Match]:
     """{value: the match that found it} of the echoable values of (text, its matches) pairs, the
     first MAX_VALUES in order."""
@@ -46,7 +66,7 @@ def found_values(found: Iterable[tuple[bytes, list[Match]]]) -> dict[bytes, Matc
     for text, ms in found:
         for m in ms:
             value = text[m.start:m.end]
-            if value not in out and echoable(value):
+            if value not in out and (echoable(value) or _account_name(m, value)):
                 out[value] = m
                 if len(out) >= MAX_VALUES:
                     return out
