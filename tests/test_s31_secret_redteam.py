@@ -211,3 +211,20 @@ def test_seed_phrase_under_a_parsed_json_key(red, key: str) -> None:  # noqa: AN
     rec = json.loads(line)
     assert rec["toolUseResult"]["wallet"] == {key: Pseudonymizer(KEY).token("SECRET", phrase), "network": "sepolia"}
     assert "velvet" not in line
+
+
+# --- a shell default without its colon (${NAME-default}, ${NAME=default}) ---------------------------
+
+@pytest.mark.parametrize("name, op", [("API_KEY", "-"), ("SECRET_KEY", "-"), ("AUTH_TOKEN", "="), ("STRIPE_SECRET", "-")])
+def test_shell_default_without_colon(red, name: str, op: str) -> None:  # noqa: ANN001
+    value = "Zk8xQ2vLm9PwR4tY7uIo"
+    text = f"services:\n  api:\n    environment:\n      - {name}=${{{name}{op}{value}}}\n"
+    got, whole = _redact(red, "claude", text)
+    assert got == text.replace(value, Pseudonymizer(KEY).token("SECRET", value))
+    assert value not in whole
+
+
+def test_shell_defaults_that_are_no_secret_stay(red) -> None:  # noqa: ANN001
+    text = "PORT=${PORT-8080}\nHOME_DIR=${HOME-/tmp}\nTOKEN_FILE=${TOKEN_FILE-/run/secrets/token}\nK=${API_KEY-}\n"
+    got, _ = _redact(red, "claude", text)
+    assert got == text
