@@ -15,27 +15,40 @@ class _Token(NamedTuple):
     negated: bool  # a member of a class that starts [^
 
 
+_tuple_new = tuple.__new__
 _ESCAPE = re.compile(r"\\(?:[pP](?:\{[^}]*\}|.)|x(?:\{[0-9A-Fa-f]*\}|[0-9A-Fa-f]{2})|.)", re.S)
+_RUNS: dict[str, re.Pattern[str]] = {}  # per `keep`: a run of ordinary characters none of which it names
 
 
-def _tokens(regex: str, start: int = 0) -> Iterator[_Token]:
+def _run(keep: str) -> re.Pattern[str]:
+    rx = _RUNS.get(keep)
+    if rx is None:
+        rx = _RUNS[keep] = re.compile("[^" + re.escape("\\[" + keep) + "]+")
+    return rx
+
+
+def _tokens(regex: str, start: int = 0, keep: str | None = None) -> Iterator[_Token]:
     """The pattern in the pieces the rewrites below need, so each reads classes the same way:
     an escape (a Unicode property `\\p{Lu}` or a code point `\\x{80}` whole), a class opener
     (`[`, `[^`, `[]`, `[^]`: a leading ] is a member), a POSIX class `[:alpha:]` inside a class (its ] closes nothing), or
-    one character."""
+    one character. With `keep` (the characters the caller reads outside a class), the other
+    ordinary characters outside a class come as runs: a word list's names are one token each,
+    not one per letter (the rewrites walk every rule's pattern in every process)."""
     in_class = negated = False
     i, n = start, len(regex)
+    new, tok = _tuple_new, _Token  # _Token(...) is a Python-level __new__: one frame per token saved
+    run = None if keep is None else _run(keep).match
     while i < n:
         ch = regex[i]
         if ch == "\\":
             m = _ESCAPE.match(regex, i)
             j = m.end() if m else n
-            yield _Token(i, regex[i:j], in_class, negated)
+            yield new(tok, (i, regex[i:j], in_class, negated))
             i = j
         elif in_class:
             close = regex.find(":]", i + 2) if regex.startswith("[:", i) else -1
             j = close + 2 if close >= 0 else i + 1
-            yield _Token(i, regex[i:j], True, negated)
+            yield new(tok, (i, regex[i:j], True, negated))
             if j == i + 1 and ch == "]":
                 in_class = negated = False
             i = j
@@ -45,11 +58,15 @@ def _tokens(regex: str, start: int = 0) -> Iterator[_Token]:
             j += negated
             if j < n and regex[j] == "]":
                 j += 1
-            yield _Token(i, regex[i:j], False, False)
+            yield new(tok, (i, regex[i:j], False, False))
             in_class = True
             i = j
+        elif run is not None and (m := run(regex, i)) is not None:  # (None: ch is one `keep` names)
+            j = m.end()
+            yield new(tok, (i, regex[i:j], False, False))
+            i = j
         else:
-            yield _Token(i, ch, False, False)
+            yield new(tok, (i, ch, False, False))
             i += 1
 
 
@@ -60,14 +77,14 @@ def is_anchored(regex: str) -> bool:
     """Conservative: does the pattern use ^ $ \\A \\z outside a character class?"""
     if "^" not in regex and "$" not in regex and "\\A" not in regex and "\\z" not in regex:
         return False
-    return any(not t.in_class and t.text in _ANCHORS for t in _tokens(regex))
+    return any(not t.in_class and t.text in _ANCHORS for t in _tokens(regex, keep="^$"))
 
 
 def multiline(regex: str, anchor: tuple[str, str] = ("(?m:^)", "(?m:$)")) -> str:
     """The pattern with ^ $ \\A \\z (outside classes) turned into line anchors, for joined scans
     (or, with anchor=("(?:)", "(?:)"), into nothing: a superset that matches anywhere)."""
     return "".join(anchor[_ANCHORS[t.text]] if not t.in_class and t.text in _ANCHORS else t.text
-                   for t in _tokens(regex))
+                   for t in _tokens(regex, keep="^$"))
 
 
 _FLAGS_PREFIX = re.compile(r"\(\?[imsU]+\)")
@@ -87,7 +104,7 @@ def cheap_unicode(regex: str) -> str:
     if "\\p" not in regex or "\\P" in regex:
         return regex
     out: list[str] = []
-    for t in _tokens(regex):
+    for t in _tokens(regex, keep=""):
         if _PROPERTY.fullmatch(t.text) is None:
             out.append(t.text)
             continue
@@ -120,7 +137,7 @@ def capped_repeats(regex: str, cap: int = _GATE_REPEAT_CAP) -> str:
         return regex
     out: list[str] = []
     skip_to = -1
-    for t in _tokens(regex):
+    for t in _tokens(regex, keep="{}"):  # (a run ends at the `}` a repeat ends with: none straddles skip_to)
         if t.start < skip_to:
             continue
         m = _REPEAT.match(regex, t.start) if t.text == "{" and not t.in_class else None
@@ -151,7 +168,7 @@ def gate_form(regex: str, group: int) -> str:
     seen = 0  # capturing groups opened so far
     start, has = len(prefix), False
     n = len(regex)
-    for t in _tokens(regex, len(prefix)):
+    for t in _tokens(regex, len(prefix), keep="()|"):
         if t.in_class:
             continue
         i, ch = t.start, t.text
