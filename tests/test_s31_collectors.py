@@ -258,12 +258,14 @@ def test_plain_sync_caps_the_sessions_it_names(box: Box, capsys: pytest.CaptureF
     doc = box.sync()
     assert len(doc["session_warnings"]) == 12
     assert "warning: pi:" not in capsys.readouterr().err
-    for f in files:  # each session changes: the next run archives them again
-        with f.open("a") as out:
-            out.write(_line(_pi_entry("a0000001", None, 1, "more")))
+    # the last session (by key) changes: the run archives it anew and carries the others into
+    # its manifest with their warnings; the one archived anew is named first
+    with files[-1].open("a") as out:
+        out.write(_line(_pi_entry("a0000001", None, 1, "more")))
     code, err = _plain_sync(box, capsys)
     assert code == 0
     named = [ln for ln in err.splitlines() if ln.startswith("archiver: warning: pi:")]
     assert len(named) == 10, err
+    assert named[0].startswith("archiver: warning: pi:0b0e5f4e-aaaa-4bbb-8ccc-100000000011: "), named
     assert all(ln.endswith(": 1 unparseable line(s) kept as they are (line 2)") for ln in named), named
     assert "archiver: warning: 2 more session(s) with warnings" in err.splitlines()

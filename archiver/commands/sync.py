@@ -193,9 +193,11 @@ def session_warning_lines(sessions: Any, shown: set[str]) -> list[str]:
     """What the collectors noted about the run's sessions (a torn tail held back, a file skipped
     as unreadable, a sidecar gone), tersely: one line a session, its first warning and how many
     more, for the first SESSION_WARNINGS_SHOWN, then a count. (Redacted, as the manifest keeps
-    them.) A warning the run already printed as `<key>: <warning>` is not repeated."""
+    them.) In the run's order: the sessions archived anew come first, those carried unchanged
+    into a new manifest (with the warnings they were archived with) after them. A warning the
+    run already printed as `<key>: <warning>` is not repeated."""
     noted = []
-    for note in sorted(sessions, key=lambda n: n.key):
+    for note in sessions:
         rest = [w for w in note.warnings if f"{note.key}: {w}" not in shown]
         if rest:
             noted.append((note.key, rest))
