@@ -269,3 +269,48 @@ def test_plain_sync_caps_the_sessions_it_names(box: Box, capsys: pytest.CaptureF
     assert named[0].startswith("archiver: warning: pi:0b0e5f4e-aaaa-4bbb-8ccc-100000000011: "), named
     assert all(ln.endswith(": 1 unparseable line(s) kept as they are (line 2)") for ln in named), named
     assert "archiver: warning: 2 more session(s) with warnings" in err.splitlines()
+
+
+# ---------------------------------------------------------------- Codex: the parent's spawn record names a child
+
+CX_ROOT = "0199aaaa-0000-7000-8000-000000000001"
+CX_CHILD = "0199aaaa-0000-7000-8000-000000000002"
+CX_GRAND = "0199aaaa-0000-7000-8000-000000000003"
+
+
+def _rollout(d: Path, tid: str, stamp: str, meta: dict[str, Any], *spawns: tuple[str, str]) -> None:
+    payload = {"id": tid, "timestamp": "2026-01-02T03:04:05.600Z", "cwd": "/srv/app", "originator": "codex_cli_rs",
+               "cli_version": "0.164.0", "model_provider": "openai", "session_id": CX_ROOT, **meta}
+    recs: list[dict[str, Any]] = [
+        {"timestamp": "2026-01-02T03:04:05.678Z", "type": "session_meta", "payload": payload},
+        {"timestamp": "2026-01-02T03:04:06.000Z", "type": "response_item",
+         "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "go"}]}}]
+    for call_id, child in spawns:  # seed record event_msg / item_completed / CollabAgentToolCall
+        recs.append({"timestamp": "2026-01-02T03:04:07.000Z", "type": "event_msg", "payload": {
+            "type": "item_completed", "thread_id": tid, "turn_id": "t1",
+            "item": {"type": "CollabAgentToolCall", "id": call_id, "tool": "spawn_agent", "status": "completed",
+                     "sender_thread_id": tid, "receiver_thread_ids": [child], "receiver_agents": [],
+                     "agents_states": {}},
+            "started_at_ms": T0, "completed_at_ms": T0 + 1000}})
+    (d / f"rollout-2026-01-02T{stamp}-{tid}.jsonl").write_text("".join(_line(r) for r in recs))
+
+
+def test_codex_subagent_named_only_by_its_parents_spawn_record(box: Box) -> None:
+    """A sub-agent whose session_meta names no parent ({"subagent": "review"}, an older build) and
+    no state_5.sqlite: its parent is the thread whose CollabAgentToolCall spawn_agent names it
+    (seed linking "subagents"), not the tree's root (session_id)."""
+    box.only("codex")
+    d = box.home / ".codex" / "sessions" / "2026" / "01" / "02"
+    d.mkdir(parents=True)
+    _rollout(d, CX_ROOT, "03-04-05", {}, ("call_spawn_child", CX_CHILD))
+    _rollout(d, CX_CHILD, "03-04-06", {"parent_thread_id": CX_ROOT, "source": {"subagent": {"thread_spawn": {
+        "parent_thread_id": CX_ROOT, "depth": 1}}}}, ("call_spawn_grand", CX_GRAND))
+    _rollout(d, CX_GRAND, "03-04-07", {"source": {"subagent": "review"}})
+    sync = box.sync()
+    assert sync["errors"] == [] and sync["sessions"]["failed"] == 0, sync
+    ls = box.ls()
+    edges = {k: [(e["relation"], e["parent"], e["at"], e["inferred"]) for e in s["parents"]] for k, s in ls.items()}
+    assert edges[f"codex:{CX_GRAND}"] == [("subagent", f"codex:{CX_CHILD}", "call_spawn_grand", False)]
+    assert edges[f"codex:{CX_CHILD}"] == [("subagent", f"codex:{CX_ROOT}", "depth=1", False)]  # its meta wins
+    assert edges[f"codex:{CX_ROOT}"] == []
+    assert ls[f"codex:{CX_GRAND}"]["kind"] == "subagent"
