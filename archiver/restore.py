@@ -138,8 +138,8 @@ RelinkHook = Callable[..., "str | None"]
 
 def relink_hooks() -> dict[str, RelinkHook]:
     """Harness name -> its hook that makes a restored file name other restored files where this
-    restore put them, by absolute path (pi: a fork's header.parentSession when relocated, and on
-    every restore the fullOutputPath of an archived temp file; Claude Code: sessions-index.json's
+    restore put them, by absolute path, on every restore (pi: a fork's header.parentSession and
+    the fullOutputPath of an archived temp file; Claude Code: sessions-index.json's
     fullPath)."""
     return {name: cls.relink_restored for name, cls in _harness_classes().items() if hasattr(cls, "relink_restored")}
 

@@ -178,9 +178,38 @@ def _sync(args: argparse.Namespace, started: float, where: dict[str, Path]) -> i
             c.print("redactions: " + ", ".join(f"{k}={v}" for k, v in sorted(result.redactions.items())))
     for w in result.warnings:
         err(f"warning: {w}")
+    if not args.json and not args.quiet:
+        for line in session_warning_lines(result.sessions, set(result.warnings)):
+            err(line)
     for e in result.errors:
         err(e)
     return EXIT_PARTIAL if result.failed or result.errors or metrics_failed else EXIT_OK
+
+
+SESSION_WARNINGS_SHOWN = 10  # sessions whose warnings a plain run names; --json lists all
+
+
+def session_warning_lines(sessions: Any, shown: set[str]) -> list[str]:
+    """What the collectors noted about the run's sessions (a torn tail held back, a file skipped
+    as unreadable, a sidecar gone), tersely: one line a session, its first warning and how many
+    more, for the first SESSION_WARNINGS_SHOWN, then a count. (Redacted, as the manifest keeps
+    them.) In the run's order: the sessions archived anew come first, those carried unchanged
+    into a new manifest (with the warnings they were archived with) after them. A warning the
+    run already printed as `<key>: <warning>` is not repeated."""
+    noted = []
+    for note in sessions:
+        rest = [w for w in note.warnings if f"{note.key}: {w}" not in shown]
+        if rest:
+            noted.append((note.key, rest))
+    lines = []
+    for key, rest in noted[:SESSION_WARNINGS_SHOWN]:
+        more = f" (+{len(rest) - 1} more)" if len(rest) > 1 else ""
+        lines.append(f"warning: {key}: {rest[0]}{more}")
+    if len(noted) > SESSION_WARNINGS_SHOWN:
+        lines.append(f"warning: {len(noted) - SESSION_WARNINGS_SHOWN} more session(s) with warnings")
+    if noted and (len(noted) > SESSION_WARNINGS_SHOWN or any(len(r) > 1 for _, r in noted)):
+        lines.append("(`archiver sync --json` lists every session's warnings under session_warnings)")
+    return lines
 
 
 class LazyRedactor:

@@ -81,7 +81,7 @@ class Harness(Protocol):
     #     """On every restore, after the digest check (and --relocate's rewrite): rewrite in `plain`
     #     the absolute paths that name another restored file to root/<its restored path> (`moved`:
     #     archived path -> restored path of every artifact of the restore): pi's fullOutputPath,
-    #     and with `relocated` a fork's parentSession; Claude's sessions-index.json fullPath.
+    #     and a fork's parentSession; Claude's sessions-index.json fullPath.
     #     Returns a note for the restore's warnings, or None."""
     #
     # def restore_artifact(self, artifact: Artifact, plaintext_path: Path,

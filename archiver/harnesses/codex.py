@@ -44,7 +44,9 @@ rewritten in place by Codex's startup migration, so they are snapshotted `whole`
 
 Lineage (child -> parent)
 - subagent: session_meta.parent_thread_id, source.subagent.thread_spawn.parent_thread_id
-  (`at` = "depth=<n>"), else state_5 thread_spawn_edges; failing those, a thread whose
+  (`at` = "depth=<n>"), else state_5 thread_spawn_edges, else the parent's own pointer: a
+  rollout's item_completed CollabAgentToolCall `spawn_agent` naming it in receiver_thread_ids
+  (parent = its sender_thread_id, `at` = the call id); failing those, a thread whose
   session_id (root of the tree) differs from its id gets an inferred edge to that root.
 - fork: forked_from_id. A paginated fork's history_base.thread_id is a *rollout* id; when it
   names a revert rollout the edge points at that rollout's session. `at` =
@@ -356,6 +358,8 @@ class _Rollout:
 class _State:
     threads: dict[str, dict[str, Any]] = field(default_factory=dict)
     spawn_parent: dict[str, str] = field(default_factory=dict)
+    # child thread -> (sender thread, spawn_agent call id) from the rollouts' CollabAgentToolCall items
+    spawned: dict[str, tuple[str, str]] = field(default_factory=dict)
     history_threads: set[str] = field(default_factory=set)
     # live database path -> thread id -> digest of its extract (thread_digests), the extract's change identity
     digests: dict[str, dict[str, str]] = field(default_factory=dict)
@@ -442,6 +446,13 @@ class Codex:
         for r in rollouts.values():
             by_rollout_id[r.rollout_id or r.thread_id] = r
 
+        for sid in sorted(rollouts):
+            try:
+                for sender, child, call_id in self._scan(rollouts[sid].file, rollouts[sid].st)[2]:
+                    if child != sender:
+                        state.spawned.setdefault(child, (sender, call_id))
+            except Exception:  # noqa: BLE001 (reported where the session is read)
+                continue
         sessions: list[DiscoveredSession] = []
         thread_ids = {r.thread_id for r in rollouts.values()}
         for sid in sorted(rollouts):
@@ -751,25 +762,32 @@ class Codex:
             )
         return keep
 
-    def _scan(self, f: Path, st: os.stat_result | None = None) -> tuple[int, list[int]]:
-        """(complete lines, numbers of unparseable complete lines), once per file state (the
-        cache persists between runs)."""
+    def _scan(self, f: Path, st: os.stat_result | None = None) -> tuple[int, list[int], list[list[str]]]:
+        """(complete lines, numbers of unparseable complete lines, the spawns it records), once
+        per file state (the cache persists between runs). A spawn is [sender thread, child
+        thread, call id] of an item_completed CollabAgentToolCall `spawn_agent` (paginated
+        rollouts persist every TurnItem): the parent's own pointer to a child (seed linking
+        "subagents")."""
         st = st or f.stat()
-        key = file_state_key("codex:scan", f, st)
+        key = file_state_key("codex:scan:v2", f, st)
         hit = cache_get(self.ctx.cache, key)
-        if isinstance(hit, list) and len(hit) == 2:
-            return int(hit[0]), [int(b) for b in hit[1]]
+        if isinstance(hit, list) and len(hit) == 3 and isinstance(hit[2], list):
+            return int(hit[0]), [int(b) for b in hit[1]], [list(map(str, x)) for x in hit[2]]
         bad: list[int] = []
+        spawns: list[list[str]] = []
         n = 0
         with _open_stream(f) as stream:
             for line in scan_lines(stream, MAX_LINE):
                 if not line.terminated:
                     break  # a torn final line is the writer's, not data damage
                 n += 1
-                if not parse_line(line)[0]:
+                ok, rec = parse_line(line)
+                if not ok:
                     bad.append(line.no)
-        cache_put(self.ctx.cache, key, [n, bad])
-        return n, bad
+                elif line.data is not None and b"CollabAgentToolCall" in line.data:
+                    spawns.extend(_spawns(rec))
+        cache_put(self.ctx.cache, key, [n, bad, spawns])
+        return n, bad, spawns
 
     # -- one session
 
@@ -796,7 +814,7 @@ class Codex:
             s.sources.append(self._src(r.file, "transcript", "jsonl", "whole" if r.legacy else "append"))
         s.updated_at = iso((r.st or r.file.stat()).st_mtime)
         try:
-            lines, bad = self._scan(r.file, r.st)
+            lines, bad, _spawned = self._scan(r.file, r.st)
             if bad:
                 s.warnings.append(unparseable_warning(self._rel(r.file), bad))
         except Exception as e:  # noqa: BLE001
@@ -840,6 +858,9 @@ class Codex:
             return LineageEdge(relation="subagent", parent=session_key(NAME, str(parent)), at=at)
         if r.thread_id in state.spawn_parent:
             return LineageEdge(relation="subagent", parent=session_key(NAME, state.spawn_parent[r.thread_id]))
+        if r.thread_id in state.spawned:  # the parent's rollout names it (no state_5 edge, no meta parent)
+            sender, call_id = state.spawned[r.thread_id]
+            return LineageEdge(relation="subagent", parent=session_key(NAME, sender), at=call_id or None)
         root_id = meta.get("session_id")
         is_fork = bool(meta.get("forked_from_id") or meta.get("history_base"))
         if root_id and str(root_id) != r.thread_id and not is_fork:
@@ -1254,6 +1275,20 @@ def _index_producer(lines: _IndexLines, index: Path, tid: str) -> Callable[[Path
 def _is_shell_snapshot(f: Path, tid: str) -> bool:
     """shell_snapshots/<id>.<nonce>.sh|.ps1, not a temp file being written."""
     return f.suffix in (".sh", ".ps1") and not f.name.startswith(f"{tid}.tmp-") and f.is_file() and not f.is_symlink()
+
+
+def _spawns(rec: Any) -> list[list[str]]:
+    """[sender, child, call id] of each thread an item_completed CollabAgentToolCall spawn_agent
+    record names (seed: sender_thread_id, receiver_thread_ids; item.id is the tool call id)."""
+    payload = rec.get("payload") if isinstance(rec, dict) else None
+    item = payload.get("item") if isinstance(payload, dict) and payload.get("type") == "item_completed" else None
+    if not isinstance(item, dict) or item.get("type") != "CollabAgentToolCall" or item.get("tool") != "spawn_agent":
+        return []
+    sender, children = item.get("sender_thread_id"), item.get("receiver_thread_ids")
+    if not isinstance(sender, str) or not sender or not isinstance(children, list):
+        return []
+    call_id = item.get("id") if isinstance(item.get("id"), str) else ""
+    return [[sender, c, call_id] for c in children if isinstance(c, str) and c]
 
 
 def _base_at(hb: dict[str, Any] | None, meta: dict[str, Any]) -> str | None:

@@ -34,14 +34,18 @@ Lineage:
   the earliest-created chat that holds it.
 - subagent (own store): meta.subagentInfo.parentAgentId, `at` = subagentInfo.toolCallId.
 - fork (inferred=True): forks copy every blob and record no parent. A chat C is a fork of
-  P when P holds one of C's roots that already has a turn (a root without turns is the same
-  bytes in unrelated chats), P was created before C; the latest such root in C's history is
+  P when P holds one of C's roots that already has a turn, or (no turns) a user query,
+  assistant or tool message in its prompt list (a root without either is the same bytes in
+  unrelated chats), P was created before C; the latest such root in C's history is
   the fork point (`at`). Ties prefer P whose name + " (forked)" is C's name. Creation times
   are compared in milliseconds: a createdAt in seconds, micro- or nanoseconds is scaled first.
   A chat named '<name> (forked)' that no older chat's reachable roots explain may come from a
   source rewound past the fork point since (its copied roots are unreachable rows there): then
   the older chat of the same workspace whose blobs table holds the latest of its turned roots
   is the parent (same `at`, inferred=True, with a warning); cached per state of both stores.
+  One with no conversation root at all (forked before its source had one, or from a source
+  rewound to its turn-less first checkpoint) is the fork of the one older chat of its workspace
+  named '<name>' whose latest root is its own (`at` = that root; inferred, with a warning).
 
 Environment: CURSOR_CONFIG_DIR moves the root, else XDG_CONFIG_HOME does
 (`$XDG_CONFIG_HOME/cursor`; chats older builds left in ~/.cursor are read too);
@@ -82,6 +86,8 @@ FORKED_SUFFIX = " (forked)"
 STORE_NAMES = {"store.db", "store.db-wal", "store.db-shm", "store.db-journal"}
 _TERMINAL_RE = re.compile(rb"/projects/([^/\s\"'\\<>]+)/terminals/([^/\s\"'\\<>]+?\.txt)")
 _MAX_NEST = 12
+# a prompt message of the model's side of a conversation
+_ROLE_EXCHANGE_RE = re.compile(rb'"role"\s*:\s*"(?:assistant|tool)"')
 # a global prompt_history.json of the XDG config dir when ~/.cursor holds one too (archive-only
 # path, like Codex's archiver-extracts/), and where restore puts it back
 HOST_HISTORY_XDG = ".cursor/archiver-extracts/xdg-config-cursor/prompt_history.json"
@@ -233,7 +239,8 @@ class StoreGraph:
     meta: dict[str, Any]
     latest_root: str
     reachable: set[str] = field(default_factory=set)
-    turned_roots: set[str] = field(default_factory=set)  # roots with >= 1 turn
+    # roots with >= 1 turn, or (no turns) a user query / assistant / tool message in their prompt list
+    turned_roots: set[str] = field(default_factory=set)
     root_order: list[str] = field(default_factory=list)  # rewind anchors of the latest root's turns, then it
     subagents: dict[str, SubagentRef] = field(default_factory=dict)
     terminal_refs: dict[str, set[tuple[str, str]]] = field(default_factory=dict)  # owner -> {(slug, file)}
@@ -339,7 +346,7 @@ class _Walker:
         turns = _ids(fields, 8)
         if blob_id is not None:
             self.root_turns[blob_id] = turns
-            if turns:
+            if turns or self._has_exchange(_ids(fields, 1)):
                 self.turned_roots.add(blob_id)
         for i in _ids(fields, 1):
             self.push(i, "json", owner)
@@ -391,6 +398,17 @@ class _Walker:
             self._add_subagent(sub_id, owner, "subagent_state_refs")
             if len(value) == 32:
                 self.push(value.hex(), "substate", sub_id)
+
+    def _has_exchange(self, prompt_ids: list[str]) -> bool:
+        """A root without turns whose model context (root_prompt_messages_json) holds a user query,
+        an assistant or a tool message: a conversation, so no two unrelated chats share its bytes
+        (the turn-less first checkpoint, or one of only the system prompt and <user_info>, may).
+        Read only for roots without turns (a build or host that keeps no UI turns)."""
+        for i in prompt_ids:
+            data = self._data(i)
+            if data and (b"<user_query>" in data or _ROLE_EXCHANGE_RE.search(data)):
+                return True
+        return False
 
     def _add_subagent(self, sub_id: str, parent: str, via: str) -> SubagentRef | None:
         if not sub_id or sub_id in self.subagents:
@@ -566,7 +584,9 @@ def _graph_to_json(g: StoreGraph) -> str | None:
                 "meta": g.meta,
                 "latest_root": g.latest_root,
                 "reachable": [g.latest_root] if g.has_root else [],
-                "turned_roots": sorted(g.turned_roots),
+                # (named anew when turn-less roots holding an exchange began to count: an entry of
+                # before is a miss, read again)
+                "conversation_roots": sorted(g.turned_roots),
                 "root_order": g.root_order,
                 "subagents": {k: asdict(v) for k, v in g.subagents.items()},
                 "terminal_refs": {k: sorted(v) for k, v in g.terminal_refs.items()},
@@ -626,7 +646,7 @@ def _graph_from_json(value: str) -> StoreGraph | None:
             meta=meta,
             latest_root=latest_root,
             reachable=set(_strs(d["reachable"])),
-            turned_roots=set(_strs(d["turned_roots"])),
+            turned_roots=set(_strs(d["conversation_roots"])),
             root_order=_strs(d["root_order"]),
             subagents={k: _ref_from_json(v) for k, v in subagents.items()},
             terminal_refs={k: _terminals_from_json(v) for k, v in terminals.items()},
@@ -1089,6 +1109,34 @@ class CursorAgent:
                 break
             if child.fork_edge is None and (child.name or "").endswith(FORKED_SUFFIX):
                 self._fork_from_rows(child, chats)
+            if child.fork_edge is None and (child.name or "").endswith(FORKED_SUFFIX) and not g.turned_roots:
+                self._fork_by_name(child, chats)
+
+    def _fork_by_name(self, child: _Chat, chats: list[_Chat]) -> None:
+        """A '<name> (forked)' chat without a conversation root (its source had none yet, or was
+        rewound to its turn-less first checkpoint): /fork set the same latestRootBlobId, but such
+        a root is the same bytes in unrelated chats, so the source is the older chat of the same
+        workspace named '<name>' whose latest root is the child's (both '' when neither has a
+        checkpoint), when exactly one is. at = that root (None when empty); inferred, warned."""
+        g = child.graph
+        if g is None:
+            return
+        name = (child.name or "")[: -len(FORKED_SUFFIX)]
+        cands = [
+            p for p in chats
+            if p is not child and p.graph is not None and p.subagent_info is None and p.md5 == child.md5
+            and p.area == child.area and (p.name or "") == name and p.graph.latest_root == g.latest_root
+            and self._older(p, child)
+        ]
+        if len(cands) > 1:
+            child.warnings.append(f"named as a fork of one of {len(cands)} older chats of its workspace that share "
+                                  "its turn-less latest root; none linked")
+        if len(cands) != 1:
+            return
+        child.fork_edge = LineageEdge(relation="fork", parent=session_key(NAME, cands[0].chat_id),
+                                      at=g.latest_root or None, inferred=True)
+        child.warnings.append("no conversation root to match: fork source inferred from its name and their shared "
+                              "latest root")
 
     def _fork_from_rows(self, child: _Chat, chats: list[_Chat]) -> None:
         """A chat named '<name> (forked)' whose roots no older chat reaches: its source may have

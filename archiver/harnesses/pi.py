@@ -201,12 +201,14 @@ class Pi:
         is that of a temp file archived with the session (`<id>.tmp/<name>` beside the transcript)
         names the restored copy (root/<its restored path>), so pi opens the full output there.
 
-        restore --relocate: a fork's header.parentSession, the absolute path of its parent's
-        file on the archived host, names the parent where this restore put it (root/<its restored
-        path>), so pi and a later sync find it there. A parent this restore does not hold is named
-        where a restore into the same root puts it (`.pi/agent/sessions/--<cwd>--/<file>`: archives
-        use the default layout); one in a flat custom session dir, whose folder only its own
-        header knows, is left as archived and reported. Rewrites the plaintext's first line."""
+        Every restore too (relocated or not, like fullOutputPath): a fork's header.parentSession,
+        the absolute path of its parent's file on the archived host (redacted, and maybe in a flat
+        custom session dir the archive folds into the default layout), names the parent where this
+        restore put it (root/<its restored path>), so pi opens the parent and a later sync links
+        the fork to it. A parent this restore does not hold is named where a restore into the same
+        root puts it (`.pi/agent/sessions/--<cwd>--/<file>`: archives use the default layout); one in
+        a flat custom session dir, whose folder only its own header knows, is left as archived and
+        reported. Rewrites the plaintext's first line."""
         prefix = f"{cls.native_root}/sessions/"
         if artifact.role != "transcript" or artifact.format != "jsonl" or not artifact.path.startswith(prefix):
             return None
@@ -214,8 +216,6 @@ class Pi:
             outputs = _restored_outputs(artifact.path, session, root, moved)
             if outputs:
                 _relink_full_outputs(plain, outputs)
-        if not relocated:
-            return None
         with plain.open("rb") as f:
             first = f.readline(MAX_LINE + 1)
         try:
