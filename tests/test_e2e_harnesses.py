@@ -83,6 +83,7 @@ def test_harness_roundtrip(env: Env, harness: str) -> None:  # noqa: F811
     assert out["integrity_errors"] == [] and out["refused"] == []
 
     red = _redactor(env)
+    every = {a["path"]: a for s in listed.values() for a in s["artifacts"]}
     for key, ds in discovered.items():
         arts = {a["path"]: a for a in listed[key]["artifacts"]}
         for src in ds.sources:
@@ -91,7 +92,7 @@ def test_harness_roundtrip(env: Env, harness: str) -> None:  # noqa: F811
             art = next(a for a in arts.values() if a["role"] == src.role and _same_file(a["path"], src.path, red))
             restored = target / art["path"]
             assert restored.is_file(), art["path"]
-            relink = _pi_relinked(target, arts) if harness == "pi" and src.role == "transcript" else None
+            relink = _pi_relinked(target, arts, every) if harness == "pi" and src.role == "transcript" else None
             _check_equal(env, red, src, restored, art, relink)
 
     for p in target.rglob("*"):
@@ -113,17 +114,30 @@ def _same_file(archived: str, native: str, red: Any) -> bool:
     return archived.rsplit("/", 1)[-1] == red.redact_relpath(native, RedactionReport()).rsplit("/", 1)[-1]
 
 
-def _pi_relinked(target: Path, arts: dict[str, dict[str, Any]]) -> Callable[[bytes], bytes]:
+def _pi_relinked(target: Path, arts: dict[str, dict[str, Any]],
+                 every: dict[str, dict[str, Any]]) -> Callable[[bytes], bytes]:
     """What restore writes of a pi transcript: a fullOutputPath naming a temp file archived with
-    the session names its restored copy under the target."""
+    the session names its restored copy under the target, and a fork's header.parentSession its
+    parent's restored transcript (or where restoring the parent there would put it)."""
     side = {p.rsplit("/", 1)[1]: str(target.resolve() / p) for p, a in arts.items()
             if a["role"] == "sidecar" and p.rsplit("/", 2)[-2].endswith(".tmp")}
+    transcripts = {p.rsplit("/", 1)[1]: str(target.resolve() / p) for p, a in every.items() if a["role"] == "transcript"}
 
     def swap(m: re.Match[bytes]) -> bytes:
         new = side.get(json.loads(b'"' + m.group(2) + b'"').rsplit("/", 1)[1])
         return m.group(1) + json.dumps(new, ensure_ascii=False).encode() if new else m.group(0)
 
-    return lambda data: re.sub(rb'(?<!\\)("fullOutputPath":)"((?:[^"\\]|\\.)*)"', swap, data)
+    def parent(m: re.Match[bytes]) -> bytes:
+        old = json.loads(b'"' + m.group(2) + b'"')
+        folder, name = old.rsplit("/", 2)[-2:]
+        new = transcripts.get(name) or str(target.resolve() / ".pi/agent/sessions" / folder / name)
+        return m.group(1) + json.dumps(new, ensure_ascii=False).encode()
+
+    def relink(data: bytes) -> bytes:
+        data = re.sub(rb'(?<!\\)("fullOutputPath":)"((?:[^"\\]|\\.)*)"', swap, data)
+        return re.sub(rb'(?<!\\)("parentSession":)"((?:[^"\\]|\\.)*)"', parent, data, count=1)
+
+    return relink
 
 
 def _check_equal(e: Env, red: Any, src: Any, restored: Path, art: dict[str, Any],

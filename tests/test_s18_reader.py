@@ -122,7 +122,7 @@ def _dump(db: Path, target: Path) -> list[str]:
 # Absolute paths that restore points at the copies it wrote under its target (s30: pi's
 # fullOutputPath temp files, Claude's legacy sessions-index.json fullPath), where the archive and
 # this reader keep the value as archived: compared by the file name they end with.
-_RELINKED = re.compile(rb'("(?:fullOutputPath|fullPath)"[ \t]*:[ \t]*)"((?:[^"\\]|\\.)*)"')
+_RELINKED = re.compile(rb'("(?:fullOutputPath|fullPath|parentSession)"[ \t]*:[ \t]*)"((?:[^"\\]|\\.)*)"')
 
 
 def _relinks_named(data: bytes) -> bytes:
