@@ -68,3 +68,49 @@ def test_a_name_in_another_line_is_not_echoed(red) -> None:  # noqa: ANN001
     other = {"message": {"role": "user", "content": "Thanks alice!"}}
     line = red.redact_jsonl_line(json.dumps(other).encode(), RedactionReport()).decode()
     assert json.loads(line) == other
+
+
+def _naive_echo_matches(text: bytes, values: dict, taken: list, lo: int = 0, hi: int | None = None) -> list:
+    """The reference: every occurrence checked against every span taken so far."""
+    from archiver.redact.echoes import _word_byte
+
+    hi = len(text) if hi is None else hi
+    spans = [(m.start, m.end) for m in taken]
+    out = []
+    for value, m in values.items():
+        pos = text.find(value, lo, hi)
+        while pos >= 0:
+            end = pos + len(value)
+            glued = ((pos > 0 and _word_byte(text[pos - 1]) and _word_byte(value[0]))
+                     or (end < len(text) and _word_byte(text[end]) and _word_byte(value[-1])))
+            if not glued and all(end <= s or e <= pos for s, e in spans):
+                out.append(m._replace(start=pos, end=end))
+                spans.append((pos, end))
+                pos = text.find(value, end, hi)
+            else:
+                pos = text.find(value, pos + 1, hi)
+    return out
+
+
+def test_echo_overlap_test_by_bisection_equals_the_naive_one() -> None:
+    """echo_matches bisects the taken intervals (a name said thousands of times in a long line
+    beside thousands of findings was quadratic); its answer is the naive walk's, zero-length and
+    overlapping taken spans included."""
+    import random
+
+    from archiver.redact.echoes import echo_matches
+    from archiver.redact.engine import Match
+
+    rnd = random.Random(31)
+    for _ in range(5000):
+        n = rnd.randint(0, 60)
+        text = bytes(rnd.choice(b"ab .-x") for _ in range(n))
+        taken = []
+        for _ in range(rnd.randint(0, 6)):
+            s = rnd.randint(0, n)
+            taken.append(Match("r", s, min(n, s + rnd.randint(0, 5)), "L", "x"))
+        values = {bytes(rnd.choice(b"ab .-x") for _ in range(rnd.randint(1, 4))): Match("v", 0, 0, "L", "x")
+                  for _ in range(rnd.randint(1, 3))}
+        lo = rnd.randint(0, n)
+        hi = rnd.choice([None, rnd.randint(lo, n)])
+        assert echo_matches(text, values, taken, lo, hi) == _naive_echo_matches(text, values, taken, lo, hi)
