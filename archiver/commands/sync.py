@@ -11,12 +11,15 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from archiver import __version__
 from archiver.cli import (EXIT_OK, EXIT_PARTIAL, Terminated, UsageError, config_error_line, console, emit_json,
                           err, plain, settings_of)
 from archiver.commands import add_command
+
+if TYPE_CHECKING:  # archiver.sync imports what this command keeps lazy
+    from archiver.sync import SessionNote
 
 
 def _terminate_on_sigterm() -> Callable[[], None]:
@@ -189,19 +192,19 @@ def _sync(args: argparse.Namespace, started: float, where: dict[str, Path]) -> i
 SESSION_WARNINGS_SHOWN = 10  # sessions whose warnings a plain run names; --json lists all
 
 
-def session_warning_lines(sessions: Any, shown: set[str]) -> list[str]:
+def session_warning_lines(sessions: Iterable[SessionNote], shown: set[str]) -> list[str]:
     """What the collectors noted about the run's sessions (a torn tail held back, a file skipped
     as unreadable, a sidecar gone), tersely: one line a session, its first warning and how many
     more, for the first SESSION_WARNINGS_SHOWN, then a count. (Redacted, as the manifest keeps
     them.) In the run's order: the sessions archived anew come first, those carried unchanged
     into a new manifest (with the warnings they were archived with) after them. A warning the
     run already printed as `<key>: <warning>` is not repeated."""
-    noted = []
+    noted: list[tuple[str, list[str]]] = []
     for note in sessions:
         rest = [w for w in note.warnings if f"{note.key}: {w}" not in shown]
         if rest:
             noted.append((note.key, rest))
-    lines = []
+    lines: list[str] = []
     for key, rest in noted[:SESSION_WARNINGS_SHOWN]:
         more = f" (+{len(rest) - 1} more)" if len(rest) > 1 else ""
         lines.append(f"warning: {key}: {rest[0]}{more}")
