@@ -781,6 +781,12 @@ def birth_date(value: str) -> bool:
     return tables.birth_date_cell(value)
 
 
+def short_secret(value: str) -> bool:
+    """A short value under a secret's name that reads as one: two letters and two digits at least
+    (a word, a camelCase name or a counter is no secret)."""
+    return sum(c.isalpha() for c in value) >= 2 and sum(c.isdigit() for c in value) >= 2
+
+
 VALIDATORS: dict[str, Callable[[str], bool]] = {
     "luhn": luhn,
     "iban": iban,
@@ -820,4 +826,5 @@ VALIDATORS: dict[str, Callable[[str], bool]] = {
     "national_id": national_id,
     "person_name": person_name,
     "birth_date": birth_date,
+    "short_secret": short_secret,
 }
