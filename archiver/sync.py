@@ -118,6 +118,9 @@ class SessionNote(NamedTuple):
 
     key: str
     warnings: tuple[str, ...]
+    # archived anew by this run, or its warnings differ from the stored ones; False for a session
+    # carried unchanged into the new manifest with the warnings an earlier run gave it
+    changed: bool = False
 
 
 # A finished session until its manifest is written: its manifest JSON and, for one that went the
@@ -291,7 +294,7 @@ class Syncer:
                     return
                 with self._lock:
                     processed[session.key] = held
-                    self.result.sessions.append(SessionNote(session.key, tuple(session.warnings)))
+                    self.result.sessions.append(SessionNote(session.key, tuple(session.warnings), changed))
                     if changed:
                         self.result.uploaded += 1
                     else:

@@ -253,22 +253,30 @@ def test_plain_sync_caps_the_sessions_it_names(box: Box, capsys: pytest.CaptureF
         files[-1].write_text(
             _line({"type": "session", "version": 3, "id": sid, "timestamp": "2026-01-02T03:04:00.000Z", "cwd": CWD})
             + "not json\n")
-    # --json is unchanged: every session's warnings in the document, none of them on stderr
-    capsys.readouterr()
-    doc = box.sync()
-    assert len(doc["session_warnings"]) == 12
-    assert "warning: pi:" not in capsys.readouterr().err
-    # the last session (by key) changes: the run archives it anew and carries the others into
-    # its manifest with their warnings; the one archived anew is named first
-    with files[-1].open("a") as out:
-        out.write(_line(_pi_entry("a0000001", None, 1, "more")))
+    # the first plain run archives all 12: it names 10 and counts the rest
     code, err = _plain_sync(box, capsys)
     assert code == 0
     named = [ln for ln in err.splitlines() if ln.startswith("archiver: warning: pi:")]
     assert len(named) == 10, err
-    assert named[0].startswith("archiver: warning: pi:0b0e5f4e-aaaa-4bbb-8ccc-100000000011: "), named
     assert all(ln.endswith(": 1 unparseable line(s) kept as they are (line 2)") for ln in named), named
     assert "archiver: warning: 2 more session(s) with warnings" in err.splitlines()
+    # --json is unchanged: every session's warnings in the document, none of them on stderr
+    with files[-1].open("a") as out:
+        out.write(_line(_pi_entry("a0000001", None, 1, "more")))
+    doc = box.sync()
+    assert len(doc["session_warnings"]) == 12
+    assert "warning: pi:" not in capsys.readouterr().err
+    # (s32) the last session (by key) changes again: the run archives it anew and names it; the
+    # other 11, carried into its manifest with the warnings an earlier run printed, are counted
+    with files[-1].open("a") as out:
+        out.write(_line(_pi_entry("a0000002", "a0000001", 2, "again")))
+    code, err = _plain_sync(box, capsys)
+    assert code == 0
+    named = [ln for ln in err.splitlines() if ln.startswith("archiver: warning: pi:")]
+    assert len(named) == 1 and named[0].startswith("archiver: warning: pi:0b0e5f4e-aaaa-4bbb-8ccc-100000000011: ") \
+        and named[0].endswith(": 1 unparseable line(s) kept as they are (line 2)"), err
+    assert "archiver: 11 unchanged session(s) keep warnings from earlier runs" in err.splitlines(), err
+    assert "more session(s) with warnings" not in err
 
 
 # ---------------------------------------------------------------- Codex: the parent's spawn record names a child

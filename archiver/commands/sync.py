@@ -194,23 +194,29 @@ SESSION_WARNINGS_SHOWN = 10  # sessions whose warnings a plain run names; --json
 
 def session_warning_lines(sessions: Iterable[SessionNote], shown: set[str]) -> list[str]:
     """What the collectors noted about the run's sessions (a torn tail held back, a file skipped
-    as unreadable, a sidecar gone), tersely: one line a session, its first warning and how many
-    more, for the first SESSION_WARNINGS_SHOWN, then a count. (Redacted, as the manifest keeps
-    them.) In the run's order: the sessions archived anew come first, those carried unchanged
-    into a new manifest (with the warnings they were archived with) after them. A warning the
-    run already printed as `<key>: <warning>` is not repeated."""
+    as unreadable, a sidecar gone), tersely: one line a session archived anew (or whose warnings
+    changed), its first warning and how many more, for the first SESSION_WARNINGS_SHOWN, then a
+    count. (Redacted, as the manifest keeps them.) Sessions carried unchanged into a new manifest
+    keep the warnings an earlier run printed: they are counted, not named again, so a scheduled
+    run does not repeat the same lines every hour. A warning the run already printed as
+    `<key>: <warning>` is not repeated."""
     noted: list[tuple[str, list[str]]] = []
+    carried = 0
     for note in sessions:
         rest = [w for w in note.warnings if f"{note.key}: {w}" not in shown]
-        if rest:
+        if rest and note.changed:
             noted.append((note.key, rest))
+        elif rest:
+            carried += 1
     lines: list[str] = []
     for key, rest in noted[:SESSION_WARNINGS_SHOWN]:
         more = f" (+{len(rest) - 1} more)" if len(rest) > 1 else ""
         lines.append(f"warning: {key}: {rest[0]}{more}")
     if len(noted) > SESSION_WARNINGS_SHOWN:
         lines.append(f"warning: {len(noted) - SESSION_WARNINGS_SHOWN} more session(s) with warnings")
-    if noted and (len(noted) > SESSION_WARNINGS_SHOWN or any(len(r) > 1 for _, r in noted)):
+    if carried:
+        lines.append(f"{carried} unchanged session(s) keep warnings from earlier runs")
+    if (noted or carried) and (len(noted) > SESSION_WARNINGS_SHOWN or carried or any(len(r) > 1 for _, r in noted)):
         lines.append("(`archiver sync --json` lists every session's warnings under session_warnings)")
     return lines
 
