@@ -3,7 +3,8 @@ tool_result with its toolUseResult sidecar, a Codex function_call_output, a user
 as a JSONL line the way a worker redacts a session and compared byte for byte:
 
 - a 10-15 character quoted value under a secret's name (`client_secret: "Xk9#mQ2$vL7pR4w"`):
-  secret-assignment-quoted needs 16 (rule secret-assignment-quoted-short, validator short_secret);
+  secret-assignment-quoted needed 16 (now 10, a shorter one with letters and digits: validator
+  short_secret);
 - a Percy token `web_<64 hex>` under a YAML name: secret-assignment-unquoted's snake_case
   identifier allowlist took it for a name;
 - a hex key named only in a sentence (`the signing key is 3f9a...`; rule prose-hex-key).
@@ -29,7 +30,7 @@ CASES = [
     ("client-secret-15", "claude", 'oauth:\n  client_id: acme-cli\n  client_secret: "{0}"\n', "SECRET", "Xk9#mQ2$vL7pR4w"),
     ("api-key-14-json", "codex", '{{"provider": "maps", "api_key": "{0}", "region": "eu"}}\n', "SECRET", "Zq8wLm3nRt5vYx"),
     ("webhook-secret-python", "claude", "WEBHOOK_SECRET = '{0}'\nDEBUG = False\n", "SECRET", "aB3dE5gH7jK9mN"),
-    ("auth-token-ts", "codex", 'export const AUTH_TOKEN = "{0}";\n', "SECRET", "Summer2024!x9"),
+    ("auth-token-ts", "codex", 'export const AUTH_TOKEN = "{0}";\n', "SECRET", "q7Vn2Lx9Kd4Tp"),
     ("percy-yaml", "claude", "env:\n  PERCY_TOKEN: {0}\n  NODE_ENV: test\n", "SECRET", PERCY),
     ("percy-k8s", "codex", "data:\n  percy_token: {0}\n", "SECRET", PERCY),
     ("signing-key-prose", "prose", "The signing key is {0}, rotate it after the demo.", "SECRET", HEX64),

@@ -782,9 +782,16 @@ def birth_date(value: str) -> bool:
 
 
 def short_secret(value: str) -> bool:
-    """A short value under a secret's name that reads as one: two letters and two digits at least
-    (a word, a camelCase name or a counter is no secret)."""
+    """A value under a secret's name that reads as one: any of 16 characters or more; a shorter one
+    with two letters and two digits at least (a word, a camelCase name or a counter is no secret)."""
+    if len(value) >= 16:
+        return True
     return sum(c.isalpha() for c in value) >= 2 and sum(c.isdigit() for c in value) >= 2
+
+
+def hex_key(value: str) -> bool:
+    """A hex run of a key's length: 16, 24, 32, 48 or 64 bytes (a 40-digit git SHA is none)."""
+    return len(value) in (32, 48, 64, 96, 128)
 
 
 VALIDATORS: dict[str, Callable[[str], bool]] = {
@@ -827,4 +834,5 @@ VALIDATORS: dict[str, Callable[[str], bool]] = {
     "person_name": person_name,
     "birth_date": birth_date,
     "short_secret": short_secret,
+    "hex_key": hex_key,
 }
