@@ -1,4 +1,5 @@
-"""s32: the three leaks session 31 left open, each in the session shape it leaked from (a Claude Code
+"""s32: two of the three leaks session 31 left open (the third, a hex key named only in a sentence, is
+left: its rule cost the memory case more than it is worth), each in the session shape it leaked from (a Claude Code
 tool_result with its toolUseResult sidecar, a Codex function_call_output, a user's prose), redacted
 as a JSONL line the way a worker redacts a session and compared byte for byte:
 
@@ -6,8 +7,7 @@ as a JSONL line the way a worker redacts a session and compared byte for byte:
   secret-assignment-quoted needed 16 (now 10, a shorter one with letters and digits: validator
   short_secret);
 - a Percy token `web_<64 hex>` under a YAML name: secret-assignment-unquoted's snake_case
-  identifier allowlist took it for a name;
-- a hex key named only in a sentence (`the signing key is 3f9a...`; rule prose-hex-key).
+  identifier allowlist took it for a name.
 
 Texts with no secret (field names, words, versions, a git SHA after a key word, cache and object
 keys, a public key's digest) come out unchanged. Values are fake, made for this file."""
@@ -33,9 +33,6 @@ CASES = [
     ("auth-token-ts", "codex", 'export const AUTH_TOKEN = "{0}";\n', "SECRET", "q7Vn2Lx9Kd4Tp"),
     ("percy-yaml", "claude", "env:\n  PERCY_TOKEN: {0}\n  NODE_ENV: test\n", "SECRET", PERCY),
     ("percy-k8s", "codex", "data:\n  percy_token: {0}\n", "SECRET", PERCY),
-    ("signing-key-prose", "prose", "The signing key is {0}, rotate it after the demo.", "SECRET", HEX64),
-    ("hmac-secret-prose", "claude", "# use HMAC secret {0} for the webhook\n", "SECRET", "9c1f0e8d7b6a5c4d3e2f1a0b9c8d7e6f"),
-    ("encryption-key-set-to", "codex", "rotated: encryption key set to {0}\n", "SECRET", HEX64),
 ]
 
 KEPT = [

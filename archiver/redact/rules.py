@@ -88,7 +88,7 @@ _VALIDATOR_NAMES = ("luhn", "iban", "jwt", "ssn", "pem_base64", "non_ascii", "uk
                     "in_pan", "br_cpf", "es_dni", "de_idnr", "nl_bsn", "fr_nir", "passport", "aba_routing",
                     "sort_code", "bank_account", "us_ein", "eu_vat", "us_zip", "de_plz", "uk_postcode", "it_cf",
                     "se_personnummer", "dk_cpr", "pl_pesel", "cn_rid", "jp_my_number", "kr_rrn", "au_tfn", "mx_curp",
-                    "tax_reference", "it_piva", "national_id", "person_name", "birth_date", "short_secret", "hex_key")
+                    "tax_reference", "it_piva", "national_id", "person_name", "birth_date", "short_secret")
 _ID_RE = re2.compile(r"^[a-z0-9][a-z0-9._-]*$")
 _LABEL_RE = re2.compile(r"^[A-Z][A-Z0-9_]*$")
 

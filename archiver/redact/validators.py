@@ -789,11 +789,6 @@ def short_secret(value: str) -> bool:
     return sum(c.isalpha() for c in value) >= 2 and sum(c.isdigit() for c in value) >= 2
 
 
-def hex_key(value: str) -> bool:
-    """A hex run of a key's length: 16, 24, 32, 48 or 64 bytes (a 40-digit git SHA is none)."""
-    return len(value) in (32, 48, 64, 96, 128)
-
-
 VALIDATORS: dict[str, Callable[[str], bool]] = {
     "luhn": luhn,
     "iban": iban,
@@ -834,5 +829,4 @@ VALIDATORS: dict[str, Callable[[str], bool]] = {
     "person_name": person_name,
     "birth_date": birth_date,
     "short_secret": short_secret,
-    "hex_key": hex_key,
 }
