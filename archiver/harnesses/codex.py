@@ -446,13 +446,22 @@ class Codex:
         for r in rollouts.values():
             by_rollout_id[r.rollout_id or r.thread_id] = r
 
+        # a spawn record names its sender (CollabAgentToolCall) or is the holding rollout's own
+        # (SubAgentActivity: sender ""); the explicit ones first, then non-forks before forks: a
+        # legacy fork copies its parent's records, activity included
+        found: list[tuple[int, str, str, str]] = []
         for sid in sorted(rollouts):
+            r = rollouts[sid]
+            fork = bool(r.meta.get("forked_from_id") or r.meta.get("history_base"))
             try:
-                for sender, child, call_id in self._scan(rollouts[sid].file, rollouts[sid].st)[2]:
-                    if child != sender:
-                        state.spawned.setdefault(child, (sender, call_id))
+                for sender, child, call_id in self._scan(r.file, r.st)[2]:
+                    rank = 0 if sender else (2 if fork else 1)
+                    found.append((rank, sender or r.thread_id, child, call_id))
             except Exception:  # noqa: BLE001 (reported where the session is read)
                 continue
+        for _rank, sender, child, call_id in sorted(found, key=lambda x: x[0]):
+            if child != sender:
+                state.spawned.setdefault(child, (sender, call_id))
         sessions: list[DiscoveredSession] = []
         thread_ids = {r.thread_id for r in rollouts.values()}
         for sid in sorted(rollouts):
@@ -769,7 +778,7 @@ class Codex:
         rollouts persist every TurnItem): the parent's own pointer to a child (seed linking
         "subagents")."""
         st = st or f.stat()
-        key = file_state_key("codex:scan:v2", f, st)
+        key = file_state_key("codex:scan:v3", f, st)  # v3: SubAgentActivity spawns too
         hit = cache_get(self.ctx.cache, key)
         if isinstance(hit, list) and len(hit) == 3 and isinstance(hit[2], list):
             return int(hit[0]), [int(b) for b in hit[1]], [list(map(str, x)) for x in hit[2]]
@@ -784,7 +793,9 @@ class Codex:
                 ok, rec = parse_line(line)
                 if not ok:
                     bad.append(line.no)
-                elif line.data is not None and b"CollabAgentToolCall" in line.data:
+                elif line.data is not None and (b"CollabAgentToolCall" in line.data
+                                                or b"ub_agent_activity" in line.data
+                                                or b"SubAgentActivity" in line.data):
                     spawns.extend(_spawns(rec))
         cache_put(self.ctx.cache, key, [n, bad, spawns])
         return n, bad, spawns
@@ -1279,9 +1290,21 @@ def _is_shell_snapshot(f: Path, tid: str) -> bool:
 
 def _spawns(rec: Any) -> list[list[str]]:
     """[sender, child, call id] of each thread an item_completed CollabAgentToolCall spawn_agent
-    record names (seed: sender_thread_id, receiver_thread_ids; item.id is the tool call id)."""
+    record names (seed: sender_thread_id, receiver_thread_ids; item.id is the tool call id); and
+    [sender or "" (the rollout holding it), child, item id] of a sub-agent activity record, the
+    one pointer to a child a legacy rollout keeps (seed linking "subagents": SubAgentActivity
+    agent_thread_id; event_msg sub_agent_activity and item_completed SubAgentActivity
+    kind=completed are what legacy rollouts persist, CollabAgentToolCall only paginated ones)."""
     payload = rec.get("payload") if isinstance(rec, dict) else None
+    if isinstance(payload, dict) and payload.get("type") == "sub_agent_activity":
+        child = payload.get("agent_thread_id")
+        return [["", child, ""]] if isinstance(child, str) and child else []
     item = payload.get("item") if isinstance(payload, dict) and payload.get("type") == "item_completed" else None
+    if isinstance(item, dict) and item.get("type") == "SubAgentActivity":
+        child, sender = item.get("agent_thread_id"), payload.get("thread_id")  # type: ignore[union-attr]
+        if not isinstance(child, str) or not child:
+            return []
+        return [[sender if isinstance(sender, str) else "", child, item.get("id") if isinstance(item.get("id"), str) else ""]]
     if not isinstance(item, dict) or item.get("type") != "CollabAgentToolCall" or item.get("tool") != "spawn_agent":
         return []
     sender, children = item.get("sender_thread_id"), item.get("receiver_thread_ids")

@@ -1,0 +1,85 @@
+"""Session 32, a seed-conformance audit of the collectors: each test is one gap found by writing
+a fixture that follows the seed (/work/shared/seeds/by-harness/*.json) and running it through the
+real pipeline (the CLI in process on a file:// store, tests/fx_home.py): discovery -> sync -> ls.
+
+- Codex (seed linking "subagents": "In the parent, CollabAgentToolCall (receiver_thread_ids) and
+  SubAgentActivity (agent_thread_id) point to children"; records event_msg / sub_agent_activity,
+  persisted "only history_mode = legacy and kind != completed", and item_completed /
+  SubAgentActivity, "legacy: kind=completed only"): a legacy parent keeps no CollabAgentToolCall
+  (paginated only), so a child whose session_meta names no parent hangs off the rollout whose
+  sub-agent activity names it, not off the tree's root (session_id).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from tests.fx_home import Box, _line, box  # noqa: F401
+
+T0 = 1767323040000
+
+
+def _edges(ls: dict[str, dict[str, Any]]) -> dict[str, list[tuple[str, str, Any, bool]]]:
+    return {k: [(e["relation"], e["parent"], e["at"], e["inferred"]) for e in s["parents"]] for k, s in ls.items()}
+
+
+def _artifacts(session: dict[str, Any]) -> list[tuple[str, str]]:
+    return sorted((a["path"], a["role"]) for a in session["artifacts"])
+
+
+# ---------------------------------------------------------------- Codex: legacy sub-agent activity names the child
+
+CX_ROOT = "0199aaaa-0000-7000-8000-000000000001"
+CX_CHILD = "0199aaaa-0000-7000-8000-000000000002"
+CX_GRAND = "0199aaaa-0000-7000-8000-000000000003"
+CX_FORK = "0199aaaa-0000-7000-8000-000000000004"
+
+
+def _cx_rollout(d: Path, tid: str, stamp: str, meta: dict[str, Any], *records: dict[str, Any]) -> None:
+    """A legacy rollout (no history_mode): session_meta, a user message, then `records`."""
+    payload = {"id": tid, "session_id": CX_ROOT, "timestamp": "2026-01-02T03:04:05.600Z", "cwd": "/srv/app",
+               "originator": "codex_cli_rs", "cli_version": "0.150.0", "model_provider": "openai",
+               "base_instructions": None, **meta}
+    recs = [{"timestamp": "2026-01-02T03:04:05.678Z", "type": "session_meta", "payload": payload},
+            {"timestamp": "2026-01-02T03:04:06.000Z", "type": "response_item",
+             "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "go"}]}},
+            *records]
+    (d / f"rollout-2026-01-02T{stamp}-{tid}.jsonl").write_text("".join(_line(r) for r in recs))
+
+
+def _activity_event(child: str, kind: str = "started") -> dict[str, Any]:
+    """Seed record event_msg / sub_agent_activity (legacy, kind != completed): no thread id of its own."""
+    return {"timestamp": "2026-01-02T03:04:07.000Z", "type": "event_msg", "payload": {
+        "type": "sub_agent_activity", "model": None, "reasoning_effort": None, "event_id": "e1",
+        "occurred_at_ms": T0, "agent_thread_id": child, "agent_path": "/root/worker", "kind": kind}}
+
+
+def _activity_item(tid: str, item_id: str, child: str) -> dict[str, Any]:
+    """Seed record event_msg / item_completed / SubAgentActivity (legacy: kind=completed only)."""
+    return {"timestamp": "2026-01-02T03:04:08.000Z", "type": "event_msg", "payload": {
+        "type": "item_completed", "thread_id": tid, "turn_id": "t1",
+        "item": {"type": "SubAgentActivity", "id": item_id, "kind": "completed", "agent_thread_id": child,
+                 "agent_path": "/root/worker/sub", "model": None, "reasoning_effort": None},
+        "started_at_ms": T0, "completed_at_ms": T0 + 1000}}
+
+
+def test_codex_legacy_subagent_named_by_its_parents_sub_agent_activity(box: Box) -> None:
+    box.only("codex")
+    d = box.home / ".codex" / "sessions" / "2026" / "01" / "02"
+    d.mkdir(parents=True)
+    _cx_rollout(d, CX_ROOT, "03-04-05", {}, _activity_event(CX_CHILD))
+    _cx_rollout(d, CX_CHILD, "03-04-06", {}, _activity_item(CX_CHILD, "act_grand", CX_GRAND))
+    _cx_rollout(d, CX_GRAND, "03-04-07", {"source": {"subagent": "review"}})
+    # a legacy fork of the child copies its records, the activity among them: it names no child
+    _cx_rollout(d, CX_FORK, "03-04-09", {"forked_from_id": CX_CHILD}, _activity_event(CX_GRAND, "interacted"))
+    sync = box.sync()
+    assert sync["errors"] == [] and sync["sessions"]["failed"] == 0, sync
+    ls = box.ls()
+    edges = _edges(ls)
+    assert edges[f"codex:{CX_CHILD}"] == [("subagent", f"codex:{CX_ROOT}", None, False)]
+    assert edges[f"codex:{CX_GRAND}"] == [("subagent", f"codex:{CX_CHILD}", "act_grand", False)]
+    assert edges[f"codex:{CX_ROOT}"] == []
+    assert edges[f"codex:{CX_FORK}"] == [("fork", f"codex:{CX_CHILD}", None, False)]
+    assert (ls[f"codex:{CX_CHILD}"]["kind"], ls[f"codex:{CX_GRAND}"]["kind"]) == ("subagent", "subagent")
