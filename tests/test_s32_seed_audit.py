@@ -8,6 +8,10 @@ real pipeline (the CLI in process on a file:// store, tests/fx_home.py): discove
   SubAgentActivity, "legacy: kind=completed only"): a legacy parent keeps no CollabAgentToolCall
   (paginated only), so a child whose session_meta names no parent hangs off the rollout whose
   sub-agent activity names it, not off the tree's root (session_id).
+- Claude Code (seed record `relocated` {relocatedCwd, sessionId}: "The session transcript was
+  relocated to another cwd/project directory (/cd)"): the session folder and sibling files written
+  before the move stay in the old project folder; they are that session's files (ids are uuids),
+  archived with its transcript, not a second session of the same id renamed `<id>~<tag>`.
 """
 
 from __future__ import annotations
@@ -83,3 +87,46 @@ def test_codex_legacy_subagent_named_by_its_parents_sub_agent_activity(box: Box)
     assert edges[f"codex:{CX_ROOT}"] == []
     assert edges[f"codex:{CX_FORK}"] == [("fork", f"codex:{CX_CHILD}", None, False)]
     assert (ls[f"codex:{CX_CHILD}"]["kind"], ls[f"codex:{CX_GRAND}"]["kind"]) == ("subagent", "subagent")
+
+
+# ---------------------------------------------------------------- Claude Code: files left behind by /cd
+
+CC_SID = "aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa"
+CC_AGENT = "a0123456789abcdef"
+
+
+def _cc_line(uuid: str, parent: str | None, cwd: str, **extra: Any) -> dict[str, Any]:
+    return {"parentUuid": parent, "isSidechain": False, "userType": "external", "cwd": cwd, "sessionId": CC_SID,
+            "version": "2.1.310", "gitBranch": "main", "entrypoint": "cli", "timestamp": "2026-10-20T10:00:00.000Z",
+            "uuid": uuid, "type": "user", "message": {"role": "user", "content": "hi"}, **extra}
+
+
+def test_claude_relocated_transcript_keeps_the_files_left_in_its_old_project_folder(box: Box) -> None:
+    box.only("claude-code")
+    projects = box.home / ".claude" / "projects"
+    old, new = projects / "-srv-app", projects / "-srv-other"
+    # before /cd: a persisted tool result, a subagent and the pre-compaction copy, in the old folder
+    (old / CC_SID / "tool-results").mkdir(parents=True)
+    (old / CC_SID / "tool-results" / "b1c2d3e4f.txt").write_text("full output\n")
+    (old / f"{CC_SID}.precompact.json").write_text("{}")
+    sub = old / CC_SID / "subagents"
+    sub.mkdir()
+    (sub / f"agent-{CC_AGENT}.jsonl").write_text(_line(
+        {**_cc_line("s1", None, "/srv/app"), "isSidechain": True, "agentId": CC_AGENT}))
+    (sub / f"agent-{CC_AGENT}.meta.json").write_text(json.dumps({"agentType": "general", "toolUseId": "toolu_A"}))
+    # the transcript itself now lives in the new cwd's folder
+    new.mkdir(parents=True)
+    (new / f"{CC_SID}.jsonl").write_text("".join(_line(r) for r in [
+        _cc_line("u1", None, "/srv/app"),
+        {"type": "relocated", "relocatedCwd": "/srv/other", "sessionId": CC_SID},
+        _cc_line("u2", "u1", "/srv/other")]))
+    sync = box.sync()
+    assert sync["errors"] == [] and sync["sessions"]["failed"] == 0, sync
+    ls = box.ls()
+    assert sorted(ls) == [f"claude-code:{CC_AGENT}", f"claude-code:{CC_SID}"]
+    assert _artifacts(ls[f"claude-code:{CC_SID}"]) == [
+        (f".claude/projects/-srv-app/{CC_SID}.precompact.json", "sidecar"),
+        (f".claude/projects/-srv-app/{CC_SID}/tool-results/b1c2d3e4f.txt", "blob"),
+        (f".claude/projects/-srv-other/{CC_SID}.jsonl", "transcript")]
+    assert ls[f"claude-code:{CC_SID}"]["warnings"] == []
+    assert _edges(ls)[f"claude-code:{CC_AGENT}"] == [("subagent", f"claude-code:{CC_SID}", "toolu_A", False)]
