@@ -39,6 +39,8 @@ CX_ROOT = "0199aaaa-0000-7000-8000-000000000001"
 CX_CHILD = "0199aaaa-0000-7000-8000-000000000002"
 CX_GRAND = "0199aaaa-0000-7000-8000-000000000003"
 CX_FORK = "0199aaaa-0000-7000-8000-000000000004"
+CX_SIB = "0199aaaa-0000-7000-8000-000000000005"
+CX_EARLY = "0199aaaa-0000-7000-8000-000000000000"  # sorts before its parent
 
 
 def _cx_rollout(d: Path, tid: str, stamp: str, meta: dict[str, Any], *records: dict[str, Any]) -> None:
@@ -73,7 +75,12 @@ def test_codex_legacy_subagent_named_by_its_parents_sub_agent_activity(box: Box)
     box.only("codex")
     d = box.home / ".codex" / "sessions" / "2026" / "01" / "02"
     d.mkdir(parents=True)
-    _cx_rollout(d, CX_ROOT, "03-04-05", {}, _activity_event(CX_CHILD))
+    _cx_rollout(d, CX_ROOT, "03-04-05", {}, _activity_event(CX_CHILD), _activity_event(CX_EARLY),
+                _activity_event(CX_SIB))
+    # a sub-agent started with its parent's context: the copied activity names a sibling
+    _cx_rollout(d, CX_EARLY, "03-04-10", {"source": {"subagent": "review"}}, _activity_event(CX_EARLY),
+                _activity_event(CX_SIB))
+    _cx_rollout(d, CX_SIB, "03-04-11", {"source": {"subagent": "review"}})
     _cx_rollout(d, CX_CHILD, "03-04-06", {}, _activity_item(CX_CHILD, "act_grand", CX_GRAND))
     _cx_rollout(d, CX_GRAND, "03-04-07", {"source": {"subagent": "review"}})
     # a legacy fork of the child copies its records, the activity among them: it names no child
@@ -84,6 +91,8 @@ def test_codex_legacy_subagent_named_by_its_parents_sub_agent_activity(box: Box)
     edges = _edges(ls)
     assert edges[f"codex:{CX_CHILD}"] == [("subagent", f"codex:{CX_ROOT}", None, False)]
     assert edges[f"codex:{CX_GRAND}"] == [("subagent", f"codex:{CX_CHILD}", "act_grand", False)]
+    assert edges[f"codex:{CX_EARLY}"] == [("subagent", f"codex:{CX_ROOT}", None, False)]
+    assert edges[f"codex:{CX_SIB}"] == [("subagent", f"codex:{CX_ROOT}", None, False)]
     assert edges[f"codex:{CX_ROOT}"] == []
     assert edges[f"codex:{CX_FORK}"] == [("fork", f"codex:{CX_CHILD}", None, False)]
     assert (ls[f"codex:{CX_CHILD}"]["kind"], ls[f"codex:{CX_GRAND}"]["kind"]) == ("subagent", "subagent")

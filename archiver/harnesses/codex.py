@@ -447,12 +447,16 @@ class Codex:
             by_rollout_id[r.rollout_id or r.thread_id] = r
 
         # a spawn record names its sender (CollabAgentToolCall) or is the holding rollout's own
-        # (SubAgentActivity: sender ""); the explicit ones first, then non-forks before forks: a
-        # legacy fork copies its parent's records, activity included
+        # (sub_agent_activity: sender ""); the explicit ones first, then those of rollouts that
+        # inherit no one's records before those of forks and sub-agents: a legacy fork copies its
+        # parent's records, and a sub-agent may start with its parent's context (seed:
+        # subagent_history_start_ordinal), activity included
         found: list[tuple[int, str, str, str]] = []
         for sid in sorted(rollouts):
             r = rollouts[sid]
-            fork = bool(r.meta.get("forked_from_id") or r.meta.get("history_base"))
+            source = r.meta.get("source")
+            fork = bool(r.meta.get("forked_from_id") or r.meta.get("history_base") or r.meta.get("parent_thread_id")
+                        or (isinstance(source, dict) and "subagent" in source))
             try:
                 for sender, child, call_id in self._scan(r.file, r.st)[2]:
                     rank = 0 if sender else (2 if fork else 1)
