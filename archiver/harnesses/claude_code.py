@@ -25,6 +25,9 @@ Lineage:
 - fork: the new transcript's copied lines carry forkedFrom {sessionId, messageUuid}, each
   with its own uuid in the source: the fork point is the last copied line's messageUuid.
 - continuation: a continued-in record in A (continuedInSessionId = B) makes B continue A.
+
+A session whose transcript /cd relocated into another project folder (a `relocated` record) keeps
+the session folder and sibling files it left in the old one: one session (_merge_moved_pieces).
 """
 
 from __future__ import annotations

@@ -46,7 +46,9 @@ Lineage (child -> parent)
 - subagent: session_meta.parent_thread_id, source.subagent.thread_spawn.parent_thread_id
   (`at` = "depth=<n>"), else state_5 thread_spawn_edges, else the parent's own pointer: a
   rollout's item_completed CollabAgentToolCall `spawn_agent` naming it in receiver_thread_ids
-  (parent = its sender_thread_id, `at` = the call id); failing those, a thread whose
+  (parent = its sender_thread_id, `at` = the call id), or a legacy rollout's sub-agent activity
+  (event_msg sub_agent_activity, item_completed SubAgentActivity) naming it in agent_thread_id
+  (parent = the rollout holding it, `at` = the item id); failing those, a thread whose
   session_id (root of the tree) differs from its id gets an inferred edge to that root.
 - fork: forked_from_id. A paginated fork's history_base.thread_id is a *rollout* id; when it
   names a revert rollout the edge points at that rollout's session. `at` =
