@@ -25,6 +25,9 @@ Lineage:
 - fork: the new transcript's copied lines carry forkedFrom {sessionId, messageUuid}, each
   with its own uuid in the source: the fork point is the last copied line's messageUuid.
 - continuation: a continued-in record in A (continuedInSessionId = B) makes B continue A.
+
+A session whose transcript /cd relocated into another project folder (a `relocated` record) keeps
+the session folder and sibling files it left in the old one: one session (_merge_moved_pieces).
 """
 
 from __future__ import annotations
@@ -168,6 +171,7 @@ class ClaudeCode:
                     unlistable.add(e)
             problems += unlistable.problems(f"{self.native_root}/projects", "project folder(s)",
                                             "; their sessions are not refreshed")
+        found = _merge_moved_pieces(found)
         self._attach_continuations(found)
         self._project_cwds = {}
         for s in found:
@@ -670,6 +674,37 @@ class ClaudeCode:
                 host.sources.append(self._src(f, "blob"))
         host.sources.extend(self._project_files)
         return host if host.sources else None
+
+
+def _merge_moved_pieces(found: list[DiscoveredSession]) -> list[DiscoveredSession]:
+    """A session's files left in another project folder go with its transcript. /cd relocates the
+    transcript into the new cwd's project folder (seed record `relocated` {relocatedCwd}: "the
+    session transcript was relocated to another cwd/project directory"); its session folder
+    (tool-results/, subagents/, remote-agents/) and sibling files written before stay in the old
+    one, where they read as a session without its transcript under the same id. Session ids are
+    uuids, so those pieces are that session's: one session, not a second one that sync would
+    rename. Several transcripts of one id (a copied project) stay apart, as before."""
+    groups: dict[str, list[DiscoveredSession]] = {}
+    for s in found:
+        if s.kind != "subagent":
+            groups.setdefault(s.session_id, []).append(s)
+    drop: set[int] = set()
+    for group in groups.values():
+        if len(group) < 2:
+            continue
+        owners = [s for s in group if s.sources and s.sources[0].role == "transcript"]
+        if len(owners) != 1:
+            continue
+        owner = owners[0]
+        for piece in group:
+            if piece is owner:
+                continue
+            drop.add(id(piece))
+            owner.sources.extend(piece.sources)
+            owner.warnings.extend(w for w in piece.warnings if "without its transcript" not in w)
+            if piece.updated_at and (owner.updated_at is None or piece.updated_at > owner.updated_at):
+                owner.updated_at = piece.updated_at
+    return [s for s in found if id(s) not in drop]
 
 
 _KEY_CHAR = re.compile(r"[^A-Za-z0-9]")

@@ -46,7 +46,9 @@ Lineage (child -> parent)
 - subagent: session_meta.parent_thread_id, source.subagent.thread_spawn.parent_thread_id
   (`at` = "depth=<n>"), else state_5 thread_spawn_edges, else the parent's own pointer: a
   rollout's item_completed CollabAgentToolCall `spawn_agent` naming it in receiver_thread_ids
-  (parent = its sender_thread_id, `at` = the call id); failing those, a thread whose
+  (parent = its sender_thread_id, `at` = the call id), or a legacy rollout's sub-agent activity
+  (event_msg sub_agent_activity, item_completed SubAgentActivity) naming it in agent_thread_id
+  (parent = the rollout holding it, `at` = the item id); failing those, a thread whose
   session_id (root of the tree) differs from its id gets an inferred edge to that root.
 - fork: forked_from_id. A paginated fork's history_base.thread_id is a *rollout* id; when it
   names a revert rollout the edge points at that rollout's session. `at` =
@@ -446,13 +448,26 @@ class Codex:
         for r in rollouts.values():
             by_rollout_id[r.rollout_id or r.thread_id] = r
 
+        # a spawn record names its sender (CollabAgentToolCall) or is the holding rollout's own
+        # (sub_agent_activity: sender ""); the explicit ones first, then those of rollouts that
+        # inherit no one's records before those of forks and sub-agents: a legacy fork copies its
+        # parent's records, and a sub-agent may start with its parent's context (seed:
+        # subagent_history_start_ordinal), activity included
+        found: list[tuple[int, str, str, str]] = []
         for sid in sorted(rollouts):
+            r = rollouts[sid]
+            source = r.meta.get("source")
+            fork = bool(r.meta.get("forked_from_id") or r.meta.get("history_base") or r.meta.get("parent_thread_id")
+                        or (isinstance(source, dict) and "subagent" in source))
             try:
-                for sender, child, call_id in self._scan(rollouts[sid].file, rollouts[sid].st)[2]:
-                    if child != sender:
-                        state.spawned.setdefault(child, (sender, call_id))
+                for sender, child, call_id in self._scan(r.file, r.st)[2]:
+                    rank = 0 if sender else (2 if fork else 1)
+                    found.append((rank, sender or r.thread_id, child, call_id))
             except Exception:  # noqa: BLE001 (reported where the session is read)
                 continue
+        for _rank, sender, child, call_id in sorted(found, key=lambda x: x[0]):
+            if child != sender:
+                state.spawned.setdefault(child, (sender, call_id))
         sessions: list[DiscoveredSession] = []
         thread_ids = {r.thread_id for r in rollouts.values()}
         for sid in sorted(rollouts):
@@ -769,7 +784,7 @@ class Codex:
         rollouts persist every TurnItem): the parent's own pointer to a child (seed linking
         "subagents")."""
         st = st or f.stat()
-        key = file_state_key("codex:scan:v2", f, st)
+        key = file_state_key("codex:scan:v3", f, st)  # v3: SubAgentActivity spawns too
         hit = cache_get(self.ctx.cache, key)
         if isinstance(hit, list) and len(hit) == 3 and isinstance(hit[2], list):
             return int(hit[0]), [int(b) for b in hit[1]], [list(map(str, x)) for x in hit[2]]
@@ -784,7 +799,9 @@ class Codex:
                 ok, rec = parse_line(line)
                 if not ok:
                     bad.append(line.no)
-                elif line.data is not None and b"CollabAgentToolCall" in line.data:
+                elif line.data is not None and (b"CollabAgentToolCall" in line.data
+                                                or b"ub_agent_activity" in line.data
+                                                or b"SubAgentActivity" in line.data):
                     spawns.extend(_spawns(rec))
         cache_put(self.ctx.cache, key, [n, bad, spawns])
         return n, bad, spawns
@@ -1279,9 +1296,21 @@ def _is_shell_snapshot(f: Path, tid: str) -> bool:
 
 def _spawns(rec: Any) -> list[list[str]]:
     """[sender, child, call id] of each thread an item_completed CollabAgentToolCall spawn_agent
-    record names (seed: sender_thread_id, receiver_thread_ids; item.id is the tool call id)."""
+    record names (seed: sender_thread_id, receiver_thread_ids; item.id is the tool call id); and
+    [sender or "" (the rollout holding it), child, item id] of a sub-agent activity record, the
+    one pointer to a child a legacy rollout keeps (seed linking "subagents": SubAgentActivity
+    agent_thread_id; event_msg sub_agent_activity and item_completed SubAgentActivity
+    kind=completed are what legacy rollouts persist, CollabAgentToolCall only paginated ones)."""
     payload = rec.get("payload") if isinstance(rec, dict) else None
+    if isinstance(payload, dict) and payload.get("type") == "sub_agent_activity":
+        child = payload.get("agent_thread_id")
+        return [["", child, ""]] if isinstance(child, str) and child else []
     item = payload.get("item") if isinstance(payload, dict) and payload.get("type") == "item_completed" else None
+    if isinstance(item, dict) and item.get("type") == "SubAgentActivity":
+        child, sender = item.get("agent_thread_id"), payload.get("thread_id")  # type: ignore[union-attr]
+        if not isinstance(child, str) or not child:
+            return []
+        return [[sender if isinstance(sender, str) else "", child, item.get("id") if isinstance(item.get("id"), str) else ""]]
     if not isinstance(item, dict) or item.get("type") != "CollabAgentToolCall" or item.get("tool") != "spawn_agent":
         return []
     sender, children = item.get("sender_thread_id"), item.get("receiver_thread_ids")
