@@ -238,8 +238,13 @@ def test_claude_redacted_or_odd_references_are_left_alone(box: Box) -> None:
         _bash_result("u0000000-0000-4000-8000-000000000011", "u0000000-0000-4000-8000-000000000010", "toolu_01Y",
                      f"{C_SID}/tool-results/{C_KEPT}.txt"),
     ]
+    # the preview's path ending at the closing tag (no newline after it): relinked with the field
+    compact = _bash_result("u0000000-0000-4000-8000-000000000012", "u0000000-0000-4000-8000-000000000011", "toolu_01Z",
+                           kept)
+    compact["message"]["content"][0]["content"] = f"<persisted-output>Output too large. Full output saved to: {kept}" \
+                                                  "</persisted-output>"
     with transcript.open("a") as f:
-        f.write("".join(_line(r) for r in odd))
+        f.write("".join(_line(r) for r in [*odd, compact]))
     box.sync()
     to = box.base / "odd"
     out = _restore(box, to, f"claude-code:{C_SID}")
@@ -250,6 +255,10 @@ def test_claude_redacted_or_odd_references_are_left_alone(box: Box) -> None:
     assert lines[9]["message"]["content"][0]["content"] == _preview(placeholder)
     assert lines[10]["toolUseResult"]["persistedOutputPath"] == f"{C_SID}/tool-results/{C_KEPT}.txt"
     assert lines[10]["message"]["content"][0]["content"] == _preview(f"{C_SID}/tool-results/{C_KEPT}.txt")
+    restored = str(to.resolve() / next(f for f in out["files"] if f.endswith(f"/tool-results/{C_KEPT}.txt")))
+    assert lines[11]["toolUseResult"]["persistedOutputPath"] == restored
+    assert lines[11]["message"]["content"][0]["content"] == \
+        f"<persisted-output>Output too large. Full output saved to: {restored}</persisted-output>"
     [note] = [w for w in out["warnings"] if w.startswith(f"claude-code:{C_SID}: ")]
     assert "3 toolUseResult.persistedOutputPath value(s), 3 <persisted-output> preview path(s)" in note, note
 

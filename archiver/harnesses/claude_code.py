@@ -712,10 +712,10 @@ _PERSISTED_RE = string_field("persistedOutputPath")
 _OUTPUT_FILE_RE = string_field("outputFile")
 _PERSISTED_TAG = b"<persisted-output>"
 # a tool result's <persisted-output> preview (a JSON string that starts with the tag) and the path of
-# its "Full output saved to: <path>" line (group 1): raw up to the line's end (an escaped newline) or
-# the string's, with no escape inside (a path spelled with one is left as archived)
-_PREVIEW_RE = re.compile(
-    rb'(?<!\\)"<persisted-output>(?:[^"\\]|\\.){0,1024}?Full output saved to: ([^"\\]+)(?=\\n|")')
+# its "Full output saved to: <path>" line (group 1): raw up to the line's end (an escaped newline),
+# the closing tag or the string's end, with no escape inside (a path spelled with one is left as archived)
+_PREVIEW_RE = re.compile(rb'(?<!\\)"<persisted-output>(?:[^"\\]|\\.){0,1024}?Full output saved to: '
+                         rb'([^"\\]+?)(?=\\n|"|</persisted-output>)')
 
 
 def _relink_transcript(path: str, plain: Path, root: Path, moved: dict[str, str], prefix: str) -> str | None:
