@@ -268,7 +268,8 @@ class DeepSeekHarness:
             return (f"header.parentSession of {artifact.path} is left as archived: its parent file is not in this "
                     "restore")
         if new != parent and not replace_first_line_value(plain, first, "parentSession", parent, new):
-            return f"header.parentSession of {artifact.path} is left as archived: the header holds it more than once"
+            return (f"header.parentSession of {artifact.path} is left as archived: its header line does not hold "
+                    "that value once as a plain string field")
         return None
 
     def __init__(self, ctx: HarnessContext) -> None:
