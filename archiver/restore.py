@@ -139,8 +139,10 @@ RelinkHook = Callable[..., "str | None"]
 def relink_hooks() -> dict[str, RelinkHook]:
     """Harness name -> its hook that makes a restored file name other restored files where this
     restore put them, by absolute path, on every restore (pi: a fork's header.parentSession and
-    the fullOutputPath of an archived temp file; Claude Code: sessions-index.json's
-    fullPath)."""
+    the fullOutputPath of an archived temp file; Claude Code: sessions-index.json's fullPath, a
+    transcript's toolUseResult.persistedOutputPath, <persisted-output> preview path and Agent
+    outputFile; OpenCode: tool state metadata.outputPath, in the extract before it is merged;
+    DeepSeek: header.parentSession given as a path)."""
     return {name: cls.relink_restored for name, cls in _harness_classes().items() if hasattr(cls, "relink_restored")}
 
 

@@ -15,6 +15,7 @@ import pytest
 from archiver.demo.claude_sample import append_turn, make_claude_home
 from archiver.redact.base import RedactionReport
 from tests.fx_archiver import USER, Env, decrypt_with_cli, env  # noqa: F401
+from tests.fx_s32_relinks import claude_relinked
 
 
 def _redactor(e: Env):  # type: ignore[no-untyped-def]
@@ -92,7 +93,9 @@ def test_sync_ls_lineage_restore_roundtrip(env: Env) -> None:  # noqa: F811
                 p for p in env.home.rglob("*")
                 if p.is_file() and _redactor(env).redact_relpath(p.relative_to(env.home).as_posix(), RedactionReport()) == art["path"]
             )
-            assert restored[art["path"]] == _expected_redacted(env, original, art["format"]), art["path"]
+            # (a transcript names the tool-results files restored with it under the target)
+            assert restored[art["path"]] == claude_relinked(_expected_redacted(env, original, art["format"]), target,
+                                                            restored), art["path"]
 
     everything = b"".join(restored.values()) + "".join(restored).encode()
     for secret in (USER.encode(), b"/home/alice"):
@@ -133,7 +136,8 @@ def test_objects_read_with_age_and_zstd_cli(env: Env) -> None:  # noqa: F811
     env.cli_json("sync")
     target = env.base / "restored"
     env.cli_json("restore", "--all", "--to", str(target), identity=True)
-    restored = set(_all_files(target).values())
+    files = _all_files(target)
+    restored = set(files.values())
     manifests = [k for k in env.keys_in_bucket() if "/snapshots/" in k]
     assert len(manifests) == 1
     manifest = json.loads(decrypt_with_cli(env.identity, env.raw_object(manifests[0])))
@@ -144,7 +148,7 @@ def test_objects_read_with_age_and_zstd_cli(env: Env) -> None:  # noqa: F811
                 decrypt_with_cli(env.identity, env.raw_object(f"{env.prefix}/objects/{oid[:2]}/{oid}"))
                 for oid in art["objects"]
             )
-            assert data in restored
+            assert claude_relinked(data, target, files) in restored  # (tool-results named under the target)
 
 
 def test_incremental_sync_uploads_only_new_lines(env: Env) -> None:  # noqa: F811
@@ -172,9 +176,10 @@ def test_incremental_sync_uploads_only_new_lines(env: Env) -> None:  # noqa: F81
     assert len(transcript["objects"]) == 2
     # and the whole file restores equal to the redacted source
     target = env.base / "r"
-    env.cli_json("restore", f"claude-code:{s.main}", "--to", str(target), identity=True)
+    out = env.cli_json("restore", f"claude-code:{s.main}", "--to", str(target), identity=True)
     src = s.root / "projects" / s.project_key / f"{s.main}.jsonl"
-    assert (target / transcript["path"]).read_bytes() == _expected_redacted(env, src, "jsonl")
+    assert (target / transcript["path"]).read_bytes() == claude_relinked(_expected_redacted(env, src, "jsonl"), target,
+                                                                         out["files"])
     assert first["sessions"]["total"] == third["sessions"]["total"]
 
 

@@ -20,6 +20,7 @@ import zstandard
 from archiver.harnesses.base import HarnessContext, load_harness
 from archiver.redact.base import RedactionReport
 from tests.fx_archiver import USER, Env, env  # noqa: F401
+from tests.fx_s32_relinks import claude_relinked
 
 GENERATORS = {
     "claude-code": ("archiver.demo.claude_sample", "make_claude_home"),
@@ -92,7 +93,13 @@ def test_harness_roundtrip(env: Env, harness: str) -> None:  # noqa: F811
             art = next(a for a in arts.values() if a["role"] == src.role and _same_file(a["path"], src.path, red))
             restored = target / art["path"]
             assert restored.is_file(), art["path"]
-            relink = _pi_relinked(target, arts, every) if harness == "pi" and src.role == "transcript" else None
+            relink: Callable[[bytes], bytes] | None = None
+            if src.role == "transcript" and harness == "pi":
+                relink = _pi_relinked(target, arts, every)
+            elif src.role == "transcript" and harness == "claude-code":
+                relink = functools.partial(claude_relinked, root=target, restored=every)
+            elif src.role == "transcript" and harness == "deepseek-harness":
+                relink = _deepseek_relinked(target, every)
             _check_equal(env, red, src, restored, art, relink)
 
     for p in target.rglob("*"):
@@ -136,6 +143,22 @@ def _pi_relinked(target: Path, arts: dict[str, dict[str, Any]],
     def relink(data: bytes) -> bytes:
         data = re.sub(rb'(?<!\\)("fullOutputPath":)"((?:[^"\\]|\\.)*)"', swap, data)
         return re.sub(rb'(?<!\\)("parentSession":)"((?:[^"\\]|\\.)*)"', parent, data, count=1)
+
+    return relink
+
+
+def _deepseek_relinked(target: Path, every: dict[str, dict[str, Any]]) -> Callable[[bytes], bytes]:
+    """What restore writes of a DeepSeek transcript: a header parentSession given as a path names
+    the parent's restored transcript under the target."""
+    def parent(m: re.Match[bytes]) -> bytes:
+        old = json.loads(b'"' + m.group(2) + b'"')
+        rel = ".deepseek/sessions/" + old.rsplit("/.deepseek/sessions/", 1)[-1]
+        new = str(target.resolve() / rel) if old.startswith("/") and rel in every else None
+        return m.group(1) + json.dumps(new, ensure_ascii=False).encode() if new else m.group(0)
+
+    def relink(data: bytes) -> bytes:
+        first, eol, rest = data.partition(b"\n")
+        return re.sub(rb'(?<!\\)("parentSession":)"((?:[^"\\]|\\.)*)"', parent, first, count=1) + eol + rest
 
     return relink
 

@@ -186,6 +186,9 @@ def test_restore_relocates_every_harness(env: Env, harness: str) -> None:  # noq
             # an archived pi temp output file is named where each restore put it, under its root
             expected = expected.replace(b'"fullOutputPath":"' + str(plain.resolve()).encode() + b"/",
                                         b'"fullOutputPath":"' + str(moved.resolve()).encode() + b"/")
+            # so is every other path relinked to a restored file (Claude's persistedOutputPath and its
+            # preview, a DeepSeek parentSession path): under each restore's own root
+            expected = expected.replace(str(plain.resolve()).encode() + b"/", str(moved.resolve()).encode() + b"/")
             assert after[new_path] == expected, new_path
     if harness == "opencode":
         dbs = [moved / p for p in after if p.endswith("opencode.db")]

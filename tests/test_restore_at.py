@@ -19,6 +19,7 @@ from archiver.cli import main
 from archiver.commands.reading import iso_utc, parse_at
 from archiver.demo.claude_sample import ClaudeSample, make_claude_home
 from tests.fx_home import USER, Box, box  # noqa: F401
+from tests.fx_s32_relinks import rooted
 
 UTC = timezone.utc
 
@@ -37,7 +38,8 @@ def _cli(box: Box, *args: str, expect: int | None = 0) -> Any:  # noqa: F811
 
 
 def _tree(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+    """The files under root, its own path in them (a path restore names a restored file by) as <ROOT>."""
+    return {str(p.relative_to(root)): rooted(p.read_bytes(), root) for p in sorted(root.rglob("*")) if p.is_file()}
 
 
 def _transcript(s: ClaudeSample) -> Path:
@@ -132,7 +134,7 @@ def test_restore_at_gives_the_earlier_state_byte_for_byte(box: Box) -> None:  # 
     # one session, by key, as of the first state
     one = box.base / "r-one"
     _cli(box, "restore", f"claude-code:{s.main}", "--at", first, "--to", str(one))
-    assert (one / rel).read_bytes() == state1[rel]
+    assert rooted((one / rel).read_bytes(), one) == state1[rel]
 
     # ls, lineage and export read the same past
     at_first = {x["key"]: x for x in _cli(box, "ls", "--at", first)["sessions"]}

@@ -6,7 +6,8 @@ secret in each string field, a delegated child (origin subagent, parentSession =
 child at depth 2 (parentSession = file path), children named only by the parent's
 `tool-workflow/agent-start` and by a subagent-settled notice in `agent/inbox/spliced`, a fork
 with an inherited prefix and its `session/end-seed {inherited: true}` cut, a fork of that fork
-whose prefix ends in the ancestor marker, a fork naming its parent by path, a session resumed in
+whose prefix ends in the ancestor marker, a fork naming its parent by path (restore names the
+restored parent file there, as in the child naming its parent by path), a session resumed in
 place (untagged marker), a seeded session, an empty file, a header only, a torn last line, CRLF,
 a 300 KB line, a corrupt line, a minimal header with createdAt in seconds and an unknown required
 event. The real CLI syncs it to a file:// store; objects are read back with `age` and `zstd`.
@@ -15,6 +16,7 @@ event. The real CLI syncs it to a file:// store; objects are read back with `age
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -150,9 +152,22 @@ def test_verify_export_and_restore_family_elsewhere(world: dict[str, Any], tmp_p
     fam = {DS_MAIN, DS_CHILD, DS_GRAND, DS_WF, DS_NOTICE, DS_FORK, DS_FORK2, DS_FORK_P}
     assert sorted(out["sessions"]) == sorted(key(s) for s in fam)
     assert out["errors"] == out["refused"] == out["integrity_errors"] == []
+    relinked = set()
     for sid in fam:
         art = transcript(w, sid)
-        assert (to / art["path"]).read_bytes() == object_bytes(w, art), sid
+        want, parent = object_bytes(w, art), None
+        first, eol, rest = want.partition(b"\n")
+        m = re.search(rb'(?<!\\)"parentSession":"((?:[^"\\]|\\.)*)"', first)
+        if m and json.loads(b'"' + m.group(1) + b'"').startswith("/"):
+            # a parentSession naming the parent's file by absolute path names it where this restore
+            # put it (the parent is in the family); only that string differs from the archived bytes
+            [(_rel, parent, _at)] = w["f"].edges[sid]
+            new = json.dumps(str(to.resolve() / transcript(w, parent)["path"]), ensure_ascii=False).encode()
+            want = first[:m.start(1) - 1] + new + first[m.end(1) + 1:] + eol + rest
+            relinked.add(sid)
+        assert (to / art["path"]).read_bytes() == want, sid
+    assert relinked == {DS_GRAND, DS_FORK_P}
+    assert not [x for x in out["warnings"] if "parentSession" in x], out["warnings"]
     assert len([p for p in to.rglob("*") if p.is_file()]) == len(fam)
 
 

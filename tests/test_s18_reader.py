@@ -116,17 +116,22 @@ def _tree(root: Path) -> dict[str, Path]:
 
 def _dump(db: Path, target: Path) -> list[str]:
     text = subprocess.run(["sqlite3", str(db), ".dump"], capture_output=True, text=True, check=True).stdout
-    return text.replace(str(target.resolve()), "<TARGET>").splitlines()
+    return _relinks_named(text.encode()).decode().replace(str(target.resolve()), "<TARGET>").splitlines()
 
 
 # Absolute paths that restore points at the copies it wrote under its target (s30: pi's
-# fullOutputPath temp files, Claude's legacy sessions-index.json fullPath), where the archive and
-# this reader keep the value as archived: compared by the file name they end with.
-_RELINKED = re.compile(rb'("(?:fullOutputPath|fullPath|parentSession)"[ \t]*:[ \t]*)"((?:[^"\\]|\\.)*)"')
+# fullOutputPath temp files, Claude's legacy sessions-index.json fullPath; s32: Claude's
+# persistedOutputPath, its <persisted-output> preview and an Agent outputFile, OpenCode's
+# metadata.outputPath, a DeepSeek parentSession), where the archive and this reader keep the value
+# as archived: compared by the file name they end with.
+_RELINKED = re.compile(rb'("(?:fullOutputPath|fullPath|parentSession|persistedOutputPath|outputFile|outputPath)"'
+                       rb'[ \t]*:[ \t]*)"((?:[^"\\]|\\.)*)"')
+_PREVIEW = re.compile(rb'("<persisted-output>(?:[^"\\]|\\.)*?Full output saved to: )([^"\\]+?)(?=\\n|"|</persisted-output>)')
 
 
 def _relinks_named(data: bytes) -> bytes:
-    return _RELINKED.sub(lambda m: m.group(1) + b'"' + re.split(rb"/|\\\\", m.group(2))[-1] + b'"', data)
+    data = _RELINKED.sub(lambda m: m.group(1) + b'"' + re.split(rb"/|\\\\", m.group(2))[-1] + b'"', data)
+    return _PREVIEW.sub(lambda m: m.group(1) + m.group(2).rsplit(b"/", 1)[-1], data)
 
 
 def _same_file(a: Path, ta: Path, b: Path, tb: Path) -> bool:

@@ -19,6 +19,7 @@ import pytest
 
 from tests.fx_s3 import make_bucket, s3_client, s3_server, unique_bucket_name  # noqa: F401  (fixture)
 from tests.fx_s25_contract import HARNESSES, HOST, Arch, Ran, build_arch, toml_dumps, tree_bytes
+from tests.fx_s32_relinks import claude_relinked
 
 KINDS = {"main", "subagent", "fork", "revert", "host"}
 RELATIONS = {"subagent", "fork", "revert", "continuation"}
@@ -197,9 +198,12 @@ def test_archive_reads_with_age_zstd_and_format_md_alone(s3arch: Arch) -> None:
     session = next(s for s in doc["sessions"] if s["key"] == f"claude-code:{sid}")
     art = next(a for a in session["artifacts"] if a["role"] == "transcript")
     by_hand = b"".join(read["objects"][o] for o in art["objects"])
-    ran = s3arch.run("restore", f"claude-code:{sid}", "--to", str(s3arch.base / "r-hand"), identity=True)
+    hand = s3arch.base / "r-hand"
+    ran = s3arch.run("restore", f"claude-code:{sid}", "--to", str(hand), identity=True)
     assert ran.code == 0, ran
-    assert (s3arch.base / "r-hand" / art["path"]).read_bytes() == by_hand
+    wrote = [p.relative_to(hand).as_posix() for p in hand.rglob("*") if p.is_file()]
+    # (restore names the tool-results files it wrote with the transcript under its target)
+    assert (hand / art["path"]).read_bytes() == claude_relinked(by_hand, hand, wrote)
     assert b"alice" not in by_hand
 
 

@@ -14,12 +14,13 @@ import shutil
 import time
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import pytest
 
 from tests.fx_s25_contract import (HOST, Arch, ClockSkewProxy, Ran, append_claude_line, build_arch, tree_bytes)
 from tests.fx_s3 import make_bucket, s3_client, s3_server, unique_bucket_name  # noqa: F401  (fixture)
+from tests.fx_s32_relinks import claude_relinked
 from tests.test_s25_contract import age_zstd_decrypt, derived_key, folder_objects, merged, one_line_error
 
 LOCK_LIFECYCLE = {"archiver-objects-tiering", "archiver-abort-incomplete-multipart", "archiver-noncurrent-versions"}
@@ -80,9 +81,12 @@ def transcript_of(session: dict[str, Any]) -> dict[str, Any]:
     return next(a for a in session["artifacts"] if a["role"] == "transcript")
 
 
-def check_restored(target: Path, sessions: list[dict[str, Any]]) -> None:
+def check_restored(target: Path, sessions: list[dict[str, Any]], plaintext: Callable[[str], bytes]) -> None:
     """Every artifact of `sessions` is under `target` with its archived size (and sha256 where
-    the file is one object: FORMAT.md §5), except a jsonl.zst (compressed again on restore)."""
+    the file is one object: FORMAT.md §5), except a jsonl.zst (compressed again on restore). A
+    Claude Code transcript names the tool-results files restored with it under the target (s32
+    relinks): it is the archived bytes (`plaintext`: object id -> its plaintext) relinked so."""
+    wrote = [p.relative_to(target).as_posix() for p in target.rglob("*") if p.is_file()]
     for s in sessions:
         for a in s["artifacts"]:
             f = target / a["path"]
@@ -90,9 +94,21 @@ def check_restored(target: Path, sessions: list[dict[str, Any]]) -> None:
             if a["format"] == "jsonl.zst":
                 continue
             data = f.read_bytes()
+            if s["harness"] == "claude-code" and a["role"] == "transcript":
+                archived = b"".join(plaintext(o) for o in a["objects"])
+                assert len(archived) == a["size"], a["path"]
+                if len(a["objects"]) <= 1:
+                    assert hashlib.sha256(archived).hexdigest() == a["sha256"], a["path"]
+                assert data == claude_relinked(archived, target, wrote), a["path"]
+                continue
             assert len(data) == a["size"], a["path"]
             if len(a["objects"]) <= 1:
                 assert hashlib.sha256(data).hexdigest() == a["sha256"], a["path"]
+
+
+def plaintexts(stored: dict[str, bytes], identity: Path, prefix: str = "") -> Callable[[str], bytes]:
+    """Object id -> its plaintext, from a store's files (FORMAT.md §2)."""
+    return lambda oid: age_zstd_decrypt(identity, stored[f"{prefix}objects/{oid[:2]}/{oid}"])
 
 
 def first_line(ran: Ran) -> str:
@@ -302,7 +318,7 @@ def test_hold_keeps_a_session_through_prune(lockarch: Arch) -> None:
     target = lockarch.base / "r-held"
     back = lockarch.run("restore", held, "--at", lockarch.made["between"], "--to", str(target), "--json", identity=True)
     assert back.code == 0, back
-    check_restored(target, [old[held]])
+    check_restored(target, [old[held]], plaintexts(stored, lockarch.identity, prefix))
     lockarch.made["held"] = (held, first.json()["snapshot"], old_transcript, set(transcript_of(old[other])["objects"]))
 
 
@@ -448,7 +464,7 @@ def test_rekey_and_recovery_key(fa: Arch, tmp_path: Path) -> None:
     back = fa.run("restore", "--all", "--to", str(target), "--json", "--identity", str(rec),
                   "--identity-passphrase-file", str(pp), config=rk_cfg)
     assert back.code == 0 and back.json()["integrity_errors"] == [], back
-    check_restored(target, list(before.values()))
+    check_restored(target, list(before.values()), plaintexts(folder_objects(store_of(fa)), fa.identity))
     # a wrong or missing passphrase is a clear error, not an integrity failure
     wrong = tmp_path / "wrong"
     wrong.write_text("not it\n")
@@ -657,13 +673,13 @@ def test_restore_with_family_and_all(fa: Arch, tmp_path: Path) -> None:
     doc = ran.json()
     assert set(doc) >= {"sessions", "files", "refused", "integrity_errors", "warnings", "skipped", "errors"}
     assert set(doc["sessions"]) == family and doc["refused"] == doc["integrity_errors"] == doc["errors"] == []
-    check_restored(target, [latest[k] for k in family])
+    check_restored(target, [latest[k] for k in family], plaintexts(store, fa.identity))
     assert not (target / ".codex").exists() and not (target / ".claude" / "history.jsonl").exists()
     everything = tmp_path / "all"
     ran = fa.run("restore", "--all", "--to", str(everything), "--json", identity=True)
     assert ran.code == 0, ran
     doc = ran.json()
     assert set(doc["sessions"]) == set(latest) and doc["skipped"] == [] and doc["integrity_errors"] == []
-    check_restored(everything, list(latest.values()))
+    check_restored(everything, list(latest.values()), plaintexts(store, fa.identity))
     one_line_error(fa.run("restore", "--to", str(tmp_path / "none"), "--json", identity=True), "--all")
     assert folder_objects(store_of(fa)) == store

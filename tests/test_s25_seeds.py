@@ -162,7 +162,12 @@ def test_restore_with_family_relocated_gives_the_planted_bytes(run: Run, which: 
             assert data[:4] == b"\x28\xb5\x2f\xfd", f"{rel}: not restored compressed"
             with zstandard.ZstdDecompressor().stream_reader(io.BytesIO(data), read_across_frames=True) as z:
                 data = z.read()
-        assert data == replace_home(want, USER_HOME, NEW_HOME), f"{rel}: restored bytes differ"
+        want = replace_home(want, USER_HOME, NEW_HOME)
+        if which == "claude" and rel.endswith(".jsonl"):
+            # a persistedOutputPath names the tool-results file where this restore put it
+            want = want.replace(f'"persistedOutputPath":"{NEW_HOME}/.claude/projects/'.encode(),
+                                f'"persistedOutputPath":"{to.resolve()}/.claude/projects/'.encode())
+        assert data == want, f"{rel}: restored bytes differ"
 
 
 def test_restored_codex_state_names_the_current_rollouts(run: Run, tmp_path: Path) -> None:

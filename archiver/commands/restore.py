@@ -120,8 +120,11 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
                          "--json` shows as cwd) as if it were at NEW: folder names derived from it or from a "
                          "cwd the session moved to below it (Claude Code's projects/<key>, pi's "
                          "sessions/--<cwd>--, Cursor's chats/<md5>, OpenCode's snapshot/<project>/<sha1>) and "
-                         "the paths inside transcripts and databases (a pi fork's parentSession names the "
-                         "restored parent file on every restore); repeatable, the longest OLD wins")
+                         "the paths inside transcripts and databases; repeatable, the longest OLD wins. On "
+                         "every restore, relocated or not, paths naming another restored file name it under "
+                         "--to: pi's parentSession and fullOutputPath, Claude Code's persistedOutputPath, "
+                         "<persisted-output> preview, Agent outputFile and sessions-index fullPath, "
+                         "OpenCode's metadata.outputPath, a DeepSeek parentSession path")
     sp.add_argument("--overwrite", action="store_true",
                     help="replace files of the target that hold other content (default: refuse and report them)")
     sp.add_argument("--host", help="only sessions last archived by this host id (hosts share paths such as "

@@ -10,6 +10,9 @@ history.jsonl, paste-cache/ and the per-project files that belong to no one sess
 (projects/<key>/sessions-index.json, projects/<key>/memory/) form the host session. On restore
 the legacy sessions-index.json's entries name the restored transcripts (`fullPath`:
 relink_restored); its `projectPath` / `originalPath`, the project's cwd, move with --relocate.
+So do a restored transcript's toolUseResult.persistedOutputPath and `<persisted-output>` preview
+path name the restored tool-results/ file, and an Agent result's outputFile a restored file of
+projects/ it names (a subagent transcript).
 
 Complete transcript lines (main and subagent) that are not JSON are kept as they are and
 counted in a session warning naming the file and the line numbers, never their content, as
@@ -48,6 +51,7 @@ from archiver.harnesses.jsonl_probe import (
     MAX_PROBE_LINE, head_records, looks_like_json, parse_line, records_containing, scan_lines, tail_records,
     unparseable_warning,
 )
+from archiver.harnesses.relinking import json_string, restored_path, rewrite_lines, string_field
 from archiver.model import Artifact, DiscoveredSession, Format, LineageEdge, Session, SourceArtifact, is_utf8, session_key
 
 NAME = "claude-code"
@@ -86,8 +90,16 @@ class ClaudeCode:
         not hold it (a pruned transcript). projectPath and originalPath are the project's cwd:
         --relocate rewrites them as every cwd (relocate.py); a plain restore keeps the archived
         one, as in the transcripts. Every other byte is kept; a value that names no transcript
-        path is left as archived and reported."""
+        path is left as archived and reported.
+
+        A restored transcript (main or subagent, `projects/<key>/...jsonl`): see
+        `_relink_transcript` (toolUseResult.persistedOutputPath, the `<persisted-output>`
+        preview's path, toolUseResult.outputFile)."""
         prefix = f"{cls.native_root}/projects/"
+        if artifact.role == "transcript":
+            if artifact.format != "jsonl" or not artifact.path.startswith(prefix):
+                return None
+            return _relink_transcript(artifact.path, plain, root, moved, prefix)
         parts = artifact.path.split("/")
         if artifact.role != "index" or not artifact.path.startswith(prefix) or len(parts) != 4 \
                 or parts[-1] != PROJECT_INDEX:
@@ -726,6 +738,101 @@ def _index_transcript(value: str, prefix: str, own: str, restored: set[str]) -> 
         return None
     named = f"{prefix}{folder}/{rest}"
     return named if named in restored else f"{own}/{rest}"
+
+
+# toolUseResult fields naming a file by absolute path: the tool-results/ file a large result was
+# moved to (seed sidecar references) and an Agent call's outputFile (seed subagents: a temp file,
+# unless it names a file of the projects/ layout, which the archive may hold)
+_PERSISTED_RE = string_field("persistedOutputPath")
+_OUTPUT_FILE_RE = string_field("outputFile")
+_PERSISTED_TAG = b"<persisted-output>"
+# a tool result's <persisted-output> preview (a JSON string that starts with the tag) and the path of
+# its "Full output saved to: <path>" line (group 1): raw up to the line's end (an escaped newline),
+# the closing tag or the string's end, with no escape inside (a path spelled with one is left as archived)
+_PREVIEW_RE = re.compile(rb'(?<!\\)"<persisted-output>(?:[^"\\]|\\.){0,1024}?Full output saved to: '
+                         rb'([^"\\]+?)(?=\\n|"|</persisted-output>)')
+
+
+def _relink_transcript(path: str, plain: Path, root: Path, moved: dict[str, str], prefix: str) -> str | None:
+    """A restored transcript's absolute paths to files of this restore under projects/, named where
+    it put them (root/<restored path>), every other byte as archived, streamed line by line:
+    each toolUseResult.persistedOutputPath (the `<session-id>/tool-results/<id>.txt` file), the
+    path a `<persisted-output>` preview gives after "Full output saved to: ", and an outputFile
+    that names a file of the layout (a subagent transcript). A file is found by its path after
+    `projects/<folder>/` (the folder may differ: a relocated restore renames it), in that folder
+    when several have it. A persistedOutputPath or preview path naming no file of this restore
+    is left as archived and reported; so is an outputFile into a projects/ folder, but not one
+    naming a temp file (Claude Code's tasks/<id>.output), which no archive holds."""
+    by_rest: dict[str, list[tuple[str, str]]] | None = None
+    persisted, preview, output_file = ("toolUseResult.persistedOutputPath value(s)",
+                                       "<persisted-output> preview path(s)", "outputFile value(s) into a projects/ folder")
+    left = dict.fromkeys((persisted, preview, output_file), 0)  # what names no file of the restore, by kind
+
+    def target(value: str | None) -> tuple[str | None, bool]:
+        """(the absolute restored path `value` names, whether it names a file of the layout)."""
+        nonlocal by_rest
+        if value is None or not value.startswith("/") or "\0" in value or "\\" in value \
+                or "/projects/" not in value:
+            return None, False
+        folder, _, rest = value.rsplit("/projects/", 1)[1].partition("/")
+        if not rest or any(n in ("", ".", "..") for n in (folder, *rest.split("/"))):
+            return None, False
+        to = moved.get(f"{prefix}{folder}/{rest}")
+        if to is None:
+            if by_rest is None:
+                by_rest = _files_by_rest(prefix, moved)
+            found = by_rest.get(rest, [])
+            same = {t for f, t in found if folder in (f, t[len(prefix):].split("/", 1)[0])}
+            pick = same or {t for _f, t in found}
+            to = next(iter(pick)) if len(pick) == 1 else None
+        return (restored_path(root, to) if to is not None else None), True
+
+    def field(kind: str) -> Callable[[re.Match[bytes]], bytes]:
+        def swap(m: re.Match[bytes]) -> bytes:
+            value = json_string(m.group(2))
+            new, layout = target(value)
+            if new is None:
+                if kind == persisted or layout:
+                    left[kind] += 1
+                return m.group(0)
+            return m.group(1) + orjson.dumps(new) if new != value else m.group(0)
+        return swap
+
+    def in_preview(m: re.Match[bytes]) -> bytes:
+        try:
+            value: str | None = m.group(1).decode()
+        except UnicodeDecodeError:
+            value = None
+        new, _layout = target(value)
+        if new is None:
+            left[preview] += 1
+            return m.group(0)
+        return m.group(0)[: m.start(1) - m.start()] + orjson.dumps(new)[1:-1]
+
+    swaps = ((b'"persistedOutputPath"', _PERSISTED_RE, field(persisted)),
+             (b'"outputFile"', _OUTPUT_FILE_RE, field(output_file)))
+
+    def rewrite(line: bytes) -> bytes:
+        for needle, rx, swap in swaps:
+            if needle in line:
+                line = rx.sub(swap, line)
+        return _PREVIEW_RE.sub(in_preview, line) if _PERSISTED_TAG in line else line
+
+    rewrite_lines(plain, (b'"persistedOutputPath"', b'"outputFile"', _PERSISTED_TAG), rewrite)
+    counts = [f"{n} {what}" for what, n in left.items() if n]
+    return f"{path}: {', '.join(counts)} name no file of this restore; left as archived" if counts else None
+
+
+def _files_by_rest(prefix: str, moved: dict[str, str]) -> dict[str, list[tuple[str, str]]]:
+    """The path after `projects/<folder>/` of each archived file of the restore under `prefix`
+    -> [(that folder, its restored path)]."""
+    out: dict[str, list[tuple[str, str]]] = {}
+    for archived, to in moved.items():
+        if archived.startswith(prefix):
+            folder, _, rest = archived[len(prefix):].partition("/")
+            if rest:
+                out.setdefault(rest, []).append((folder, to))
+    return out
 
 
 def project_key(cwd: str) -> str:

@@ -51,7 +51,8 @@ Lineage
   the ones after the prefix's own last inherited marker (an ancestor's cut) are the parent's
   own. That id picks the parent among several matching sessions, and gives the (inferred)
   edge when no session on this machine matches (the parent's file is gone or elsewhere).
-- parentSession may be a session id or a file path; both are resolved to a header id.
+- parentSession may be a session id or a file path; both are resolved to a header id. On restore
+  an absolute path names the parent's restored transcript (relink_restored).
 Title: the last `session/title` event's data.title.
 Created: header.createdAt. The catalog types it only as a number (event `time` is epoch ms), so a
 value that reads as seconds, micro- or nanoseconds by its magnitude is scaled to ms (as Cursor's
@@ -76,7 +77,8 @@ from archiver.harnesses.common import (
     relative_or_absolute, sorted_paths, unexpected_shape,
 )
 from archiver.harnesses.jsonl_probe import Line, parse_line, scan_lines, unparseable_warning
-from archiver.model import DiscoveredSession, LineageEdge, SourceArtifact, session_key
+from archiver.harnesses.relinking import replace_first_line_value, restored_path
+from archiver.model import Artifact, DiscoveredSession, LineageEdge, Session, SourceArtifact, session_key
 
 NAME = "deepseek-harness"
 MAX_LINE = 8 * 1024 * 1024
@@ -235,6 +237,40 @@ class _PrefixIndex:
 class DeepSeekHarness:
     name = NAME
     native_root = ".deepseek/sessions"
+
+    @classmethod
+    def relink_restored(cls, artifact: Artifact, plain: Path, root: Path, moved: dict[str, str], *,
+                        session: Session | None = None, relocated: bool = True) -> str | None:
+        """Every restore (relocated or not): a header `parentSession` given as an absolute path (the
+        parent's file on the archived host, under a sessions root the archive does not record)
+        names the parent where this restore put it (root/<its restored path>) when the restore
+        holds it: the transcript archived at `.deepseek/sessions/<rel>` for the `<rel>` after the
+        value's last `/.deepseek/sessions/` (the default root), else the one whose `<rel>` is the
+        longest tail of the value. Only that string of the first line changes. A parentSession
+        that is a session id or a relative path (read against the sessions root, which a restore
+        keeps) is left alone; an absolute one naming no file of this restore is left as archived
+        and reported."""
+        prefix = f"{cls.native_root}/"
+        if artifact.role != "transcript" or artifact.format != "jsonl" or not artifact.path.startswith(prefix):
+            return None
+        with plain.open("rb") as f:
+            first = f.readline(MAX_LINE + 1)
+        try:
+            header = orjson.loads(first)
+        except orjson.JSONDecodeError:
+            return None
+        parent = header.get("parentSession") if isinstance(header, dict) and header.get("type") == "session" else None
+        if not isinstance(parent, str) or not parent.startswith("/"):
+            return None
+        to = _restored_parent(parent, artifact.path, prefix, moved)
+        new = restored_path(root, to) if to is not None else None
+        if new is None:
+            return (f"header.parentSession of {artifact.path} is left as archived: its parent file is not in this "
+                    "restore")
+        if new != parent and not replace_first_line_value(plain, first, "parentSession", parent, new):
+            return (f"header.parentSession of {artifact.path} is left as archived: its header line does not hold "
+                    "that value once as a plain string field")
+        return None
 
     def __init__(self, ctx: HarnessContext) -> None:
         self.ctx = ctx
@@ -508,6 +544,24 @@ class DeepSeekHarness:
                 "fork parent ambiguous between " + ", ".join(o.session_id for o in candidates) + "; the oldest is used"
             )
         return candidates[0].session_id
+
+
+def _restored_parent(parent: str, own: str, prefix: str, moved: dict[str, str]) -> str | None:
+    """The restored path of the transcript an absolute parentSession names (see relink_restored),
+    `own` (the child's archived path) never; None when this restore holds none."""
+    if "\0" in parent or "\\" in parent:
+        return None
+    marker = f"/{prefix}"
+    named = prefix + parent.rsplit(marker, 1)[1] if marker in parent else None
+    if named is not None and named != own and named in moved:
+        return moved[named]
+    best: tuple[int, str] | None = None
+    for archived, to in moved.items():
+        rel = archived[len(prefix):]
+        if archived.startswith(prefix) and archived != own and rel and parent.endswith("/" + rel) \
+                and (best is None or len(rel) > best[0]):
+            best = (len(rel), to)
+    return best[1] if best else None
 
 
 HARNESS = DeepSeekHarness

@@ -50,7 +50,8 @@ worktree, event rows of other aggregates) are never archived.
 
 Restore: every extract's artifact path is the database's own native path
 (`.local/share/opencode/opencode.db`, role database); `restore_artifact` merges it into
-that file under the target HOME instead of overwriting it (see `merge_extract`). A database
+that file under the target HOME instead of overwriting it (see `merge_extract`), after
+`relink_restored` made its rows' tool `metadata.outputPath` name the restored tool-output files. A database
 OPENCODE_DB named outside the data dir is archived (and restored) in the data dir under its
 own name, and `after_restore` says OpenCode opens it only with OPENCODE_DB. A pre-split 2.x
 extract (sessions in `session`) merged into a database that has session_v2 puts its session
@@ -89,6 +90,7 @@ from archiver.harnesses.common import (
     cache_get, cache_put, configured_root, index_if_scanned, iso_ms, read_regular, sniff_content, sql_ident,
     sql_value_digest, sqlite_identity, xdg_dir,
 )
+from archiver.harnesses.relinking import json_string, restored_path, rewrite_lines, string_field
 from archiver.model import Artifact, DiscoveredSession, Format, LineageEdge, Session, SourceArtifact, session_key
 from archiver.snapshot import SnapshotError, backup_into, read_live_sqlite
 
@@ -758,7 +760,57 @@ class OpenCode:
             source=file, path=self._native(file), role=role, format=fmt, mode="whole", optional=optional  # type: ignore[arg-type]
         )
 
-    # ---- restore hook ----
+    # ---- restore hooks ----
+    @classmethod
+    def relink_restored(cls, artifact: Artifact, plain: Path, root: Path, moved: dict[str, str], *,
+                        session: Session | None = None, relocated: bool = True) -> str | None:
+        """Every restore (relocated or not): each tool state's `metadata.outputPath` (seed: tool
+        state metadata.outputPath -> tool-output file), the absolute path of a tool-output file on
+        the archived host, names the restored copy (root/<its restored path>) when this restore
+        holds a `tool-output/<name>` of that name, so OpenCode reads the full output there. In a
+        session's database extract (before restore_artifact merges it) the values are rewritten in
+        every row's `data` of every table (session_message, 1.x part, event) with sqlite3; in the
+        1.x storage/ JSON files in the bytes. Only the string changes, every other byte of the
+        value stays; a value naming no file of this restore is left as archived and reported."""
+        prefix = f"{cls.native_root}/"
+        if not artifact.path.startswith(prefix):
+            return None
+        if artifact.role == "database" and artifact.format == "sqlite":
+            kind = "database"
+        elif artifact.path.startswith(f"{prefix}storage/") and artifact.format == "json":
+            kind = "json"
+        else:
+            return None
+        outputs: dict[str, str] | None = None
+        left = 0
+
+        def swap(m: re.Match[bytes]) -> bytes:
+            nonlocal outputs, left
+            if outputs is None:
+                outputs = _restored_tool_outputs(f"{prefix}tool-output/", root, moved)
+            value = json_string(m.group(2))
+            name = value.rsplit("/", 1)[-1] if value is not None else ""
+            new = outputs.get(name) if value is not None and value.endswith(f"/tool-output/{name}") else None
+            if new is None:
+                left += 1
+                return m.group(0)
+            return m.group(1) + orjson.dumps(new) if new != value else m.group(0)
+
+        def rewrite(data: bytes) -> bytes:
+            return _OUTPUT_PATH_RE.sub(swap, data)
+
+        if kind == "json":
+            rewrite_lines(plain, (_OUTPUT_PATH_KEY,), rewrite)
+        else:
+            try:
+                _rewrite_data_cells(plain, _OUTPUT_PATH_KEY, rewrite)
+            except sqlite3.Error as e:
+                return f"{artifact.path}: metadata.outputPath values left as archived (database not read: {e})"
+        if left:
+            return (f"{artifact.path}: {left} metadata.outputPath value(s) name no tool-output file of this restore; "
+                    "left as archived")
+        return None
+
     def restore_artifact(self, artifact: Artifact, plaintext_path: Path, target_home: Path,
                          overwrite: bool = False) -> Path | None:
         """Merge a per-session database extract into the target's database file (several
@@ -1491,6 +1543,56 @@ def _legacy_sidecar_names(conn: sqlite3.Connection, sid: str) -> dict[str, Any]:
         (sid,),
     ).fetchone()
     return {"tool_outputs": sorted(names), "shells": [], "names_snapshot": named is not None}
+
+
+_OUTPUT_PATH_KEY = b'"outputPath"'
+_OUTPUT_PATH_RE = string_field("outputPath")
+
+
+def _restored_tool_outputs(folder: str, root: Path, moved: dict[str, str]) -> dict[str, str]:
+    """File name -> absolute restored path of each `tool-output/<name>` file of the restore."""
+    out: dict[str, str] = {}
+    for archived, to in moved.items():
+        name = archived[len(folder):]
+        if archived.startswith(folder) and "/" not in name:
+            new = restored_path(root, to)
+            if new is not None:
+                out[name] = new
+    return out
+
+
+def _rewrite_data_cells(db: Path, needle: bytes, rewrite: Callable[[bytes], bytes]) -> int:
+    """Pass each `data` cell of every ordinary table of `db` whose text holds `needle` through
+    `rewrite`, writing back the cells that changed (same storage class: TEXT or BLOB) in one
+    transaction; a database with nothing to change is not written. Returns the cells written."""
+    conn = sqlite3.connect(_uri(db), uri=True, isolation_level=None)
+    try:
+        tables = [r[0] for r in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' "
+            "AND sql NOT LIKE 'CREATE VIRTUAL%'")]
+        changes: list[tuple[str, int, bool, bytes]] = []
+        for table in tables:
+            if "data" not in _columns(conn, "main", table):
+                continue
+            try:  # as bytes: a TEXT cell is never decoded (nor refused for bytes that are not UTF-8)
+                rows = conn.execute(f"SELECT rowid, typeof(data) = 'text', CAST(data AS BLOB) FROM "
+                                    f"main.{sql_ident(table)} WHERE instr(CAST(data AS BLOB), ?) > 0",
+                                    (needle,))
+            except sqlite3.OperationalError:  # a WITHOUT ROWID table: OpenCode has none
+                continue
+            for rowid, text, data in rows:  # streamed: only the cells that change are kept
+                new = rewrite(bytes(data))
+                if new != data:
+                    changes.append((table, rowid, bool(text), new))
+        if changes:
+            conn.execute("BEGIN IMMEDIATE")
+            for table, rowid, text, value in changes:
+                cell = "CAST(? AS TEXT)" if text else "?"
+                conn.execute(f"UPDATE main.{sql_ident(table)} SET data = {cell} WHERE rowid = ?", (value, rowid))
+            conn.execute("COMMIT")
+        return len(changes)
+    finally:
+        conn.close()
 
 
 def _produce(snap: DbSnapshot, session_id: str, dst: Path) -> None:
