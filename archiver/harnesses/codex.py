@@ -89,7 +89,7 @@ from archiver.harnesses.common import (
     sqlite_identity,
 )
 from archiver.harnesses.jsonl_probe import Line, parse_line, scan_lines, unparseable_warning
-from archiver.model import DiscoveredSession, LineageEdge, Session, SourceArtifact, session_key
+from archiver.model import Artifact, DiscoveredSession, LineageEdge, Session, SourceArtifact, session_key
 from archiver.snapshot import SnapshotError, copy_sqlite
 
 log = logging.getLogger(__name__)
@@ -988,6 +988,37 @@ class Codex:
 
     # ---- restore ----
 
+    def restore_artifact(self, artifact: Artifact, plaintext_path: Path, target_home: Path,
+                         overwrite: bool = False) -> Path | None:
+        """A rollout the target already holds in its other form: Codex keeps "exactly one of
+        .jsonl/.jsonl.zst" per rollout (seed layout), and an archived thread's one file lies flat
+        in archived_sessions/ instead of sessions/YYYY/MM/DD/. Restoring beside such a copy gives
+        Codex two files of one rollout (listed twice; a resume decompresses the .zst over the
+        .jsonl). The same lines there: nothing is written (that copy is the restored rollout).
+        Other lines: refused (UnsafePath naming the copy) unless `overwrite`, which writes the
+        archived rollout into that one file, in its form. No such copy: default placement."""
+        from archiver.restore import UnsafePath, place_file, safe_target  # (restore imports the harnesses)
+
+        name = artifact.path.rsplit("/", 1)[-1]
+        m = ROLLOUT_RE.match(name)
+        if artifact.role != "transcript" or artifact.format not in ("jsonl", "jsonl.zst") or m is None:
+            return None
+        if os.path.lexists(safe_target(target_home, artifact.path)):
+            return None  # the same name: place_file compares it (and refuses other bytes)
+        other = next((p for p in _rollout_copies(artifact.path, self.native_root, m)
+                      if os.path.lexists(safe_target(target_home, p))), None)
+        if other is None:
+            return None
+        dst = safe_target(target_home, other)
+        if _same_lines(dst, plaintext_path):
+            return dst
+        if not overwrite:
+            raise UnsafePath(f"{artifact.path!r}: the target holds this rollout as {other} with other content; "
+                             "not written beside it: Codex keeps one file per rollout (--overwrite replaces it)")
+        fmt = "jsonl.zst" if other.endswith(".zst") else "jsonl"
+        place_file(plaintext_path, dst, artifact.model_copy(update={"path": other, "format": fmt}), True, target_home)
+        return dst
+
     def after_restore(self, target_home: Path, sessions: list[Session], overwrite: bool = False) -> list[str]:
         """Merge restored per-thread extracts back so Codex lists the threads.
 
@@ -1038,6 +1069,37 @@ class Codex:
                     warnings.append(f"{art.path}: not merged ({e})")
         warnings += _missing_bases(target_home, codex, sessions)
         return warnings
+
+
+def _rollout_copies(path: str, native_root: str, m: re.Match[str]) -> list[str]:
+    """The other paths under which Codex may hold the rollout at `path` (seed layout): its other
+    form (.jsonl / .jsonl.zst) in the same folder, and both forms where archiving moves it
+    (flat in archived_sessions/) or unarchiving puts it back (sessions/YYYY/MM/DD/ of the file
+    name's local date)."""
+    folder, name = path.rsplit("/", 1)
+    plain = name[: -len(".zst")] if name.endswith(".zst") else name
+    folders = [folder]
+    archived, sessions = f"{native_root}/archived_sessions", f"{native_root}/sessions/"
+    if folder.startswith(sessions):
+        folders.append(archived)
+    elif folder == archived:
+        y, mo, d = m.group("ts")[:10].split("-")
+        folders.append(f"{sessions}{y}/{mo}/{d}")
+    return [f"{f}/{n}" for f in folders for n in (plain, plain + ".zst") if f"{f}/{n}" != path]
+
+
+def _same_lines(rollout: Path, plain: Path) -> bool:
+    """Does the rollout (.jsonl or .jsonl.zst) hold exactly the bytes of `plain`?"""
+    with _open_stream(rollout) as a, plain.open("rb") as b:
+        while True:
+            x, y = a.read(1 << 20), b.read(1 << 20)
+            if len(x) != len(y):  # a zstd stream may return short reads: compare by refilling
+                while len(x) < len(y) and (more := a.read(len(y) - len(x))):
+                    x += more
+            if x != y:
+                return False
+            if not x:
+                return True
 
 
 def _missing_bases(target_home: Path, codex_root: Path, sessions: list[Session]) -> list[str]:
