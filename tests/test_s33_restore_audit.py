@@ -1,0 +1,199 @@
+"""s33 restore audit: what `archiver restore` writes, checked against the harness format seeds
+(/work/shared/seeds/by-harness/*.json): would the harness itself find, list and open the restored
+session, and does a restore into a HOME that already holds the session keep what is there?
+Fixtures are written here following the seeds; the CLI runs in process against a file:// store."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import zstandard
+
+from tests.fx_home import Box, _line, box  # noqa: F401
+
+TID = "0199bbbb-0000-7000-8000-0000000000b1"
+DAY = "sessions/2026/01/02"
+NAME = f"rollout-2026-01-02T03-04-05-{TID}.jsonl"
+
+
+def _rollout(n: int) -> bytes:
+    recs: list[dict[str, Any]] = [{"timestamp": "2026-01-02T03:04:05.600Z", "type": "session_meta", "payload": {
+        "id": TID, "session_id": TID, "timestamp": "2026-01-02T03:04:05.600Z", "cwd": "/srv/app",
+        "originator": "codex_cli_rs", "cli_version": "0.164.0", "source": "cli", "model_provider": "openai"}}]
+    recs += [{"timestamp": "2026-01-02T03:04:06.000Z", "type": "response_item", "payload": {
+        "type": "message", "role": "user", "content": [{"type": "input_text", "text": f"step {i}"}]}}
+        for i in range(n)]
+    return "".join(map(_line, recs)).encode()
+
+
+def _zst(data: bytes) -> bytes:
+    return zstandard.ZstdCompressor(level=3).compress(data)
+
+
+def _unzst(data: bytes) -> bytes:
+    return zstandard.ZstdDecompressor().decompressobj().decompress(data)
+
+
+def _codex_rollouts(target: Path) -> dict[str, bytes]:
+    codex = target / ".codex"
+    return {p.relative_to(codex).as_posix(): p.read_bytes() for p in sorted(codex.rglob("rollout-*"))}
+
+
+def _archive_compressed(box: Box) -> None:  # noqa: F811
+    """One thread whose rollout Codex compressed after 7 idle days (layout: `.jsonl.zst`)."""
+    box.only("codex")
+    day = box.home / ".codex" / DAY
+    day.mkdir(parents=True)
+    (day / f"{NAME}.zst").write_bytes(_zst(_rollout(2)))
+    assert box.sync()["sessions"]["failed"] == 0
+
+
+# ---------------------------------------------------------------- codex: .jsonl / .jsonl.zst
+
+
+def test_codex_restore_beside_a_resumed_plain_rollout_keeps_one_file(box: Box) -> None:  # noqa: F811
+    """codex layout `rollout-...jsonl.zst`: "exactly one of .jsonl/.jsonl.zst exists"; linking
+    resume: "A compressed file is first decompressed to .jsonl and the .zst removed". The target
+    HOME resumed the thread since (its rollout is plain .jsonl with more lines): restoring the
+    archived .jsonl.zst beside it gives Codex two files of one rollout, and its next resume
+    decompresses the older .zst over the newer .jsonl. The restore must refuse it (reported,
+    exit 3) and leave the target's rollout alone."""
+    _archive_compressed(box)
+    target = box.base / "target"
+    (target / ".codex" / DAY).mkdir(parents=True)
+    live = _rollout(5)
+    (target / ".codex" / DAY / NAME).write_bytes(live)
+    out = box.cli("restore", "--all", "--to", str(target), expect=3)
+    assert any(NAME in r for r in out["refused"]), out
+    assert _codex_rollouts(target) == {f"{DAY}/{NAME}": live}
+
+
+def test_codex_restore_of_the_same_rollout_held_plain_writes_no_second_copy(box: Box) -> None:  # noqa: F811
+    """Same layout rule: when the target holds the same rollout decompressed (same lines), the
+    restore is already there: nothing is written beside it, and the restore succeeds."""
+    _archive_compressed(box)
+    target = box.base / "target"
+    (target / ".codex" / DAY).mkdir(parents=True)
+    (target / ".codex" / DAY / NAME).write_bytes(_rollout(2))
+    out = box.cli("restore", "--all", "--to", str(target))
+    assert f"codex:{TID}" in out["sessions"], out
+    assert _codex_rollouts(target) == {f"{DAY}/{NAME}": _rollout(2)}
+
+
+def test_codex_overwrite_replaces_the_rollout_in_its_one_file(box: Box) -> None:  # noqa: F811
+    """--overwrite replaces the target's rollout with the archived one, still as one file."""
+    _archive_compressed(box)
+    target = box.base / "target"
+    (target / ".codex" / DAY).mkdir(parents=True)
+    (target / ".codex" / DAY / NAME).write_bytes(_rollout(5))
+    box.cli("restore", "--all", "--to", str(target), "--overwrite")
+    got = _codex_rollouts(target)
+    assert len(got) == 1, sorted(got)
+    (path, data), = got.items()
+    assert (_unzst(data) if path.endswith(".zst") else data) == _rollout(2)
+
+
+def test_codex_restore_beside_the_rollout_archived_in_the_target(box: Box) -> None:  # noqa: F811
+    """codex layout `archived_sessions/rollout-...jsonl[.zst]`: "Archived rollouts, moved flat
+    (no date folders) with the same filename". The target archived the thread (and went on
+    with a different state of it): the restore must not put a second copy of the rollout back
+    into sessions/YYYY/MM/DD, where Codex would list the thread again."""
+    _archive_compressed(box)
+    target = box.base / "target"
+    (target / ".codex" / "archived_sessions").mkdir(parents=True)
+    mine = _zst(_rollout(4))
+    (target / ".codex" / "archived_sessions" / f"{NAME}.zst").write_bytes(mine)
+    out = box.cli("restore", "--all", "--to", str(target), expect=3)
+    assert any(NAME in r for r in out["refused"]), out
+    assert _codex_rollouts(target) == {f"archived_sessions/{NAME}.zst": mine}
+
+
+# ---------------------------------------------------------------- SQLite beside a stale -wal
+
+CHAT = "3f1c2b4a-5d6e-4f70-8a9b-0c1d2e3f4a5b"
+CWD = "/srv/app"
+
+
+def _cursor_chat(home: Path, agent_name: str, blob: bytes) -> Path:
+    """A chat store.db as the seed lays it out: chats/<md5(cwd)>/<chatId>/store.db, WAL mode,
+    user_version 1, meta(key, value = hex JSON) and blobs(id, data)."""
+    import hashlib
+    import sqlite3
+
+    db = home / ".cursor" / "chats" / hashlib.md5(CWD.encode()).hexdigest() / CHAT / "store.db"
+    db.parent.mkdir(parents=True, exist_ok=True)
+    con = sqlite3.connect(db, isolation_level=None)
+    con.execute("PRAGMA journal_mode=WAL")
+    con.execute("PRAGMA user_version=1")
+    con.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
+    con.execute("CREATE TABLE blobs (id TEXT PRIMARY KEY, data BLOB)")
+    meta = {"agentId": CHAT, "latestRootBlobId": "", "name": agent_name, "mode": "default",
+            "createdAt": 1767323045000}
+    con.execute("INSERT INTO meta VALUES ('0', ?)", (json.dumps(meta).encode().hex(),))
+    con.execute("INSERT INTO blobs VALUES (?, ?)", (hashlib.sha256(blob).hexdigest(), blob))
+    con.close()
+    return db
+
+
+def _live_copy_with_wal(src: Path, dst: Path) -> None:
+    """dst: src's database as a running harness leaves it (the last transactions only in
+    store.db-wal, not checkpointed: the files of a process that was killed)."""
+    import shutil
+    import sqlite3
+
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    con = sqlite3.connect(src, isolation_level=None)
+    con.execute("PRAGMA wal_autocheckpoint=0")
+    con.execute("UPDATE meta SET value = ? WHERE key = '0'",
+                (json.dumps({"agentId": CHAT, "latestRootBlobId": "", "name": "live chat"}).encode().hex(),))
+    con.execute("DELETE FROM blobs")
+    for suffix in ("", "-wal", "-shm"):
+        shutil.copyfile(f"{src}{suffix}", f"{dst}{suffix}")
+    con.close()
+    assert Path(f"{dst}-wal").stat().st_size > 0
+
+
+def test_cursor_store_db_overwritten_beside_a_stale_wal_reads_as_archived(box: Box) -> None:  # noqa: F811
+    """cursor-agent layout `store.db (+ store.db-wal, store.db-shm)`, "SQLite (WAL mode ...)",
+    and gotcha "copy store.db + -wal + -shm together": a database's state is the file and its
+    -wal. `restore --overwrite` into a HOME whose chat of the same id has un-checkpointed frames
+    in store.db-wal replaced store.db alone; SQLite then replays the old -wal onto the restored
+    file, and Cursor reads the target's old chat (or a mix of pages), not the restored one."""
+    import sqlite3
+
+    box.only("cursor-agent")
+    _cursor_chat(box.home, "archived chat", b'{"role":"user","content":"hello"}')
+    assert box.sync()["sessions"]["failed"] == 0
+    (rel,) = [a["path"] for s in box.ls().values() for a in s["artifacts"] if a["path"].endswith("/store.db")]
+    target = box.base / "target"
+    scratch = box.base / "live"
+    _live_copy_with_wal(_cursor_chat(scratch, "live chat", b'{"role":"user","content":"other"}'), target / rel)
+    box.cli("restore", "--all", "--to", str(target), "--overwrite")
+    con = sqlite3.connect(f"file:{target / rel}?mode=ro", uri=True)
+    try:
+        meta = json.loads(bytes.fromhex(con.execute("SELECT value FROM meta WHERE key = '0'").fetchone()[0]))
+        blobs = con.execute("SELECT data FROM blobs").fetchall()
+    finally:
+        con.close()
+    assert meta["name"] == "archived chat"
+    assert blobs == [(b'{"role":"user","content":"hello"}',)]
+
+
+def test_a_stale_wal_without_its_database_is_not_taken_over(box: Box) -> None:  # noqa: F811
+    """Same layout: a store.db-wal left in the target without its store.db (its chat folder
+    half removed) would be replayed onto the restored database; it holds the target's data, so
+    the restore refuses to write beside it without --overwrite (reported) and keeps it."""
+    box.only("cursor-agent")
+    _cursor_chat(box.home, "archived chat", b'{"role":"user","content":"hello"}')
+    assert box.sync()["sessions"]["failed"] == 0
+    (rel,) = [a["path"] for s in box.ls().values() for a in s["artifacts"] if a["path"].endswith("/store.db")]
+    target = box.base / "target"
+    _live_copy_with_wal(_cursor_chat(box.base / "live", "live chat", b"x"), target / rel)
+    wal = Path(f"{target / rel}-wal").read_bytes()
+    (target / rel).unlink()
+    out = box.cli("restore", "--all", "--to", str(target), expect=3)
+    assert any(rel in r and "-wal" in r for r in out["refused"]), out
+    assert not (target / rel).exists()
+    assert Path(f"{target / rel}-wal").read_bytes() == wal
