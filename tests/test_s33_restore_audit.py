@@ -197,3 +197,59 @@ def test_a_stale_wal_without_its_database_is_not_taken_over(box: Box) -> None:  
     assert any(rel in r and "-wal" in r for r in out["refused"]), out
     assert not (target / rel).exists()
     assert Path(f"{target / rel}-wal").read_bytes() == wal
+
+
+# ---------------------------------------------------------------- claude-code: long project keys
+
+SID = "5a1e2b3c-4d5e-4f60-8a7b-9c0d1e2f3a4b"
+
+
+def _claude_session(home: Path, cwd: str) -> None:
+    key = "".join(c if c.isascii() and c.isalnum() else "-" for c in cwd)
+    recs = [{"parentUuid": None, "isSidechain": False, "userType": "external", "cwd": cwd, "sessionId": SID,
+             "version": "2.1.310", "gitBranch": "main", "entrypoint": "cli", "type": "user",
+             "message": {"role": "user", "content": "build it"}, "uuid": "11111111-1111-4111-8111-111111111111",
+             "timestamp": "2026-10-20T10:00:00.000Z"},
+            {"parentUuid": "11111111-1111-4111-8111-111111111111", "isSidechain": False, "userType": "external",
+             "cwd": cwd, "sessionId": SID, "version": "2.1.310", "gitBranch": "main", "type": "assistant",
+             "message": {"id": "msg_1", "role": "assistant", "content": [{"type": "text", "text": "done"}]},
+             "uuid": "22222222-2222-4222-8222-222222222222", "timestamp": "2026-10-20T10:00:01.000Z"}]
+    folder = home / ".claude" / "projects" / key
+    folder.mkdir(parents=True)
+    (folder / f"{SID}.jsonl").write_text("".join(map(_line, recs)))
+
+
+def _js_djb2_base36(text: str) -> str:
+    """Math.abs(djb2Hash(text)).toString(36) as Claude Code computes it (JS numbers, UTF-16)."""
+    h = 0
+    for i in range(0, len(b := text.encode("utf-16-le")), 2):
+        h = (h * 31 + int.from_bytes(b[i:i + 2], "little")) % (1 << 32)
+    n = abs(h - (1 << 32) if h >= 1 << 31 else h)
+    out = ""
+    while True:
+        n, r = divmod(n, 36)
+        out = "0123456789abcdefghijklmnopqrstuvwxyz"[r] + out
+        if n == 0:
+            return out
+
+
+def test_claude_relocated_to_a_long_path_lands_in_the_truncated_project_folder(box: Box) -> None:  # noqa: F811
+    """claude-code layout `projects/<project-key>/`: "<project-key> = absolute cwd with every
+    non-alphanumeric char replaced by '-' (long names truncated + hash)". Relocated to a checkout
+    whose key is over 200 characters, the transcript went into a folder of the whole key, which
+    Claude Code never reads (it looks for the key cut at 200 characters, `-` and a hash), or, past
+    255 bytes, was refused. It must land in `<first 200>-<djb2 base 36>`."""
+    box.only("claude-code")
+    _claude_session(box.home, "/srv/app")
+    assert box.sync()["sessions"]["failed"] == 0
+    new = "/srv/" + "/".join(f"deeply-nested-workspace-{i:02d}" for i in range(9)) + "/app"
+    key = "".join(c if c.isascii() and c.isalnum() else "-" for c in new)
+    assert 200 < len(key) < 255
+    target = box.base / "target"
+    out = box.cli("restore", "--all", "--to", str(target), "--relocate", f"/srv/app={new}")
+    assert out["refused"] == [], out
+    folder = f"{key[:200]}-{_js_djb2_base36(new)}"
+    restored = target / ".claude" / "projects" / folder / f"{SID}.jsonl"
+    assert [p.relative_to(target / ".claude" / "projects").as_posix()
+            for p in (target / ".claude" / "projects").rglob("*.jsonl")] == [f"{folder}/{SID}.jsonl"]
+    assert [json.loads(line)["cwd"] for line in restored.read_text().splitlines()] == [new, new]
