@@ -253,3 +253,51 @@ def test_claude_relocated_to_a_long_path_lands_in_the_truncated_project_folder(b
     assert [p.relative_to(target / ".claude" / "projects").as_posix()
             for p in (target / ".claude" / "projects").rglob("*.jsonl")] == [f"{folder}/{SID}.jsonl"]
     assert [json.loads(line)["cwd"] for line in restored.read_text().splitlines()] == [new, new]
+
+
+# ---------------------------------------------------------------- codex: session_index.jsonl
+
+
+def _index_line(name: str, at: str) -> bytes:
+    return _line({"id": TID, "thread_name": name, "updated_at": at}).encode()
+
+
+def test_codex_index_keeps_the_targets_own_name_for_the_thread(box: Box) -> None:  # noqa: F811
+    """codex layout `session_index.jsonl`: "Append-only thread names ... the last entry for an id
+    wins". The target renamed the thread since (its own line, not in the archive): appending the
+    archived line after it made the archived name win, replacing the target's in every listing.
+    Without --overwrite the target's names stand (warned); with it the archived one is last."""
+    box.only("codex")
+    day = box.home / ".codex" / DAY
+    day.mkdir(parents=True)
+    (day / NAME).write_bytes(_rollout(2))
+    (box.home / ".codex" / "session_index.jsonl").write_bytes(_index_line("archived name", "2026-01-02T03:05:00Z"))
+    assert box.sync()["sessions"]["failed"] == 0
+    target = box.base / "target"
+    (target / ".codex").mkdir(parents=True)
+    mine = _index_line("renamed here", "2026-02-01T09:00:00Z")
+    (target / ".codex" / "session_index.jsonl").write_bytes(mine)
+    out = box.cli("restore", "--all", "--to", str(target))
+    assert (target / ".codex" / "session_index.jsonl").read_bytes() == mine
+    assert any("session_index.jsonl" in w and TID in w for w in out["warnings"]), out
+    box.cli("restore", "--all", "--to", str(target), "--overwrite")
+    last = (target / ".codex" / "session_index.jsonl").read_bytes().splitlines()[-1]
+    assert json.loads(last)["thread_name"] == "archived name"
+
+
+def test_codex_index_takes_a_later_state_of_a_restored_thread(box: Box) -> None:  # noqa: F811
+    """Same rule: a target whose lines for the thread are all the archive's (an earlier restore
+    of it) takes the archive's later lines, so its newest name wins."""
+    box.only("codex")
+    day = box.home / ".codex" / DAY
+    day.mkdir(parents=True)
+    (day / NAME).write_bytes(_rollout(2))
+    first = _index_line("first", "2026-01-02T03:05:00Z")
+    (box.home / ".codex" / "session_index.jsonl").write_bytes(first + _index_line("second", "2026-01-03T03:05:00Z"))
+    assert box.sync()["sessions"]["failed"] == 0
+    target = box.base / "target"
+    (target / ".codex").mkdir(parents=True)
+    (target / ".codex" / "session_index.jsonl").write_bytes(first)
+    out = box.cli("restore", "--all", "--to", str(target))
+    assert not any("session_index" in w for w in out["warnings"]), out
+    assert (target / ".codex" / "session_index.jsonl").read_bytes() == first + _index_line("second", "2026-01-03T03:05:00Z")

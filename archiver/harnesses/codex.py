@@ -60,6 +60,7 @@ Lineage (child -> parent)
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import os
 import re
@@ -1064,7 +1065,8 @@ class Codex:
                         merge_state_extract(file, checked_path(target_home, db, SQLITE_BESIDE), codex, warnings,
                                             overwrite)
                     elif kind == "session_index":
-                        _append_index(file, target_home, f"{self.native_root}/session_index.jsonl")
+                        warnings += _append_index(file, target_home, f"{self.native_root}/session_index.jsonl",
+                                                  overwrite)
                 except (sqlite3.Error, OSError, UnsafePath) as e:
                     warnings.append(f"{art.path}: not merged ({e})")
         warnings += _missing_bases(target_home, codex, sessions)
@@ -1276,19 +1278,33 @@ def _copy_new(src: Path, dst: Path) -> None:
         shutil.copyfileobj(fi, fo, 1 << 20)
 
 
-def _append_index(extract: Path, target_home: Path, index: str) -> None:
+def _append_index(extract: Path, target_home: Path, index: str, overwrite: bool = False) -> list[str]:
     """Append the extract's lines the index (target_home/index) lacks, the index opened as
-    restore opens files (restore.open_target: no symlink followed, created 0600)."""
+    restore opens files (restore.open_target: no symlink followed, created 0600). The last
+    entry for an id wins (seed layout), so a thread the index already names with lines the
+    extract does not hold (renamed in the target since) keeps the target's name: its lines
+    are not appended unless `overwrite` (warned). Returns the warnings."""
     from archiver.restore import open_target
 
     new = [line.rstrip(b"\n") for line in extract.read_bytes().splitlines() if line.strip()]
     if not new:
-        return
+        return []
     with os.fdopen(open_target(target_home, index, os.O_RDWR | os.O_CREAT | os.O_APPEND), "r+b") as f:
         have = {line.rstrip(b"\n") for line in f}
         new = [line for line in new if line not in have]
         if not new:
-            return
+            return []
+        warnings: list[str] = []
+        if not overwrite:
+            extract_lines = {line.rstrip(b"\n") for line in extract.read_bytes().splitlines()}
+            own = {tid for line in have if line not in extract_lines and (tid := _index_id(line)) is not None}
+            kept = sorted({tid for line in new if (tid := _index_id(line)) in own})
+            if kept:
+                new = [line for line in new if _index_id(line) not in own]
+                warnings.append(f"{index}: thread {', '.join(kept)} already named there by other lines; its name "
+                                "there stands, the archived ones not appended (--overwrite appends them)")
+            if not new:
+                return warnings
         size = f.seek(0, os.SEEK_END)
         if size:
             f.seek(size - 1)
@@ -1296,6 +1312,17 @@ def _append_index(extract: Path, target_home: Path, index: str) -> None:
                 new[0] = b"\n" + new[0]
         f.seek(0, os.SEEK_END)
         f.write(b"\n".join(new) + b"\n")
+        return warnings
+
+
+def _index_id(line: bytes) -> str | None:
+    """The thread id of a session_index.jsonl line, or None."""
+    try:
+        rec = json.loads(line)
+    except ValueError:
+        return None
+    tid = rec.get("id") if isinstance(rec, dict) else None
+    return tid if isinstance(tid, str) and tid else None
 
 
 class _IndexLines:
