@@ -677,6 +677,8 @@ def place_file(plain: Path, dst: Path, art: Artifact, overwrite: bool = False, r
                 if not overwrite:
                     raise UnsafePath(f"{art.path!r}: a file with other content is there; not replaced "
                                      "(--overwrite replaces it)")
+            if art.format == "sqlite":
+                _clear_beside(dir_fd, name, art.path, overwrite)
             os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
         except BaseException:
             try:
@@ -686,6 +688,28 @@ def place_file(plain: Path, dst: Path, art: Artifact, overwrite: bool = False, r
             raise
     finally:
         os.close(dir_fd)
+
+
+def _clear_beside(dir_fd: int, name: str, relpath: str, overwrite: bool) -> None:
+    """Before a database is written at `name`: the -wal, -shm and -journal of the one it replaces
+    (or of one removed without them) go, as they belong to that database: SQLite replays a -wal
+    or rolls back a hot -journal onto whatever file has the name, so the restored database would
+    read as the target's old one, or as a mix of both. A -wal or -journal with content holds the
+    target's data: removed only with `overwrite`, else UnsafePath naming it."""
+    there: list[str] = []
+    for suffix in SQLITE_BESIDE:
+        try:
+            st = os.stat(name + suffix, dir_fd=dir_fd, follow_symlinks=False)
+        except FileNotFoundError:
+            continue
+        if not stat.S_ISREG(st.st_mode):
+            raise UnsafePath(f"{relpath!r}: {name}{suffix} is a symlink or not a regular file; not written beside it")
+        if suffix != "-shm" and st.st_size > 0 and not overwrite:
+            raise UnsafePath(f"{relpath!r}: {name}{suffix} is there, the state of a database the target held "
+                             "here; not written beside it (--overwrite replaces both)")
+        there.append(name + suffix)
+    for stale in there:
+        os.unlink(stale, dir_fd=dir_fd)
 
 
 def place_git_pack(plain: Path, root: Path, relpath: str) -> int:

@@ -838,8 +838,38 @@ def _files_by_rest(prefix: str, moved: dict[str, str]) -> dict[str, list[tuple[s
 def project_key(cwd: str) -> str:
     """projects/<key>: the absolute cwd with every non-alphanumeric character replaced by '-'.
     Claude Code does it with a JavaScript regex (`/[^a-zA-Z0-9]/g`), which sees UTF-16 code
-    units: a character outside the BMP (an emoji) is two units, so two dashes."""
-    return _KEY_CHAR.sub(_key_dashes, cwd)
+    units: a character outside the BMP (an emoji) is two units, so two dashes. A key longer than
+    200 characters is cut there and given `-` and a hash of the cwd (seed layout: "long names
+    truncated + hash"): Claude Code's djb2 in base 36 (its Bun builds use another hash, and find a
+    long project's folder by the `<200 characters>-` prefix), so the name stays under the 255
+    bytes a filesystem allows and Claude Code finds the folder."""
+    key = _KEY_CHAR.sub(_key_dashes, cwd)
+    if len(key) <= _KEY_MAX:
+        return key
+    return f"{key[:_KEY_MAX]}-{_base36(abs(_djb2(cwd)))}"
+
+
+_KEY_MAX = 200
+
+
+def _djb2(text: str) -> int:
+    """Claude Code's djb2Hash: `hash = ((hash << 5) - hash + charCodeAt(i)) | 0` from 0, over
+    UTF-16 code units, as a signed 32-bit integer."""
+    units = text.encode("utf-16-le", "surrogatepass")
+    h = 0
+    for i in range(0, len(units), 2):
+        h = ((h << 5) - h + (units[i] | units[i + 1] << 8)) & 0xFFFFFFFF
+    return h - (1 << 32) if h & 0x80000000 else h
+
+
+def _base36(n: int) -> str:
+    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+    out = ""
+    while True:
+        n, r = divmod(n, 36)
+        out = digits[r] + out
+        if not n:
+            return out
 
 
 def _key_dashes(m: re.Match[str]) -> str:

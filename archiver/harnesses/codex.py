@@ -60,6 +60,7 @@ Lineage (child -> parent)
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import os
 import re
@@ -89,7 +90,7 @@ from archiver.harnesses.common import (
     sqlite_identity,
 )
 from archiver.harnesses.jsonl_probe import Line, parse_line, scan_lines, unparseable_warning
-from archiver.model import DiscoveredSession, LineageEdge, Session, SourceArtifact, session_key
+from archiver.model import Artifact, DiscoveredSession, LineageEdge, Session, SourceArtifact, session_key
 from archiver.snapshot import SnapshotError, copy_sqlite
 
 log = logging.getLogger(__name__)
@@ -988,6 +989,37 @@ class Codex:
 
     # ---- restore ----
 
+    def restore_artifact(self, artifact: Artifact, plaintext_path: Path, target_home: Path,
+                         overwrite: bool = False) -> Path | None:
+        """A rollout the target already holds in its other form: Codex keeps "exactly one of
+        .jsonl/.jsonl.zst" per rollout (seed layout), and an archived thread's one file lies flat
+        in archived_sessions/ instead of sessions/YYYY/MM/DD/. Restoring beside such a copy gives
+        Codex two files of one rollout (listed twice; a resume decompresses the .zst over the
+        .jsonl). The same lines there: nothing is written (that copy is the restored rollout).
+        Other lines: refused (UnsafePath naming the copy) unless `overwrite`, which writes the
+        archived rollout into that one file, in its form. No such copy: default placement."""
+        from archiver.restore import UnsafePath, place_file, safe_target  # (restore imports the harnesses)
+
+        name = artifact.path.rsplit("/", 1)[-1]
+        m = ROLLOUT_RE.match(name)
+        if artifact.role != "transcript" or artifact.format not in ("jsonl", "jsonl.zst") or m is None:
+            return None
+        if os.path.lexists(safe_target(target_home, artifact.path)):
+            return None  # the same name: place_file compares it (and refuses other bytes)
+        other = next((p for p in _rollout_copies(artifact.path, self.native_root, m)
+                      if os.path.lexists(safe_target(target_home, p))), None)
+        if other is None:
+            return None
+        dst = safe_target(target_home, other)
+        if _same_lines(dst, plaintext_path):
+            return dst
+        if not overwrite:
+            raise UnsafePath(f"{artifact.path!r}: the target holds this rollout as {other} with other content; "
+                             "not written beside it: Codex keeps one file per rollout (--overwrite replaces it)")
+        fmt = "jsonl.zst" if other.endswith(".zst") else "jsonl"
+        place_file(plaintext_path, dst, artifact.model_copy(update={"path": other, "format": fmt}), True, target_home)
+        return dst
+
     def after_restore(self, target_home: Path, sessions: list[Session], overwrite: bool = False) -> list[str]:
         """Merge restored per-thread extracts back so Codex lists the threads.
 
@@ -1033,11 +1065,43 @@ class Codex:
                         merge_state_extract(file, checked_path(target_home, db, SQLITE_BESIDE), codex, warnings,
                                             overwrite)
                     elif kind == "session_index":
-                        _append_index(file, target_home, f"{self.native_root}/session_index.jsonl")
+                        warnings += _append_index(file, target_home, f"{self.native_root}/session_index.jsonl",
+                                                  overwrite)
                 except (sqlite3.Error, OSError, UnsafePath) as e:
                     warnings.append(f"{art.path}: not merged ({e})")
         warnings += _missing_bases(target_home, codex, sessions)
         return warnings
+
+
+def _rollout_copies(path: str, native_root: str, m: re.Match[str]) -> list[str]:
+    """The other paths under which Codex may hold the rollout at `path` (seed layout): its other
+    form (.jsonl / .jsonl.zst) in the same folder, and both forms where archiving moves it
+    (flat in archived_sessions/) or unarchiving puts it back (sessions/YYYY/MM/DD/ of the file
+    name's local date)."""
+    folder, name = path.rsplit("/", 1)
+    plain = name[: -len(".zst")] if name.endswith(".zst") else name
+    folders = [folder]
+    archived, sessions = f"{native_root}/archived_sessions", f"{native_root}/sessions/"
+    if folder.startswith(sessions):
+        folders.append(archived)
+    elif folder == archived:
+        y, mo, d = m.group("ts")[:10].split("-")
+        folders.append(f"{sessions}{y}/{mo}/{d}")
+    return [f"{f}/{n}" for f in folders for n in (plain, plain + ".zst") if f"{f}/{n}" != path]
+
+
+def _same_lines(rollout: Path, plain: Path) -> bool:
+    """Does the rollout (.jsonl or .jsonl.zst) hold exactly the bytes of `plain`?"""
+    with _open_stream(rollout) as a, plain.open("rb") as b:
+        while True:
+            x, y = a.read(1 << 20), b.read(1 << 20)
+            if len(x) != len(y):  # a zstd stream may return short reads: compare by refilling
+                while len(x) < len(y) and (more := a.read(len(y) - len(x))):
+                    x += more
+            if x != y:
+                return False
+            if not x:
+                return True
 
 
 def _missing_bases(target_home: Path, codex_root: Path, sessions: list[Session]) -> list[str]:
@@ -1214,19 +1278,33 @@ def _copy_new(src: Path, dst: Path) -> None:
         shutil.copyfileobj(fi, fo, 1 << 20)
 
 
-def _append_index(extract: Path, target_home: Path, index: str) -> None:
+def _append_index(extract: Path, target_home: Path, index: str, overwrite: bool = False) -> list[str]:
     """Append the extract's lines the index (target_home/index) lacks, the index opened as
-    restore opens files (restore.open_target: no symlink followed, created 0600)."""
+    restore opens files (restore.open_target: no symlink followed, created 0600). The last
+    entry for an id wins (seed layout), so a thread the index already names with lines the
+    extract does not hold (renamed in the target since) keeps the target's name: its lines
+    are not appended unless `overwrite` (warned). Returns the warnings."""
     from archiver.restore import open_target
 
     new = [line.rstrip(b"\n") for line in extract.read_bytes().splitlines() if line.strip()]
     if not new:
-        return
+        return []
     with os.fdopen(open_target(target_home, index, os.O_RDWR | os.O_CREAT | os.O_APPEND), "r+b") as f:
         have = {line.rstrip(b"\n") for line in f}
         new = [line for line in new if line not in have]
         if not new:
-            return
+            return []
+        warnings: list[str] = []
+        if not overwrite:
+            extract_lines = {line.rstrip(b"\n") for line in extract.read_bytes().splitlines()}
+            own = {tid for line in have if line not in extract_lines and (tid := _index_id(line)) is not None}
+            kept = sorted({tid for line in new if (tid := _index_id(line)) in own})
+            if kept:
+                new = [line for line in new if _index_id(line) not in own]
+                warnings.append(f"{index}: thread {', '.join(kept)} already named there by other lines; its name "
+                                "there stands, the archived ones not appended (--overwrite appends them)")
+            if not new:
+                return warnings
         size = f.seek(0, os.SEEK_END)
         if size:
             f.seek(size - 1)
@@ -1234,6 +1312,17 @@ def _append_index(extract: Path, target_home: Path, index: str) -> None:
                 new[0] = b"\n" + new[0]
         f.seek(0, os.SEEK_END)
         f.write(b"\n".join(new) + b"\n")
+        return warnings
+
+
+def _index_id(line: bytes) -> str | None:
+    """The thread id of a session_index.jsonl line, or None."""
+    try:
+        rec = json.loads(line)
+    except ValueError:
+        return None
+    tid = rec.get("id") if isinstance(rec, dict) else None
+    return tid if isinstance(tid, str) and tid else None
 
 
 class _IndexLines:
