@@ -142,7 +142,7 @@ def relink_hooks() -> dict[str, RelinkHook]:
     the fullOutputPath of an archived temp file; Claude Code: sessions-index.json's fullPath, a
     transcript's toolUseResult.persistedOutputPath, <persisted-output> preview path and Agent
     outputFile; OpenCode: tool state metadata.outputPath, in the extract before it is merged;
-    DeepSeek: header.parentSession given as a path)."""
+    DeepSeek: header.parentSession given as a path; Codex: a rollout's saved_path / savedPath)."""
     return {name: cls.relink_restored for name, cls in _harness_classes().items() if hasattr(cls, "relink_restored")}
 
 

@@ -124,7 +124,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
                          "every restore, relocated or not, paths naming another restored file name it under "
                          "--to: pi's parentSession and fullOutputPath, Claude Code's persistedOutputPath, "
                          "<persisted-output> preview, Agent outputFile and sessions-index fullPath, "
-                         "OpenCode's metadata.outputPath, a DeepSeek parentSession path")
+                         "OpenCode's metadata.outputPath, a DeepSeek parentSession path, Codex's saved_path/savedPath")
     sp.add_argument("--overwrite", action="store_true",
                     help="replace files of the target that hold other content (default: refuse and report them)")
     sp.add_argument("--host", help="only sessions last archived by this host id (hosts share paths such as "

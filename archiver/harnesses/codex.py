@@ -5,7 +5,8 @@ Sessions
   sessions/YYYY/MM/DD/ or archived_sessions/) plus its sidecars: its rows of state_5.sqlite
   and thread_history_1.sqlite (per-thread SQLite extracts taken from one backup-API copy,
   WAL included), its session_index.jsonl entries (its name), shell_snapshots/<thread-id>.*.sh
-  (exported environment: secrets) and generated_images/<thread-id>/.
+  (exported environment: secrets) and generated_images/<thread-id>/ (on restore the rollout's
+  saved_path / savedPath name the restored image: relink_restored).
 - `codex:<thread-id>_<rollout-id>`: a rollout written by thread/revert, kind `revert`, edge
   `revert` to its thread. Which rollout is current lives in state_5 threads.rollout_path; it
   travels in the thread's state extract and `after_restore` re-points it at the restored file.
@@ -73,6 +74,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Callable, Iterator
 
+import orjson
+
 from archiver.harnesses.base import HarnessContext, native_path
 from archiver.harnesses.common import (
     cache_get,
@@ -90,6 +93,7 @@ from archiver.harnesses.common import (
     sqlite_identity,
 )
 from archiver.harnesses.jsonl_probe import Line, parse_line, scan_lines, unparseable_warning
+from archiver.harnesses.relinking import json_string, restored_path, rewrite_lines, string_field
 from archiver.model import Artifact, DiscoveredSession, LineageEdge, Session, SourceArtifact, session_key
 from archiver.snapshot import SnapshotError, copy_sqlite
 
@@ -109,6 +113,9 @@ HOST_DB_PREFIXES = ("logs_", "goals_", "memories_", "queue_")
 # the session_meta fields discovery reads (all that the cache keeps of a rollout's first line)
 META_KEYS = ("id", "timestamp", "cwd", "history_mode", "history_base", "forked_from_id",
              "forked_from_ordinal_exclusive", "source", "parent_thread_id", "session_id")
+_IMAGES_DIR = "generated_images"
+# the fields naming an image generation's saved file (event_msg image_generation_end, item savedPath)
+_SAVED_PATH_FIELDS = tuple((f'"{k}"'.encode(), string_field(k)) for k in ("saved_path", "savedPath"))
 
 
 # ---------------------------------------------------------------- rollout streams
@@ -988,6 +995,45 @@ class Codex:
                 host.sources.append(self._src(p, "database", "sqlite", "sqlite"))
 
     # ---- restore ----
+
+    @classmethod
+    def relink_restored(cls, artifact: Artifact, plain: Path, root: Path, moved: dict[str, str], *,
+                        session: Session | None = None, relocated: bool = True) -> str | None:
+        """Every restore (relocated or not): a rollout's `saved_path` / `savedPath` (an image
+        generation's saved file, seed "sidecar references") names the restored copy of
+        `generated_images/<thread-id>/<file>` (root/<its restored path>), found by the part of the
+        value after its last `/generated_images/` (CODEX_HOME may have been anywhere). Only the
+        string changes, streamed line by line. A value naming no file of this restore (the image
+        was deleted before any sync) is left as archived and counted in the returned note."""
+        if artifact.role != "transcript" or artifact.format not in ("jsonl", "jsonl.zst"):
+            return None
+        prefix = f"{cls.native_root}/{_IMAGES_DIR}/"
+        images = {k[len(prefix):]: v for k, v in moved.items() if k.startswith(prefix)}
+        left = 0
+
+        def swap(m: re.Match[bytes]) -> bytes:
+            nonlocal left
+            value = json_string(m.group(2))
+            if value is None or not value.startswith("/") or f"/{_IMAGES_DIR}/" not in value:
+                return m.group(0)
+            to = images.get(value.rsplit(f"/{_IMAGES_DIR}/", 1)[1])
+            new = restored_path(root, to) if to is not None else None
+            if new is None:
+                left += 1
+                return m.group(0)
+            return m.group(1) + orjson.dumps(new) if new != value else m.group(0)
+
+        def rewrite(line: bytes) -> bytes:
+            for needle, rx in _SAVED_PATH_FIELDS:
+                if needle in line:
+                    line = rx.sub(swap, line)
+            return line
+
+        rewrite_lines(plain, tuple(n for n, _rx in _SAVED_PATH_FIELDS), rewrite)
+        if left:
+            return (f"{artifact.path}: {left} saved_path/savedPath value(s) name no generated image of this restore; "
+                    "left as archived")
+        return None
 
     def restore_artifact(self, artifact: Artifact, plaintext_path: Path, target_home: Path,
                          overwrite: bool = False) -> Path | None:
