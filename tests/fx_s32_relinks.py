@@ -4,6 +4,8 @@ that compare restored bytes with archived ones. No tests here.
 `claude_relinked(data, root, restored)`: each toolUseResult.persistedOutputPath / outputFile value
 and `<persisted-output>` preview path naming `.claude/projects/<rest>` among `restored` (the paths
 the restore wrote, relative to `root`) names root/<that path>, every other byte as archived.
+`codex_relinked(data, root, restored)`: each saved_path / savedPath value naming
+`.codex/generated_images/<rest>` among `restored` names root/<that path> (s33).
 `rooted(data, root)`: the restore root's path replaced by `<ROOT>`, to compare two restores of the
 same archive into different roots.
 """
@@ -38,6 +40,23 @@ def claude_relinked(data: bytes, root: Path, restored: Iterable[str]) -> bytes:
         return m.group(1) + json.dumps(new, ensure_ascii=False)[1:-1].encode() if new else m.group(0)
 
     return _PREVIEW.sub(preview, _FIELD.sub(field, data))
+
+
+_SAVED = re.compile(rb'(?<!\\)("(?:saved_path|savedPath)"\s*:\s*)"((?:[^"\\]|\\.)*)"')
+
+
+def codex_relinked(data: bytes, root: Path, restored: Iterable[str]) -> bytes:
+    wrote = set(restored)
+
+    def field(m: re.Match[bytes]) -> bytes:
+        old = json.loads(b'"' + m.group(2) + b'"')
+        if not old.startswith("/") or "/generated_images/" not in old:
+            return m.group(0)
+        rel = ".codex/generated_images/" + old.rsplit("/generated_images/", 1)[1]
+        return m.group(1) + json.dumps(str(root.resolve() / rel), ensure_ascii=False).encode() \
+            if rel in wrote else m.group(0)
+
+    return _SAVED.sub(field, data)
 
 
 def rooted(data: bytes, root: Path) -> bytes:

@@ -20,7 +20,7 @@ import zstandard
 from archiver.harnesses.base import HarnessContext, load_harness
 from archiver.redact.base import RedactionReport
 from tests.fx_archiver import USER, Env, env  # noqa: F401
-from tests.fx_s32_relinks import claude_relinked
+from tests.fx_s32_relinks import claude_relinked, codex_relinked
 
 GENERATORS = {
     "claude-code": ("archiver.demo.claude_sample", "make_claude_home"),
@@ -98,6 +98,8 @@ def test_harness_roundtrip(env: Env, harness: str) -> None:  # noqa: F811
                 relink = _pi_relinked(target, arts, every)
             elif src.role == "transcript" and harness == "claude-code":
                 relink = functools.partial(claude_relinked, root=target, restored=every)
+            elif src.role == "transcript" and harness == "codex":
+                relink = functools.partial(codex_relinked, root=target, restored=every)
             elif src.role == "transcript" and harness == "deepseek-harness":
                 relink = _deepseek_relinked(target, every)
             _check_equal(env, red, src, restored, art, relink)

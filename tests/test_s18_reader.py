@@ -122,9 +122,9 @@ def _dump(db: Path, target: Path) -> list[str]:
 # Absolute paths that restore points at the copies it wrote under its target (s30: pi's
 # fullOutputPath temp files, Claude's legacy sessions-index.json fullPath; s32: Claude's
 # persistedOutputPath, its <persisted-output> preview and an Agent outputFile, OpenCode's
-# metadata.outputPath, a DeepSeek parentSession), where the archive and this reader keep the value
+# metadata.outputPath, a DeepSeek parentSession; s33: Codex's saved_path / savedPath), where the archive and this reader keep the value
 # as archived: compared by the file name they end with.
-_RELINKED = re.compile(rb'("(?:fullOutputPath|fullPath|parentSession|persistedOutputPath|outputFile|outputPath)"'
+_RELINKED = re.compile(rb'("(?:fullOutputPath|fullPath|parentSession|persistedOutputPath|outputFile|outputPath|saved_path|savedPath)"'
                        rb'[ \t]*:[ \t]*)"((?:[^"\\]|\\.)*)"')
 _PREVIEW = re.compile(rb'("<persisted-output>(?:[^"\\]|\\.)*?Full output saved to: )([^"\\]+?)(?=\\n|"|</persisted-output>)')
 
@@ -143,7 +143,7 @@ def _same_file(a: Path, ta: Path, b: Path, tb: Path) -> bool:
     if a.name.endswith(".jsonl.zst"):  # §5: compressed again on restore, compare decompressed
         unz = [subprocess.run(["zstd", "-d", "-q", "-c"], input=d, capture_output=True, check=True).stdout
                for d in (da, db_)]
-        return unz[0] == unz[1]
+        return _relinks_named(unz[0]) == _relinks_named(unz[1])
     return da == db_
 
 

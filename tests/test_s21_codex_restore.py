@@ -21,7 +21,9 @@ from typing import Any
 import pytest
 
 from archiver.demo.codex_sample import COMPRESSED, FORK, MAIN, STATE_DDL, make_codex_home
+from tests import fx_s18_reader as reader
 from tests.fx_home import USER, Box, box  # noqa: F401
+from tests.fx_s32_relinks import codex_relinked
 
 OTHER_X = "0199b0c1-2d3e-7f40-8a1b-0000000000a1"
 OTHER_Y = "0199b0c1-2d3e-7f40-8a1b-0000000000a2"
@@ -65,14 +67,28 @@ def _index_lines(home: Path, tid: str) -> list[bytes]:
             if json.loads(ln)["id"] == tid]
 
 
+def _archived(box: Box, art: dict[str, Any]) -> bytes:
+    """An artifact's archived plaintext, read from the store without the archiver (fx_s18_reader)."""
+    keys = box.base / "keys"
+    arch = reader.load(reader.FileStore(box.base / "store"), keys / "identity.txt", (keys / "team.key").read_text())
+    return reader.read_artifact(arch, art)
+
+
+def _written(target: Path) -> set[str]:
+    return {str(p.relative_to(target)) for p in target.rglob("*") if p.is_file()}
+
+
 def _check_thread(box: Box, target: Path, session: dict[str, Any]) -> None:  # noqa: F811
-    """The thread's rollout is the archived plaintext, its threads row is the archived one with
+    """The thread's rollout is the archived plaintext (its saved_path values naming the restored
+    generated_images/ files, s33), its threads row is the archived one with
     rollout_path naming the restored file, and its dynamic tools are there."""
     tid = session["session_id"]
     art = _rollout(session)
     placed = target / art["path"]
     data = _plain(placed)
-    assert hashlib.sha256(data).hexdigest() == art["sha256"] and len(data) == art["size"]
+    archived = _archived(box, art)
+    assert hashlib.sha256(archived).hexdigest() == art["sha256"] and len(archived) == art["size"]
+    assert data == codex_relinked(archived, target, _written(target))
     first = json.loads(data.splitlines()[0])
     assert first["type"] == "session_meta" and first["payload"]["id"] == tid
     state = target / ".codex" / "state_5.sqlite"
@@ -202,8 +218,9 @@ def test_relocated_thread_names_the_new_project_path(box: Box) -> None:  # noqa:
         assert was.startswith(old_home + "/")
         row = _rows(target / ".codex/state_5.sqlite", f"SELECT cwd, rollout_path FROM threads WHERE id = '{tid}'")
         assert row == [(new_home + was[len(old_home):], str(placed.resolve()))]
-        # nothing else in the rollout changed
-        assert data.replace(new_home.encode(), old_home.encode()) == _plain(plain / _rollout(session)["path"])
+        # nothing else in the rollout changed (saved_path values name each restore's own image)
+        assert data.replace(str(target.resolve()).encode(), str(plain.resolve()).encode()) \
+            .replace(new_home.encode(), old_home.encode()) == _plain(plain / _rollout(session)["path"])
 
 
 def test_the_sample_state_rows_name_the_project_their_rollouts_name(tmp_path: Path) -> None:

@@ -20,7 +20,7 @@ import pytest
 
 from tests.fx_s25_contract import (HOST, Arch, ClockSkewProxy, Ran, append_claude_line, build_arch, tree_bytes)
 from tests.fx_s3 import make_bucket, s3_client, s3_server, unique_bucket_name  # noqa: F401  (fixture)
-from tests.fx_s32_relinks import claude_relinked
+from tests.fx_s32_relinks import claude_relinked, codex_relinked
 from tests.test_s25_contract import age_zstd_decrypt, derived_key, folder_objects, merged, one_line_error
 
 LOCK_LIFECYCLE = {"archiver-objects-tiering", "archiver-abort-incomplete-multipart", "archiver-noncurrent-versions"}
@@ -100,6 +100,11 @@ def check_restored(target: Path, sessions: list[dict[str, Any]], plaintext: Call
                 if len(a["objects"]) <= 1:
                     assert hashlib.sha256(archived).hexdigest() == a["sha256"], a["path"]
                 assert data == claude_relinked(archived, target, wrote), a["path"]
+                continue
+            if s["harness"] == "codex" and a["role"] == "transcript":
+                archived = b"".join(plaintext(o) for o in a["objects"])
+                assert len(archived) == a["size"], a["path"]
+                assert data == codex_relinked(archived, target, wrote), a["path"]
                 continue
             assert len(data) == a["size"], a["path"]
             if len(a["objects"]) <= 1:
