@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
@@ -133,6 +134,24 @@ class ClaudeCode:
             return (f"{artifact.path}: {left} fullPath value(s) name no transcript under a projects/ folder; "
                     "left as archived")
         return None
+
+    def after_restore(self, target_home: Path, sessions: list[Session], overwrite: bool = False) -> list[str]:
+        """One warning when restored transcripts carry archived mtimes older than the target's
+        `cleanupPeriodDays` (its .claude/settings.json; Claude Code's default is 30 days):
+        Claude Code deletes such transcripts when it next starts, so a reviewer opening the
+        restored sessions there would lose the copies (the archive keeps them)."""
+        days = _cleanup_period_days(target_home / self.native_root / "settings.json")
+        if days is None:
+            return []
+        cutoff = time.time() - days * 86400
+        old = sorted(s.key for s in sessions if s.harness == NAME and any(
+            a.role == "transcript" and a.mtime and a.mtime < cutoff for a in s.artifacts))
+        if not old:
+            return []
+        return [f"{len(old)} Claude Code session(s) restored with transcripts last written over {days} "
+                f"day{'' if days == 1 else 's'} ago "
+                f"(cleanupPeriodDays): Claude Code deletes them when it starts; raise cleanupPeriodDays in "
+                f"{self.native_root}/settings.json under the restore's target first (first: {old[0]})"]
 
     def __init__(self, ctx: HarnessContext) -> None:
         self.ctx = ctx
@@ -833,6 +852,25 @@ def _files_by_rest(prefix: str, moved: dict[str, str]) -> dict[str, list[tuple[s
             if rest:
                 out.setdefault(rest, []).append((folder, to))
     return out
+
+
+CLEANUP_PERIOD_DAYS = 30  # Claude Code's default transcript retention (DESIGN.md: "prunes after 30 days")
+
+
+def _cleanup_period_days(settings: Path) -> int | None:
+    """The retention Claude Code applies under a home: `cleanupPeriodDays` of its settings.json
+    when that is a positive number, the default when the file or key is absent or unreadable, and
+    None (no warning) when it is 0 or less, which builds read differently (some keep every
+    transcript, some write none), or beyond a century."""
+    try:
+        value = orjson.loads(settings.read_bytes()).get("cleanupPeriodDays", CLEANUP_PERIOD_DAYS)
+    except (OSError, orjson.JSONDecodeError, AttributeError):
+        return CLEANUP_PERIOD_DAYS
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return CLEANUP_PERIOD_DAYS
+    if value <= 0 or value > 100 * 365:
+        return None
+    return int(value)
 
 
 def project_key(cwd: str) -> str:
