@@ -12,12 +12,11 @@ prose), the redacted text asserted byte for byte:
   `secret=<key>&` (prose-secret ran over the `&`), a .NET connection string's `;Encrypt=True;...` after
   `Password=<value>` (password-assignment-symbols ran over the `;`), msmtprc's `user alerts`.
 
-Left, and why (walkers and the table pass are not the rules'): a keypair file that is nothing but the
-array, read by Claude Code or backed up or stored in SQLite, is parsed as JSON and its small integers
-are never scanned (the case below keeps to the carriers that see it as text); a parsed Composer auth.json
-(`{"bearer": {"<host>": "<token>"}}`, s32's composer-auth-bearer); a markdown password table added in a
-diff (`+| ... |` rows); a keypair array printed with a `publicKey` array of 32 values beside it (that
-public key is taken too: 32 random bytes are all the rule sees).
+Since the lead's fold of the helper's walker patch (jsondoc.py, engine.py), a keypair file that is
+nothing but the array is scanned as text in every shape (a parsed document of 32 or 64 byte values is
+not walked), a parsed Composer auth.json reads its token under `bearer`, and the table pass reads a
+diff's `+| ... |` rows. Left: a keypair array printed with a `publicKey` array of 32 values beside it
+(that public key is taken too: 32 random bytes are all the rule sees).
 
 Values are fake: drawn at import from a seeded RNG, none from a provider."""
 
@@ -34,7 +33,6 @@ from tests.test_s32_secret_redteam import ALNUM, HEX, PW, URLSAFE, Case, expecte
 
 KEY = b"s33-secret-redteam-test-key-0123456789abcdef"
 CARRIERS = ("claude", "codex", "sidecar", "sqlite", "diff", "prose")
-TEXT_CARRIERS = ("codex", "diff", "prose")  # where a document that is only a JSON array stays text
 
 
 def g(seed: str, alphabet: str, n: int) -> str:
@@ -75,8 +73,8 @@ CASES = [
     # --- byte arrays --------------------------------------------------------------------------------
     c("solana-keypair-cat", "$ solana-keygen new --no-bip39-passphrase --silent --outfile ~/.config/solana/id.json\n"
       "$ cat ~/.config/solana/id.json\n[@0@]\n", ("PRIVATE_KEY", SOL_JSON)),
-    c("solana-keypair-file", "[@0@]", ("PRIVATE_KEY", SOL_JSON), carriers=TEXT_CARRIERS),
-    c("solana-keypair-file-newline", "[@0@]\n", ("PRIVATE_KEY", SOL_JSON), carriers=TEXT_CARRIERS),
+    c("solana-keypair-file", "[@0@]", ("PRIVATE_KEY", SOL_JSON)),
+    c("solana-keypair-file-newline", "[@0@]\n", ("PRIVATE_KEY", SOL_JSON)),
     c("secretkey-array-log", 'wrote keypair: {"secretKey": [@0@]}\n', ("PRIVATE_KEY", ", ".join(map(str, SK)))),
     c("seed-array-python", "seed = bytes([@0@])\nsigner = SigningKey(seed)\n", ("PRIVATE_KEY", ", ".join(map(str, SEED32)))),
     c("node-uint8array", "> keypair.secretKey\nUint8Array(64) [\n  @0@\n]\n", ("PRIVATE_KEY", NODE_TEXT),

@@ -109,6 +109,15 @@ _ID_PATTERN = (
     rb"_[0-9A-Za-z]{6,})\b"
 )
 _ID_RX = re2.compile(_ID_PATTERN)._regexp  # noqa: SLF001
+_DIFF_ROW_MARK = re.compile(rb"(?m)^[+-](?=[ \t]*\|)")
+
+
+def _diff_rows(buf: bytes) -> bytes:
+    """buf with the `+`/`-` marks of a diff's table rows (`+| a | b |`) as spaces: the same length,
+    so the table pass reads a markdown table a diff adds or removes at the offsets it has."""
+    if b"\n+|" in buf or b"\n-|" in buf or buf[:2] in (b"+|", b"-|"):
+        return _DIFF_ROW_MARK.sub(b" ", buf)
+    return buf
 _WHOLE_ID = re.compile(_ID_PATTERN.decode(), re.ASCII)
 _IDCHARS = b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_-"
 _IDSET = frozenset(_IDCHARS)
@@ -735,7 +744,7 @@ class Engine:
     def _table_cands(self, buf: bytes, offset: int = 0, gated: bool = True) -> list[_Cand]:
         """Candidates of the table pass in buf (offsets + offset). The candidate's whole "match"
         is its row, so a hex token in a `token` column is not taken for a content hash."""
-        cells = tables.secret_cells(buf, gated)
+        cells = tables.secret_cells(_diff_rows(buf), gated)
         if not cells:
             return []
         out: list[_Cand] = []
@@ -1111,7 +1120,7 @@ class Engine:
         tcands: dict[int, list[_Cand]] = {}
         if table:
             seen: set[int] = set()
-            for a, _b in tables.separator_lines(joined):
+            for a, _b in tables.separator_lines(_diff_rows(joined)):
                 i = bisect_right(starts, a) - 1
                 if i in seen or modes[i] != MODE_ALL:
                     continue

@@ -209,6 +209,11 @@ def _encode_pairs(node: Any) -> str:
     return json.dumps(node, ensure_ascii=True)
 
 
+def _byte_list(v: list[Any]) -> bool:
+    """32 or 64 integers 0..255: a key written as its bytes (byte-array-private-key reads the text)."""
+    return (len(v) == 32 or len(v) == 64) and all(type(b) is int and 0 <= b <= 255 for b in v)
+
+
 def _parse(raw: bytes) -> tuple[Any, bool] | None:
     """(document, parsed by the stdlib) or None when raw is not JSON."""
     try:
@@ -437,6 +442,8 @@ class JsonRedactor:
         if parsed is None:
             return None
         root, std = parsed
+        if type(root) is list and _byte_list(root):
+            return None  # a key file's byte values (Solana's id.json): scanned as the text it is
         if isinstance(root, str):
             new = self._redact_root_string(root, report, carrier, depth)
             if new is None:
@@ -586,6 +593,9 @@ class JsonRedactor:
                                 keyed[len(strs)] = k
                             elif inherited is not None and k in VALUE_KEYS:
                                 keyed[len(strs)] = inherited
+                            elif inherited is not None and "." in k and " " not in k and len(k) <= PARENT_KEY_MAX:
+                                # Composer's auth.json {"bearer": {"<host>": "<token>"}}
+                                keyed[len(strs)] = f'{inherited}": {{"{k}'
                             elif self._person_key(k):
                                 keyed[len(strs)] = k
                         add_str(v)
@@ -1100,6 +1110,9 @@ class JsonRedactor:
             parsed = _parse(raw)
             if parsed is None:
                 out[k] = None
+                continue
+            if type(parsed[0]) is list and _byte_list(parsed[0]):
+                out[k] = None  # a key file's byte values: the cell is scanned as text
                 continue
             if not isinstance(parsed[0], (dict, list)):  # a string or a number: as redact_doc does it
                 out[k] = self.redact_doc(raw, report, carriers[k], keep_layout=True)
