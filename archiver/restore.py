@@ -165,13 +165,16 @@ def fold_path(relpath: str) -> str:
 class Restorer:
     def __init__(self, archive: Archive, identities: Sequence[object], harnesses: dict[str, Harness] | None = None,
                  limits: ReadLimits | None = None, overwrite: bool = False,
-                 relocator: Relocator | None = None) -> None:
+                 relocator: Relocator | None = None, relink: bool = True) -> None:
         self.archive = archive
         self.identities = identities
         self.harnesses = harnesses or {}
         self.limits = limits or ReadLimits.from_env()
         self.overwrite = overwrite  # replace a file of the target that holds other bytes
         self.relocator = relocator if relocator else None  # restore --relocate OLD=NEW
+        # paths naming other restored files rewritten to where they went (False: the archived bytes,
+        # for readers of the plaintext such as export, which restore part of a session)
+        self.relink = relink
 
     def restore(self, sessions: list[Session], target: Path) -> RestoreResult:
         result = RestoreResult()
@@ -194,7 +197,7 @@ class Restorer:
                 paths = [[art.path for art in s.artifacts] for s in sessions]
             # archived path -> where this restore puts it (relink hooks name restored files there)
             moved = {art.path: paths[i][j] for i, s in enumerate(sessions) for j, art in enumerate(s.artifacts)}
-            relinks = relink_hooks()
+            relinks = relink_hooks() if self.relink else {}
             shadowed = _shadowed(sessions, paths, roots)
             # paths a session of this restore holds as its own: another's shared copy of them (a
             # Cursor subagent's view of its parent's store.db, maybe of an older state) is not written

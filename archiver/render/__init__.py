@@ -123,7 +123,7 @@ def export(
             needed = NEEDS.get(s.harness, ("transcript",))
             slim = s.model_copy(update={"artifacts": [a for a in s.artifacts if a.role in needed]})
             target = Path(tmp) / str(i)
-            res = Restorer(archive, identities, {}).restore([slim], target)
+            res = Restorer(archive, identities, {}, relink=False).restore([slim], target)
             errors += res.integrity_errors + [f"refused: {r}" for r in res.refused]
             warnings += res.warnings
             files = {p: target / p for p in res.files}
@@ -154,7 +154,7 @@ def _add_outputs(archive: Archive, identities: Sequence[object], t: Transcript, 
         for owner, art in found.values():
             by_owner.setdefault(owner.key, []).append(art)
         slims = [sessions[k].model_copy(update={"artifacts": arts}) for k, arts in by_owner.items()]
-        res = Restorer(archive, identities, {}).restore(slims, target)
+        res = Restorer(archive, identities, {}, relink=False).restore(slims, target)
         errors += res.integrity_errors + [f"refused: {r}" for r in res.refused]
         warnings += res.warnings
         placed = set(res.files)
