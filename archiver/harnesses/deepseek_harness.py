@@ -77,7 +77,7 @@ from archiver.harnesses.common import (
     relative_or_absolute, sorted_paths, unexpected_shape,
 )
 from archiver.harnesses.jsonl_probe import Line, parse_line, scan_lines, unparseable_warning
-from archiver.harnesses.relinking import replace_first_line_value, restored_path
+from archiver.harnesses.relinking import header_parent_path, replace_first_line_value, restored_path
 from archiver.model import Artifact, DiscoveredSession, LineageEdge, Session, SourceArtifact, session_key
 
 NAME = "deepseek-harness"
@@ -253,15 +253,10 @@ class DeepSeekHarness:
         prefix = f"{cls.native_root}/"
         if artifact.role != "transcript" or artifact.format != "jsonl" or not artifact.path.startswith(prefix):
             return None
-        with plain.open("rb") as f:
-            first = f.readline(MAX_LINE + 1)
-        try:
-            header = orjson.loads(first)
-        except orjson.JSONDecodeError:
+        found = header_parent_path(plain, MAX_LINE)
+        if found is None:
             return None
-        parent = header.get("parentSession") if isinstance(header, dict) and header.get("type") == "session" else None
-        if not isinstance(parent, str) or not parent.startswith("/"):
-            return None
+        first, _header, parent = found
         to = _restored_parent(parent, artifact.path, prefix, moved)
         new = restored_path(root, to) if to is not None else None
         if new is None:

@@ -53,6 +53,7 @@ from archiver.harnesses.common import (
     iso, open_file, read_problem, read_regular, unexpected_shape, Unlistable,
 )
 from archiver.harnesses.jsonl_probe import parse_line, scan_lines, unparseable_warning
+from archiver.harnesses.relinking import header_parent_path, write_first_line
 from archiver.model import Artifact, DiscoveredSession, LineageEdge, Session, SourceArtifact, is_utf8, session_key
 
 log = logging.getLogger(__name__)
@@ -160,13 +161,7 @@ def _replace_header_value(plain: Path, first: bytes, header: dict[str, Any], key
     if line is None:
         eol = first[len(first.rstrip(b"\r\n")):]
         line = orjson.dumps({**header, key: new}) + eol
-    tmp = plain.with_name(plain.name + ".relinking")
-    with plain.open("rb") as fi, tmp.open("wb") as fo:
-        fi.seek(len(first))
-        fo.write(line)
-        while block := fi.read(1 << 20):
-            fo.write(block)
-    tmp.replace(plain)
+    write_first_line(plain, first, line)
 
 
 @dataclass
@@ -216,15 +211,10 @@ class Pi:
             outputs = _restored_outputs(artifact.path, session, root, moved)
             if outputs:
                 _relink_full_outputs(plain, outputs)
-        with plain.open("rb") as f:
-            first = f.readline(MAX_LINE + 1)
-        try:
-            header = orjson.loads(first)
-        except orjson.JSONDecodeError:
+        found = header_parent_path(plain, MAX_LINE)
+        if found is None:
             return None
-        parent = header.get("parentSession") if isinstance(header, dict) and header.get("type") == "session" else None
-        if not isinstance(parent, str) or not parent.startswith("/"):
-            return None
+        first, header, parent = found
         target = _restored_parent(parent, prefix, moved)
         if target is None:
             return (f"header.parentSession of {artifact.path} is left as archived: its parent file is not in this "

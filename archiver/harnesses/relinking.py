@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 import orjson
 
@@ -88,7 +88,12 @@ def replace_first_line_value(plain: Path, first: bytes, key: str, old: str, new:
     if len(hits) != 1:
         return False
     m = hits[0]
-    line = first[:m.start()] + m.group(1) + orjson.dumps(new) + first[m.end():]
+    write_first_line(plain, first, first[:m.start()] + m.group(1) + orjson.dumps(new) + first[m.end():])
+    return True
+
+
+def write_first_line(plain: Path, first: bytes, line: bytes) -> None:
+    """`plain` with its first line (`first`, as read) replaced by `line`, the rest streamed."""
     tmp = plain.with_name(plain.name + ".relinking")
     try:
         with plain.open("rb") as fi, tmp.open("wb") as fo:
@@ -99,4 +104,18 @@ def replace_first_line_value(plain: Path, first: bytes, key: str, old: str, new:
         tmp.replace(plain)
     finally:
         tmp.unlink(missing_ok=True)
-    return True
+
+
+def header_parent_path(plain: Path, max_line: int) -> tuple[bytes, dict[str, Any], str] | None:
+    """A pi-style session header (first line `{"type": "session", ...}`) whose `parentSession`
+    is an absolute path: (the line as read, the header, that path); None otherwise."""
+    with plain.open("rb") as f:
+        first = f.readline(max_line + 1)
+    try:
+        header = orjson.loads(first)
+    except orjson.JSONDecodeError:
+        return None
+    parent = header.get("parentSession") if isinstance(header, dict) and header.get("type") == "session" else None
+    if not isinstance(parent, str) or not parent.startswith("/"):
+        return None
+    return first, header, parent
