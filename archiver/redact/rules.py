@@ -10,8 +10,9 @@ generated rules with ids `user-username`, `user-username-account`,
 `user-username-login`, `user-name`, `user-home-N`, `extra-term-N`. Generic account
 names (`root`, `ubuntu`, ...) are never turned into rules: replacing `root`
 everywhere would wreck ordinary text and hides nothing private. Usernames shorter
-than 3 characters are only replaced in path context (`/home/ab/`, `-home-ab-`), never
-as free-standing words. Usernames that are everyday words (`max`, `will`: the
+than 3 characters are only replaced in path context (`/home/ab/`, `-home-ab-`) and, of two
+characters, where an account shows as for a word username below, never as free-standing words.
+A name longer than ps's 8-character USER column is also replaced as ps prints it (`mfernan+`). Usernames that are everyday words (`max`, `will`: the
 lists are data, in rules/words.toml) are replaced only where an account shows (a home folder,
 `max@host`, `uid=1000(max)`, a passwd line, `sudo -u max`), not in `max-width`, a
 `"max"` key or prose.
@@ -761,6 +762,7 @@ def _name_forms(name: str) -> list[tuple[str, str, str]]:
 
 
 SLUG_VARIANT_MIN = 5  # `a-b` of `a_b` would take hyphenated words too
+PS_USER_WIDTH = 8  # procps's USER / UID column: a longer name is cut to 7 characters and `+`
 
 
 def term_rules(terms: RuntimeTerms) -> list[Rule]:
@@ -777,6 +779,10 @@ def term_rules(terms: RuntimeTerms) -> list[Rule]:
         slug = re2.sub(r"[^\pL\pN]+", "-", low).strip("-")
         if slug != low and len(slug) >= SLUG_VARIANT_MIN and not word_username(slug) and slug not in GENERIC_ACCOUNTS:
             slug_of.setdefault(slug, low)
+        if len(low) > PS_USER_WIDTH and low not in GENERIC_ACCOUNTS and not word_username(low):
+            # ps, top and pgrep print a name wider than their USER column as its first 7 characters and
+            # `+` (`mfernan+`): the same pseudonym as the name
+            slug_of.setdefault(low[:PS_USER_WIDTH - 1] + "+", low)
     free.extend(v for v in slug_of if v not in free)
     if free:
         free.sort(key=len, reverse=True)
@@ -790,6 +796,9 @@ def term_rules(terms: RuntimeTerms) -> list[Rule]:
             terms=tuple(free), digits_after=True,
             canonical=tuple((re2.escape(v), u) for v, u in slug_of.items()),
         ))
+    # a name under 3 characters is no word to replace in prose, but where an account shows (`mf@host`,
+    # `uid=1000(mf)`, `sudo -u mf`) it is the user's as a word username is
+    words.extend(u for u in short if len(u) == 2 and u not in words)  # one letter: its keyword is in every text
     if words:
         words.sort(key=len, reverse=True)
         alts = "|".join(_lit(u) for u in words)
