@@ -10,12 +10,13 @@ generated rules with ids `user-username`, `user-username-account`,
 `user-username-login`, `user-name`, `user-home-N`, `extra-term-N`. Generic account
 names (`root`, `ubuntu`, ...) are never turned into rules: replacing `root`
 everywhere would wreck ordinary text and hides nothing private. Usernames shorter
-than 3 characters are only replaced in path context (`/home/ab/`, `-home-ab-`) and, of two
-characters, where an account shows as for a word username below, never as free-standing words.
-A name longer than ps's 8-character USER column is also replaced as ps prints it (`mfernan+`). Usernames that are everyday words (`max`, `will`: the
+than 3 characters are only replaced in path context (`/home/ab/`, `-home-ab-`), never
+as free-standing words. Usernames that are everyday words (`max`, `will`: the
 lists are data, in rules/words.toml) are replaced only where an account shows (a home folder,
 `max@host`, `uid=1000(max)`, a passwd line, `sudo -u max`), not in `max-width`, a
-`"max"` key or prose.
+`"max"` key or prose. A name wider than ps's 8-character USER column is also replaced as ps
+prints it (`mfernan+`, the same pseudonym), and a term right after a percent-encoded or
+JSON-escaped separator (`%20alice`, `%2Falice`, `\\u0040alice`) is bounded there.
 """
 
 from __future__ import annotations
@@ -624,13 +625,20 @@ def check_packs(specs: list[str]) -> None:
 _RUN = r"[\pL\pN\pM]*"  # letters, digits and combining marks (a decomposed `é` is `e` + U+0301)
 
 
+# an ASCII character that is no letter or digit, percent-encoded (`%2F`, `%20`) or as a JSON escape in
+# text (`\\u0040`): a boundary before a term, though its last hex digit is alphanumeric (words.py
+# escaped_separator_before, for the terms matched without RE2)
+_NON_ALNUM_HEX = "(?:[01][0-9A-Fa-f]|2[0-9A-Fa-f]|3[A-Fa-f]|40|5[B-Fb-f]|60|7[B-Fb-f])"
+_ESCAPED_SEPARATOR = f"(?:%{_NON_ALNUM_HEX}|\\\\u00{_NON_ALNUM_HEX})"
+
+
 def _bounded(alternatives: list[str], digits_after: bool = False) -> str:
     # Group 1 and 3 capture the alphanumeric run around the term; a match only counts when both are
     # empty, which is "bounded by non-alphanumerics" without look-around (RE2 has none) and without
     # consuming the neighbour, so `alice-alice` yields two matches. A JSON escape before the term
     # (`\nalice` in JSON inside a text) is a boundary: group 1 does not take part then.
-    return (f"(?i)(?:\\\\[nrt]|({_RUN}))({'|'.join(alternatives)}){'(?:[0-9]*)' if digits_after else ''}"
-            f"({_RUN})")
+    return (f"(?i)(?:\\\\[nrt]|{_ESCAPED_SEPARATOR}|({_RUN}))({'|'.join(alternatives)})"
+            f"{'(?:[0-9]*)' if digits_after else ''}({_RUN})")
 
 
 _NAME_SEP = r"[\s\pZ._-]*"  # \s is ASCII in RE2; \pZ adds no-break and other Unicode spaces
@@ -796,9 +804,6 @@ def term_rules(terms: RuntimeTerms) -> list[Rule]:
             terms=tuple(free), digits_after=True,
             canonical=tuple((re2.escape(v), u) for v, u in slug_of.items()),
         ))
-    # a name under 3 characters is no word to replace in prose, but where an account shows (`mf@host`,
-    # `uid=1000(mf)`, `sudo -u mf`) it is the user's as a word username is
-    words.extend(u for u in short if len(u) == 2 and u not in words)  # one letter: its keyword is in every text
     if words:
         words.sort(key=len, reverse=True)
         alts = "|".join(_lit(u) for u in words)
