@@ -641,7 +641,9 @@ def _bounded(alternatives: list[str], digits_after: bool = False) -> str:
             f"{'(?:[0-9]*)' if digits_after else ''}({_RUN})")
 
 
-_NAME_SEP = r"[\s\pZ._-]*"  # \s is ASCII in RE2; \pZ adds no-break and other Unicode spaces
+# \s is ASCII in RE2; \pZ adds no-break and other Unicode spaces; a space URL-encoded (`%20`, `+` of a
+# form) or JSON-escaped in text (`\\u0020`)
+_NAME_SEP = r"(?:[\s\pZ._+-]|%20|\\u0020)*"
 
 # A configured real name of this many letters or fewer (`Al`, `Bo`) is matched only as written and as
 # a word: case-insensitively it is `et al.`, the state code AL, a syllable of every text.
@@ -682,11 +684,17 @@ def _char(c: str) -> str:
     return f"(?:{re2.escape(c)}|\\\\u(?:{'|'.join(escapes)}))"
 
 
-def _lit(word: str) -> str:
+def _lit(word: str, fold: bool = False) -> str:
     """A word as composed (NFC) or decomposed (NFD: macOS file names write `José` as `Jose` +
-    U+0301) Unicode, its non-ASCII characters also as `\\uXXXX` escapes."""
+    U+0301) Unicode, its non-ASCII characters also as `\\uXXXX` escapes; with `fold`, also without
+    its accents when that leaves ASCII (a real name: `María Fernández` is `maria.fernandez` in an
+    address, `MARIA FERNANDEZ` in a form, `Maria Fernandez` in a git config)."""
     forms = list(dict.fromkeys(unicodedata.normalize(f, word) for f in ("NFC", "NFD")))
     alts = ["".join(_char(c) for c in f) for f in forms]
+    if fold:
+        bare = "".join(c for c in forms[-1] if not unicodedata.combining(c))
+        if bare.isascii() and bare != word:
+            alts.append(re2.escape(bare))
     return alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
 
 
@@ -705,7 +713,7 @@ def _words(text: str) -> list[str]:
 
 
 def _phrase(text: str) -> str:
-    return _NAME_SEP.join(_lit(w) for w in _words(text))
+    return _NAME_SEP.join(_lit(w, fold=True) for w in _words(text))
 
 
 def _name_variants(name: str) -> list[str]:
@@ -717,13 +725,14 @@ def _name_variants(name: str) -> list[str]:
     if len(words) >= 2:
         first, last = words[0], words[-1]
         middle = words[1:-1]
-        out.append(_lit(last) + r",?" + _NAME_SEP + _NAME_SEP.join(_lit(w) for w in [first, *middle]))
+        out.append(_lit(last, fold=True) + r",?" + _NAME_SEP + _NAME_SEP.join(_lit(w, fold=True) for w in [first, *middle]))
         given, _, family = _nfc(name).strip().rpartition(" ")
         if given.strip() and len(_words(family)) > 1:  # a compound last name: `Vasquez-Ruiz, Marguerite`
             out.append(_phrase(family) + r",?" + _NAME_SEP + _phrase(given))
         if len(last) >= 4:
             # "J. Doe", "jdoe", "j_doe", not "J Doe": "I'm Young" is no initial
-            out.append(_lit(first[0]) + r"(?:\.[\s\pZ._-]*|[._-]?)" + _NAME_SEP.join(_lit(w) for w in [*middle, last]))
+            out.append(_lit(first[0], fold=True) + r"(?:\.[\s\pZ._-]*|[._-]?)"
+                       + _NAME_SEP.join(_lit(w, fold=True) for w in [*middle, last]))
     return out
 
 
@@ -731,7 +740,7 @@ def _as_written(word: str) -> str:
     """`word` matched case-sensitively (the rule is `(?i)`) and capitalized, as written (`Al`, `JJ`)
     or, when configured in lower case (`al`), with a capital (never `et al.`)."""
     forms = dict.fromkeys(f for f in (word, word[:1].upper() + word[1:]) if f[:1].isupper()) or {word: None}
-    return "(?-i:" + "|".join(_lit(f) for f in forms) + ")"
+    return "(?-i:" + "|".join(_lit(f, fold=True) for f in forms) + ")"
 
 
 def first_name_alone(name: str) -> str | None:
@@ -765,7 +774,7 @@ def _name_forms(name: str) -> list[tuple[str, str, str]]:
     out = [(v, v, canonical) for v in _name_variants(name)]
     first = first_name_alone(name)
     if first is not None:
-        out.append((_as_written(first), _lit(first), canonical))
+        out.append((_as_written(first), _lit(first, fold=True), canonical))
     return out
 
 
