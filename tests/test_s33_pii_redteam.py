@@ -19,7 +19,8 @@ Leaks fixed here (each failed on main 98bfe14):
   or with its words joined by `%20`, `+`, `\\u0020` (the surname was left);
 - other user: `chown -R user:user`, `git clone user@host:repo`, `git remote add ... user@host:`, a
   Cursor project slug after `.cursor/projects/` (`home-mfernandez-work-app`), a `.netrc` login, and
-  the bare output of `whoami` / `id -un` / `echo $USER` in a later record than its command;
+  the bare output of `whoami` / `id -un` / `echo $USER` (Windows: `host\\user`) in a later record
+  than its command;
 - false positives: a login that is a shell command or an everyday word (`echo`, `docs`, `beta`,
   `sky`, `don`) took every `echo $PATH`, `docs/`, `1.0-beta`, "the sky", "don't" (configured, and
   echoed from its home folder for another user): such logins are word usernames now, replaced where
@@ -223,6 +224,19 @@ def test_the_login_printed_by_a_command_in_an_earlier_record(other, folder: Path
     out, by_rule = redacted_file(other, folder, "s.jsonl", src)
     assert out == src.replace(b"mfernandez", U.encode())
     assert by_rule.get("whoami-output-user", 0) >= 1
+
+
+@pytest.mark.parametrize("pair", [_codex_pair, _claude_pair])
+def test_the_windows_account_printed_by_whoami_in_an_earlier_record(other, folder: Path, pair) -> None:  # noqa: ANN001
+    src = pair("whoami", "corp\\mfernandez\r\n")
+    assert redacted_file(other, folder, "s.jsonl", src)[0] == src.replace(b"mfernandez", U.encode())
+
+
+@pytest.mark.parametrize("pair", [_codex_pair, _claude_pair])
+def test_an_account_named_by_the_command_itself_pairs_nothing(other, folder: Path, pair) -> None:  # noqa: ANN001
+    # runas names an account (replaced there, as ever); its output's first line is no login
+    src = pair("runas /user:corp\\qvothurl app.exe", "corp\\ops\r\n")
+    assert redacted_file(other, folder, "s.jsonl", src)[0] == src.replace(b"qvothurl", P.username("qvothurl").encode())
 
 
 @pytest.mark.parametrize("pair", [_codex_pair, _claude_pair])

@@ -21,7 +21,8 @@ scanned too. An object that is both (OpenCode's tool part, Codex's CommandExecut
 with itself. Results flagged as errors (`is_error`, `isError`) are left to the ordinary rules.
 
 A command that prints the login name (`whoami`, `id -un`, `echo $USER`, `logname`) is paired the
-same way with the rule `whoami-output-user` (rules/pii.toml): its bare output (`mfernandez`) in a
+same way with the rules `whoami-output-user` and `windows-domain-user` (rules/pii.toml; Windows's
+whoami prints `host\\user`): its bare output (`mfernandez`) in a
 later record is the user's name, where the collector runs as another user (a container reading
 mounted homes) and no configured term names it; a Codex output record has no cwd whose home folder
 would echo it.
@@ -45,7 +46,8 @@ from archiver.redact.re2scan import UNANCHORED
 PAIR_RULE = "secret-printing-command-output"
 # the rules a call's command is tested with, each with the probe standing for its output (the login
 # name rule wants a name on a line of its own)
-PAIR_RULES = {PAIR_RULE: "\nPAIRprobe0tok", "whoami-output-user": "\npairprobe\n"}
+PAIR_RULES = {PAIR_RULE: "\nPAIRprobe0tok", "whoami-output-user": "\npairprobe\n",
+              "windows-domain-user": "\nPAIRDOM\\pairprobe\n"}  # Windows: whoami prints DOMAIN\user
 PENDING_MAX = 64  # secret-printing calls awaiting their result(s): a handful in a real session
 COMMAND_MAX = 16 << 10  # a longer command text is tested on its last COMMAND_MAX characters
 ARGS_MAX = 64 << 10  # an `arguments` JSON string longer than this is not parsed for a command
@@ -143,7 +145,7 @@ class ToolPairs:
         self.on = bool(rules)
         self._ids = frozenset(r.id for r in rules)
         rules.sort(key=lambda r: r.id != PAIR_RULE)  # the secret rule first (_prints_secret)
-        self._rxs = [(re2.compile(r.regex), PAIR_RULES[r.id]) for r in rules]
+        self._rxs = [(re2.compile(r.regex), PAIR_RULES[r.id], r.id == PAIR_RULE) for r in rules]
         kws = tuple(dict.fromkeys(k for r in rules for k in r.keywords))
         self._gate = (re2.compile(b"(?i)" + b"|".join(re2.escape(k.encode()) for k in kws))._regexp  # noqa: SLF001
                       if kws else None)
@@ -175,13 +177,15 @@ class ToolPairs:
         """The line of cmd that prints a secret, with its newline; None when none does."""
         return self._paired_line(cmd, self._rxs[:1])
 
-    def _paired_line(self, cmd: str, rxs: list[tuple[Any, str]] | None = None) -> str | None:
+    def _paired_line(self, cmd: str, rxs: list[tuple[Any, str, bool]] | None = None) -> str | None:
         """The line of cmd that prints a secret or the login name (any of `rxs`, by default every
         pairing rule's), with its newline; None when none does."""
         if len(cmd) > COMMAND_MAX:
             cmd = cmd[-COMMAND_MAX:]
-        m = next((m for rx, probe in (self._rxs if rxs is None else rxs) if (m := rx.search(cmd + probe)) is not None),
-                 None)
+        # a login rule's match must reach into the probe, the output it stands for: an account named in
+        # the command itself (`runas /user:CORP\\bob app`) prints none
+        m = next((m for rx, probe, secret in (self._rxs if rxs is None else rxs)
+                  if (m := rx.search(cmd + probe)) is not None and (secret or m.end() > len(cmd))), None)
         if m is None:
             return None
         s = min(m.start(), len(cmd))
