@@ -146,6 +146,9 @@ class ToolPairs:
         self._ids = frozenset(r.id for r in rules)
         rules.sort(key=lambda r: r.id != PAIR_RULE)  # the secret rule first (_prints_secret)
         self._rxs = [(re2.compile(r.regex), PAIR_RULES[r.id], r.id == PAIR_RULE) for r in rules]
+        # a login rule is tried on a command holding one of its keywords only (the secret rule, as before,
+        # on every command of a line its keywords let in)
+        self._kws = [tuple(k.lower() for k in r.keywords) if r.id != PAIR_RULE else () for r in rules]
         kws = tuple(dict.fromkeys(k for r in rules for k in r.keywords))
         self._gate = (re2.compile(b"(?i)" + b"|".join(re2.escape(k.encode()) for k in kws))._regexp  # noqa: SLF001
                       if kws else None)
@@ -175,17 +178,28 @@ class ToolPairs:
 
     def _prints_secret(self, cmd: str) -> str | None:
         """The line of cmd that prints a secret, with its newline; None when none does."""
-        return self._paired_line(cmd, self._rxs[:1])
+        return self._paired_line(cmd, secret_only=True)
 
-    def _paired_line(self, cmd: str, rxs: list[tuple[Any, str, bool]] | None = None) -> str | None:
-        """The line of cmd that prints a secret or the login name (any of `rxs`, by default every
-        pairing rule's), with its newline; None when none does."""
+    def _paired_line(self, cmd: str, secret_only: bool = False) -> str | None:
+        """The line of cmd that prints a secret or the login name, with its newline; None when none
+        does."""
         if len(cmd) > COMMAND_MAX:
             cmd = cmd[-COMMAND_MAX:]
-        # a login rule's match must reach into the probe, the output it stands for: an account named in
-        # the command itself (`runas /user:CORP\\bob app`) prints none
-        m = next((m for rx, probe, secret in (self._rxs if rxs is None else rxs)
-                  if (m := rx.search(cmd + probe)) is not None and (secret or m.end() > len(cmd))), None)
+        low = None
+        m = None
+        for (rx, probe, secret), kws in zip(self._rxs, self._kws):
+            if not secret:
+                if secret_only:
+                    break
+                low = cmd.lower() if low is None else low
+                if not any(k in low for k in kws):
+                    continue
+            m = rx.search(cmd + probe)
+            # a login rule's match must reach into the probe, the output it stands for: an account
+            # named in the command itself (`runas /user:CORP\\bob app`) prints none
+            if m is not None and (secret or m.end() > len(cmd)):
+                break
+            m = None
         if m is None:
             return None
         s = min(m.start(), len(cmd))
