@@ -12,7 +12,8 @@ one, and an appended segment must come out as it would in the whole file.
 Only a value that is no ordinary word is echoed: ECHO_MIN bytes or more and holding a digit or
 a separator between two letters or digits (`Marcus Okafor`, `0170 4829137`, `a.b@c.io`), or
 ECHO_WORD_MIN bytes or more; an occurrence glued to a letter or digit on either side is part of
-another token (`x0170 4829137` is not the number). A login name a rule read from its account
+another token (`x0170 4829137` is not the number), while one after an escaped separator
+(`%20alice`, `%2Falice`, `\\u0040alice`) starts a word. A login name a rule read from its account
 context (a home folder, `ssh alice@host`, `whoami`) is echoed from USERNAME_ECHO_MIN bytes: the
 collector's user is not always the one the sessions were written by (a container reading mounted
 homes), and the name said again in the same record ("Hi alice,", `owner: alice`, a branch
@@ -27,6 +28,7 @@ from bisect import bisect_left
 from typing import TYPE_CHECKING, Iterable
 
 from archiver.redact.rules import GENERIC_ACCOUNTS, word_username
+from archiver.redact.words import escaped_separator_before
 
 if TYPE_CHECKING:  # engine.py imports this module
     from archiver.redact.engine import Match
@@ -105,7 +107,8 @@ def echo_matches(text: bytes, values: dict[bytes, Match], taken: list[Match], lo
         pos = text.find(value, lo, hi)
         while pos >= 0:
             end = pos + len(value)
-            glued = ((pos > 0 and _word_byte(text[pos - 1]) and _word_byte(value[0]))
+            glued = ((pos > 0 and _word_byte(text[pos - 1]) and _word_byte(value[0])
+                      and not escaped_separator_before(text, pos))  # `%20alice`, `\\u0040alice`
                      or (end < len(text) and _word_byte(text[end]) and _word_byte(value[-1])))
             i = bisect_left(starts, end)  # the intervals before i start before this occurrence ends
             if not glued and (i == 0 or ends[i - 1] <= pos):

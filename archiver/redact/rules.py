@@ -14,7 +14,9 @@ than 3 characters are only replaced in path context (`/home/ab/`, `-home-ab-`), 
 as free-standing words. Usernames that are everyday words (`max`, `will`: the
 lists are data, in rules/words.toml) are replaced only where an account shows (a home folder,
 `max@host`, `uid=1000(max)`, a passwd line, `sudo -u max`), not in `max-width`, a
-`"max"` key or prose.
+`"max"` key or prose. A name wider than ps's 8-character USER column is also replaced as ps
+prints it (`mfernan+`, the same pseudonym), and a term right after a percent-encoded or
+JSON-escaped separator (`%20alice`, `%2Falice`, `\\u0040alice`) is bounded there.
 """
 
 from __future__ import annotations
@@ -623,16 +625,25 @@ def check_packs(specs: list[str]) -> None:
 _RUN = r"[\pL\pN\pM]*"  # letters, digits and combining marks (a decomposed `é` is `e` + U+0301)
 
 
+# an ASCII character that is no letter or digit, percent-encoded (`%2F`, `%20`) or as a JSON escape in
+# text (`\\u0040`): a boundary before a term, though its last hex digit is alphanumeric (words.py
+# escaped_separator_before, for the terms matched without RE2)
+_NON_ALNUM_HEX = "(?:[01][0-9A-Fa-f]|2[0-9A-Fa-f]|3[A-Fa-f]|40|5[B-Fb-f]|60|7[B-Fb-f])"
+_ESCAPED_SEPARATOR = f"(?:%{_NON_ALNUM_HEX}|\\\\u00{_NON_ALNUM_HEX})"
+
+
 def _bounded(alternatives: list[str], digits_after: bool = False) -> str:
     # Group 1 and 3 capture the alphanumeric run around the term; a match only counts when both are
     # empty, which is "bounded by non-alphanumerics" without look-around (RE2 has none) and without
     # consuming the neighbour, so `alice-alice` yields two matches. A JSON escape before the term
     # (`\nalice` in JSON inside a text) is a boundary: group 1 does not take part then.
-    return (f"(?i)(?:\\\\[nrt]|({_RUN}))({'|'.join(alternatives)}){'(?:[0-9]*)' if digits_after else ''}"
-            f"({_RUN})")
+    return (f"(?i)(?:\\\\[nrt]|{_ESCAPED_SEPARATOR}|({_RUN}))({'|'.join(alternatives)})"
+            f"{'(?:[0-9]*)' if digits_after else ''}({_RUN})")
 
 
-_NAME_SEP = r"[\s\pZ._-]*"  # \s is ASCII in RE2; \pZ adds no-break and other Unicode spaces
+# \s is ASCII in RE2; \pZ adds no-break and other Unicode spaces; a space URL-encoded (`%20`, `+` of a
+# form) or JSON-escaped in text (`\\u0020`)
+_NAME_SEP = r"(?:[\s\pZ._+-]|%20|\\u0020)*"
 
 # A configured real name of this many letters or fewer (`Al`, `Bo`) is matched only as written and as
 # a word: case-insensitively it is `et al.`, the state code AL, a syllable of every text.
@@ -673,11 +684,17 @@ def _char(c: str) -> str:
     return f"(?:{re2.escape(c)}|\\\\u(?:{'|'.join(escapes)}))"
 
 
-def _lit(word: str) -> str:
+def _lit(word: str, fold: bool = False) -> str:
     """A word as composed (NFC) or decomposed (NFD: macOS file names write `José` as `Jose` +
-    U+0301) Unicode, its non-ASCII characters also as `\\uXXXX` escapes."""
+    U+0301) Unicode, its non-ASCII characters also as `\\uXXXX` escapes; with `fold`, also without
+    its accents when that leaves ASCII (a real name: `María Fernández` is `maria.fernandez` in an
+    address, `MARIA FERNANDEZ` in a form, `Maria Fernandez` in a git config)."""
     forms = list(dict.fromkeys(unicodedata.normalize(f, word) for f in ("NFC", "NFD")))
     alts = ["".join(_char(c) for c in f) for f in forms]
+    if fold:
+        bare = "".join(c for c in forms[-1] if not unicodedata.combining(c))
+        if bare.isascii() and bare != word:
+            alts.append(re2.escape(bare))
     return alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
 
 
@@ -696,7 +713,7 @@ def _words(text: str) -> list[str]:
 
 
 def _phrase(text: str) -> str:
-    return _NAME_SEP.join(_lit(w) for w in _words(text))
+    return _NAME_SEP.join(_lit(w, fold=True) for w in _words(text))
 
 
 def _name_variants(name: str) -> list[str]:
@@ -708,13 +725,14 @@ def _name_variants(name: str) -> list[str]:
     if len(words) >= 2:
         first, last = words[0], words[-1]
         middle = words[1:-1]
-        out.append(_lit(last) + r",?" + _NAME_SEP + _NAME_SEP.join(_lit(w) for w in [first, *middle]))
+        out.append(_lit(last, fold=True) + r",?" + _NAME_SEP + _NAME_SEP.join(_lit(w, fold=True) for w in [first, *middle]))
         given, _, family = _nfc(name).strip().rpartition(" ")
         if given.strip() and len(_words(family)) > 1:  # a compound last name: `Vasquez-Ruiz, Marguerite`
             out.append(_phrase(family) + r",?" + _NAME_SEP + _phrase(given))
         if len(last) >= 4:
             # "J. Doe", "jdoe", "j_doe", not "J Doe": "I'm Young" is no initial
-            out.append(_lit(first[0]) + r"(?:\.[\s\pZ._-]*|[._-]?)" + _NAME_SEP.join(_lit(w) for w in [*middle, last]))
+            out.append(_lit(first[0], fold=True) + r"(?:\.[\s\pZ._-]*|[._-]?)"
+                       + _NAME_SEP.join(_lit(w, fold=True) for w in [*middle, last]))
     return out
 
 
@@ -722,7 +740,7 @@ def _as_written(word: str) -> str:
     """`word` matched case-sensitively (the rule is `(?i)`) and capitalized, as written (`Al`, `JJ`)
     or, when configured in lower case (`al`), with a capital (never `et al.`)."""
     forms = dict.fromkeys(f for f in (word, word[:1].upper() + word[1:]) if f[:1].isupper()) or {word: None}
-    return "(?-i:" + "|".join(_lit(f) for f in forms) + ")"
+    return "(?-i:" + "|".join(_lit(f, fold=True) for f in forms) + ")"
 
 
 def first_name_alone(name: str) -> str | None:
@@ -756,11 +774,12 @@ def _name_forms(name: str) -> list[tuple[str, str, str]]:
     out = [(v, v, canonical) for v in _name_variants(name)]
     first = first_name_alone(name)
     if first is not None:
-        out.append((_as_written(first), _lit(first), canonical))
+        out.append((_as_written(first), _lit(first, fold=True), canonical))
     return out
 
 
 SLUG_VARIANT_MIN = 5  # `a-b` of `a_b` would take hyphenated words too
+PS_USER_WIDTH = 8  # procps's USER / UID column: a longer name is cut to 7 characters and `+`
 
 
 def term_rules(terms: RuntimeTerms) -> list[Rule]:
@@ -777,6 +796,10 @@ def term_rules(terms: RuntimeTerms) -> list[Rule]:
         slug = re2.sub(r"[^\pL\pN]+", "-", low).strip("-")
         if slug != low and len(slug) >= SLUG_VARIANT_MIN and not word_username(slug) and slug not in GENERIC_ACCOUNTS:
             slug_of.setdefault(slug, low)
+        if len(low) > PS_USER_WIDTH and low not in GENERIC_ACCOUNTS and not word_username(low):
+            # ps, top and pgrep print a name wider than their USER column as its first 7 characters and
+            # `+` (`mfernan+`): the same pseudonym as the name
+            slug_of.setdefault(low[:PS_USER_WIDTH - 1] + "+", low)
     free.extend(v for v in slug_of if v not in free)
     if free:
         free.sort(key=len, reverse=True)

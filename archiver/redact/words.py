@@ -27,6 +27,22 @@ def _alnum_ending_at(buf: bytes, i: int) -> bool:
     return buf[start:i + 1].decode("utf-8", "ignore")[-1:].isalnum()
 
 
+_HEX_DIGITS = frozenset(b"0123456789abcdefABCDEF")
+
+
+def escaped_separator_before(buf: bytes, p: int) -> bool:
+    """Does buf[:p] end with an ASCII character that is no letter or digit written as an escape:
+    percent-encoded (`%2F`, `%20`, `%3D` of a URL or a query) or a JSON `\\u0040` in JSON held as
+    text? Its last hex digit is a letter or digit, yet the term after it starts a word."""
+    if p >= 3 and buf[p - 3] == 0x25 and buf[p - 2] in _HEX_DIGITS and buf[p - 1] in _HEX_DIGITS:
+        c = int(buf[p - 2:p], 16)
+        return c < 0x80 and not _ASCII_ALNUM[c]
+    if p >= 6 and buf[p - 6] == 0x5C and buf[p - 5] == 0x75 and all(b in _HEX_DIGITS for b in buf[p - 4:p]):
+        c = int(buf[p - 4:p], 16)
+        return c < 0x80 and not _ASCII_ALNUM[c]
+    return False
+
+
 def in_identifier(buf: bytes, s: int, e: int) -> bool:
     """Is the word buf[s:e] (its digits included) part of a code identifier: joined by `_` to
     identifier characters (`max_tokens`, `use_max`), an attribute (`Math.max`, `self.will`; not
@@ -65,6 +81,8 @@ def term_spans(terms: tuple[bytes, ...], buf: bytes, low: bytes, digits_after: b
                 b = buf[p - 1]
                 before = table[b] if b < 0x80 else _alnum_ending_at(buf, p - 1)
                 if before and b in b"nrt" and p >= 2 and buf[p - 2] == 0x5C:  # `\nalice` in JSON text
+                    before = False
+                elif before and b in _HEX_DIGITS and escaped_separator_before(buf, p):  # `%2Falice`
                     before = False
             else:
                 before = False

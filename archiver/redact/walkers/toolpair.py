@@ -1,4 +1,4 @@
-"""Tool call / result pairing: the output of a command that prints a secret.
+"""Tool call / result pairing: the output of a command that prints a secret or the login name.
 
 A coding agent runs `op read op://...`, `gh auth token`, `echo $DB_PASSWORD`; the command sits in one
 record (the tool call), its output, often the bare secret and a newline, in a later record (the tool
@@ -20,6 +20,13 @@ its output under `content` (a string or text blocks), `output` (also Codex's JSO
 scanned too. An object that is both (OpenCode's tool part, Codex's CommandExecution item) is paired
 with itself. Results flagged as errors (`is_error`, `isError`) are left to the ordinary rules.
 
+A command that prints the login name (`whoami`, `id -un`, `echo $USER`, `logname`) is paired the
+same way with the rules `whoami-output-user` and `windows-domain-user` (rules/pii.toml; Windows's
+whoami prints `host\\user`): its bare output (`mfernandez`) in a
+later record is the user's name, where the collector runs as another user (a container reading
+mounted homes) and no configured term names it; a Codex output record has no cwd whose home folder
+would echo it.
+
 The memory is per job (a RedactionReport: one per segment or file) and bounded (PENDING_MAX ids, the
 oldest forgotten first).
 """
@@ -37,8 +44,11 @@ from archiver.redact.engine import Engine
 from archiver.redact.re2scan import UNANCHORED
 
 PAIR_RULE = "secret-printing-command-output"
+# the rules a call's command is tested with, each with the probe standing for its output (the login
+# name rule wants a name on a line of its own)
+PAIR_RULES = {PAIR_RULE: "\nPAIRprobe0tok", "whoami-output-user": "\npairprobe\n",
+              "windows-domain-user": "\nPAIRDOM\\pairprobe\n"}  # Windows: whoami prints DOMAIN\user
 PENDING_MAX = 64  # secret-printing calls awaiting their result(s): a handful in a real session
-_PROBE = "\nPAIRprobe0tok"  # stands for the output when the command alone is tested
 COMMAND_MAX = 16 << 10  # a longer command text is tested on its last COMMAND_MAX characters
 ARGS_MAX = 64 << 10  # an `arguments` JSON string longer than this is not parsed for a command
 OUTPUT_HEAD = 1024  # the rule looks at the first token of the first line only
@@ -129,10 +139,17 @@ class ToolPairs:
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
-        rule = next((r for r in engine.rules if r.id == PAIR_RULE), None)
-        self.on = rule is not None
-        self._rx = re2.compile(rule.regex) if rule is not None else None
-        kws = rule.keywords if rule is not None else ()
+        # the pairing is the secret rule's (a rule set without it pairs nothing); the login rule
+        # rides along when its pack is loaded too
+        rules = [r for r in engine.rules if r.id in PAIR_RULES] if any(r.id == PAIR_RULE for r in engine.rules) else []
+        self.on = bool(rules)
+        self._ids = frozenset(r.id for r in rules)
+        rules.sort(key=lambda r: r.id != PAIR_RULE)  # the secret rule first (_prints_secret)
+        self._rxs = [(re2.compile(r.regex), PAIR_RULES[r.id], r.id == PAIR_RULE) for r in rules]
+        # a login rule is tried on a command holding one of its keywords only (the secret rule, as before,
+        # on every command of a line its keywords let in)
+        self._kws = [tuple(k.lower() for k in r.keywords) if r.id != PAIR_RULE else () for r in rules]
+        kws = tuple(dict.fromkeys(k for r in rules for k in r.keywords))
         self._gate = (re2.compile(b"(?i)" + b"|".join(re2.escape(k.encode()) for k in kws))._regexp  # noqa: SLF001
                       if kws else None)
         self.pending: dict[str, str] = {}  # call id -> the command line its output follows
@@ -161,9 +178,28 @@ class ToolPairs:
 
     def _prints_secret(self, cmd: str) -> str | None:
         """The line of cmd that prints a secret, with its newline; None when none does."""
+        return self._paired_line(cmd, secret_only=True)
+
+    def _paired_line(self, cmd: str, secret_only: bool = False) -> str | None:
+        """The line of cmd that prints a secret or the login name, with its newline; None when none
+        does."""
         if len(cmd) > COMMAND_MAX:
             cmd = cmd[-COMMAND_MAX:]
-        m = self._rx.search(cmd + _PROBE)  # type: ignore[union-attr]
+        low = None
+        m = None
+        for (rx, probe, secret), kws in zip(self._rxs, self._kws):
+            if not secret:
+                if secret_only:
+                    break
+                low = cmd.lower() if low is None else low
+                if not any(k in low for k in kws):
+                    continue
+            m = rx.search(cmd + probe)
+            # a login rule's match must reach into the probe, the output it stands for: an account
+            # named in the command itself (`runas /user:CORP\\bob app`) prints none
+            if m is not None and (secret or m.end() > len(cmd)):
+                break
+            m = None
         if m is None:
             return None
         s = min(m.start(), len(cmd))
@@ -191,7 +227,7 @@ class ToolPairs:
                 ids = [v for k in _ID_KEYS if type(v := node.get(k)) is str and v]
                 if ids:
                     cmd = _command(node)
-                    line = self._prints_secret(cmd) if cmd is not None else None
+                    line = self._paired_line(cmd) if cmd is not None else None
                     if line is not None:
                         self._remember(ids[0], line)
                     if self.pending and not any(node.get(k) is True for k in _ERROR_KEYS):
@@ -220,12 +256,14 @@ class ToolPairs:
         h = m.end() if m is not None else 0
         cut = s.find("\n", h, h + OUTPUT_HEAD)
         end = cut if cut >= 0 else min(len(s), h + OUTPUT_HEAD)
-        buf = (line + s[h:end]).encode("utf-8", "surrogatepass")
+        # the first line with its line end, as a terminal shows it (a bare `whoami` output has none)
+        buf = (line + s[h:end] + "\n").encode("utf-8", "surrogatepass")
         lo = len(line.encode("utf-8", "surrogatepass"))
-        ms = [x for x in self.engine.scan_bytes(buf) if x.rule_id == PAIR_RULE and x.start >= lo]
+        ids = self._ids
+        ms = [x for x in self.engine.scan_bytes(buf) if x.rule_id in ids and lo <= x.start and x.end < len(buf)]
         if not ms:
             return None
-        new = self.engine.apply(buf, ms, report, carrier)[lo:].decode("utf-8", "surrogatepass")
+        new = self.engine.apply(buf, ms, report, carrier)[lo:-1].decode("utf-8", "surrogatepass")
         return s[:h] + new + s[end:]
 
     def _scan_json(self, s: str, line: str, report: RedactionReport, carrier: str) -> str | None:
