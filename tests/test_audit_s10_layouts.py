@@ -180,7 +180,8 @@ CAT_N_CASES = [
     ("$ cat -n ~/.ssh/config\n     1\tHost bastion\n     2\t  HostName 10.0.0.5\n     3\t  User alice\n",
      re.compile(r"\$ cat -n ~/\.ssh/config\n     1\tHost bastion\n     2\t  HostName 10\.0\.0\.5\n     3\t  User (?!alice)\S+\n")),
     ("$ cat -n ~/.netrc\n     1\tmachine api.example.com\n     2\t  login bob\n     3\t  password N3trc-FAKE-pw\n",
-     re.compile(r"\$ cat -n ~/\.netrc\n     1\tmachine api\.example\.com\n     2\t  login bob\n     3\t  password <NETRC_PASSWORD>\n")),
+     # the login is an account (s33: .netrc logins are usernames, as ssh's User is)
+     re.compile(r"\$ cat -n ~/\.netrc\n     1\tmachine api\.example\.com\n     2\t  login (?!bob)\S+\n     3\t  password <NETRC_PASSWORD>\n")),
     ("$ cat -n dump.txt\n     1\t username | password \n     2\t----------+----------\n     3\t bob      | Ps-FAKE-77\n",
      re.compile(r"\$ cat -n dump\.txt\n     1\t username \| password \n     2\t----------\+----------\n     3\t bob      \| <PASSWORD>\n")),
 ]

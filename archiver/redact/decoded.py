@@ -20,6 +20,7 @@ Kubernetes Secret manifest whose values are base64 themselves).
 from __future__ import annotations
 
 import binascii
+import copy
 import hashlib
 import re
 from typing import Callable
@@ -158,6 +159,13 @@ class Decoder:
         self.min_length = rule.min_length
         self.packs = frozenset(rule.decode_packs)
         self._cache: dict[bytes, bool] = {}
+
+    def fresh(self) -> "Decoder":
+        """This decoder with an empty cache, for an engine view: the cache holds what another
+        engine's rescan found in a decoded text, and a view's rules find less."""
+        twin = copy.copy(self)
+        twin._cache = {}
+        return twin
 
     def runs(self, buf: bytes, lo: int = 0, hi: int | None = None) -> list[tuple[int, int, bytes, int]]:
         """(start, end, body without breaks, end without the last line or -1) of each run of

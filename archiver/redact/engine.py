@@ -567,7 +567,7 @@ class Engine:
         view.rules = [r for r in self.rules if r.id in keep]
         view._groups = {g: [i for i in members if i in on] for g, members in self._groups.items()}
         view._kw_rules = [[i for i in rl if i in on] for rl in self._kw_rules]
-        view._decoders = [d for d in self._decoders if d.idx in on]
+        view._decoders = [d.fresh() for d in self._decoders if d.idx in on]  # a cache of its own: its rescan differs
         view._wrap_idx = self._wrap_idx & on
         view._table_idx = tuple(i for i in self._table_idx if i in on)
         view._id_columns = {kind: found for kind, idxs in self._id_columns.items()
