@@ -15,7 +15,8 @@ prose), the redacted text asserted byte for byte:
 Since the lead's fold of the helper's walker patch (jsondoc.py, engine.py), a keypair file that is
 nothing but the array is scanned as text in every shape (a parsed document of 32 or 64 byte values is
 not walked), a parsed Composer auth.json reads its token under `bearer`, and the table pass reads a
-diff's `+| ... |` rows. Left: a keypair array printed with a `publicKey` array of 32 values beside it
+diff's `+| ... |` rows; a byte list nested in a parsed document is scanned too
+(tests/test_s33_nested_byte_keys.py). Left: a keypair array printed with a `publicKey` array of 32 values beside it
 (that public key is taken too: 32 random bytes are all the rule sees).
 
 Values are fake: drawn at import from a seeded RNG, none from a provider."""

@@ -214,6 +214,11 @@ def _byte_list(v: list[Any]) -> bool:
     return (len(v) == 32 or len(v) == 64) and all(type(b) is int and 0 <= b <= 255 for b in v)
 
 
+def _byte_text(v: list[int]) -> str:
+    """A byte list as solana-keygen writes it (`[12,200,...]`): what the rules read."""
+    return "[" + ",".join(map(str, v)) + "]"
+
+
 def _parse(raw: bytes) -> tuple[Any, bool] | None:
     """(document, parsed by the stdlib) or None when raw is not JSON."""
     try:
@@ -602,6 +607,15 @@ class JsonRedactor:
                         add_mode(MODE_ALL)
                         add_loc((node, k, False))
                     elif tv is dict or tv is list or tv is _Pairs:
+                        if tv is list and (len(v) == 32 or len(v) == 64) and _byte_list(v):
+                            # a key written as its bytes ({"secretKey": [12, 200, ...]}): scanned as
+                            # the text it is, and replaced by the string redaction makes of it
+                            if _SECRET_KEY.search(k) is not None:
+                                keyed[len(strs)] = k
+                            add_str(_byte_text(v))
+                            add_mode(MODE_ALL)
+                            add_loc((node, k, False))
+                            continue
                         if v:
                             sk = secret_keys.get(k)
                             if sk is None:
@@ -663,6 +677,11 @@ class JsonRedactor:
                         add_mode(MODE_ALL)
                         add_loc((node, i, False))
                     elif tv is dict or tv is list or tv is _Pairs:
+                        if tv is list and (len(v) == 32 or len(v) == 64) and _byte_list(v):
+                            add_str(_byte_text(v))  # a key as its bytes, in a list of them: as above
+                            add_mode(MODE_ALL)
+                            add_loc((node, i, False))
+                            continue
                         if inherited is not None and tv is dict:
                             # {"cookies": [{"name": ..., "value": ...}]}, Postman's {"apikey": [{"key":
                             # "value", "value": ...}]}: an object of a list under a secret-like key
