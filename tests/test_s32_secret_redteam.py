@@ -14,20 +14,13 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import os
 import random
-import sqlite3
 import string
-import tempfile
-from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
 
-from archiver.redact.base import RedactionReport
-from archiver.redact.pseudonym import Pseudonymizer
 from tests.fx_redact import builtin_redactor
-from tests.fx_s25_recall import claude_tool_result, codex_output
+from tests.fx_redteam import CARRIERS, Case, check_planted, expected, redact_in
 
 KEY = b"s32-secret-redteam-test-key-0123456789abcdef"
 
@@ -59,14 +52,6 @@ def uid(seed: str) -> str:
 
 def b64(seed: str, nbytes: int) -> str:
     return base64.b64encode(random.Random(f"s32:{seed}").randbytes(nbytes)).decode()
-
-
-@dataclass(frozen=True)
-class Case:
-    name: str
-    template: str  # the text, @0@, @1@ ... where the secrets go
-    secrets: tuple[tuple[str, str], ...]  # (label, value) for each placeholder
-    carriers: tuple[str, ...] = ("claude", "codex", "sidecar", "sqlite", "diff", "prose")
 
 
 def c(name: str, template: str, *secrets: tuple[str, str], carriers: tuple[str, ...] | None = None) -> Case:
@@ -285,52 +270,6 @@ NEGATIVES = {
 }
 
 
-def _diff(text: str) -> str:
-    lines = text.splitlines()
-    return ("diff --git a/config/settings b/config/settings\nindex 3b18e51..a9c2f04 100644\n--- a/config/settings\n+++ b/config/settings\n"
-            f"@@ -1,1 +1,{len(lines) + 1} @@\n # settings\n" + "".join(f"+{ln}\n" for ln in lines))
-
-
-def redact_in(red, carrier: str, text: str) -> tuple[str, str]:  # noqa: ANN001
-    """(the redacted text as it came back in `carrier`, the whole redacted output it sat in)."""
-    report = RedactionReport()
-    if carrier == "prose":
-        out = red.redact_text(text, report)
-        return out, out
-    if carrier in ("claude", "diff"):
-        body = _diff(text) if carrier == "diff" else text
-        line = red.redact_jsonl_line(claude_tool_result(body).encode(), report).decode()
-        rec = json.loads(line)
-        got = rec["message"]["content"][0]["content"]
-        assert rec["toolUseResult"]["file"]["content"] == got
-        return got, line
-    if carrier == "codex":
-        line = red.redact_jsonl_line(codex_output(text).encode(), report).decode()
-        return json.loads(line)["payload"]["output"].split("Output:\n", 1)[1], line
-    with tempfile.TemporaryDirectory(prefix="s32-redteam-") as d:
-        os.chmod(d, 0o700)
-        src, dst = Path(d, "in"), Path(d, "out")
-        if carrier == "sidecar":  # a file-history backup: the file's bytes as they were
-            src.write_bytes(text.encode())
-            red.redact_file(src, dst, "text", report)
-            out = dst.read_text()
-            return out, out
-        conn = sqlite3.connect(src)
-        conn.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)")
-        conn.execute("INSERT INTO notes VALUES (1, ?)", (text,))
-        conn.commit()
-        conn.close()
-        red.redact_file(src, dst, "sqlite", report)
-        conn = sqlite3.connect(dst)
-        out = conn.execute("SELECT body FROM notes").fetchone()[0]
-        conn.close()
-        return out, out
-
-
-def expected(carrier: str, text: str) -> str:
-    return _diff(text) if carrier == "diff" else text
-
-
 @pytest.fixture(scope="module")
 def red():  # noqa: ANN201
     return builtin_redactor(KEY)
@@ -341,19 +280,11 @@ PLANTED = [(case, carrier) for case in CASES for carrier in case.carriers]
 
 @pytest.mark.parametrize("case,carrier", PLANTED, ids=[f"{c.name}-{k}" for c, k in PLANTED])
 def test_secret_is_replaced_and_the_rest_kept(red, case: Case, carrier: str) -> None:  # noqa: ANN001
-    text, want = case.template, case.template
-    pseudo = Pseudonymizer(KEY)
-    for i, (label, value) in enumerate(case.secrets):
-        text = text.replace(f"@{i}@", value)
-        want = want.replace(f"@{i}@", pseudo.token(label, value))
-    got, whole = redact_in(red, carrier, text)
-    assert got == expected(carrier, want)
-    for _, v in case.secrets:
-        assert v not in whole and json.dumps(v)[1:-1] not in whole
+    check_planted(red, KEY, case, carrier)
 
 
 @pytest.mark.parametrize("name", sorted(NEGATIVES))
-@pytest.mark.parametrize("carrier", ["claude", "codex", "sidecar", "sqlite", "diff", "prose"])
+@pytest.mark.parametrize("carrier", CARRIERS)
 def test_text_without_secrets_is_kept_byte_for_byte(red, name: str, carrier: str) -> None:  # noqa: ANN001
     text = NEGATIVES[name]
     got, _ = redact_in(red, carrier, text)

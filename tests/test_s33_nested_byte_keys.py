@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import os
 import random
-import sqlite3
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ import pytest
 from archiver.redact.base import RedactionReport
 from archiver.redact.pseudonym import Pseudonymizer
 from tests.fx_redact import builtin_redactor
+from tests.fx_redteam import redact_sqlite_cell
 from tests.fx_s25_recall import claude_tool_result
 
 KEY = b"s33-nested-byte-keys-team-key-012345"
@@ -53,24 +53,14 @@ def _redacted_doc(red: Any, carrier: str, doc: Any) -> Any:
     if carrier == "json-in-string":  # a Read result showing the JSON file
         rec = json.loads(red.redact_jsonl_line(claude_tool_result(text).encode(), report))
         return json.loads(rec["message"]["content"][0]["content"])
-    with tempfile.TemporaryDirectory(prefix="s33-bytes-") as d:
-        os.chmod(d, 0o700)
-        src, dst = Path(d, "in"), Path(d, "out")
-        if carrier == "json-file":
+    if carrier == "json-file":
+        with tempfile.TemporaryDirectory(prefix="s33-bytes-") as d:
+            os.chmod(d, 0o700)
+            src, dst = Path(d, "in"), Path(d, "out")
             src.write_text(json.dumps(doc, indent=2))
             red.redact_file(src, dst, "json", report)
             return json.loads(dst.read_text())
-        conn = sqlite3.connect(src)
-        conn.execute("CREATE TABLE kv (k TEXT PRIMARY KEY, v TEXT)")
-        conn.execute("INSERT INTO kv VALUES ('wallet', ?)", (text,))
-        conn.commit()
-        conn.close()
-        red.redact_file(src, dst, "sqlite", report)
-        conn = sqlite3.connect(dst)
-        out = conn.execute("SELECT v FROM kv").fetchone()[0]
-        conn.close()
-        return json.loads(out)
-
+    return json.loads(redact_sqlite_cell(red, text, report))
 
 CARRIERS = ("record", "json-in-string", "json-file", "sqlite")
 

@@ -28,12 +28,11 @@ import random
 
 import pytest
 
-from archiver.redact.pseudonym import Pseudonymizer
 from tests.fx_redact import builtin_redactor
-from tests.test_s32_secret_redteam import ALNUM, HEX, PW, URLSAFE, Case, expected, redact_in
+from tests.fx_redteam import CARRIERS, Case, check_planted, expected, redact_in
+from tests.test_s32_secret_redteam import ALNUM, HEX, PW, URLSAFE
 
 KEY = b"s33-secret-redteam-test-key-0123456789abcdef"
-CARRIERS = ("claude", "codex", "sidecar", "sqlite", "diff", "prose")
 
 
 def g(seed: str, alphabet: str, n: int) -> str:
@@ -134,15 +133,7 @@ PLANTED = [(case, carrier) for case in CASES for carrier in case.carriers]
 
 @pytest.mark.parametrize("case,carrier", PLANTED, ids=[f"{cs.name}-{k}" for cs, k in PLANTED])
 def test_secret_is_replaced_and_the_rest_kept(red, case: Case, carrier: str) -> None:  # noqa: ANN001
-    text, want = case.template, case.template
-    pseudo = Pseudonymizer(KEY)
-    for i, (label, value) in enumerate(case.secrets):
-        text = text.replace(f"@{i}@", value)
-        want = want.replace(f"@{i}@", pseudo.token(label, value))
-    got, whole = redact_in(red, carrier, text)
-    assert got == expected(carrier, want)
-    for _, v in case.secrets:
-        assert v not in whole and json.dumps(v)[1:-1] not in whole
+    check_planted(red, KEY, case, carrier)
 
 
 @pytest.mark.parametrize("name", sorted(NEGATIVES))
