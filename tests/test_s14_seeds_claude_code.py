@@ -96,17 +96,17 @@ def test_transcripts_without_cwd_keep_their_project_folder_without_the_user_name
 
 def test_live_process_registry_and_its_key_are_not_archived(tmp_path: Path) -> None:
     """layout: sessions/<pid>.json (+ <pid>.<hex>.key) is a live-process registry, "not a
-    transcript", and its key must never leave the machine; shell-snapshots/, debug/,
-    todos|tasks/ and backups/ are "not part of the transcript format". None of them is archived,
-    while the session they name is."""
+    transcript", and its key must never leave the machine; shell-snapshots/, debug/ and backups/
+    are "not part of the transcript format" and name no session by their path: none of them is
+    archived, while the session they name is. (todos/<sid>-agent-*.json, task state of that
+    session, is its sidecar since s34: tests/test_s34_claude_task_state.py.)"""
     root = tmp_path / ".claude"
     write_session(root / "projects" / key_of("/srv/app"), A, "/srv/app", "hi")
     (root / "sessions").mkdir()
     (root / "sessions" / "4242.json").write_text(json.dumps({"pid": 4242, "sessionId": A, "cwd": "/srv/app",
                                                              "startedAt": 1, "version": "2.1.310", "kind": "cli"}))
     (root / "sessions" / "4242.9f3a.key").write_bytes(b"\x01" * 32)
-    for d, name in (("shell-snapshots", "snapshot-zsh-1.sh"), ("debug", f"{A}.txt"), ("todos", f"{A}-agent-{A}.json"),
-                    ("backups", ".claude.json.backup")):
+    for d, name in (("shell-snapshots", "snapshot-zsh-1.sh"), ("debug", f"{A}.txt"), ("backups", ".claude.json.backup")):
         (root / d).mkdir()
         (root / d / name).write_text("x\n")
     found = list(load_harness("claude-code", HarnessContext(home=tmp_path, env={})).discover())

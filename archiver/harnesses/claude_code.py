@@ -2,8 +2,9 @@
 
 One session per projects/<key>/<sid>.jsonl, with every sidecar: subagent transcripts
 (each its own session) and their .meta.json / .forked-skill*.json, tool-results/,
-remote-agents/, the sibling .ccr-tip/.precompact/.dir-sync files, file-history/<sid>/
-and session-env/<sid>/. Those two folders of a session whose transcript is gone (pruned)
+remote-agents/, the sibling .ccr-tip/.precompact/.dir-sync files, file-history/<sid>/,
+session-env/<sid>/, tasks/<sid>/ and todos/<sid>-agent-*.json (task state the seed lists as
+swept by cleanupPeriodDays). Those files of a session whose transcript is gone (pruned)
 are still archived under its key, with a warning. A file under subagents/ that no subagent transcript claims (a
 .meta.json written before its transcript) stays with the session whose folder holds it.
 history.jsonl, paste-cache/ and the per-project files that belong to no one session
@@ -58,6 +59,9 @@ from archiver.model import Artifact, DiscoveredSession, Format, LineageEdge, Ses
 NAME = "claude-code"
 SIBLING_SUFFIXES = (".ccr-tip.json", ".precompact.json", ".dir-sync.json")
 PROJECT_INDEX = "sessions-index.json"  # legacy per-project index: host files, as memory/
+# folders named by a session id outside its project folder, with the role their files get
+PER_SESSION_DIRS = (("file-history", "blob"), ("session-env", "sidecar"), ("tasks", "sidecar"))
+_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 _TOOL_USE_IDS_CACHE_LIMIT = 256 << 10  # a subagent with more tool uses than fit is read again next run
 
 
@@ -155,7 +159,8 @@ class ClaudeCode:
 
     def __init__(self, ctx: HarnessContext) -> None:
         self.ctx = ctx
-        self._per_session_dirs: dict[str, set[str]] = {}  # "file-history"/"session-env" -> folder names
+        self._per_session_dirs: dict[str, set[str]] = {}  # PER_SESSION_DIRS' tops -> folder names
+        self._todos: dict[str, list[str]] | None = None  # session id -> its todos/ file names, this discover()
         self._root: Path | None = None  # fixed for the length of one discover()
         self._stats: dict[str, os.stat_result] = {}  # transcripts stat'ed this discover()
         self._project_files: list[SourceArtifact] = []  # per-project host files found this discover()
@@ -180,11 +185,13 @@ class ClaudeCode:
             yield from self._discover(self._root)
         finally:
             self._root, self._per_session_dirs, self._stats, self._project_files = None, {}, {}, []
+            self._todos = None
 
     def _discover(self, root: Path) -> Iterator[DiscoveredSession]:
         projects = root / "projects"
         # listed once a run, not probed once a session
-        self._per_session_dirs = {name: _dir_names(root / name) for name in ("file-history", "session-env")}
+        self._per_session_dirs = {top: _dir_names(root / top) for top, _ in PER_SESSION_DIRS}
+        self._todos = _todo_files(root / "todos")
         self._project_files = []
         found: list[DiscoveredSession] = []
         problems: list[str] = []
@@ -337,12 +344,7 @@ class ClaudeCode:
                     session.sources.append(self._src(f, "sidecar"))
             if links:
                 session.warnings.append(f"{sid}/: {links} symbolic link(s) not followed")
-        for top, role in (("file-history", "blob"), ("session-env", "sidecar")):
-            listed = self._per_session_dirs.get(top)
-            if (sid in listed) if listed is not None else (self.root / top / sid).is_dir():
-                extra_dir = self.root / top / sid
-                for f in sorted(regular_files(extra_dir, session.warnings)):
-                    session.sources.append(self._src(f, role))
+        session.sources.extend(self._state_sources(sid, session.warnings)[0])
         if session.updated_at is None and session.sources:
             session.updated_at = iso(max(s.source.stat().st_mtime for s in session.sources))
         yield session
@@ -412,25 +414,43 @@ class ClaudeCode:
         cache_put(self.ctx.cache, key, [found])
         return found
 
-    def _leftover_sessions(self, seen: set[str]) -> Iterator[DiscoveredSession]:
-        """file-history/<sid>/ and session-env/<sid>/ of a session no project holds any more
-        (Claude Code pruned its transcript, or it was never on this machine): still that
-        session's files, archived under its key, as sibling files without a transcript are.
-        A session archived before keeps its archived transcript (sync keeps what is gone)."""
-        names = self._per_session_dirs
-        for sid in sorted((names.get("file-history", set()) | names.get("session-env", set())) - seen):
-            session = DiscoveredSession(harness=NAME, session_id=sid)
-            folders = []
-            for top, role in (("file-history", "blob"), ("session-env", "sidecar")):
-                d = self.root / top / sid
-                if sid not in names.get(top, set()) or d.is_symlink():
-                    continue
-                folders.append(f"{top}/{sid}/")
-                for f in sorted(regular_files(d, session.warnings)):
-                    session.sources.append(self._src(f, role))
-            if not folders:
+    def _state_sources(self, sid: str, warnings: list[str]) -> tuple[list[SourceArtifact], list[str]]:
+        """A session's files outside its project folder: file-history/<sid>/, session-env/<sid>/,
+        tasks/<sid>/ (the task list Claude Code keys by the session id unless a team names it) and
+        todos/<sid>-agent-<agent id>.json (the TodoWrite lists of the session and its subagents).
+        Claude Code sweeps them with its transcripts (cleanupPeriodDays). Also the names of the
+        places that held some, for a warning."""
+        sources: list[SourceArtifact] = []
+        places: list[str] = []
+        for top, role in PER_SESSION_DIRS:
+            listed = self._per_session_dirs.get(top)
+            d = self.root / top / sid
+            if not ((sid in listed) if listed is not None else d.is_dir()) or d.is_symlink():
                 continue
-            session.warnings.insert(0, f"{', '.join(folders)}: session files without its transcript {sid}.jsonl")
+            places.append(f"{top}/{sid}/")
+            sources.extend(self._src(f, role) for f in sorted(regular_files(d, warnings)))
+        todos = self._todos if self._todos is not None else _todo_files(self.root / "todos", sid)
+        names = todos.get(sid, [])
+        if names:
+            places.append(f"todos/{sid}-agent-*.json")
+            sources.extend(self._src(self.root / "todos" / name, "sidecar", "json") for name in names)
+        return sources, places
+
+    def _leftover_sessions(self, seen: set[str]) -> Iterator[DiscoveredSession]:
+        """The files of _state_sources of a session no project holds any more (Claude Code pruned
+        its transcript, or it was never on this machine): still that session's files, archived
+        under its key, as sibling files without a transcript are. A tasks/ folder counts only
+        under a session id (a team's task list has a name of its own). A session archived before
+        keeps its archived transcript (sync keeps what is gone)."""
+        names = self._per_session_dirs
+        candidates = set(names.get("file-history", set()) | names.get("session-env", set()))
+        candidates |= {n for n in names.get("tasks", set()) | set(self._todos or {}) if _is_uuid(n)}
+        for sid in sorted(candidates - seen):
+            session = DiscoveredSession(harness=NAME, session_id=sid)
+            session.sources, places = self._state_sources(sid, session.warnings)
+            if not places:
+                continue
+            session.warnings.insert(0, f"{', '.join(places)}: session files without its transcript {sid}.jsonl")
             if session.sources:
                 session.updated_at = iso(max(s.source.stat().st_mtime for s in session.sources))
             yield session
@@ -1063,6 +1083,27 @@ def _first_conversation(transcript: Path) -> dict[str, Any] | None:
             if isinstance(rec, dict) and _is_conversation(rec):
                 return rec
     return None
+
+
+def _todo_files(d: Path, only: str | None = None) -> dict[str, list[str]]:
+    """todos/<session id>-agent-<agent id>.json by session id (`only`: that session's alone),
+    regular files only, sorted by name."""
+    found: dict[str, list[str]] = {}
+    try:
+        with os.scandir(d) as entries:
+            for e in entries:
+                sid, sep, rest = e.name.partition("-agent-")
+                if not sep or not rest.endswith(".json") or (only is not None and sid != only):
+                    continue
+                if e.is_file(follow_symlinks=False):
+                    found.setdefault(sid, []).append(e.name)
+    except OSError:
+        return {}
+    return {sid: sorted(names) for sid, names in found.items()}
+
+
+def _is_uuid(name: str) -> bool:
+    return _UUID.fullmatch(name) is not None
 
 
 def _dir_names(d: Path) -> set[str]:
