@@ -8,16 +8,17 @@ SQLite TEXT cell, a `git diff` adding the text, a user's prose), the redacted te
 - a secret piped by `echo` to `passwd --stdin`, `wrangler secret put`, `gcloud secrets create` (chpasswd-echo);
 - SQL: MySQL `SET PASSWORD ... = PASSWORD('..')`, ClickHouse `IDENTIFIED WITH sha256_password BY`, Neo4j
   `SET PASSWORD FROM 'old' TO 'new'` (the new one; the old is left: a default `neo4j` as a rule);
-- code: a builder's `.password("..")`, Elasticsearch's `basic_auth=("elastic", "..")`, SQLAlchemy's
+- code: a builder's `.password("..")`, Elasticsearch's `basic_auth=("elastic", "..")`, PHP's `new mysqli(host,
+  user, pw, db)`, Go's `smtp.PlainAuth("", user, pw, host)`, SQLAlchemy's
   `oracle+cx_oracle://` (a driver name with `_`);
 - URLs: Rocket.Chat, Webex and Loggly webhooks, an Azure Function's `?code=`; a Fernet key, a PASERK key;
 - the two over-redactions of byte-array-private-key (s33): a digest / hash / checksum and a public key written
   as 32 byte values (`sha256 digest: [..]`, `"hash": [..]`, Node's `publicKey: Uint8Array(32) [..]`) are
   kept, while a `secretKey` array beside a public key is still taken.
 
-On main before s34, 39 of the 41 planted cases failed (37 leaked; the two keypairs printed with their public key
+On main before s34, 41 of the 43 planted cases failed (39 leaked; the two keypairs printed with their public key
 lost that public key too), 5 of the 11 negatives (the digest, hash, checksum and public-key arrays were taken)
-and the parsed keypair test: 263 of the 309 tests.
+and the parsed keypair test: 275 of the 321 tests.
 
 Values are fake: drawn at import from a seeded RNG, none from a provider."""
 
@@ -124,6 +125,8 @@ CASES = [
       ("SECRET", g("builder", ALNUM, 15))),
     c("elasticsearch-basic-auth", 'es = Elasticsearch("https://es.acme.dev:9200", basic_auth=("elastic", "@0@"))\n',
       (PASS, g("elastic", ALNUM, 20))),
+    c("php-mysqli", "$conn = new mysqli('db.acme.dev', 'app', '@0@', 'shop');\n", (PASS, g("mysqli", ALNUM, 14))),
+    c("go-smtp-plainauth", 'auth := smtp.PlainAuth("", "alerts", "@0@", "smtp.gmail.com")\n', (PASS, g("plainauth", ALNUM, 14))),
     c("sqlalchemy-cx-oracle", 'engine = create_engine("oracle+cx_oracle://scott:@0@@db.acme.dev:1521/?service_name=ORCL")\n',
       ("DB_PASSWORD", g("oracle", ALNUM, 12))),
     c("fernet-key", "from cryptography.fernet import Fernet\nf = Fernet(b'@0@')\n", ("SECRET", b64u("fernet", 32) + "=")),
