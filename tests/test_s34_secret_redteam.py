@@ -4,7 +4,7 @@ SQLite TEXT cell, a `git diff` adding the text, a user's prose), the redacted te
 
 - passwords on the command lines of device and service tools (ipmitool, mosquitto, xfreerdp, lftp, SNMPv3,
   schtasks, netbird, bcp, twine, skopeo, etcdctl, macOS `security`, cargo login, `aws ssm put-parameter`,
-  `erl -setcookie`, `pulumi config set --secret`, unrar, DB2, `net user`): cli-tool-password-flag;
+  `erl -setcookie`, `pulumi config set --secret`, unrar, `net user`): cli-tool-password-flag;
 - a secret piped by `echo` to `passwd --stdin`, `wrangler secret put`, `gcloud secrets create` (chpasswd-echo);
 - SQL: MySQL `SET PASSWORD ... = PASSWORD('..')`, ClickHouse `IDENTIFIED WITH sha256_password BY`, Neo4j
   `SET PASSWORD FROM 'old' TO 'new'` (the new one; the old is left: a default `neo4j` as a rule);
@@ -16,9 +16,9 @@ SQLite TEXT cell, a `git diff` adding the text, a user's prose), the redacted te
   as 32 byte values (`sha256 digest: [..]`, `"hash": [..]`, Node's `publicKey: Uint8Array(32) [..]`) are
   kept, while a `secretKey` array beside a public key is still taken.
 
-On main before s34, 41 of the 43 planted cases failed (39 leaked; the two keypairs printed with their public key
+On main before s34, 40 of the 42 planted cases failed (38 leaked; the two keypairs printed with their public key
 lost that public key too), 5 of the 11 negatives (the digest, hash, checksum and public-key arrays were taken)
-and the parsed keypair test: 275 of the 321 tests.
+and the parsed keypair test: 269 of the 315 tests.
 
 Values are fake: drawn at import from a seeded RNG, none from a provider."""
 
@@ -109,7 +109,6 @@ CASES = [
     c("erl-setcookie", "$ erl -sname node1 -setcookie @0@\n", (PASS, g("cookie", string.ascii_uppercase, 20))),
     c("pulumi-config-secret", "$ pulumi config set --secret dbPassword @0@\n", (PASS, g("pulumi", ALNUM, 18))),
     c("unrar-p", "$ unrar x -p@0@ backup.rar\n", (PASS, g("unrar", ALNUM, 12))),
-    c("db2-connect-using", "db2 => CONNECT TO SAMPLE USER db2inst1 USING @0@\n", (PASS, g("db2", ALNUM, 12))),
     c("isql-dsn", "$ isql -v acme_dsn app @0@\n", (PASS, g("isql", ALNUM, 12))),
     c("net-user-add", "C:\\> net user svc_backup @0@ /add\nThe command completed successfully.\n", (PASS, g("netuser", ALNUM, 12) + "!")),
     # --- echo piped to a command that stores it --------------------------------------------------------
@@ -172,7 +171,8 @@ NEGATIVES = {
                         "$ netbird up --setup-key $NB_SETUP_KEY\n"),
     "sql-near-misses": ("SET PASSWORD FOR 'root'@'localhost' = PASSWORD('password');\n"
                         "the form lets you set password and e-mail\n"
-                        "I want to connect to the database\n"),
+                        "I want to connect to the database\n"
+                        "db2 => CONNECT TO SAMPLE\n"),
     "fernet-near-misses": "key = Fernet.generate_key()\nf = Fernet(key)\nPASERK types: k4.local., k4.public., k4.secret.\n",
     "webhook-near-misses": ("import { useAuth } from './src/hooks/useAuth'\n"
                             "https://github.com/acme/app/tree/main/src/hooks/useAuthenticationState\n"
