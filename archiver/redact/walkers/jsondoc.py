@@ -214,6 +214,11 @@ def _byte_list(v: list[Any]) -> bool:
     return (len(v) == 32 or len(v) == 64) and all(type(b) is int and 0 <= b <= 255 for b in v)
 
 
+# (s34) A byte list under such a key is a public key, a digest, a signature or a salt, no secret: walked as
+# the numbers it is (byte-array-private-key passes over the same names in text).
+_PUBLIC_BYTES_KEY = re.compile(r"(?i)pub(?:lic)?[ _-]?key|digest|hash|checksum|fingerprint|signature|salt|sha-?(?:256|512)")
+
+
 def _byte_text(v: list[int]) -> str:
     """A byte list as solana-keygen writes it (`[12,200,...]`): what the rules read."""
     return "[" + ",".join(map(str, v)) + "]"
@@ -607,7 +612,8 @@ class JsonRedactor:
                         add_mode(MODE_ALL)
                         add_loc((node, k, False))
                     elif tv is dict or tv is list or tv is _Pairs:
-                        if tv is list and (len(v) == 32 or len(v) == 64) and _byte_list(v):
+                        if (tv is list and (len(v) == 32 or len(v) == 64) and _byte_list(v)
+                                and _PUBLIC_BYTES_KEY.search(k) is None):
                             # a key written as its bytes ({"secretKey": [12, 200, ...]}): scanned as
                             # the text it is, and replaced by the string redaction makes of it
                             if _SECRET_KEY.search(k) is not None:
