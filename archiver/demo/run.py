@@ -62,11 +62,13 @@ def _run(argv: list[str]) -> tuple[int, str]:
 
 
 def run_demo(keep: Path | None, log: Callable[[str], None]) -> dict[str, Any]:
+    """The whole job in `keep`, or in a temp folder removed at the end (it holds the reviewer's
+    identity and the plaintext sample home: nothing of it stays unless asked for)."""
     base = keep or Path(tempfile.mkdtemp(prefix="archiver-demo-"))
     base.mkdir(parents=True, exist_ok=True)
     os.chmod(base, 0o700)
     env_backup = dict(os.environ)
-    out: dict[str, Any] = {"dir": str(base)}
+    out: dict[str, Any] = {"dir": str(base) if keep else None}
     try:
         home, keys, restored = base / "home", base / "keys", base / "restored"
         for d in (home, restored):
@@ -110,15 +112,19 @@ def run_demo(keep: Path | None, log: Callable[[str], None]) -> dict[str, Any]:
             log(f"[7/7] verify --read-data: {ver['manifests']} manifests, {ver['objects_read']} objects read, ok={ver['ok']}")
             out.update(sync=sync1, resync=sync2, lineage=lineage, restore=rest, verify=ver,
                        ok=code in (0,) and code_r == 0 and code_v == 0 and ver["ok"])
-            out["review_page"] = _run_export(c, idf, base, rest, log)
+            out["review_page"] = _run_export(c, idf, base, rest, log, kept=keep is not None)
     finally:
         os.environ.clear()
         os.environ.update(env_backup)
+        if keep is None:
+            shutil.rmtree(base, ignore_errors=True)
     return out
 
 
-def _run_export(c: list[str], idf: list[str], base: Path, rest: dict[str, Any], log: Callable[[str], None]) -> str | None:
-    """A readable, self-contained HTML page of the main Claude session and its subagents."""
+def _run_export(c: list[str], idf: list[str], base: Path, rest: dict[str, Any], log: Callable[[str], None],
+                kept: bool) -> str | None:
+    """A readable, self-contained HTML page of the main Claude session and its subagents: its path
+    when the demo's folder is kept, else None (the page goes with the folder)."""
     mains = sorted(k for k in rest["sessions"] if k.startswith("claude-code:") and "@" not in k)
     if not mains:
         return None
@@ -126,6 +132,10 @@ def _run_export(c: list[str], idf: list[str], base: Path, rest: dict[str, Any], 
     code, _ = _run(["export", mains[0], "--format", "html", "--with-family", "--out", str(page), *c, *idf])
     if code != 0:
         log(f"      export failed (exit {code})")
+        return None
+    if not kept:
+        log(f"      review page exported ({page.stat().st_size:,} bytes; `archiver demo --dir DIR` keeps it, "
+            "with the home, keys and restore)")
         return None
     log(f"      review page (open in a browser): {page}")
     return str(page)
