@@ -693,9 +693,38 @@ def _lit(word: str, fold: bool = False) -> str:
     alts = ["".join(_char(c) for c in f) for f in forms]
     if fold:
         bare = "".join(c for c in forms[-1] if not unicodedata.combining(c))
-        if bare.isascii() and bare != word:
-            alts.append(re2.escape(bare))
+        if bare.isascii():
+            # the ASCII form, also with accents a name configured without them is written with
+            # (`Maria Fernandez` as `María Fernández`): it matches the plain ASCII word too
+            alts = [a for a, f in zip(alts, forms) if not f.isascii()] + [_accents_allowed(bare)]
     return alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+
+
+# Latin letters and the accented forms a name written in ASCII may have in the text
+_ACCENTED = {"a": "áàâäãåā", "e": "éèêëē", "i": "íìîïī", "o": "óòôöõøō", "u": "úùûüū", "y": "ýÿ", "n": "ñ",
+             "c": "ç"}
+
+
+def _accents_allowed(word: str) -> str:
+    """An ASCII word whose letters may carry accents, composed (`á`) or decomposed (`a` + U+0301);
+    an upper-case letter's accented forms are upper-case (rules of `_as_written` are case-sensitive,
+    the others `(?i)`)."""
+    out = []
+    for ch in word:
+        marks = _ACCENTED.get(ch.lower())
+        if marks is None:
+            out.append(re2.escape(ch))
+        else:
+            out.append(f"(?:{re2.escape(ch)}\\p{{Mn}}*|[{marks.upper() if ch.isupper() else marks}])")
+    return "".join(out)
+
+
+def _accented_keywords(word: str) -> list[str]:
+    """`word` (lower-case ASCII) with one of its letters accented (`fernández`, composed and
+    decomposed): the keyword gate lets the text of `_accents_allowed(word)` in by these (a word
+    with two accents is let in only by another word of the name)."""
+    one = [word[:i] + mark + word[i + 1:] for i, ch in enumerate(word) for mark in _ACCENTED.get(ch, "")]
+    return list(dict.fromkeys(one + [unicodedata.normalize("NFD", k) for k in one]))
 
 
 def _keyword(word: str) -> str:
@@ -843,7 +872,8 @@ def term_rules(terms: RuntimeTerms) -> list[Rule]:
         # the full name's forms before a first name's alone: a value gets the first canonical it fits
         alts = sorted(dict.fromkeys(rx for rx, _, _ in forms), key=len, reverse=True)
         # every form holds the last word, or is the first name alone
-        kws = [_keyword(w) for n in names for w in filter(None, (_words(n)[-1], first_name_alone(n)))]
+        gate = [w for n in names for w in filter(None, (_words(n)[-1], first_name_alone(n)))]
+        kws = [_keyword(w) for w in gate] + [k for w in gate if w.isascii() for k in _accented_keywords(w.lower())]
         out.append(Rule(
             id="user-name", regex=_bounded(alts), label="NAME", description="the user's real name(s)",
             secret_group=2, keywords=tuple(dict.fromkeys(kws)), replace="token",
