@@ -47,7 +47,11 @@ PAIR_RULE = "secret-printing-command-output"
 # the rules a call's command is tested with, each with the probe standing for its output (the login
 # name rule wants a name on a line of its own)
 PAIR_RULES = {PAIR_RULE: "\nPAIRprobe0tok", "whoami-output-user": "\npairprobe\n",
-              "windows-domain-user": "\nPAIRDOM\\pairprobe\n"}  # Windows: whoami prints DOMAIN\user
+              "windows-domain-user": "\nPAIRDOM\\pairprobe\n",  # Windows: whoami prints DOMAIN\user
+              "hostname-output": "\npairprobe\n"}
+# what a terminal shows before the command, for a rule that wants a prompt or line start before it
+# (hostname-output: `$ hostname`); the remembered line keeps it, so the output is read after it
+PAIR_PROMPTS = {"hostname-output": "$ "}
 PENDING_MAX = 64  # secret-printing calls awaiting their result(s): a handful in a real session
 COMMAND_MAX = 16 << 10  # a longer command text is tested on its last COMMAND_MAX characters
 ARGS_MAX = 64 << 10  # an `arguments` JSON string longer than this is not parsed for a command
@@ -145,7 +149,8 @@ class ToolPairs:
         self.on = bool(rules)
         self._ids = frozenset(r.id for r in rules)
         rules.sort(key=lambda r: r.id != PAIR_RULE)  # the secret rule first (_prints_secret)
-        self._rxs = [(re2.compile(r.regex), PAIR_RULES[r.id], r.id == PAIR_RULE) for r in rules]
+        self._rxs = [(re2.compile(r.regex), PAIR_RULES[r.id], r.id == PAIR_RULE, PAIR_PROMPTS.get(r.id, ""))
+                     for r in rules]
         # a login rule is tried on a command holding one of its keywords only (the secret rule, as before,
         # on every command of a line its keywords let in)
         self._kws = [tuple(k.lower() for k in r.keywords) if r.id != PAIR_RULE else () for r in rules]
@@ -187,25 +192,26 @@ class ToolPairs:
             cmd = cmd[-COMMAND_MAX:]
         low = None
         m = None
-        for (rx, probe, secret), kws in zip(self._rxs, self._kws):
+        prompt = ""
+        for (rx, probe, secret, prompt), kws in zip(self._rxs, self._kws):
             if not secret:
                 if secret_only:
                     break
                 low = cmd.lower() if low is None else low
                 if not any(k in low for k in kws):
                     continue
-            m = rx.search(cmd + probe)
+            m = rx.search(prompt + cmd + probe)
             # a login rule's match must reach into the probe, the output it stands for: an account
             # named in the command itself (`runas /user:CORP\\bob app`) prints none
-            if m is not None and (secret or m.end() > len(cmd)):
+            if m is not None and (secret or m.end() > len(prompt) + len(cmd)):
                 break
             m = None
         if m is None:
             return None
-        s = min(m.start(), len(cmd))
+        s = min(max(m.start() - len(prompt), 0), len(cmd))
         ls = cmd.rfind("\n", 0, s) + 1
         le = cmd.find("\n", s)
-        return cmd[ls:le if le >= 0 else len(cmd)] + "\n"
+        return prompt + cmd[ls:le if le >= 0 else len(cmd)] + "\n"
 
     def _remember(self, cid: str, line: str) -> None:
         p = self.pending
