@@ -66,19 +66,13 @@ def _check(red, text: str, want: str, carriers: tuple[str, ...]) -> None:  # noq
 
 # (name, text, want, carriers): another user's, found by the packs alone
 OTHER = [
-    ("prompt-bash", "qvothurl@mbp-qv:~/src$ make\n", f"{U('qvothurl')}@{H('mbp-qv')}:~/src$ make\n", CARRIERS),
-    ("prompt-redhat", "[qvothurl@web-07 src]$ make\n", f"[{U('qvothurl')}@{H('web-07')} src]$ make\n", CARRIERS),
-    ("prompt-zsh", "qvothurl@qv-laptop ~ % ls\n", f"{U('qvothurl')}@{H('qv-laptop')} ~ % ls\n", CARRIERS),
     ("hostname", "$ hostname\nmbp-qv\n$ ls\n", f"$ hostname\n{H('mbp-qv')}\n$ ls\n", LINES),
     ("hostname-f", "$ hostname -f\nmbp-qv.corp.example.org\n", f"$ hostname -f\n{H('mbp-qv.corp.example.org')}\n",
      LINES),
-    ("uname-n", "qvothurl@mbp-qv:~$ uname -n\nmbp-qv\n", f"{U('qvothurl')}@{H('mbp-qv')}:~$ uname -n\n{H('mbp-qv')}\n",
+    ("uname-n", "$ uname -n\nmbp-qv\n", f"$ uname -n\n{H('mbp-qv')}\n",
      LINES),
     ("hostnamectl", "   Static hostname: mbp-qv\n         Icon name: computer-laptop\n",
      f"   Static hostname: {H('mbp-qv')}\n         Icon name: computer-laptop\n", CARRIERS),
-    ("mdns", "ping -c1 mbp-qv.local\n", f"ping -c1 {H('mbp-qv')}.local\n", CARRIERS),
-    ("mdns-url", "open http://qv-laptop.local:8080/api\n", f"open http://{H('qv-laptop')}.local:8080/api\n", CARRIERS),
-    ("etc-hosts", "10.0.0.5   mbp-qv mbp-qv.local\n", f"10.0.0.5   {H('mbp-qv')} {H('mbp-qv')}.local\n", CARRIERS),
     ("last-login", "Last login: Tue Mar  3 10:00:00 2026 from qv-laptop.lan\n",
      f"Last login: Tue Mar  3 10:00:00 2026 from {H('qv-laptop')}.lan\n", CARRIERS),
     ("email-hex-entity", "mail: zorblat&#x40;corp.com\n", f"mail: {P.token('EMAIL', 'zorblat&#x40;corp.com')}\n",
@@ -101,8 +95,6 @@ def test_another_users_host_and_account(other, name: str, text: str, want: str, 
 
 CONFIGURED = [
     # the configured host: the pack rules give the token the configured rule gives
-    ("own-host-prompt", "jo@build-box-07:~/src$ ls\n", f"{U('jo')}@{H('build-box-07')}:~/src$ ls\n", CARRIERS),
-    ("own-host-mdns", "ping build-box-07.local\n", f"ping {H('build-box-07')}.local\n", CARRIERS),
     ("own-hostname", "$ hostname\nbuild-box-07\n", f"$ hostname\n{H('build-box-07')}\n", LINES),
     # the two-letter login where an account shows
     ("short-chown", "sudo chown -R jo:jo /srv/app\n", f"sudo chown -R {U('jo')}:{U('jo')} /srv/app\n", CARRIERS),
@@ -156,10 +148,10 @@ def test_what_must_stay(request, setup: str, text: str) -> None:  # noqa: ANN001
 
 def test_the_new_rules_fire(other) -> None:  # noqa: ANN001
     report = RedactionReport()
-    other.redact_text("qvothurl@mbp-qv:~$ uname -n\nmbp-qv\n Static hostname: web-07\nping qv-laptop.local\n"
+    other.redact_text("$ uname -n\nmbp-qv\n Static hostname: web-07\n"
                       "Last login: Mon Dec  1 09:12:44 from build-box-07\n$ su - wren\n$ passwd zeph\n"
                       "cat /var/mail/zeph\nchown ab:ab x\n", report)
     fired = report.by_rule()
-    for rid in ("shell-prompt-host", "hostname-output", "hostnamectl-hostname", "mdns-local-host", "last-login-host",
+    for rid in ("hostname-output", "hostnamectl-hostname", "last-login-host",
                 "su-passwd-user-arg", "system-user-path", "chown-group-user"):
         assert fired.get(rid, 0) >= 1, (rid, fired)
