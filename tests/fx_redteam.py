@@ -1,7 +1,9 @@
 """The secrets red teams' session shapes (tests/test_s32_secret_redteam.py, test_s33_*): a text
 planted in a Claude Code tool_result with its toolUseResult sidecar, a Codex function_call_output,
 a file-history backup, an SQLite TEXT cell, a `git diff` adding it, or a user's prose, redacted
-there and read back; and the byte-for-byte check of a planted case. No tests here."""
+there and read back; the byte-for-byte checks of a planted case and of a text kept whole; and a
+command with its output in a later record (Claude Code, Codex) for the tool-pairing rules. No tests
+here."""
 
 from __future__ import annotations
 
@@ -95,3 +97,45 @@ def check_planted(red: Any, key: bytes, case: Case, carrier: str) -> None:
     assert got == expected(carrier, want)
     for _, v in case.secrets:
         assert v not in whole and json.dumps(v)[1:-1] not in whole
+
+
+def planted_params(cases: list[Case]) -> tuple[list[tuple[Case, str]], list[str]]:
+    """(case, carrier) pairs for pytest.mark.parametrize, and their ids."""
+    params = [(case, carrier) for case in cases for carrier in case.carriers]
+    return params, [f"{case.name}-{carrier}" for case, carrier in params]
+
+
+def check_kept(red: Any, carrier: str, text: str) -> None:
+    """A text without secrets comes back from `carrier` byte for byte."""
+    got, _ = redact_in(red, carrier, text)
+    assert got == expected(carrier, text)
+
+
+def jsonl(*recs: dict[str, Any]) -> bytes:
+    """Records as a transcript writes them (compact, as a changed line is written again)."""
+    return "".join(json.dumps(x, separators=(",", ":"), ensure_ascii=False) + "\n" for x in recs).encode()
+
+
+def codex_pair(cmd: str, out: str) -> bytes:
+    """A Codex exec_command call and, in the next record, its function_call_output."""
+    return jsonl(*[
+        {"timestamp": "2026-03-02T10:11:12.345Z", "type": "response_item",
+         "payload": {"type": "function_call", "name": "exec_command", "call_id": "call_s33who",
+                     "arguments": json.dumps({"cmd": cmd})}},
+        {"timestamp": "2026-03-02T10:11:13.345Z", "type": "response_item",
+         "payload": {"type": "function_call_output", "call_id": "call_s33who",
+                     "output": f"Process exited with code 0\nWall time: 0.1 seconds\nOutput:\n{out}"}},
+    ])
+
+
+def claude_pair(cmd: str, out: str) -> bytes:
+    """A Claude Code Bash tool_use and, in the next record, its tool_result and toolUseResult."""
+    return jsonl(*[
+        {"type": "assistant", "cwd": "/workspace", "sessionId": "5b1e8f0c-2d3a-4c4b-9e6f-7a8b9c0d1e2f",
+         "message": {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_01S33WhoAmI", "name": "Bash",
+                                                       "input": {"command": cmd}}]}},
+        {"type": "user", "cwd": "/workspace", "sessionId": "5b1e8f0c-2d3a-4c4b-9e6f-7a8b9c0d1e2f",
+         "message": {"role": "user", "content": [{"tool_use_id": "toolu_01S33WhoAmI", "type": "tool_result",
+                                                  "content": out, "is_error": False}]},
+         "toolUseResult": {"stdout": out, "stderr": "", "interrupted": False}},
+    ])

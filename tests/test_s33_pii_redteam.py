@@ -40,6 +40,7 @@ from archiver.redact.pseudonym import Pseudonymizer
 from archiver.redact.redactor import build_redactor
 from archiver.redact.rules import RuntimeTerms
 from tests.fx_redact import redacted_file, redacted_table
+from tests.fx_redteam import claude_pair, codex_pair, jsonl
 from tests.fx_s25_recall import claude_tool_result, codex_output
 
 KEY = b"team-key-for-tests-0123456789abcdef"
@@ -189,36 +190,8 @@ def test_an_echo_after_an_escaped_separator(other) -> None:  # noqa: ANN001
     assert _text(other, text) == (f"cd /home/{U}/x\nGET /?q=hello%20{U}&p=%2Ftmp%2F{U}&r=x%41mfernandez")
 
 
-def _jsonl(*recs: dict) -> bytes:
-    """Records as a transcript writes them (compact, as a changed line is written again)."""
-    return "".join(json.dumps(x, separators=(",", ":"), ensure_ascii=False) + "\n" for x in recs).encode()
-
-
-def _codex_pair(cmd: str, out: str) -> bytes:
-    return _jsonl(*[
-        {"timestamp": "2026-03-02T10:11:12.345Z", "type": "response_item",
-         "payload": {"type": "function_call", "name": "exec_command", "call_id": "call_s33who",
-                     "arguments": json.dumps({"cmd": cmd})}},
-        {"timestamp": "2026-03-02T10:11:13.345Z", "type": "response_item",
-         "payload": {"type": "function_call_output", "call_id": "call_s33who",
-                     "output": f"Process exited with code 0\nWall time: 0.1 seconds\nOutput:\n{out}"}},
-    ])
-
-
-def _claude_pair(cmd: str, out: str) -> bytes:
-    return _jsonl(*[
-        {"type": "assistant", "cwd": "/workspace", "sessionId": "5b1e8f0c-2d3a-4c4b-9e6f-7a8b9c0d1e2f",
-         "message": {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_01S33WhoAmI", "name": "Bash",
-                                                       "input": {"command": cmd}}]}},
-        {"type": "user", "cwd": "/workspace", "sessionId": "5b1e8f0c-2d3a-4c4b-9e6f-7a8b9c0d1e2f",
-         "message": {"role": "user", "content": [{"tool_use_id": "toolu_01S33WhoAmI", "type": "tool_result",
-                                                  "content": out, "is_error": False}]},
-         "toolUseResult": {"stdout": out, "stderr": "", "interrupted": False}},
-    ])
-
-
 @pytest.mark.parametrize("cmd", ["whoami", "id -un", "echo $USER", "cd /srv && logname"])
-@pytest.mark.parametrize("pair", [_codex_pair, _claude_pair])
+@pytest.mark.parametrize("pair", [codex_pair, claude_pair])
 def test_the_login_printed_by_a_command_in_an_earlier_record(other, folder: Path, cmd: str, pair) -> None:  # noqa: ANN001
     src = pair(cmd, "mfernandez\n")
     out, by_rule = redacted_file(other, folder, "s.jsonl", src)
@@ -226,20 +199,20 @@ def test_the_login_printed_by_a_command_in_an_earlier_record(other, folder: Path
     assert by_rule.get("whoami-output-user", 0) >= 1
 
 
-@pytest.mark.parametrize("pair", [_codex_pair, _claude_pair])
+@pytest.mark.parametrize("pair", [codex_pair, claude_pair])
 def test_the_windows_account_printed_by_whoami_in_an_earlier_record(other, folder: Path, pair) -> None:  # noqa: ANN001
     src = pair("whoami", "corp\\mfernandez\r\n")
     assert redacted_file(other, folder, "s.jsonl", src)[0] == src.replace(b"mfernandez", U.encode())
 
 
-@pytest.mark.parametrize("pair", [_codex_pair, _claude_pair])
+@pytest.mark.parametrize("pair", [codex_pair, claude_pair])
 def test_an_account_named_by_the_command_itself_pairs_nothing(other, folder: Path, pair) -> None:  # noqa: ANN001
     # runas names an account (replaced there, as ever); its output's first line is no login
     src = pair("runas /user:corp\\qvothurl app.exe", "corp\\ops\r\n")
     assert redacted_file(other, folder, "s.jsonl", src)[0] == src.replace(b"qvothurl", P.username("qvothurl").encode())
 
 
-@pytest.mark.parametrize("pair", [_codex_pair, _claude_pair])
+@pytest.mark.parametrize("pair", [codex_pair, claude_pair])
 def test_a_generic_account_printed_by_whoami_stays(other, folder: Path, pair) -> None:  # noqa: ANN001
     for out in ("root\n", "runner\n"):
         src = pair("whoami", out)
@@ -275,7 +248,7 @@ def test_a_login_that_is_a_word_leaves_the_word_alone(folder: Path, login: str) 
 @pytest.mark.parametrize("login", sorted(WORD_LOGINS))
 def test_another_users_word_login_is_not_echoed_into_the_record(other, folder: Path, login: str) -> None:  # noqa: ANN001
     prose = WORD_LOGINS[login]
-    src = _jsonl({**json.loads(claude_tool_result(prose)), "cwd": f"/home/{login}/proj"})
+    src = jsonl({**json.loads(claude_tool_result(prose)), "cwd": f"/home/{login}/proj"})
     out, _ = redacted_file(other, folder, "c.jsonl", src)
     assert out == src.replace(f'"/home/{login}/proj"'.encode(), f'"/home/{P.username(login)}/proj"'.encode())
 

@@ -13,7 +13,7 @@ from archiver.redact.pseudonym import Pseudonymizer
 from archiver.redact.redactor import build_redactor
 from archiver.redact.rules import RuntimeTerms
 from tests.fx_redact import redacted_file
-from tests.test_s33_pii_redteam import _claude_pair, _codex_pair
+from tests.fx_redteam import claude_pair, codex_pair
 
 KEY = b"team-key-for-tests-0123456789abcdef"
 PACKS = ["builtin:secrets", "builtin:pii", "builtin:paths"]
@@ -32,7 +32,7 @@ def folder(tmp_path: Path) -> Path:
 
 
 @pytest.mark.parametrize("cmd", ["hostname", "hostname -f", "uname -n", "hostnamectl hostname", "cd /srv && hostname"])
-@pytest.mark.parametrize("pair", [_codex_pair, _claude_pair])
+@pytest.mark.parametrize("pair", [codex_pair, claude_pair])
 def test_the_host_printed_by_a_command_in_an_earlier_record(red, folder: Path, cmd: str, pair) -> None:  # noqa: ANN001
     src = pair(cmd, "qv-thinkpad-07\n")
     out, by_rule = redacted_file(red, folder, "s.jsonl", src)
@@ -40,7 +40,7 @@ def test_the_host_printed_by_a_command_in_an_earlier_record(red, folder: Path, c
     assert by_rule.get("hostname-output", 0) >= 1
 
 
-@pytest.mark.parametrize("pair", [_codex_pair, _claude_pair])
+@pytest.mark.parametrize("pair", [codex_pair, claude_pair])
 @pytest.mark.parametrize(("cmd", "output"), [("hostname", "localhost\n"), ("ls", "qv-thinkpad-07\n"),
                                              ("echo hostname", "hostname\n"), ("git log -1 --format=%h", "3f2a9c1\n")])
 def test_other_output_and_generic_hosts_stay(red, folder: Path, pair, cmd: str, output: str) -> None:  # noqa: ANN001
