@@ -1,0 +1,176 @@
+"""s35 secrets red team (round 6): what rounds 1-5 left, in the six session shapes of tests/fx_redteam.py (a
+Claude Code tool_result with its toolUseResult sidecar, a Codex function_call_output, a file-history backup, an
+SQLite TEXT cell, a `git diff` adding the text, a user's prose), the redacted text asserted byte for byte:
+
+- an `expect` script's answer to a password prompt (`expect "*assword*"` then `send "pw\\r"`, the one-line
+  `{ send -- "pw\\r" }` form) and pexpect's `child.expect('Password:')` then `child.sendline('pw')`
+  (expect-send-password);
+- key/value stores written from the shell: `consul kv put secret/db/password pw`, `etcdctl put /app/password pw`
+  (cli-tool-password-flag), `vault kv put secret/app password=pw` (password-assignment-unquoted, already taken);
+- an OpenVPN auth-user-pass file printed by `cat auth.txt` (its second line; the user line stays) and the inline
+  `<auth-user-pass>` block of a profile (openvpn-auth-user-pass);
+- LDAP binds in code: python-ldap `simple_bind_s('cn=..', 'pw')`, ldap3 `Connection(server, 'cn=..', 'pw')`
+  positional (the keyword form was taken), PHP `ldap_bind`, ldapjs `client.bind`, Go `l.Bind`
+  (ldap-bind-call-password);
+- Neo4j `SET PASSWORD FROM 'old' TO 'new'`: the old one too unless it is the default `neo4j`
+  (neo4j-set-password-old);
+- tools' command lines: `db2 connect to DB user u using pw` (also at the `db2 =>` prompt), osql / mssql-cli -P,
+  cqlsh / hdbsql / evil-winrm -p, vsql -w, Invoke-Sqlcmd -Password, databricks secrets put-secret --string-value,
+  ansible-vault encrypt_string 'pw' (cli-tool-password-flag), rabbitmqctl change_password (cli-tool-password),
+  crane auth login -p, regctl registry login -p, oras login -p (docker-login-password), a password echoed or
+  printf-ed to docker / podman secret create and to kinit (chpasswd-echo).
+
+Values are fake: drawn at import from a seeded RNG, none from a provider."""
+
+from __future__ import annotations
+
+import random
+import string
+
+import pytest
+
+from tests.fx_redact import builtin_redactor
+from tests.fx_redteam import CARRIERS, Case, check_kept, check_planted, planted_params
+
+KEY = b"s35-secret-redteam-test-key-0123456789abcdef"
+
+HEX = "0123456789abcdef"
+ALNUM = string.ascii_letters + string.digits
+PW = ALNUM + "!#%*-_.@"
+
+
+def g(seed: str, alphabet: str, n: int) -> str:
+    """n characters of `alphabet` from a RNG seeded by `seed`, with two letters and two digits at least, and
+    a letter or digit first (a value that opens with `-` or `*` reads as a flag or a mask)."""
+    rng = random.Random(f"s35:{seed}")
+    while True:
+        v = "".join(rng.choice(alphabet) for _ in range(n))
+        if v[0].isalnum() and sum(ch.isalpha() for ch in v) >= 2 and sum(ch.isdigit() for ch in v) >= 2:
+            return v
+
+
+def c(name: str, template: str, *secrets: tuple[str, str], carriers: tuple[str, ...] = CARRIERS) -> Case:
+    return Case(name, template, secrets, carriers)
+
+
+PASS = "PASSWORD"
+DBPASS = "DB_PASSWORD"
+REG = "REGISTRY_PASSWORD"
+
+CASES = [
+    # --- expect / pexpect ----------------------------------------------------------------------------
+    c("expect-password-send", '#!/usr/bin/expect -f\nspawn ssh admin@10.0.0.5\nexpect "password:"\nsend "@0@\\r"\nexpect eof\n',
+      (PASS, g("expect1", PW, 14))),
+    c("expect-glob-send", 'set timeout 20\nspawn sudo -k true\nexpect "*assword*"\n    send "@0@\\r"\ninteract\n',
+      (PASS, g("expect2", ALNUM, 16))),
+    c("expect-brace-send", 'expect -exact "Enter passphrase for key: " { send -- "@0@\\r" }\n', (PASS, g("expect3", ALNUM, 18))),
+    c("pexpect-sendline", "child = pexpect.spawn('ssh deploy@10.0.0.9')\nchild.expect('Password:')\nchild.sendline('@0@')\n",
+      (PASS, g("pexpect", ALNUM, 14))),
+    # --- key/value stores ----------------------------------------------------------------------------
+    c("consul-kv-put", "$ consul kv put secret/db/password @0@\nSuccess! Data written to: secret/db/password\n",
+      (PASS, g("consul", ALNUM, 16))),
+    c("vault-kv-put", "$ vault kv put secret/app password=@0@\n======= Secret Path =======\nsecret/data/app\n",
+      (PASS, g("vault", ALNUM, 16))),
+    c("etcdctl-put", "$ etcdctl --endpoints=https://10.0.0.2:2379 put /app/password @0@\nOK\n", (PASS, g("etcdput", ALNUM, 14))),
+    # --- OpenVPN auth-user-pass --------------------------------------------------------------------------
+    c("openvpn-cat-auth-txt", "$ cat auth.txt\ndeployuser\n@0@\n", (PASS, g("ovpn1", ALNUM, 14))),
+    c("openvpn-cat-etc-creds", "$ sudo cat /etc/openvpn/client/credentials.txt\nvpn-alice\n@0@\n$ ls\n", (PASS, g("ovpn2", PW, 16))),
+    c("openvpn-inline-block", "client\ndev tun\nremote vpn.acme.dev 1194\n<auth-user-pass>\nvpnuser\n@0@\n</auth-user-pass>\n",
+      (PASS, g("ovpn3", ALNUM, 15))),
+    # --- LDAP binds in code --------------------------------------------------------------------------
+    c("ldap3-connection-positional", "server = Server('ldaps://ldap.acme.dev')\nconn = Connection(server, 'cn=admin,dc=acme,dc=dev', '@0@', auto_bind=True)\n",
+      (PASS, g("ldap3pos", ALNUM, 14))),
+    c("ldap3-connection-keywords", "conn = Connection(server, user='cn=admin,dc=ex,dc=com', password='@0@')\n", (PASS, g("ldap3kw", ALNUM, 14))),
+    c("python-ldap-simple-bind-s", "l = ldap.initialize('ldap://10.0.0.7')\nl.simple_bind_s('cn=admin,dc=example,dc=com', '@0@')\n",
+      (PASS, g("pyldap", ALNUM, 12))),
+    c("php-ldap-bind", '$ok = ldap_bind($ds, "uid=app,ou=people,dc=acme,dc=dev", "@0@");\n', (PASS, g("phpldap", ALNUM, 14))),
+    c("ldapjs-bind", "client.bind('cn=root,ou=svc,dc=acme', '@0@', (err) => { if (err) throw err })\n", (PASS, g("ldapjs", ALNUM, 14))),
+    c("go-ldap-bind", 'if err := l.Bind("cn=readonly,dc=acme,dc=dev", "@0@"); err != nil {\n', (PASS, g("goldap", ALNUM, 14))),
+    # --- Neo4j: the old password too ------------------------------------------------------------------
+    c("neo4j-set-password-old-and-new", "neo4j@system> ALTER CURRENT USER SET PASSWORD FROM '@0@' TO '@1@';\n",
+      (DBPASS, g("neo4jold", ALNUM, 14)), (DBPASS, g("neo4jnew", ALNUM, 14))),
+    # --- tools' command lines ------------------------------------------------------------------------
+    c("db2-connect-using", "$ db2 connect to SAMPLE user db2inst1 using @0@\n\n   Database Connection Information\n",
+      (PASS, g("db2", ALNUM, 12))),
+    c("db2-prompt-connect", "db2 => CONNECT TO SAMPLE USER db2inst1 USING @0@\n", (PASS, g("db2p", ALNUM, 12))),
+    c("docker-secret-create-echo", "$ echo '@0@' | docker secret create db_pass -\nr3xq9z2m8k1v0l7p6n5b4c2d1\n", (PASS, g("dsecret", ALNUM, 18))),
+    c("podman-secret-create-printf", "$ printf '@0@' | podman secret create db_pass -\n", (PASS, g("psecret", ALNUM, 18))),
+    c("kinit-echo", "$ echo '@0@' | kinit -V svc_etl\n", (PASS, g("kinit", ALNUM, 14))),
+    c("oras-login-p", "$ oras login registry.acme.dev -u ci -p @0@\nLogin Succeeded\n", (REG, g("oras", ALNUM, 20))),
+    c("crane-auth-login-p", "$ crane auth login registry.acme.dev -u ci -p @0@\n", (REG, g("crane", ALNUM, 20))),
+    c("regctl-registry-login-p", "$ regctl registry login registry.acme.dev -u ci -p @0@\n", (REG, g("regctl", ALNUM, 20))),
+    c("osql-P", 'C:\\> osql -S db01 -U sa -P @0@ -Q "select @@version"\n', (PASS, g("osql", ALNUM, 14))),
+    c("mssql-cli-P", "$ mssql-cli -S db.acme.dev -U sa -P @0@ -d shop\n", (PASS, g("mssqlcli", ALNUM, 14))),
+    c("cqlsh-p", "$ cqlsh 10.0.0.5 9042 -u cassandra -p @0@\nConnected to Test Cluster at 10.0.0.5:9042\n", (PASS, g("cqlsh", ALNUM, 14))),
+    c("hdbsql-p", "$ hdbsql -n hana.acme.dev:30015 -u SYSTEM -p @0@ \"SELECT 1 FROM DUMMY\"\n", (PASS, g("hdbsql", ALNUM, 14))),
+    c("evil-winrm-p", "$ evil-winrm -i 10.0.0.5 -u Administrator -p '@0@'\n", (PASS, g("winrm", ALNUM, 14))),
+    c("vsql-w", "$ vsql -h vertica.acme.dev -U dbadmin -w @0@ -c 'select 1'\n", (PASS, g("vsql", ALNUM, 14))),
+    c("invoke-sqlcmd-password", 'PS> Invoke-Sqlcmd -ServerInstance db01 -Username sa -Password "@0@" -Query "SELECT 1"\n',
+      (PASS, g("invsql", ALNUM, 14))),
+    c("databricks-put-secret", "$ databricks secrets put-secret prod db-password --string-value @0@\n", (PASS, g("dbx", ALNUM, 20))),
+    c("ansible-vault-encrypt-string", "$ ansible-vault encrypt_string --vault-id prod@prompt '@0@' --name 'db_password'\n",
+      (PASS, g("avault", ALNUM, 16))),
+    c("rabbitmqctl-change-password", "$ rabbitmqctl change_password admin @0@\nChanging password for user \"admin\" ...\n",
+      (PASS, g("rabbit", ALNUM, 14))),
+]
+
+NEGATIVES = {
+    "ids-and-digests": ("commit 3f9a0c2e7b14d58a9c6e1f2a3b4c5d6e7f8091a2\n"
+                        "Merge: 1a2b3c4 5d6e7f8\n"
+                        "request id 0d4f5b8e-9c3a-4e7b-8f21-6a5d3c2b1e0f\n"
+                        "x-request-id: req_8f2a9c1d4e7b6a30\n"
+                        "sha256:9e107d9d372bb6826bd81d3542a419d6e277d4d731479571562b82f74494341f\n"
+                        "md5 d41d8cd98f00b204e9800998ecf8427e\n"
+                        "img: data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==\n"),
+    "masked-and-stdin": ("password: ********\n"
+                         "Password: (hidden)\n"
+                         "$ echo \"$CR_PAT\" | docker login ghcr.io -u ci --password-stdin\n"
+                         "$ crane auth login registry.acme.dev -u ci --password-stdin < token.txt\n"
+                         "$ oras login registry.acme.dev -u ci --password-stdin\n"),
+    "expect-near-misses": ('expect "password:"\nsend "$env(SSH_PASS)\\r"\n'
+                           'expect "*assword*"\nsend -- "[exec cat /run/secrets/pw]\\r"\n'
+                           'expect "login:"\nsend "admin\\r"\n'
+                           "child.expect('Password:')\nchild.sendline(os.environ['PW'])\n"
+                           'we expect a password prompt and send the value from the vault\n'),
+    "kv-near-misses": ("$ consul kv put config/app/replicas 3\n"
+                       "$ consul kv put secret/db/password @password.txt\n"
+                       "$ etcdctl put /app/password \"$DB_PASSWORD\"\n"
+                       "$ etcdctl get /app/password --print-value-only\n"),
+    "openvpn-near-misses": ("$ cat auth.txt\ncat: auth.txt: No such file or directory\n"
+                            "$ cat /etc/openvpn/client.conf\nclient\ndev tun\nproto udp\n"
+                            "auth-user-pass /etc/openvpn/auth.txt\nauth-nocache\n"),
+    "ldap-near-misses": ("l.simple_bind_s('cn=admin,dc=example,dc=com', password)\n"
+                         "conn = Connection(server, 'cn=admin,dc=example,dc=com', os.environ['LDAP_PW'])\n"
+                         "conn.search('dc=example,dc=com', '(objectClass=person)', attributes=['cn'])\n"
+                         "db = sqlite3.connect('app.db')\n"
+                         "this.handler = this.handler.bind(this)\n"),
+    "neo4j-default-old": "neo4j@system> ALTER CURRENT USER SET PASSWORD FROM 'neo4j' TO $newPassword;\n",
+    "tool-near-misses": ("db2 => CONNECT TO SAMPLE\n"
+                         "$ db2 connect to SAMPLE user db2inst1 using $DB2_PW\n"
+                         "C:\\> osql -S db01 -E -Q \"select 1\"\n"
+                         "$ cqlsh 10.0.0.5 -u cassandra\n"
+                         "$ vsql -h vt -U dbadmin -w \"$VSQL_PW\"\n"
+                         "$ docker secret create db_pass ./db_pass.txt\n"
+                         "$ printf '%s' \"$DB_PASS\" | docker secret create db_pass -\n"
+                         "$ ansible-vault encrypt_string --stdin-name db_password\n"
+                         "$ databricks secrets list-secrets prod\n"),
+}
+
+
+@pytest.fixture(scope="module")
+def red():  # noqa: ANN201
+    return builtin_redactor(KEY)
+
+
+PLANTED, PLANTED_IDS = planted_params(CASES)
+
+
+@pytest.mark.parametrize("case,carrier", PLANTED, ids=PLANTED_IDS)
+def test_secret_is_replaced_and_the_rest_kept(red, case: Case, carrier: str) -> None:  # noqa: ANN001
+    check_planted(red, KEY, case, carrier)
+
+
+@pytest.mark.parametrize("name", sorted(NEGATIVES))
+@pytest.mark.parametrize("carrier", CARRIERS)
+def test_text_without_secrets_is_kept_byte_for_byte(red, name: str, carrier: str) -> None:  # noqa: ANN001
+    check_kept(red, carrier, NEGATIVES[name])
