@@ -18,7 +18,12 @@ SQLite TEXT cell, a `git diff` adding the text, a user's prose), the redacted te
   cqlsh / hdbsql / evil-winrm -p, vsql -w, Invoke-Sqlcmd -Password, databricks secrets put-secret --string-value,
   ansible-vault encrypt_string 'pw' (cli-tool-password-flag), rabbitmqctl change_password (cli-tool-password),
   crane auth login -p, regctl registry login -p, oras login -p (docker-login-password), a password echoed or
-  printf-ed to docker / podman secret create and to kinit (chpasswd-echo).
+  printf-ed to docker / podman secret create and to kinit (chpasswd-echo);
+- client code's positional passwords: cx_Oracle.connect(user, pw, dsn), PlainTextAuthProvider(user, pw), new
+  Sequelize(db, user, pw), paramiko's client.connect(host, port, user, pw) (code-credential-pair-password), Go's
+  ssh.Password("pw"), JNDI's env.put(Context.SECURITY_CREDENTIALS, "pw") (code-secret-call);
+- service credential files printed: davfs2/secrets (URL user pw), ppp chap-secrets (client * secret), rsyncd.secrets
+  (user:pw) (service-secrets-file-line).
 
 Values are fake: drawn at import from a seeded RNG, none from a provider."""
 
@@ -112,6 +117,24 @@ CASES = [
       (PASS, g("avault", ALNUM, 16))),
     c("rabbitmqctl-change-password", "$ rabbitmqctl change_password admin @0@\nChanging password for user \"admin\" ...\n",
       (PASS, g("rabbit", ALNUM, 14))),
+    # --- client code: positional passwords (code-credential-pair-password, code-secret-call) ------------
+    c("cx-oracle-connect", 'conn = cx_Oracle.connect("scott", "@0@", "db.acme.dev:1521/ORCL")\n', (PASS, g("cxora", ALNUM, 14))),
+    c("cassandra-plaintext-auth", "auth_provider = PlainTextAuthProvider('cassandra', '@0@')\ncluster = Cluster(['10.0.0.5'], auth_provider=auth_provider)\n",
+      (PASS, g("cass", ALNUM, 14))),
+    c("sequelize-positional", "const sequelize = new Sequelize('shop', 'root', '@0@', { host: 'db', dialect: 'mysql' })\n",
+      (PASS, g("sequelize", ALNUM, 14))),
+    c("paramiko-connect-positional", "client = paramiko.SSHClient()\nclient.connect('10.0.0.5', 22, 'root', '@0@')\n",
+      (PASS, g("paramiko", ALNUM, 14))),
+    c("go-ssh-password", 'config := &ssh.ClientConfig{\n\tUser: "root",\n\tAuth: []ssh.AuthMethod{ssh.Password("@0@")},\n}\n',
+      ("SECRET", g("gossh", ALNUM, 14))),
+    c("jndi-security-credentials", 'env.put(Context.SECURITY_PRINCIPAL, "cn=admin,dc=acme,dc=dev");\nenv.put(Context.SECURITY_CREDENTIALS, "@0@");\n',
+      ("SECRET", g("jndi", ALNUM, 14))),
+    # --- service credential files printed (service-secrets-file-line) -----------------------------------
+    c("davfs2-secrets", "$ sudo cat /etc/davfs2/secrets\n# personal webdav\nhttps://dav.acme.dev/remote.php/webdav bob @0@\n",
+      (PASS, g("davfs", ALNUM, 14))),
+    c("ppp-chap-secrets", "$ sudo cat /etc/ppp/chap-secrets\n# Secrets for authentication using CHAP\n# client\tserver\tsecret\tIP addresses\nbob\t*\t@0@\t*\n",
+      (PASS, g("chap", ALNUM, 14))),
+    c("rsyncd-secrets", "$ cat /etc/rsyncd.secrets\nbackup:@0@\nmirror:@1@\n", (PASS, g("rsync1", ALNUM, 14)), (PASS, g("rsync2", ALNUM, 14))),
 ]
 
 NEGATIVES = {
@@ -144,6 +167,13 @@ NEGATIVES = {
                          "conn.search('dc=example,dc=com', '(objectClass=person)', attributes=['cn'])\n"
                          "db = sqlite3.connect('app.db')\n"
                          "this.handler = this.handler.bind(this)\n"),
+    "service-file-near-misses": ("$ cat /etc/rsyncd.conf\nsecrets file = /etc/rsyncd.secrets\nread only = yes\n"
+                                 "edit /etc/ppp/chap-secrets and\nthen restart the pppd daemon to apply it\n"),
+    "code-near-misses": ("auth_provider = PlainTextAuthProvider(username=user, password=pw)\n"
+                         "client.connect(host, 22, 'root', key_filename=KEY_FILE)\n"
+                         "Auth: []ssh.AuthMethod{ssh.Password(pw)},\n"
+                         "env.put(Context.SECURITY_CREDENTIALS, System.getenv(\"LDAP_PW\"));\n"
+                         "conn = cx_Oracle.connect(user, pw, dsn)\n"),
     "neo4j-default-old": "neo4j@system> ALTER CURRENT USER SET PASSWORD FROM 'neo4j' TO $newPassword;\n",
     "tool-near-misses": ("db2 => CONNECT TO SAMPLE\n"
                          "$ db2 connect to SAMPLE user db2inst1 using $DB2_PW\n"
