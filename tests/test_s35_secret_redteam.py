@@ -23,7 +23,13 @@ SQLite TEXT cell, a `git diff` adding the text, a user's prose), the redacted te
   Sequelize(db, user, pw), paramiko's client.connect(host, port, user, pw) (code-credential-pair-password), Go's
   ssh.Password("pw"), JNDI's env.put(Context.SECURITY_CREDENTIALS, "pw") (code-secret-call);
 - service credential files printed: davfs2/secrets (URL user pw), ppp chap-secrets (client * secret), rsyncd.secrets
-  (user:pw) (service-secrets-file-line).
+  (user:pw) (service-secrets-file-line);
+- more command lines: nxc / crackmapexec / hydra / ncftp -p, mc admin user add, rclone obscure, dbca -sysPassword /
+  -systemPassword (cli-tool-password-flag), az sql server create -p (cli-tool-password), rman target u/pw@db and
+  impacket's dom/user:pw@host (config-cli-password), winexe -U user%pw (smb-user-password), a here-string to
+  cryptsetup / vncpasswd / openconnect --passwd-on-stdin (with-token-herestring), echo | openconnect
+  --passwd-on-stdin (chpasswd-echo), oc login -p (docker-login-password), T-SQL's PASSWORD = N'..'
+  (sql-identified-by-password).
 
 Values are fake: drawn at import from a seeded RNG, none from a provider."""
 
@@ -134,6 +140,28 @@ CASES = [
       (PASS, g("davfs", ALNUM, 14))),
     c("ppp-chap-secrets", "$ sudo cat /etc/ppp/chap-secrets\n# Secrets for authentication using CHAP\n# client\tserver\tsecret\tIP addresses\nbob\t*\t@0@\t*\n",
       (PASS, g("chap", ALNUM, 14))),
+    # --- more command lines (cli-tool-password-flag, cli-tool-password, config-cli-password, smb-user-password,
+    # with-token-herestring, chpasswd-echo, docker-login-password, sql-identified-by-password) -------------
+    c("nxc-smb-p", "$ nxc smb 10.0.0.0/24 -u administrator -p '@0@' --shares\n", (PASS, g("nxc", ALNUM, 14))),
+    c("crackmapexec-p", "$ crackmapexec winrm 10.0.0.5 -u admin -p @0@ -x whoami\n", (PASS, g("cme", ALNUM, 14))),
+    c("hydra-p", "$ hydra -l admin -p @0@ -t 4 ssh://10.0.0.5\n", (PASS, g("hydra", ALNUM, 14))),
+    c("ncftp-p", "$ ncftpput -u bob -p @0@ ftp.acme.dev /incoming report.pdf\n", (PASS, g("ncftp", ALNUM, 14))),
+    c("mc-admin-user-add", "$ mc admin user add minio bob @0@\nAdded user `bob` successfully.\n", (PASS, g("mcuser", ALNUM, 16))),
+    c("rclone-obscure", "$ rclone obscure @0@\n", (PASS, g("rclone", ALNUM, 14))),
+    c("dbca-sys-system-password", "$ dbca -silent -createDatabase -gdbName orcl -sysPassword @0@ -systemPassword @1@\n",
+      (PASS, g("dbcasys", ALNUM, 14)), (PASS, g("dbcasystem", ALNUM, 14))),
+    c("az-sql-server-create", "$ az sql server create -n acme-sql -g rg-prod -l westeurope -u sqladmin -p '@0@'\n",
+      (PASS, g("azsql", ALNUM, 14) + "!")),
+    c("rman-target", "$ rman target sys/@0@@ORCL\nRecovery Manager: Release 19.0.0.0.0\n", (PASS, g("rman", ALNUM, 14))),
+    c("impacket-psexec", "$ impacket-psexec acme.local/administrator:@0@@10.0.0.5\n", (PASS, g("impacket", ALNUM, 14))),
+    c("wmiexec-py", "$ wmiexec.py ACME/admin:@0@@10.0.0.5 whoami\n", (PASS, g("wmiexec", ALNUM, 14))),
+    c("winexe-U", "$ winexe -U 'ACME/admin%@0@' //10.0.0.5 cmd\n", (PASS, g("winexe", ALNUM, 14))),
+    c("cryptsetup-herestring", "$ sudo cryptsetup luksOpen /dev/sdb1 data <<< '@0@'\n", ("SECRET", g("luks", ALNUM, 18))),
+    c("vncpasswd-herestring", "$ vncpasswd -f <<< '@0@' > ~/.vnc/passwd\n", ("SECRET", g("vnc", ALNUM, 14))),
+    c("openconnect-herestring", "$ sudo openconnect --user=bob vpn.acme.dev --passwd-on-stdin <<< '@0@'\n", ("SECRET", g("ocher", ALNUM, 16))),
+    c("openconnect-echo", "$ echo '@0@' | sudo openconnect --user=bob --passwd-on-stdin vpn.acme.dev\n", (PASS, g("ocecho", ALNUM, 16))),
+    c("oc-login-p", "$ oc login -u admin -p @0@ https://api.ocp.acme.dev:6443\nLogin successful.\n", (REG, g("oclogin", ALNUM, 16))),
+    c("tsql-alter-login-n", "ALTER LOGIN sa WITH PASSWORD = N'@0@';\n", (DBPASS, g("tsql", ALNUM, 14))),
     c("rsyncd-secrets", "$ cat /etc/rsyncd.secrets\nbackup:@0@\nmirror:@1@\n", (PASS, g("rsync1", ALNUM, 14)), (PASS, g("rsync2", ALNUM, 14))),
 ]
 
@@ -175,6 +203,13 @@ NEGATIVES = {
                          "env.put(Context.SECURITY_CREDENTIALS, System.getenv(\"LDAP_PW\"));\n"
                          "conn = cx_Oracle.connect(user, pw, dsn)\n"),
     "neo4j-default-old": "neo4j@system> ALTER CURRENT USER SET PASSWORD FROM 'neo4j' TO $newPassword;\n",
+    "more-tool-near-misses": ("$ hydra -L users.txt -P rockyou.txt ssh://10.0.0.5\n"
+                              "$ mc admin user add minio bob\n"
+                              "$ rclone obscure -\n"
+                              "$ rman target /\n"
+                              "$ impacket-secretsdump -hashes :31d6cfe0d16ae931b73c59d7e0c089c0 acme/admin@10.0.0.5\n"
+                              "$ sudo cryptsetup luksOpen /dev/sdb1 data --key-file /root/luks.key\n"
+                              "$ oc login --token=$OC_TOKEN https://api.ocp.acme.dev:6443\n"),
     "tool-near-misses": ("db2 => CONNECT TO SAMPLE\n"
                          "$ db2 connect to SAMPLE user db2inst1 using $DB2_PW\n"
                          "C:\\> osql -S db01 -E -Q \"select 1\"\n"
