@@ -29,7 +29,14 @@ SQLite TEXT cell, a `git diff` adding the text, a user's prose), the redacted te
   impacket's dom/user:pw@host (config-cli-password), winexe -U user%pw (smb-user-password), a here-string to
   cryptsetup / vncpasswd / openconnect --passwd-on-stdin (with-token-herestring), echo | openconnect
   --passwd-on-stdin (chpasswd-echo), oc login -p (docker-login-password), T-SQL's PASSWORD = N'..'
-  (sql-identified-by-password).
+  (sql-identified-by-password);
+- config files printed: ldap.conf / nslcd.conf BINDPW, sssd's ldap_default_authtok (ldap-bind-password), ssmtp's
+  AuthPass=, keepalived's auth_pass, FRR's neighbor .. password, haproxy's stats auth u:pw, snmpd's rocommunity and
+  createUser .. SHA "pw" AES "pw" (config-cli-password), nginx's proxy_set_header Authorization "Basic .."
+  (authorization-basic), pgbouncer's userlist.txt (service-secrets-file-line).
+
+Negatives that must stay whole: git SHAs, UUIDs, request ids, digests, a base64 image, `password: ********`,
+`--password-stdin`, and the near misses of each shape.
 
 Values are fake: drawn at import from a seeded RNG, none from a provider."""
 
@@ -162,6 +169,21 @@ CASES = [
     c("openconnect-echo", "$ echo '@0@' | sudo openconnect --user=bob --passwd-on-stdin vpn.acme.dev\n", (PASS, g("ocecho", ALNUM, 16))),
     c("oc-login-p", "$ oc login -u admin -p @0@ https://api.ocp.acme.dev:6443\nLogin successful.\n", (REG, g("oclogin", ALNUM, 16))),
     c("tsql-alter-login-n", "ALTER LOGIN sa WITH PASSWORD = N'@0@';\n", (DBPASS, g("tsql", ALNUM, 14))),
+    # --- system config files printed (ldap-bind-password, config-cli-password, authorization-basic,
+    # service-secrets-file-line) ------------------------------------------------------------------------
+    c("ldap-conf-bindpw", "$ cat /etc/openldap/ldap.conf\nURI ldaps://ldap.acme.dev\nBINDDN cn=admin,dc=acme,dc=dev\nBINDPW @0@\n",
+      (PASS, g("bindpw", ALNUM, 14))),
+    c("nslcd-bindpw", "$ sudo cat /etc/nslcd.conf\nuri ldap://10.0.0.7/\nbinddn cn=svc,dc=acme,dc=dev\nbindpw @0@\n", (PASS, g("nslcd", ALNUM, 14))),
+    c("sssd-authtok", "[domain/acme]\nldap_default_bind_dn = cn=svc,dc=acme,dc=dev\nldap_default_authtok = @0@\n", (PASS, g("sssd", ALNUM, 14))),
+    c("ssmtp-authpass", "$ cat /etc/ssmtp/ssmtp.conf\nmailhub=smtp.acme.dev:587\nAuthUser=alerts\nAuthPass=@0@\nUseSTARTTLS=YES\n",
+      (PASS, g("ssmtp", ALNUM, 14))),
+    c("keepalived-auth-pass", "    authentication {\n        auth_type PASS\n        auth_pass @0@\n    }\n", (PASS, g("kalv", ALNUM, 8))),
+    c("frr-neighbor-password", "router bgp 65001\n neighbor 10.0.0.2 remote-as 65002\n neighbor 10.0.0.2 password @0@\n", (PASS, g("bgp", ALNUM, 14))),
+    c("haproxy-stats-auth", "listen stats\n    bind :8404\n    stats enable\n    stats auth admin:@0@\n", (PASS, g("haproxy", ALNUM, 14))),
+    c("snmpd-community-usm", "rocommunity @0@ 10.0.0.0/24\ncreateUser monitor SHA \"@1@\" AES \"@2@\"\n",
+      (PASS, g("community", ALNUM, 14)), (PASS, g("usmauth", ALNUM, 14)), (PASS, g("usmpriv", ALNUM, 14))),
+    c("nginx-basic-header", '    proxy_set_header Authorization "Basic @0@";\n', ("BASIC_AUTH", "Y2k6" + g("nginx", ALNUM, 20))),
+    c("pgbouncer-userlist", '$ cat /etc/pgbouncer/userlist.txt\n"app" "@0@"\n"stats" "@1@"\n', (PASS, g("pgb1", ALNUM, 14)), (PASS, g("pgb2", ALNUM, 14))),
     c("rsyncd-secrets", "$ cat /etc/rsyncd.secrets\nbackup:@0@\nmirror:@1@\n", (PASS, g("rsync1", ALNUM, 14)), (PASS, g("rsync2", ALNUM, 14))),
 ]
 
@@ -210,6 +232,11 @@ NEGATIVES = {
                               "$ impacket-secretsdump -hashes :31d6cfe0d16ae931b73c59d7e0c089c0 acme/admin@10.0.0.5\n"
                               "$ sudo cryptsetup luksOpen /dev/sdb1 data --key-file /root/luks.key\n"
                               "$ oc login --token=$OC_TOKEN https://api.ocp.acme.dev:6443\n"),
+    "config-near-misses": ("rocommunity public 10.0.0.0/24\n"
+                           " neighbor 10.0.0.2 remote-as 65001\n"
+                           "bindpw ${LDAP_BIND_PW}\n"
+                           "the authorization basic credentials are read from the vault\n"
+                           "proxy_set_header Authorization $http_authorization;\n"),
     "tool-near-misses": ("db2 => CONNECT TO SAMPLE\n"
                          "$ db2 connect to SAMPLE user db2inst1 using $DB2_PW\n"
                          "C:\\> osql -S db01 -E -Q \"select 1\"\n"
