@@ -13,7 +13,9 @@ import sqlite3
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
+
+import pytest
 
 from archiver.redact.base import RedactionReport
 from archiver.redact.pseudonym import Pseudonymizer
@@ -109,6 +111,31 @@ def check_kept(red: Any, carrier: str, text: str) -> None:
     """A text without secrets comes back from `carrier` byte for byte."""
     got, _ = redact_in(red, carrier, text)
     assert got == expected(carrier, text)
+
+
+def redteam_tests(key: bytes, cases: list[Case], negatives: dict[str, str]) -> tuple[Callable[..., Any], ...]:
+    """A red team module's fixture and tests: `red` (the built-in packs under `key`), every case
+    planted in each of its carriers, and every negative text kept in every carrier. A module
+    binds them to these names: `red, test_secret_is_replaced_and_the_rest_kept,
+    test_text_without_secrets_is_kept_byte_for_byte = redteam_tests(KEY, CASES, NEGATIVES)`."""
+    from tests.fx_redact import builtin_redactor
+
+    @pytest.fixture(scope="module")
+    def red():  # noqa: ANN202
+        return builtin_redactor(key)
+
+    planted, ids = planted_params(cases)
+
+    @pytest.mark.parametrize("case,carrier", planted, ids=ids)
+    def test_secret_is_replaced_and_the_rest_kept(red, case: Case, carrier: str) -> None:  # noqa: ANN001
+        check_planted(red, key, case, carrier)
+
+    @pytest.mark.parametrize("name", sorted(negatives))
+    @pytest.mark.parametrize("carrier", CARRIERS)
+    def test_text_without_secrets_is_kept_byte_for_byte(red, name: str, carrier: str) -> None:  # noqa: ANN001
+        check_kept(red, carrier, negatives[name])
+
+    return red, test_secret_is_replaced_and_the_rest_kept, test_text_without_secrets_is_kept_byte_for_byte
 
 
 def jsonl(*recs: dict[str, Any]) -> bytes:

@@ -17,10 +17,7 @@ import json
 import random
 import string
 
-import pytest
-
-from tests.fx_redact import builtin_redactor
-from tests.fx_redteam import CARRIERS, Case, check_kept, check_planted, planted_params
+from tests.fx_redteam import Case, redteam_tests
 
 KEY = b"s32-secret-redteam-test-key-0123456789abcdef"
 
@@ -270,20 +267,5 @@ NEGATIVES = {
 }
 
 
-@pytest.fixture(scope="module")
-def red():  # noqa: ANN201
-    return builtin_redactor(KEY)
-
-
-PLANTED, PLANTED_IDS = planted_params(CASES)
-
-
-@pytest.mark.parametrize("case,carrier", PLANTED, ids=PLANTED_IDS)
-def test_secret_is_replaced_and_the_rest_kept(red, case: Case, carrier: str) -> None:  # noqa: ANN001
-    check_planted(red, KEY, case, carrier)
-
-
-@pytest.mark.parametrize("name", sorted(NEGATIVES))
-@pytest.mark.parametrize("carrier", CARRIERS)
-def test_text_without_secrets_is_kept_byte_for_byte(red, name: str, carrier: str) -> None:  # noqa: ANN001
-    check_kept(red, carrier, NEGATIVES[name])
+red, test_secret_is_replaced_and_the_rest_kept, test_text_without_secrets_is_kept_byte_for_byte = redteam_tests(
+    KEY, CASES, NEGATIVES)
