@@ -792,7 +792,7 @@ class Codex:
         rollouts persist every TurnItem): the parent's own pointer to a child (seed linking
         "subagents")."""
         st = st or f.stat()
-        key = file_state_key("codex:scan:v3", f, st)  # v3: SubAgentActivity spawns too
+        key = file_state_key("codex:scan:v4", f, st)  # v4: receiver_agents spawns too
         hit = cache_get(self.ctx.cache, key)
         if isinstance(hit, list) and len(hit) == 3 and isinstance(hit[2], list):
             return int(hit[0]), [int(b) for b in hit[1]], [list(map(str, x)) for x in hit[2]]
@@ -1431,7 +1431,8 @@ def _is_shell_snapshot(f: Path, tid: str) -> bool:
 
 def _spawns(rec: Any) -> list[list[str]]:
     """[sender, child, call id] of each thread an item_completed CollabAgentToolCall spawn_agent
-    record names (seed: sender_thread_id, receiver_thread_ids; item.id is the tool call id); and
+    record names (seed: sender_thread_id, receiver_thread_ids and receiver_agents[].thread_id; item.id
+    is the tool call id); and
     [sender or "" (the rollout holding it), child, item id] of a sub-agent activity record, the
     one pointer to a child a legacy rollout keeps (seed linking "subagents": SubAgentActivity
     agent_thread_id; event_msg sub_agent_activity and item_completed SubAgentActivity
@@ -1448,11 +1449,19 @@ def _spawns(rec: Any) -> list[list[str]]:
         return [[sender if isinstance(sender, str) else "", child, item.get("id") if isinstance(item.get("id"), str) else ""]]
     if not isinstance(item, dict) or item.get("type") != "CollabAgentToolCall" or item.get("tool") != "spawn_agent":
         return []
-    sender, children = item.get("sender_thread_id"), item.get("receiver_thread_ids")
-    if not isinstance(sender, str) or not sender or not isinstance(children, list):
+    sender = item.get("sender_thread_id")
+    if not isinstance(sender, str) or not sender:
         return []
+    # receiver_thread_ids, and receiver_agents [{thread_id, ...}] (seed): either may name a child alone
+    children = [c for c in item.get("receiver_thread_ids") or [] if isinstance(c, str) and c] \
+        if isinstance(item.get("receiver_thread_ids"), list) else []
+    agents = item.get("receiver_agents")
+    for agent in agents if isinstance(agents, list) else []:
+        c = agent.get("thread_id") if isinstance(agent, dict) else None
+        if isinstance(c, str) and c and c not in children:
+            children.append(c)
     call_id = item.get("id") if isinstance(item.get("id"), str) else ""
-    return [[sender, c, call_id] for c in children if isinstance(c, str) and c]
+    return [[sender, c, call_id] for c in children]
 
 
 def _base_at(hb: dict[str, Any] | None, meta: dict[str, Any]) -> str | None:
