@@ -41,3 +41,32 @@ def write_rollout(day_dir: Path, stamp: str, tid: str, *records: dict[str, Any])
     f = day_dir / f"rollout-2026-01-02T{stamp}-{tid}.jsonl"
     f.write_text("".join(line(r) for r in records))
     return f
+
+
+def image_records(tid: str, images: Path, outside: str) -> list[dict[str, Any]]:
+    """Seed records of an image generation (event_msg image_generation_end, saved to
+    generated_images/<thread-id>/ig_1.png) and two edits of it: event_msg image_generation_end with
+    input_images [{path, sha256}] and item_completed Extension image_gen.generation with
+    inputImages; an input image outside generated_images; an ImageView of a file URI."""
+    first = str(images / "ig_1.png")
+    return [
+        {"timestamp": "2026-01-02T03:04:07.000Z", "ordinal": 1, "type": "event_msg",
+         "payload": {"type": "image_generation_end", "call_id": "ig_1", "status": "completed",
+                     "revised_prompt": "A blue square", "result": "iVBORw0KGgo=", "saved_path": first}},
+        {"timestamp": "2026-01-02T03:04:08.000Z", "ordinal": 2, "type": "event_msg",
+         "payload": {"type": "image_generation_end", "call_id": "ig_2", "status": "completed",
+                     "revised_prompt": "The square, red", "result": "iVBORw0KGgo=",
+                     "saved_path": str(images / "ig_2.png"),
+                     "input_images": [{"path": first, "sha256": "ab" * 32}, {"path": outside, "sha256": "cd" * 32}]}},
+        {"timestamp": "2026-01-02T03:04:09.000Z", "ordinal": 3, "type": "event_msg",
+         "payload": {"type": "item_completed", "thread_id": tid, "turn_id": "t1",
+                     "item": {"type": "Extension", "kind": "image_gen.generation", "id": "ig_3", "status": "completed",
+                              "revisedPrompt": "The square, green", "result": "iVBORw0KGgo=",
+                              "transparentBackground": None, "failure": None, "savedPath": str(images / "ig_3.png"),
+                              "inputImages": [{"path": first, "sha256": "ab" * 32}]},
+                     "started_at_ms": T0, "completed_at_ms": T0 + 1000}},
+        {"timestamp": "2026-01-02T03:04:10.000Z", "ordinal": 4, "type": "event_msg",
+         "payload": {"type": "item_completed", "thread_id": tid, "turn_id": "t1",
+                     "item": {"type": "ImageView", "id": "call_v", "path": "file:///srv/app/shot.png"},
+                     "started_at_ms": T0, "completed_at_ms": T0 + 1000}},
+    ]

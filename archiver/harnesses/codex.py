@@ -116,6 +116,11 @@ META_KEYS = ("id", "timestamp", "cwd", "history_mode", "history_base", "forked_f
 _IMAGES_DIR = "generated_images"
 # the fields naming an image generation's saved file (event_msg image_generation_end, item savedPath)
 _SAVED_PATH_FIELDS = tuple((f'"{k}"'.encode(), string_field(k)) for k in ("saved_path", "savedPath"))
+# an image edit's input images (image_generation_end.input_images, Extension item.inputImages:
+# [{path, sha256}]) name an earlier generation by its saved path: relinked the same way when it
+# names a restored image, else left as it is without a note (an input may be any file)
+_INPUT_PATH_FIELD = (b'"path"', string_field("path"))
+_INPUT_IMAGE_KEYS = (b'"input_images"', b'"inputImages"')
 
 
 # ---------------------------------------------------------------- rollout streams
@@ -1002,7 +1007,8 @@ class Codex:
         """Every restore (relocated or not): a rollout's `saved_path` / `savedPath` (an image
         generation's saved file, seed "sidecar references") names the restored copy of
         `generated_images/<thread-id>/<file>` (root/<its restored path>), found by the part of the
-        value after its last `/generated_images/` (CODEX_HOME may have been anywhere). Only the
+        value after its last `/generated_images/` (CODEX_HOME may have been anywhere); so does an
+        image edit's input image (input_images / inputImages `path`) naming one. Only the
         string changes, streamed line by line. A value naming no file of this restore (the image
         was deleted before any sync) is left as archived and counted in the returned note."""
         if artifact.role != "transcript" or artifact.format not in ("jsonl", "jsonl.zst"):
@@ -1011,7 +1017,7 @@ class Codex:
         images = {k[len(prefix):]: v for k, v in moved.items() if k.startswith(prefix)}
         left = 0
 
-        def swap(m: re.Match[bytes]) -> bytes:
+        def swap(m: re.Match[bytes], counted: bool = True) -> bytes:
             nonlocal left
             value = json_string(m.group(2))
             if value is None or not value.startswith("/") or f"/{_IMAGES_DIR}/" not in value:
@@ -1019,7 +1025,7 @@ class Codex:
             to = images.get(value.rsplit(f"/{_IMAGES_DIR}/", 1)[1])
             new = restored_path(root, to) if to is not None else None
             if new is None:
-                left += 1
+                left += counted
                 return m.group(0)
             return m.group(1) + orjson.dumps(new) if new != value else m.group(0)
 
@@ -1027,9 +1033,11 @@ class Codex:
             for needle, rx in _SAVED_PATH_FIELDS:
                 if needle in line:
                     line = rx.sub(swap, line)
+            if _INPUT_PATH_FIELD[0] in line and any(k in line for k in _INPUT_IMAGE_KEYS):
+                line = _INPUT_PATH_FIELD[1].sub(lambda m: swap(m, False), line)
             return line
 
-        rewrite_lines(plain, tuple(n for n, _rx in _SAVED_PATH_FIELDS), rewrite)
+        rewrite_lines(plain, (*(n for n, _rx in _SAVED_PATH_FIELDS), *_INPUT_IMAGE_KEYS), rewrite)
         if left:
             return (f"{artifact.path}: {left} saved_path/savedPath value(s) name no generated image of this restore; "
                     "left as archived")
