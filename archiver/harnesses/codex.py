@@ -116,6 +116,11 @@ META_KEYS = ("id", "timestamp", "cwd", "history_mode", "history_base", "forked_f
 _IMAGES_DIR = "generated_images"
 # the fields naming an image generation's saved file (event_msg image_generation_end, item savedPath)
 _SAVED_PATH_FIELDS = tuple((f'"{k}"'.encode(), string_field(k)) for k in ("saved_path", "savedPath"))
+# an image edit's input images (image_generation_end.input_images, Extension item.inputImages:
+# [{path, sha256}]) name an earlier generation by its saved path: relinked the same way when it
+# names a restored image, else left as it is without a note (an input may be any file)
+_INPUT_PATH_FIELD = (b'"path"', string_field("path"))
+_INPUT_IMAGE_KEYS = (b'"input_images"', b'"inputImages"')
 
 
 # ---------------------------------------------------------------- rollout streams
@@ -792,7 +797,7 @@ class Codex:
         rollouts persist every TurnItem): the parent's own pointer to a child (seed linking
         "subagents")."""
         st = st or f.stat()
-        key = file_state_key("codex:scan:v3", f, st)  # v3: SubAgentActivity spawns too
+        key = file_state_key("codex:scan:v4", f, st)  # v4: receiver_agents spawns too
         hit = cache_get(self.ctx.cache, key)
         if isinstance(hit, list) and len(hit) == 3 and isinstance(hit[2], list):
             return int(hit[0]), [int(b) for b in hit[1]], [list(map(str, x)) for x in hit[2]]
@@ -1002,7 +1007,8 @@ class Codex:
         """Every restore (relocated or not): a rollout's `saved_path` / `savedPath` (an image
         generation's saved file, seed "sidecar references") names the restored copy of
         `generated_images/<thread-id>/<file>` (root/<its restored path>), found by the part of the
-        value after its last `/generated_images/` (CODEX_HOME may have been anywhere). Only the
+        value after its last `/generated_images/` (CODEX_HOME may have been anywhere); so does an
+        image edit's input image (input_images / inputImages `path`) naming one. Only the
         string changes, streamed line by line. A value naming no file of this restore (the image
         was deleted before any sync) is left as archived and counted in the returned note."""
         if artifact.role != "transcript" or artifact.format not in ("jsonl", "jsonl.zst"):
@@ -1011,7 +1017,7 @@ class Codex:
         images = {k[len(prefix):]: v for k, v in moved.items() if k.startswith(prefix)}
         left = 0
 
-        def swap(m: re.Match[bytes]) -> bytes:
+        def swap(m: re.Match[bytes], counted: bool = True) -> bytes:
             nonlocal left
             value = json_string(m.group(2))
             if value is None or not value.startswith("/") or f"/{_IMAGES_DIR}/" not in value:
@@ -1019,7 +1025,7 @@ class Codex:
             to = images.get(value.rsplit(f"/{_IMAGES_DIR}/", 1)[1])
             new = restored_path(root, to) if to is not None else None
             if new is None:
-                left += 1
+                left += counted
                 return m.group(0)
             return m.group(1) + orjson.dumps(new) if new != value else m.group(0)
 
@@ -1027,9 +1033,11 @@ class Codex:
             for needle, rx in _SAVED_PATH_FIELDS:
                 if needle in line:
                     line = rx.sub(swap, line)
+            if _INPUT_PATH_FIELD[0] in line and any(k in line for k in _INPUT_IMAGE_KEYS):
+                line = _INPUT_PATH_FIELD[1].sub(lambda m: swap(m, False), line)
             return line
 
-        rewrite_lines(plain, tuple(n for n, _rx in _SAVED_PATH_FIELDS), rewrite)
+        rewrite_lines(plain, (*(n for n, _rx in _SAVED_PATH_FIELDS), *_INPUT_IMAGE_KEYS), rewrite)
         if left:
             return (f"{artifact.path}: {left} saved_path/savedPath value(s) name no generated image of this restore; "
                     "left as archived")
@@ -1431,7 +1439,8 @@ def _is_shell_snapshot(f: Path, tid: str) -> bool:
 
 def _spawns(rec: Any) -> list[list[str]]:
     """[sender, child, call id] of each thread an item_completed CollabAgentToolCall spawn_agent
-    record names (seed: sender_thread_id, receiver_thread_ids; item.id is the tool call id); and
+    record names (seed: sender_thread_id, receiver_thread_ids and receiver_agents[].thread_id; item.id
+    is the tool call id); and
     [sender or "" (the rollout holding it), child, item id] of a sub-agent activity record, the
     one pointer to a child a legacy rollout keeps (seed linking "subagents": SubAgentActivity
     agent_thread_id; event_msg sub_agent_activity and item_completed SubAgentActivity
@@ -1448,11 +1457,19 @@ def _spawns(rec: Any) -> list[list[str]]:
         return [[sender if isinstance(sender, str) else "", child, item.get("id") if isinstance(item.get("id"), str) else ""]]
     if not isinstance(item, dict) or item.get("type") != "CollabAgentToolCall" or item.get("tool") != "spawn_agent":
         return []
-    sender, children = item.get("sender_thread_id"), item.get("receiver_thread_ids")
-    if not isinstance(sender, str) or not sender or not isinstance(children, list):
+    sender = item.get("sender_thread_id")
+    if not isinstance(sender, str) or not sender:
         return []
+    # receiver_thread_ids, and receiver_agents [{thread_id, ...}] (seed): either may name a child alone
+    children = [c for c in item.get("receiver_thread_ids") or [] if isinstance(c, str) and c] \
+        if isinstance(item.get("receiver_thread_ids"), list) else []
+    agents = item.get("receiver_agents")
+    for agent in agents if isinstance(agents, list) else []:
+        c = agent.get("thread_id") if isinstance(agent, dict) else None
+        if isinstance(c, str) and c and c not in children:
+            children.append(c)
     call_id = item.get("id") if isinstance(item.get("id"), str) else ""
-    return [[sender, c, call_id] for c in children if isinstance(c, str) and c]
+    return [[sender, c, call_id] for c in children]
 
 
 def _base_at(hb: dict[str, Any] | None, meta: dict[str, Any]) -> str | None:
