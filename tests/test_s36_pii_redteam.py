@@ -3,14 +3,16 @@ session shapes of tests/fx_redteam.py (prose, a Claude Code tool_result with its
 sidecar, a Codex function_call_output, a file-history backup, an SQLite TEXT cell, a `git diff`
 adding the text) and compared byte for byte; another user's (no configured terms: the packs alone).
 
-Leaks fixed here (each planted case failed on main dc3b943):
+Leaks fixed here (each planted case failed on main dc3b943: 205 of the 313 tests, the 108 others are
+what must stay):
 - logins: `su bob` / `passwd bob` as the text's last word, `sudo -iu bob`, `mysql -u bob` / `--user=bob`
   / `-ubob`, `docker login -u bob`, `podman login --username bob`, `ssh` / `scp -o User=bob`, an http(s)
   URL's user (`git clone https://bob@git.example.com/...`, `git remote -v`), a WSL home over
   `//wsl$/...`, an NFS home under `/net/<host>/home/`, a spaced profile under `/mnt/c/Users/`, and the
   output of `echo %USERNAME%` / `$env:USERNAME` / `[Environment]::UserName` in a later record;
-- hosts (HOST, their first label, as a configured host): a shell prompt's (`bob@devbox:~$`,
-  `[bob@devbox ~]$`), the bare names ssh and ping print (`connect to host devbox-12 port 22`,
+- hosts (HOST, their first label, as a configured host): a shell prompt's in the home folder
+  (`bob@devbox:~$`, `[bob@devbox ~]$`; a prompt in another folder is not looked for, its keywords
+  would be too short), the bare names ssh and ping print (`connect to host devbox-12 port 22`,
   `PING buildhost-3 (10.0.0.5)`), names under `.lan`, `.internal`, `.corp`, `.home.arpa`;
 - e-mails written quoted-printable (`bob=40acme-corp.io`); names: MIME encoded-words before an
   address, the author of `git log` one-line formats with relative dates, `Copyright (c) 2024 Bob
