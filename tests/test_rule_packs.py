@@ -579,8 +579,14 @@ def test_rules_without_a_selective_keyword_stay_dfa_friendly() -> None:
     text = _synthetic_transcript(1_000_000, seed=7)
     started = time.perf_counter()
     union.search(text)  # cold: includes building the DFA states
-    took = time.perf_counter() - started
-    assert took < 2.0, f"combined always-on prefilter took {took:.2f}s cold over 1 MB"
+    cold = time.perf_counter() - started
+    started = time.perf_counter()
+    union.search(text)  # warm: a DFA that fits reuses its states (~0.01 s); one that does not starts over
+    warm = time.perf_counter() - started
+    # the warm pass tells a DFA from the NFA fallback by two orders of magnitude on any machine;
+    # the cold bound only catches the extreme (the cold pass takes 0.4-2.5 s with the machine's speed)
+    assert warm < 0.5, f"combined always-on prefilter took {warm:.2f}s warm over 1 MB (cold {cold:.2f}s)"
+    assert cold < 15, f"combined always-on prefilter took {cold:.2f}s cold over 1 MB"
 
 
 # ----------------------------------------------------------------------------- cost
