@@ -1440,8 +1440,7 @@ def _is_shell_snapshot(f: Path, tid: str) -> bool:
 def _spawns(rec: Any) -> list[list[str]]:
     """[sender, child, call id] of each thread an item_completed CollabAgentToolCall spawn_agent
     record names (seed: sender_thread_id, receiver_thread_ids and receiver_agents[].thread_id; item.id
-    is the tool call id); and
-    [sender or "" (the rollout holding it), child, item id] of a sub-agent activity record, the
+    is the tool call id); and [sender or "" (the rollout holding it), child, item id] of a sub-agent activity record, the
     one pointer to a child a legacy rollout keeps (seed linking "subagents": SubAgentActivity
     agent_thread_id; event_msg sub_agent_activity and item_completed SubAgentActivity
     kind=completed are what legacy rollouts persist, CollabAgentToolCall only paginated ones)."""
@@ -1461,8 +1460,8 @@ def _spawns(rec: Any) -> list[list[str]]:
     if not isinstance(sender, str) or not sender:
         return []
     # receiver_thread_ids, and receiver_agents [{thread_id, ...}] (seed): either may name a child alone
-    children = [c for c in item.get("receiver_thread_ids") or [] if isinstance(c, str) and c] \
-        if isinstance(item.get("receiver_thread_ids"), list) else []
+    ids = item.get("receiver_thread_ids")
+    children = [c for c in ids if isinstance(c, str) and c] if isinstance(ids, list) else []
     agents = item.get("receiver_agents")
     for agent in agents if isinstance(agents, list) else []:
         c = agent.get("thread_id") if isinstance(agent, dict) else None
