@@ -12,6 +12,8 @@ SQLite TEXT cell, a `git diff` adding the text, a user's prose), the redacted te
   (php-fpm-pool-secret);
 - mosquitto password_file lines: $7$ (PBKDF2-SHA512) and $6$ base64 hashes (password-hash-unix-crypt);
 - sops --set '["db"]["password"] "pw"' and sops set FILE '["k"]' '"pw"' (sops-set-value);
+- vsftpd's virtual users file printed by cat: alternate user / password lines, one span from the first password to
+  the last (vsftpd-virtual-users-file);
 - GitHub Actions step-debug logs: `##[debug]Evaluating: secrets.X` and its `##[debug]=> 'value'`, `Set output
   'token' = value` for a secret-named output (actions-debug-secret-value).
 
@@ -49,6 +51,7 @@ def c(name: str, template: str, *secrets: tuple[str, str], carriers: tuple[str, 
     return Case(name, template, secrets, carriers)
 
 
+NO_DIFF = tuple(x for x in CARRIERS if x != "diff")
 PASS = "PASSWORD"
 HASH = "PASSWORD_HASH"
 SECRET = "SECRET"
@@ -97,6 +100,12 @@ CASES = [
     # --- sops ------------------------------------------------------------------------------------------------
     c("sops-set-expression", "$ sops --set '[\"db\"][\"password\"] \"@0@\"' secrets.enc.yaml\n", (SECRET, g("sops1", PW, 16))),
     c("sops-set-subcommand", "$ sops set secrets.enc.json '[\"api\"][\"token\"]' '\"@0@\"'\n", (SECRET, g("sops2", ALNUM, 24))),
+    # --- vsftpd virtual users file: from the first password to the last, the user names between included (one span;
+    # not in a diff, whose hunk header counts the lines the token replaces) ---------------------------------------------
+    c("vsftpd-virtual-users", "$ sudo cat /etc/vsftpd/virtual_users.txt\nbob\n@0@\n$ sudo db_load -T -t hash -f "
+      "/etc/vsftpd/virtual_users.txt /etc/vsftpd/virtual_users.db\n",
+      (PASS, g("vsf1", ALNUM, 12) + "\nalice\n" + g("vsf2", PW, 14)), carriers=NO_DIFF),
+    c("vsftpd-vusers-one", "$ cat vusers.txt\nftpuser\n@0@\n", (PASS, g("vsf3", ALNUM, 12))),
     # --- GitHub Actions step-debug logs ------------------------------------------------------------------------
     c("actions-debug-evaluating-secret", "##[debug]Evaluating: secrets.DEPLOY_TOKEN\n##[debug]Evaluating Index:\n"
       "##[debug]..Evaluating secrets:\n##[debug]..=> Object\n##[debug]..Evaluating String:\n##[debug]..=> 'DEPLOY_TOKEN'\n"
@@ -141,6 +150,9 @@ NEGATIVES = {
                                     "msg = f\"{plain}_{suffix}\"\n"
                                     "$ ls -l /etc/exim4\n-rw-r----- 1 root Debian-exim 0 Mar  2 10:11 passwd.client\n"
                                     "-rw-r--r-- 1 root root 1.2K Mar  2 10:11 update-exim4.conf.conf\n"),
+    "vsftpd-near-misses": ("$ cat /etc/vsftpd/virtual_users.txt\ncat: /etc/vsftpd/virtual_users.txt: No such file or directory\n"
+                           "$ cat /etc/vsftpd/user_list\nroot\nbin\ndaemon\n"
+                           "$ cat /etc/vsftpd/vsftpd.conf\nlisten=YES\nanonymous_enable=NO\nguest_enable=YES\n"),
     "mosquitto-docs": ("$ mosquitto_passwd -c /etc/mosquitto/passwd bob\nPassword:\nReenter password:\n"
                        "password_file /etc/mosquitto/passwd\nallow_anonymous false\n"
                        "the $7$ prefix marks a PBKDF2-SHA512 hash; $6$ is the older SHA512 one\n"),
