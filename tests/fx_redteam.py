@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import sqlite3
 import tempfile
 from dataclasses import dataclass
@@ -30,6 +31,21 @@ class Case:
     template: str  # the text, @0@, @1@ ... where the secrets go
     secrets: tuple[tuple[str, str], ...]  # (label, value) for each placeholder
     carriers: tuple[str, ...] = CARRIERS
+
+
+def fake_value(round_: str, seed: str, alphabet: str, n: int) -> str:
+    """n characters of `alphabet` from a RNG seeded by the red team's round and `seed`, with two letters and
+    two digits at least, and a letter or digit first (a value that opens with `-` or `*` reads as a flag or
+    a mask)."""
+    rng = random.Random(f"{round_}:{seed}")
+    while True:
+        v = "".join(rng.choice(alphabet) for _ in range(n))
+        if v[0].isalnum() and sum(ch.isalpha() for ch in v) >= 2 and sum(ch.isdigit() for ch in v) >= 2:
+            return v
+
+
+def case(name: str, template: str, *secrets: tuple[str, str], carriers: tuple[str, ...] = CARRIERS) -> Case:
+    return Case(name, template, secrets, carriers)
 
 
 def as_diff(text: str) -> str:

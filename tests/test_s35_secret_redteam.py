@@ -42,10 +42,9 @@ Values are fake: drawn at import from a seeded RNG, none from a provider."""
 
 from __future__ import annotations
 
-import random
 import string
 
-from tests.fx_redteam import CARRIERS, Case, redteam_tests
+from tests.fx_redteam import case, fake_value, redteam_tests
 
 KEY = b"s35-secret-redteam-test-key-0123456789abcdef"
 
@@ -55,17 +54,10 @@ PW = ALNUM + "!#%*-_.@"
 
 
 def g(seed: str, alphabet: str, n: int) -> str:
-    """n characters of `alphabet` from a RNG seeded by `seed`, with two letters and two digits at least, and
-    a letter or digit first (a value that opens with `-` or `*` reads as a flag or a mask)."""
-    rng = random.Random(f"s35:{seed}")
-    while True:
-        v = "".join(rng.choice(alphabet) for _ in range(n))
-        if v[0].isalnum() and sum(ch.isalpha() for ch in v) >= 2 and sum(ch.isdigit() for ch in v) >= 2:
-            return v
+    return fake_value("s35", seed, alphabet, n)
 
 
-def c(name: str, template: str, *secrets: tuple[str, str], carriers: tuple[str, ...] = CARRIERS) -> Case:
-    return Case(name, template, secrets, carriers)
+c = case
 
 
 PASS = "PASSWORD"
