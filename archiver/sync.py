@@ -234,7 +234,9 @@ class Syncer:
         self._known: dict[str, Known] = {}
         self._fast: dict[str, DiscoveredSession] = {}  # taken unchanged; parsed only if a manifest needs them
         self._one: weakref.ref[Callable[[DiscoveredSession], None]] | None = None
-        self._pending: dict[int, tuple[str | None, list[object]]] = {}  # id(ds) -> signature, stats
+        # id(ds) -> its signature and which of its sources stat'ed (bit i: ds.sources[i]): only that
+        # much of the stats is kept for _note_signature, not a tuple a file through the run
+        self._pending: dict[int, tuple[str, int]] = {}
         self._sigs: dict[str, str | None] = {}  # signatures to store with the sessions
         self.ids = SessionIds(redactor)  # replaced in run(), with the state's cache
         self._spill: _Spill | None = None  # finished sessions until the manifest (run)
@@ -483,7 +485,8 @@ class Syncer:
                 sig, stats = self._signature(ds)
             except Exception:  # noqa: BLE001 - metadata the signature cannot hold: the long way decides
                 sig, stats = None, []
-            self._pending[id(ds)] = (sig, stats)
+            if sig is not None:
+                self._pending[id(ds)] = (sig, _stat_mask(stats))
             known = known_get(key)
             same = (sig is not None and known is not None and known.signature is not None
                     and _signed_as(known.signature, sig) and key not in self._fast)
@@ -535,7 +538,7 @@ class Syncer:
         files = []
         required_missing = False
         for src in ds.sources:
-            source = str(src.source)
+            source = src.file
             try:
                 st = os.stat(source)
                 ident: object = (st.st_ino, st.st_size, st.st_mtime_ns)
@@ -569,11 +572,12 @@ class Syncer:
         vanished, appeared or failed in between) or the state may keep another session.
         `torn`: the mtime (ns) of the newest file holding back a final line while fresh, or
         _STALE_NOTED once the run said that its files stopped mid-line (_signed_as)."""
-        sig, stats = self._pending.pop(id(ds), (None, []))
+        sig: str | None
+        sig, stated = self._pending.pop(id(ds), (None, 0))
         if not valid:
             sig = None
         if sig is not None:
-            want = {_logical(src.path) for src, st in zip(ds.sources, stats) if type(st) is tuple}
+            want = {_logical(src.path) for i, src in enumerate(ds.sources) if stated >> i & 1}
             if {st.logical_path for st in states} != want:
                 sig = None
         if sig is not None and torn is not None:
@@ -1180,7 +1184,7 @@ def _identity(src: SourceArtifact) -> FileIdentity:
     if src.identity is not None:
         return FileIdentity(*src.identity)
     if src.mode in ("sqlite", "produced") or src.format == "sqlite":
-        wal = Path(str(src.source) + "-wal")
+        wal = Path(src.file + "-wal")
         try:
             w = FileIdentity.of(wal)
         except OSError:
@@ -1189,6 +1193,15 @@ def _identity(src: SourceArtifact) -> FileIdentity:
             return ident
         return FileIdentity(ident.inode, ident.size + w.size, max(ident.mtime_ns, w.mtime_ns))
     return ident
+
+
+def _stat_mask(stats: list[object]) -> int:
+    """Bit i set when stats[i] is a stat identity (a tuple), not the errno of a failed stat."""
+    mask = 0
+    for i, st in enumerate(stats):
+        if type(st) is tuple:
+            mask |= 1 << i
+    return mask
 
 
 def _bytes_to_redact(ds: DiscoveredSession, known: Known | None, stats: list[object]) -> int:
