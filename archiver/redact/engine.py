@@ -255,16 +255,17 @@ class _WeakChunk:
 
     alt: object
     pieces: object
-    idxs: list[int]  # Set index -> rule index
+    idxs: list[int]  # the chunk's rules
     members: frozenset[int]
     sentinel: int
+    piece_rules: list[tuple[int, ...]]  # Set index -> the rules of that piece (rules of one regex share it)
 
     def hits(self, buf: bytes) -> set[int] | None:
         """The rules whose piece matches in buf; None when the Set ran out of DFA memory."""
         found = self.pieces.Match(buf)  # type: ignore[attr-defined]
         if not found or self.sentinel not in found:
             return None
-        return {self.idxs[h] for h in found if h != self.sentinel}
+        return {i for h in found if h != self.sentinel for i in self.piece_rules[h]}
 
 
 def _weak_compile(pattern: str) -> object:
@@ -654,14 +655,18 @@ class Engine:
         return [sorted(ordered[k:k + WEAK_CHUNK]) for k in range(0, len(ordered), WEAK_CHUNK)]
 
     def _weak_chunk(self, idxs: list[int]) -> _WeakChunk:
-        pieces = [multiline(_prefilter_piece(self._c[i])) for i in idxs]
+        # rules with one regex and one piece (a prompt's user and host) are one piece of the
+        # alternation and the Set: a second copy would only grow their DFAs
+        by_piece: dict[str, list[int]] = {}
+        for i in idxs:
+            by_piece.setdefault(multiline(_prefilter_piece(self._c[i])), []).append(i)
         wset = re2.Set.SearchSet(re2_options(_BIG_MAX_MEM))
-        for piece in pieces:
+        for piece in by_piece:
             wset.Add(piece)
         sentinel = wset.Add(rb"\A")  # always matches: an answer without it means the Set gave up
         wset.Compile()
-        return _WeakChunk(_weak_compile("|".join(f"(?:{piece})" for piece in pieces)), wset, idxs,
-                          frozenset(idxs), sentinel)
+        return _WeakChunk(_weak_compile("|".join(f"(?:{piece})" for piece in by_piece)), wset, idxs,
+                          frozenset(idxs), sentinel, [tuple(v) for v in by_piece.values()])
 
     def _weak_hits(self, group: int, buf: bytes, wanted: set[int] | None = None) -> set[int]:
         """The group's rules (those in `wanted`, or all) that may yield a candidate on buf scanned
@@ -674,7 +679,7 @@ class Engine:
             if first_span(chunk.alt, buf)[0] < 0:
                 continue
             found = chunk.hits(buf)
-            out.update(chunk.idxs if found is None else found)
+            out.update(chunk.members if found is None else found)
         return out
 
     @staticmethod
@@ -736,7 +741,7 @@ class Engine:
                 pos = starts[last]  # >= b
             for i in touched:
                 found = chunk.hits(parts[i])
-                can.setdefault(i, set()).update(chunk.idxs if found is None else found)
+                can.setdefault(i, set()).update(chunk.members if found is None else found)
         return {i: run for i, hits in can.items() if (run := [k for k in members if k in hits])}
 
     # ------------------------------------------------------------------ matching
