@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import unicodedata
 
 import pytest
@@ -19,6 +20,12 @@ from archiver.redact.rules import RuntimeTerms, load_rules
 KEY = b"team-key-for-tests-0123456789abcdef"
 BUILTIN = ["builtin:secrets", "builtin:pii", "builtin:paths"]
 P = Pseudonymizer(KEY)
+# a shell prompt's host is a HOST token (s39: shell-prompt-host; container ids and localhost stay)
+_PROMPT_HOST = re.compile(r"@([A-Za-z][A-Za-z0-9._-]*)(?=:[~/][^\s$#%]*[$#%](?:\s|$)| ~ %| [^\s\]]+\][$#%])")
+
+
+def _hosts(text: str) -> str:
+    return _PROMPT_HOST.sub(lambda m: "@" + P.token("HOST", m.group(1)), text)
 
 # account names that are also words of code and prose
 WORD_USERS = ("max", "will", "mark", "bill", "grant", "case", "page")
@@ -53,7 +60,7 @@ def test_a_username_that_is_a_word_leaves_identifiers_alone(user: str) -> None:
         (f"cd /home/{user}/src/app", f"cd /home/{pseudo}/src/app"),
         (f'{{"cwd": "/Users/{user}/code"}}', f'{{"cwd": "/Users/{pseudo}/code"}}'),
         (f"ssh {user}@build-box", f"ssh {pseudo}@build-box"),
-        (f"{user}@build-box:~/src$ make", f"{pseudo}@build-box:~/src$ make"),
+        (f"{user}@build-box:~/src$ make", f"{pseudo}@{P.token('HOST', 'build-box')}:~/src$ make"),
         (f"-home-{user}-proj", f"-home-{pseudo}-proj"),
     ):
         assert red.redact_text(text, RedactionReport()) == want, text
@@ -95,7 +102,7 @@ def test_a_username_that_is_a_word_is_replaced_where_an_account_shows_and_kept_a
             out = red.redact_text(text, RedactionReport())
             assert user not in out.lower().replace(u, ""), (packs, text, out)
             if not packs or "<EMAIL:" not in out:  # `name@host.domain` may be the e-mail rule's
-                assert out == text.replace(user, u), (packs, text, out)
+                assert out == _hosts(text.replace(user, u)) if packs else out == text.replace(user, u), (packs, text, out)
         for place in WORD_PLACES:
             text = place.format(u=user, U=user.capitalize())
             assert red.redact_text(text, RedactionReport()) == text, (packs, text)
@@ -108,7 +115,7 @@ def test_a_username_that_is_a_word_is_replaced_where_an_account_shows_and_kept_a
     out = json.loads(red.redact_jsonl_line(json.dumps(rec).encode(), RedactionReport()))
     assert out["cwd"] == f"/home/{u}/app"
     assert out["message"]["content"][0]["content"] == rec["message"]["content"][0]["content"].replace(
-        f"{user}@devbox", f"{u}@devbox")
+        f"{user}@devbox", f"{u}@{P.token('HOST', 'devbox')}")
 
 
 def test_a_username_that_is_no_word_is_still_replaced_as_a_word() -> None:
@@ -288,7 +295,7 @@ def test_other_accounts_in_prompts_id_and_ls_get_their_home_path_pseudonym(user:
     red = _redactor(usernames=["zqxcanary"])
     host = "build-box-" + str(len(user))
     for text, want in _listings(user, host):
-        assert red.redact_text(text, RedactionReport()) == want, text
+        assert red.redact_text(text, RedactionReport()) == _hosts(want), text
     # the pseudonym is the one the home path of that account gets
     assert red.redact_text(f"/home/{user}/x", RedactionReport()) == f"/home/{P.username(user)}/x"
     # inside a transcript line, as a tool result
@@ -307,7 +314,7 @@ def test_system_and_generic_accounts_and_lookalikes_stay() -> None:
         for text, _ in _listings(name, "web01"):
             if "/home/" in text:  # a home path is replaced whoever it is (CI accounts too)
                 continue
-            assert red.redact_text(text, RedactionReport()) == text, text
+            assert red.redact_text(text, RedactionReport()) == _hosts(text), text
     for text in ("git@github.com:org/repo.git", "git clone git@gitlab.com:group/app.git && cd app",
                  "scp build.tgz deploy@host:/tmp/build.tgz", "rsync -av ci@host:~/src/ ./dst",
                  "const f = a@b:c", "npm i lodash@4.17.21 @types/node@20", "uses: actions/checkout@v4",
