@@ -10,7 +10,8 @@ name was already found there, by its own rule):
   matched once for both and the weak prefilter holds one piece for the two (sessions 34 and 36 took
   out host rules of their own regex: ~3 MB of DFA in each worker at the memory case's peak);
 - `Name (x@y)`: credits, `__author__`: the address was replaced, the name kept.
-What must stay: a container's hex id and `localhost` in a prompt, `git@host:repo` and `scp`/`rsync`
+What must stay: a container's hex id, `localhost` and a cloud VM named by its private address
+(`ip-10-0-1-5`, as SECURITY.md keeps private addresses) in a prompt, `git@host:repo` and `scp`/`rsync`
 targets, a mailbox named by what it is for (`Contact Support (support@...)`), and a name whose
 parentheses hold more than an address.
 """
@@ -65,6 +66,7 @@ PLANTED = [
 KEPT = {
     "container-prompt": "root@a3f2b9c1d0e4:/app# ls\n",
     "localhost-prompt": "root@localhost:~# ls\n",
+    "private-address-vm-prompt": "ubuntu@ip-10-0-1-5:~$ ls\n",
     "git-remote": "git clone git@github.com:org/repo.git && cd repo\n",
     "scp-target": "scp build.tgz root@buildhost:/tmp/build.tgz\n",
     "npm-versions": "npm i lodash@4.17.21 @types/node@20 % done\n",
