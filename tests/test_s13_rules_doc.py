@@ -145,7 +145,7 @@ def test_every_snippet_loads_or_fails_with_the_quoted_error(tmp_path: Path, monk
 
 def test_errors_quoted_in_prose(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
-    for spec, quoted in (("builtin:words", "`builtin:words: unknown builtin pack (known: secrets, pii, paths)`"),
+    for spec, quoted in (("builtin:words", "`builtin:words: unknown builtin pack (known: secrets, pii, paths, names)`"),
                          ("acme.toml", "`acme.toml: cannot read rule pack: No such file or directory`")):
         assert quoted in DOC
         with pytest.raises(RuleError) as ei:

@@ -69,7 +69,7 @@ def test_status_records_the_named_line(base: Path) -> None:
     code, out, _ = _run("status", "--config", str(cfg), "--json")
     assert code == 0
     assert json.loads(out)["last_run"]["errors"] == [
-        f"{cfg}: redaction.rules: builtin:nosuch: unknown builtin pack (known: secrets, pii, paths)"]
+        f"{cfg}: redaction.rules: builtin:nosuch: unknown builtin pack (known: secrets, pii, paths, names)"]
 
 
 def test_redact_names_the_config_file(base: Path) -> None:
@@ -78,7 +78,7 @@ def test_redact_names_the_config_file(base: Path) -> None:
     (base / "s.txt").write_text("hello\n")
     code, _, err = _run("redact", "--config", str(cfg), str(base / "s.txt"))
     assert (code, err) == (2, f"archiver: {cfg}: redaction.rules: builtin:nosuch: unknown builtin pack "
-                              "(known: secrets, pii, paths)\n")
+                              "(known: secrets, pii, paths, names)\n")
 
 
 def test_no_config_file_no_prefix(base: Path, monkeypatch: pytest.MonkeyPatch) -> None:

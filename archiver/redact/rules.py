@@ -565,7 +565,7 @@ def expand_word_lists(pattern: str, where: str = "allowlist", what: str = "an al
 def _builtin_name(spec: str) -> str:
     name = spec.split(":", 1)[1]
     if name not in BUILTIN_PACKS and name not in OPTIONAL_PACKS:
-        raise RuleError(f"{spec}: unknown builtin pack (known: {', '.join(BUILTIN_PACKS)})")
+        raise RuleError(f"{spec}: unknown builtin pack (known: {', '.join((*BUILTIN_PACKS, *OPTIONAL_PACKS))})")
     return name
 
 

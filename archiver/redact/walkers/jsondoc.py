@@ -542,7 +542,7 @@ class JsonRedactor:
                 pair = (cookie_pair(node) if inherited == COOKIE_LIST
                         else secret_pair(node) if ("value" in node or "Value" in node or "ParameterValue" in node)
                         else USER_KEY_PAIR if len(node) == 2 and "key" in node and type(node.get("username")) is str
-                        else PERSON_PAIR if "email" in node and "name" in node and person_object(node)
+                        else PERSON_PAIR if "name" in node and ("email" in node or "login" in node) and person_object(node)
                         else None)
                 if not node.keys() <= clean:  # some key may carry a path or a name
                     for k in node:

@@ -35,8 +35,9 @@ COOKIE_LIST = "cookie"
 USER_KEY_PAIR = ("key", "kaggle_key")
 VALUE_KEYS = frozenset({"value", "Value", "secret", "data"})
 # {"name": ..., "email": "x@y"}: a git author/committer (GitHub API, git log --format=json-ish output),
-# a package author (package.json, pyproject authors): its name is scanned as a git author name (the
-# git-env-person-name rule, with its allowlist of bots and placeholders)
+# a package author (package.json, pyproject authors); {"login": ..., "name": ...}: a GitHub account.
+# Its name is scanned as a git author name (the git-env-person-name rule, with its allowlist of bots,
+# placeholders and organisations)
 PERSON_PAIR = ("name", "git_author_name")
 # A value under a generic name (key, secret) whose object sits under a key of its own ({"Jwt": {"Key": ...}},
 # {"hmac": {"key": ...}}) is scanned as `"Jwt": {"Key": "value"`: the rules that know a secret by the object
@@ -72,8 +73,17 @@ def tf_random_password(node: dict[str, Any], contexts: dict[int, dict[str, str]]
 
 
 def person_object(node: dict[str, Any]) -> bool:
-    name, email = node.get("name"), node.get("email")
-    return type(name) is str and type(email) is str and "@" in email and " " not in email and 0 < len(name) <= 80
+    """{"name", "email": "x@y"}: a git or package author; {"login", "name"}: a GitHub account (the REST
+    user object, `gh ... --json author`), unless it says it is a bot or an organisation."""
+    name = node.get("name")
+    if type(name) is not str or not 0 < len(name) <= 80:
+        return False
+    email = node.get("email")
+    if type(email) is str and "@" in email and " " not in email:
+        return True
+    login = node.get("login")
+    return (type(login) is str and 0 < len(login) <= 64 and " " not in login and node.get("is_bot") is not True
+            and node.get("type") != "Organization")
 
 
 # a list of field names (`"required": ["username", "password", "email"]`, `["USER", "PASSWORD",
