@@ -120,6 +120,9 @@ NOT_A_SECRET = frozenset({
 })
 # (no `$VAR` placeholders: a table shows data, and a crypt hash starts with `$`)
 PLACEHOLDER = re.compile(r"^(?:\*+|x{3,}|\.{3,}|-+|_+|#+|•+|<[^>]*>)$")
+# A content digest (a lockfile's SRI `integrity`, an image's `sha256:` digest): a hash of public
+# bytes under a column that says token (`integrity_token`), not a secret
+CONTENT_DIGEST = re.compile(r"^sha(?:1|256|384|512)(?:-[A-Za-z0-9+/]{27,86}={0,2}|:[0-9a-f]{40,128})$")
 
 PASSWORD, SECRET = 0, 1  # kinds of column: the engine maps them to its two table rules
 ID_BASE = 2  # and kind ID_BASE + i to ID_COLUMNS[i]
@@ -315,6 +318,8 @@ def cell_value(line: bytes, a: int, b: int, kind: int = PASSWORD, code: bool = T
     if v.lower() in NOT_A_SECRET or PLACEHOLDER.match(v):
         return None
     if kind == SECRET and (len(v) < 8 or " " in v or not any(c.isdigit() for c in v)):
+        return None
+    if kind == SECRET and CONTENT_DIGEST.match(v):
         return None
     if NAME_KIND <= kind <= BIRTH_KIND and not _person_cell(v, kind):
         return None
