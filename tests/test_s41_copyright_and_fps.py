@@ -51,6 +51,7 @@ HOLDERS = [
      "Quillon J. Fakeworth"),
     ("html-footer", "<footer>© 2023 Marisol van der Fakehuis</footer>\n", "Marisol van der Fakehuis"),
     ("present", "Copyright (c) 2016-present, Ottoline Quarrington\n", "Ottoline Quarrington"),
+    ("debian-copyright", "Files: *\nCopyright: 2012-2016 Ottoline Quarrington\nLicense: MIT\n", "Ottoline Quarrington"),
 ]
 
 
@@ -77,7 +78,9 @@ KEPT = {
     "nv": "Copyright 2020 Elastic N.V.\n",
     "handle": "# Copyright (c) 2024 jdoe-dev\n",
     "prose": "See the Copyright Notice Text for details.\n",
-    "university": "Copyright 1999 Kungliga Tekniska Högskolan University\n",
+    "university": "Copyright (c) 1995 Katholieke Universiteit Leuven\n",
+    "laboratory": "Copyright: 1994 Naval Research Laboratory\n",
+    "hogskolan": "Copyright 1999 Kungliga Tekniska Högskolan\n",
     "log-diff-plus": "@@ -3 +3 @@ sshd log\n-password failed\n+password authenticated\n",
     "log-diff-minus": "@@ -9 +9 @@\n-password authenticated\n+password expired\n",
     "sri-yaml": f"integrity_token: {SRI}\n",
