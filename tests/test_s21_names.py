@@ -190,7 +190,7 @@ def test_the_pack_is_in_the_default_list_and_its_examples_hold() -> None:
     assert OPTIONAL_PACKS == ("names",)
     rules = [r for r in load_rules(["builtin:names"]) if r.pack == "names"]
     assert [r.id for r in rules] == ["person-name-titled", "person-name-given", "person-name-keyed",
-                                     "person-name-keyed-full"]  # the keyed two: s24
+                                     "person-name-keyed-full", "person-name-copyright"]  # the keyed two: s24; copyright: s41
     assert all(r.confidence == "medium" and r.label == "PERSON" and r.replace == "token" for r in rules)
     assert check_examples(rules) == []
     assert check_packs(WITH_NAMES) is None

@@ -413,8 +413,8 @@ class Engine:
             rx_joined = _compiled(multiline(r.regex)) if anchored else rx
             kws = tuple(dict.fromkeys(k.encode() for k in r.keywords))
             allow = None
-            if r.allowlist:
-                allow = re2.compile("|".join(f"(?:{a})" for a in r.allowlist))._regexp  # noqa: SLF001
+            if r.allowlist:  # (lazy and shared as the rules' own programs: most never meet a candidate)
+                allow = _compiled("|".join(f"(?:{a})" for a in r.allowlist))
             terms = tuple(t.encode() for t in r.terms) if r.terms and all(t.isascii() for t in r.terms) else ()
             group = _group(r)
             c = _Compiled(
