@@ -149,7 +149,7 @@ def test_a_rules_allowlist_is_one_program_compiled_on_its_first_candidate_and_sh
         "allowlist": [r"^keep[0-9a-z]+s41only$"], "label": "SECRET"}]}
     rules = parse_pack(pack, "s41-lazy.toml")
     a, b = Engine(rules, P), Engine(rules, P)
-    allow_a, allow_b = a._c[0].allow, b._c[0].allow  # noqa: SLF001
+    (allow_a,), (allow_b,) = a._c[0].allow, b._c[0].allow  # noqa: SLF001
     assert allow_a is allow_b
     pattern = "(?:^keep[0-9a-z]+s41only$)"
     assert allow_a.pattern == pattern and pattern not in rules_mod._PROGRAMS  # noqa: SLF001
@@ -157,3 +157,18 @@ def test_a_rules_allowlist_is_one_program_compiled_on_its_first_candidate_and_sh
     assert pattern in rules_mod._PROGRAMS  # noqa: SLF001
     out = b.redact_bytes(b"s41lazy=abc123def", None)
     assert out.startswith(b"s41lazy=<SECRET:") and b"abc123def" not in out
+
+
+def test_a_word_list_entry_is_one_program_for_every_rule_that_holds_it() -> None:
+    """`{words:not_surnames}` (~600 words) in the allowlists of three names rules: one program."""
+    from archiver.redact.engine import SHARED_ALLOW_ENTRY, Engine
+
+    eng = Engine(load_rules(["builtin:names"]), P)
+    allows = {c.rule.id: c.allow for c in eng._c}  # noqa: SLF001
+    long_ones = {rid: [a for a in progs if len(a.pattern) >= SHARED_ALLOW_ENTRY] for rid, progs in allows.items()}
+    same = [progs[0] for rid, progs in long_ones.items()
+            if rid in ("person-name-titled", "person-name-keyed-full", "person-name-copyright")]
+    assert len(same) == 3 and same[0] is same[1] is same[2]
+    assert "chalmers" not in same[0].pattern and "station" in same[0].pattern.lower()
+    for rid, progs in allows.items():  # the short entries of a rule stay one alternation
+        assert sum(len(a.pattern) < SHARED_ALLOW_ENTRY for a in progs) <= 1, rid

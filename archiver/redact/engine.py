@@ -201,7 +201,7 @@ class _Compiled:
     sgroup: int
     kw: tuple[bytes, ...]
     kw_ascii: bool
-    allow: object | None
+    allow: tuple[object, ...] | None  # _allow_programs: a candidate any of them matches is allowed
     anchored: bool
     modes: tuple[bool, bool, bool, bool, bool]
     rank: int
@@ -313,6 +313,20 @@ def _compiled(pattern: str) -> object:
     return program
 
 
+# An allowlist entry this long holds a word list (`{words:not_surnames}`, ~600 words): several rules
+# share it, and its program is one for all of them
+SHARED_ALLOW_ENTRY = 2_000
+
+
+def _allow_programs(entries: tuple[str, ...]) -> tuple[object, ...]:
+    """A rule's allowlist as lazy programs of the process (`_compiled`): compiled on the rule's first
+    candidate, most rules never meet one; every engine of the process (redaction, verifier, shape,
+    path ids) shares them. The short entries are one alternation, each long one a program of its own."""
+    short = [a for a in entries if len(a) < SHARED_ALLOW_ENTRY]
+    progs = [_compiled("|".join(f"(?:{a})" for a in short))] if short else []
+    return (*progs, *(_compiled(a) for a in entries if len(a) >= SHARED_ALLOW_ENTRY))
+
+
 # Keywords that occur in ordinary code and prose: a rule gated only by such words (or by a
 # one- or two-character keyword, or by none) is "weak" and is prefiltered by one combined
 # RE2 pass over its group instead of running its own regex on every text.
@@ -413,8 +427,8 @@ class Engine:
             rx_joined = _compiled(multiline(r.regex)) if anchored else rx
             kws = tuple(dict.fromkeys(k.encode() for k in r.keywords))
             allow = None
-            if r.allowlist:  # (lazy and shared as the rules' own programs: most never meet a candidate)
-                allow = _compiled("|".join(f"(?:{a})" for a in r.allowlist))
+            if r.allowlist:
+                allow = _allow_programs(r.allowlist)
             terms = tuple(t.encode() for t in r.terms) if r.terms and all(t.isascii() for t in r.terms) else ()
             group = _group(r)
             c = _Compiled(
@@ -817,7 +831,7 @@ class Engine:
                 if hit is None:
                     if len(cache) > ALLOW_CACHE_MAX:
                         cache.clear()
-                    hit = cache[secret] = first_span(c.allow, secret)[0] >= 0
+                    hit = cache[secret] = any(first_span(a, secret)[0] >= 0 for a in c.allow)
                 if hit:
                     return None
             if r.check is not None:
