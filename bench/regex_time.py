@@ -7,7 +7,7 @@ redact_corpus.py writes its output hashes to (e.g. /tmp/me-scratch/rt.json), not
 arguments are checked before the run, which takes minutes, rather than failing at its end.
 Runs bench/redact_corpus.py in this process with the two search helpers (`re2scan.iter_spans`,
 `re2scan.first_span`) wrapped in every module that calls them, and prints (stderr) the 40 patterns that took the most wall time, with their
-calls: a rule's own regex (`<rule id>.rx`, `.allow`), an engine prefilter (`engine._gate`,
+calls: a rule's own regex (`<rule id>.rx`, `.allow[i]`), an engine prefilter (`engine._gate`,
 `engine._weak[2][i].alt`: COMMON's chunk i, `[1][0]`: ALWAYS) or a module-level one (`module._DECODE_GATE`).
 The verifier's engine holds the same rules: its patterns are listed again under the same
 names. A pattern far slower per megabyte than the rest is a DFA that ran out of its budget or
@@ -59,10 +59,10 @@ def timed_first(rx: object, buf: bytes, pos: int = 0, end: int | None = None) ->
 
 def _name_patterns(engine: E.Engine) -> None:
     for c in engine._c:
-        for attr in ("rx", "allow"):
-            rx = getattr(c, attr, None)
-            if rx is not None:
-                NAMES.setdefault(id(rx), f"{c.rule.id}.{attr}")
+        if c.rx is not None:
+            NAMES.setdefault(id(c.rx), f"{c.rule.id}.rx")
+        for i, rx in enumerate(c.allow or ()):  # (a word list's program is shared: named by its first rule)
+            NAMES.setdefault(id(rx), f"{c.rule.id}.allow[{i}]")
     for g, chunks in getattr(engine, "_weak", {}).items():  # the weak groups' prefilters, in chunks
         for i, chunk in enumerate(chunks):
             NAMES.setdefault(id(chunk.alt), f"engine._weak[{g}][{i}].alt")
