@@ -23,6 +23,15 @@ from archiver.redact.pseudonym import Pseudonymizer
 from tests.fx_s25_recall import claude_tool_result, codex_output
 
 CARRIERS = ("claude", "codex", "sidecar", "sqlite", "diff", "prose")
+# The negative every secrets red team keeps byte for byte: a commit and a merge line, request ids, digests
+# and an inline image
+IDS_AND_DIGESTS = ("commit 3f9a0c2e7b14d58a9c6e1f2a3b4c5d6e7f8091a2\n"
+                   "Merge: 1a2b3c4 5d6e7f8\n"
+                   "request id 0d4f5b8e-9c3a-4e7b-8f21-6a5d3c2b1e0f\n"
+                   "x-request-id: req_8f2a9c1d4e7b6a30\n"
+                   "sha256:9e107d9d372bb6826bd81d3542a419d6e277d4d731479571562b82f74494341f\n"
+                   "md5 d41d8cd98f00b204e9800998ecf8427e\n"
+                   "img: data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==\n")
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,7 @@ import string
 
 import pytest
 
-from tests.fx_redteam import CARRIERS, Case, redteam_tests, redact_in
+from tests.fx_redteam import CARRIERS, IDS_AND_DIGESTS, Case, redteam_tests, redact_in
 
 KEY = b"s34-secret-redteam-test-key-0123456789abcdef"
 
@@ -156,10 +156,7 @@ NEGATIVES = {
     "checksum-array": "checksum = [" + ", ".join(map(str, DIGEST)) + "]\n",
     "node-public-key": "> kp.publicKey\nUint8Array(32) [\n  " + NODE(PUB) + "\n]\n",
     "public-key-json": '{"publicKey": [' + ",".join(map(str, PUB)) + "]}\n",
-    "ids-and-digests": ("commit 3f9a0c2e7b14d58a9c6e1f2a3b4c5d6e7f8091a2\n"
-                        "request id 0d4f5b8e-9c3a-4e7b-8f21-6a5d3c2b1e0f\n"
-                        "sha256:9e107d9d372bb6826bd81d3542a419d6e277d4d731479571562b82f74494341f\n"
-                        "img: data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==\n"),
+    "ids-and-digests": IDS_AND_DIGESTS,
     "cli-near-misses": ("$ ipmitool -I lanplus -H 10.0.0.5 -U ADMIN -E chassis status\n"
                         "$ ipmitool -P \"$IPMI_PASSWORD\" power on\n"
                         "$ unrar x -p- backup.rar\n"

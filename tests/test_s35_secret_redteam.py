@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import string
 
-from tests.fx_redteam import case, fake_value, redteam_tests
+from tests.fx_redteam import IDS_AND_DIGESTS, case, fake_value, redteam_tests
 
 KEY = b"s35-secret-redteam-test-key-0123456789abcdef"
 
@@ -177,13 +177,7 @@ CASES = [
 ]
 
 NEGATIVES = {
-    "ids-and-digests": ("commit 3f9a0c2e7b14d58a9c6e1f2a3b4c5d6e7f8091a2\n"
-                        "Merge: 1a2b3c4 5d6e7f8\n"
-                        "request id 0d4f5b8e-9c3a-4e7b-8f21-6a5d3c2b1e0f\n"
-                        "x-request-id: req_8f2a9c1d4e7b6a30\n"
-                        "sha256:9e107d9d372bb6826bd81d3542a419d6e277d4d731479571562b82f74494341f\n"
-                        "md5 d41d8cd98f00b204e9800998ecf8427e\n"
-                        "img: data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==\n"),
+    "ids-and-digests": IDS_AND_DIGESTS,
     "masked-and-stdin": ("password: ********\n"
                          "Password: (hidden)\n"
                          "$ echo \"$CR_PAT\" | docker login ghcr.io -u ci --password-stdin\n"

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import string
 
-from tests.fx_redteam import CARRIERS, case, fake_value, redteam_tests
+from tests.fx_redteam import CARRIERS, IDS_AND_DIGESTS, case, fake_value, redteam_tests
 
 KEY = b"s40-secret-redteam-test-key-0123456789abcdef"
 
@@ -84,11 +84,7 @@ CASES = [
 ]
 
 NEGATIVES = {
-    "ids-and-digests": ("commit 3f9a0c2e7b14d58a9c6e1f2a3b4c5d6e7f8091a2\n"
-                        "Merge: 1a2b3c4 5d6e7f8\n"
-                        "request id 0d4f5b8e-9c3a-4e7b-8f21-6a5d3c2b1e0f\n"
-                        "sha256:9e107d9d372bb6826bd81d3542a419d6e277d4d731479571562b82f74494341f\n"
-                        "md5 d41d8cd98f00b204e9800998ecf8427e\n"),
+    "ids-and-digests": IDS_AND_DIGESTS,
     "nm-keyfile-agent-owned": ("[wifi-security]\nkey-mgmt=wpa-psk\npsk-flags=1\n\n[802-1x]\neap=peap;\nidentity=bob\n"
                                "password-flags=1\n"),
     "nm-keyfile-reference": "[wifi-security]\nkey-mgmt=wpa-psk\npsk=$WIFI_PSK\n",

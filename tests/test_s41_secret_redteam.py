@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import string
 
-from tests.fx_redteam import case, fake_value, redteam_tests
+from tests.fx_redteam import IDS_AND_DIGESTS, case, fake_value, redteam_tests
 
 KEY = b"s41-secret-redteam-test-key-0123456789abcdef"
 
@@ -134,11 +134,7 @@ CASES = [
 ]
 
 NEGATIVES = {
-    "ids-and-digests": ("commit 3f9a0c2e7b14d58a9c6e1f2a3b4c5d6e7f8091a2\n"
-                        "Merge: 1a2b3c4 5d6e7f8\n"
-                        "request id 0d4f5b8e-9c3a-4e7b-8f21-6a5d3c2b1e0f\n"
-                        "sha256:9e107d9d372bb6826bd81d3542a419d6e277d4d731479571562b82f74494341f\n"
-                        "md5 d41d8cd98f00b204e9800998ecf8427e\n"),
+    "ids-and-digests": IDS_AND_DIGESTS,
     "lockfile-integrity": ("\"node_modules/left-pad\": {\n  \"version\": \"1.3.0\",\n"
                            "  \"integrity\": \"sha512-kJf8Qm2bVxR7tLp3HsN9wZc4YdE6uA1oGiK5rT0yXqWvBn7MjS8fPlD2eC3hUa9Zg4Xk1Rb6Tn0Ys5Wq7Lm8Vp==\"\n}\n"),
     "properties-references-and-prose": ("$ cat application.properties\nspring.datasource.password ${DB_PASSWORD}\n"
