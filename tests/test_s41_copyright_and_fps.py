@@ -10,7 +10,8 @@ On main 226c856:
   (cli-password-flag read the flush `-password` as a flag, netrc-diff-password-line the `+` line as
   a .netrc line): words.toml password_states, allowed by both;
 - a content digest under a name that says token (`integrity_token: sha512-...`, a table's
-  `integrity_token` column, `image_token=sha256:<hex>`) was a SECRET: the hash of public bytes.
+  `integrity_token` column, `image_token=sha256:<hex>`) was a SECRET: the hash of public bytes;
+- WordPress's login test cookie (`wordpress_test_cookie=WP%20Cookie%20check`), one constant, was a SECRET.
 """
 
 from __future__ import annotations
@@ -88,6 +89,7 @@ KEPT = {
     "digest-env": f"IMAGE_TOKEN={DIGEST}\n",
     "sri-table": f"| name | integrity_token |\n|------|-----------------|\n| lodash | {SRI} |\n",
     "sri-csv": f"name,integrity_token\nlodash,{SRI}\n",
+    "wordpress-test-cookie": "Cookie: wordpress_test_cookie=WP%20Cookie%20check; wp-settings-1=x\n",
 }
 
 
