@@ -34,8 +34,8 @@ built-in packs, one core: ~60 MB/s for JSONL files; presidio ~0.2 MB/s):
   re-checked on its string alone; keywords are checked per string. The result is
   exactly what scanning each string alone gives (a randomized test checks this).
 * Filters on the secret group: same_as (equal to another group), min_length, entropy, allowlist (cached per
-  value; its program compiled on the rule's first candidate and shared by the process's engines), validator, and for generated term rules the "bounded by
-  non-alphanumerics" check.
+  value; its programs compiled on the rule's first candidate and shared by the process's engines),
+  validator, and for generated term rules the "bounded by non-alphanumerics" check.
 * Secret columns of text tables (psql, mysql, sqlite, markdown: the cells under a `password` /
   `api_key` header) are no regex's work: `tables.secret_cells` finds them, as the rules
   `table-password-column` / `table-secret-column`, whenever the built-in secrets pack's generic
