@@ -187,7 +187,9 @@ def test_mysql_vertical_rows_with_ids_and_secrets(red) -> None:  # noqa: ANN001
     pattern = pattern.replace("Qx7hunterPass92", r"<SECRET:[0-9a-f]{8}>")
     pattern = pattern.replace(re.escape("Zq9-kettle-Lamp"), r"<PASSWORD:[0-9a-f]{8}>")
     assert re.fullmatch(pattern, out), out
-    assert found == {"nl-bsn": 1, "ca-sin": 1, "table-password-column": 2, "table-secret-column": 1}, found
+    # (s41: `pwd: <value>` is password-assignment-unquoted's too, as a YAML key: its finding, one token either way)
+    assert found == {"nl-bsn": 1, "ca-sin": 1, "table-password-column": 1, "password-assignment-unquoted": 1,
+                     "table-secret-column": 1}, found
 
 
 @pytest.mark.parametrize("fmt", ["customer_bsn: {}", "customer_bsn = {}", "  - customer_bsn: '{}'",
