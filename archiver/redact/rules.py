@@ -240,7 +240,7 @@ def builtin_pack_path(name: str) -> Path:
 
 WORD_LISTS = ("generic_hosts", "generic_accounts", "common_word_first_names", "common_word_usernames",
               "password_words", "password_states", "given_names", "not_surnames",
-              "account_role_words", "organisation_words", "mailbox_words")
+              "account_role_words", "organisation_words", "mailbox_words", "system_accounts")
 
 
 def load_word_lists(path: Path) -> dict[str, frozenset[str]]:
