@@ -320,8 +320,8 @@ SHARED_ALLOW_ENTRY = 2_000
 
 def _allow_programs(entries: tuple[str, ...]) -> tuple[object, ...]:
     """A rule's allowlist as lazy programs of the process (`_compiled`): compiled on the rule's first
-    candidate, most rules never meet one; every engine of the process (redaction, verifier, shape,
-    path ids) shares them. The short entries are one alternation, each long one a program of its own."""
+    candidate, most rules never meet one; every engine of the process (redaction, shape, path ids;
+    the verifier is a view of the redaction engine) shares them. The short entries are one alternation, each long one a program of its own."""
     short = [a for a in entries if len(a) < SHARED_ALLOW_ENTRY]
     progs = [_compiled("|".join(f"(?:{a})" for a in short))] if short else []
     return (*progs, *(_compiled(a) for a in entries if len(a) >= SHARED_ALLOW_ENTRY))
