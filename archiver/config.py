@@ -46,6 +46,8 @@ class RedactionSettings(_Section):
     usernames: list[str] = Field(default_factory=list)  # besides the current OS user
     names: list[str] = Field(default_factory=list)  # the user's real name(s)
     extra_terms: list[str] = Field(default_factory=list)  # company hostnames, repo names...
+    # the name and logins git, the GitHub CLI and passwd record for the home (redact/identities.py)
+    discover_identities: bool = True
     presidio: PresidioSettings = Field(default_factory=PresidioSettings)
 
 

@@ -232,7 +232,7 @@ class Doctor:
             return self.checks
         for name, step in (("team key", self.team_key), ("recipients", self.recipients),
                            ("identity", self.identity_absent), ("redaction terms", self.redaction_terms),
-                           ("state dir", self.state_dir),
+                           ("discovered identities", self.discovered_identities), ("state dir", self.state_dir),
                            ("store", self.store), ("harnesses", self.harness_roots)):
             self._guard(name, step)
         return self.checks
@@ -292,6 +292,18 @@ class Doctor:
         if not any(found for found, _ in notes):
             self.add("redaction terms", "ok", f"{len(red.usernames)} username(s), {len(red.names)} name(s), "
                                               f"{len(red.extra_terms)} extra term(s)")
+
+    def discovered_identities(self) -> None:
+        """How many logins and names the home records (redact/identities.py): counts, never the values,
+        since doctor's output may end in a log."""
+        from archiver.redact.identities import discover_identities
+
+        if not self.settings.redaction.discover_identities:
+            self.add("discovered identities", "skip", "redaction.discover_identities is off")
+            return
+        found = discover_identities(self.settings.home_dir)
+        self.add("discovered identities", "ok", f"{len(found.usernames)} login(s), {len(found.names)} name(s) "
+                                                "from git, the GitHub CLI and passwd, replaced as configured terms are")
 
     # ---- keys ----
     def team_key(self) -> None:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from archiver.config import ConfigError, Settings
 from archiver.redact.base import Redactor
+from archiver.redact.identities import discover_identities
 from archiver.redact.presidio_engine import PresidioOptions
 from archiver.redact.rules import GENERIC_ACCOUNTS, RuleError, RuntimeTerms
 
@@ -28,9 +29,14 @@ def usernames_for(settings: Settings) -> list[str]:
 
 
 def runtime_terms(settings: Settings) -> RuntimeTerms:
+    usernames, names = usernames_for(settings), list(settings.redaction.names)
+    if settings.redaction.discover_identities:
+        found = discover_identities(settings.home_dir)
+        usernames = list(dict.fromkeys([*usernames, *found.usernames]))
+        names = list(dict.fromkeys([*names, *found.names]))
     return RuntimeTerms(
-        usernames=usernames_for(settings),
-        names=list(settings.redaction.names),
+        usernames=usernames,
+        names=names,
         home_dirs=[str(settings.home_dir)],
         extra_terms=list(settings.redaction.extra_terms),
         hosts=_host_names(settings),
