@@ -1171,14 +1171,14 @@ class JsonRedactor:
         nested = {(id(node), key): j for j, (node, key, _old, _new) in enumerate(res.nested)}
         changed = False
         seen: set[tuple[int, Any]] = set()
-        for node, key, line in targets:
+        for node, key, line, whole in targets:
             at = (id(node), key)
             if at in seen:
                 continue
             seen.add(at)
             i = where.get(at)
             if i is not None:
-                new = pairs.scan_output(res.news.get(i, doc.strs[i]), line, report, carrier)
+                new = pairs.scan_output(res.news.get(i, doc.strs[i]), line, report, carrier, whole)
                 if new is not None:
                     res.news[i] = new
                     changed = True
@@ -1187,7 +1187,7 @@ class JsonRedactor:
             if type(v) is not str or v[:1] != "{":
                 continue  # set aside (media) or not walked
             j = nested.get(at)
-            new = pairs.scan_output(v if j is None else res.nested[j][3], line, report, carrier)
+            new = pairs.scan_output(v if j is None else res.nested[j][3], line, report, carrier, whole)
             if new is not None:
                 if j is None:
                     res.nested.append((node, key, v, new))
