@@ -17,6 +17,7 @@ import pytest
 
 from archiver.redact.base import RedactionReport
 from archiver.redact.pseudonym import Pseudonymizer
+from archiver.redact.walkers import toolpair
 from tests.fx_redact import builtin_redactor
 from tests.test_s14_toolpair import SHAPES, redact
 
@@ -139,3 +140,15 @@ def test_a_long_read_is_scanned_to_its_last_line(red) -> None:  # noqa: ANN001
     got = as_records(redact(red, src, RedactionReport()))[-1]["toolUseResult"]["file"]["content"]
     assert got.splitlines()[-1] == f'"user2999" "{pw(f"{PW3}39")}"'
     assert PW3 not in got
+
+
+def test_only_a_read_of_a_secrets_file_is_looked_at(red) -> None:  # noqa: ANN001
+    """A read names its file by a path key, so the pairing looks for a read where a secrets file's name
+    is (the whole-output rules' keywords), not in every record holding a path."""
+    pairs = red.json.pairs
+    assert pairs.wants(line({"name": "Read", "id": "t1", "input": {"file_path": "/etc/pgbouncer/userlist.txt"}}), True)
+    assert not pairs.wants(line({"name": "Read", "id": "t2", "input": {"file_path": "/srv/app/README.md"}}), True)
+    assert not pairs.wants(line({"type": "text", "file": {"filePath": "/srv/a.py", "content": "echo x"}}), True)
+    assert toolpair._command({"name": "Read", "input": {"file_path": "/etc/ppp/chap-secrets"}}) == \
+        "cat /etc/ppp/chap-secrets"  # noqa: SLF001
+    assert toolpair._command({"name": "Edit", "input": {"file_path": "/etc/ppp/chap-secrets"}}) is None  # noqa: SLF001
