@@ -62,6 +62,7 @@ from archiver.redact.walkers.jsonpairs import (
     COOKIE_LIST, FIELD_NAME, GENERIC_CHILD, JWK_CONTEXT, JWK_PRIVATE, PARENT_KEY_MAX, PERSON_PAIR, USER_KEY_PAIR,
     VALUE_KEYS, cookie_pair, in_parent, person_object, secret_pair, singular, tf_random_password,
 )
+from archiver.redact.walkers.jsonpairs import PERSON_LIST, PERSON_PARENT, person_in_parent
 from archiver.redact.walkers.jsonplaces import GEO_KEYS, add_places, place_object
 from archiver.redact.walkers.jsonstrings import JsonStrings
 from archiver.redact.walkers.toolpair import Target, ToolPairs
@@ -632,6 +633,12 @@ class JsonRedactor:
                                 under_secret[id(v)] = singular(k)
                             if tv is dict and len(k) <= PARENT_KEY_MAX and not v.keys().isdisjoint(GENERIC_CHILD):
                                 contexts[id(v)] = in_parent(k, v)
+                            elif tv is dict and k in PERSON_PARENT:
+                                contexts[id(v)] = person_in_parent(k, v, "{")
+                            elif tv is list and k in PERSON_LIST:
+                                for item in v:
+                                    if type(item) is dict and id(item) not in contexts:
+                                        contexts[id(item)] = person_in_parent(k, item, "[{")
                             elif tv is list and chunk_list(node, k, v):
                                 chunked.add(id(v))
                         push(v)
