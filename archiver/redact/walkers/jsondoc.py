@@ -636,6 +636,8 @@ class JsonRedactor:
                             elif tv is dict and k in PERSON_PARENT:
                                 contexts[id(v)] = person_in_parent(k, v, "{")
                             elif tv is list and k in PERSON_LIST:
+                                if all(type(item) is str for item in v):
+                                    under_secret[id(v)] = k  # ["Name", ...]: each scanned as `"authors": "Name"`
                                 for item in v:
                                     if type(item) is dict and id(item) not in contexts:
                                         contexts[id(item)] = person_in_parent(k, item, "[{")

@@ -50,7 +50,8 @@ PARENT_KEY_MAX = 64  # a longer key is no settings section's name
 # (s42) a person's object under the key that names its role: an issue's {"assignee": {"displayName": ...}}
 # (Jira, Linear), a package's {"contributors": [{"name": ...}]} (package.json, composer.json): its name
 # is scanned as `"assignee": {"displayName": "<value>"` or `"contributors": [{"name": "<value>"`, the
-# text forms person-name-keyed-full reads (a name alone is no key: a displayName is a model's or a theme's)
+# text forms person-name-keyed-full reads (a name alone is no key: a displayName is a model's or a theme's);
+# a list of strings under PERSON_LIST has each scanned as `"authors": "<value>"`
 PERSON_PARENT = frozenset({"assignee", "reporter", "creator"})
 PERSON_LIST = frozenset({"authors", "contributors", "maintainers"})
 PERSON_CHILD = ("name", "displayName", "display_name")
