@@ -17,11 +17,23 @@ Leaks fixed here (on s42-lead f203a6b):
 - a Slack export's `"real_name"`: person-name-keyed-full (and walkers PERSON_KEY) know `real_name`;
 - an LDIF entry's `cn: Name` (and `cn=Name` in a DN): person-name-keyed-full; its `sn: Surname`:
   person-name-keyed;
+- a group line of /etc/group or `getent group` (`docker:x:998:alice,bob,carol`): its first three
+  member logins, group-entry-member, -2, -3 (new, the regex of passwd-entry-user, groups 2-4: one
+  program for the four; a fourth member is left to the echo of a login replaced elsewhere);
+- a `w` line idle for minutes (`07:01    5:00   0.01s`): who-last-user wanted `s`/`m`/`days` after
+  the idle time;
+- finger's `Login: bob   Name: Full Name`: person-name-keyed-full (the login went only by the echo of
+  its home folder);
+- the second and third name of an authors list without an address (Cargo.toml `authors = ["A", "B"]`,
+  a gemspec's `spec.authors`): person-name-list-item and -3 (new, one regex, groups 1 and 2;
+  person-name-keyed-full takes the first); in a JSON document a list of strings under `authors`,
+  `contributors` or `maintainers` has each scanned as `"authors": "<value>"`;
 - `sudo -l`'s `User bob may run the following commands on host` and a refused sudo's `Sorry, user bob
   may not run sudo on host`: sudo-list-user (new, the regex of sudo-prompt-user, group 2).
 What must stay: placeholders and bots as trailer names (`Your Name`, `Claude`, `dependabot[bot]`,
 `The Pallets Team`), a directory group's cn (`Grafana Editors`, `Jenkins Agents`), an assignee that is
-no person (`Build Pipeline`), a model's displayName, `User root may run ...`, `User Story:`, git SHAs.
+no person (`Build Pipeline`), a model's displayName, `User root may run ...`, `User Story:`, system accounts in a group line (`adm:x:4:syslog,ubuntu`), git
+SHAs.
 """
 
 from __future__ import annotations
@@ -84,6 +96,24 @@ PLANTED = [
     ("sudo-l",
      "$ sudo -l\nUser ysolde may run the following commands on buildhost:\n    (ALL : ALL) ALL\n",
      f"$ sudo -l\nUser {U('ysolde')} may run the following commands on buildhost:\n    (ALL : ALL) ALL\n"),
+    ("getent-group-members",
+     "$ getent group docker\ndocker:x:998:qfake,ysolde,marlo.v\nsudo:x:27:ubuntu,ysolde\n",
+     f"$ getent group docker\ndocker:x:998:{U('qfake')},{U('ysolde')},{U('marlo.v')}\nsudo:x:27:ubuntu,{U('ysolde')}\n"),
+    ("w-idle-minutes",
+     "$ w\nUSER     TTY      FROM             LOGIN@   IDLE   JCPU   PCPU WHAT\n"
+     "ysolde   pts/1    10.1.2.4         07:01    5:00   0.01s  0.01s vim\n",
+     "$ w\nUSER     TTY      FROM             LOGIN@   IDLE   JCPU   PCPU WHAT\n"
+     f"{U('ysolde')}   pts/1    10.1.2.4         07:01    5:00   0.01s  0.01s vim\n"),
+    ("finger-name",
+     "$ finger ysolde\nLogin: ysolde         \t\t\tName: Ysolde Pemberton\nDirectory: /home/ysolde\n",
+     f"$ finger {U('ysolde')}\nLogin: {U('ysolde')}         \t\t\tName: {T('PERSON', YP)}\nDirectory: /home/{U('ysolde')}\n"),
+    ("cargo-authors-list",
+     '[package]\nname = "widget"\nauthors = ["Quillon Fakeworth", "Ysolde Pemberton", "Marlo Vantreece <mv@corpmail.io>"]\n',
+     f'[package]\nname = "widget"\nauthors = ["{T("PERSON", QF)}", "{T("PERSON", YP)}", '
+     f'"{T("PERSON", "Marlo Vantreece")} <{T("EMAIL", "mv@corpmail.io")}>"]\n'),
+    ("gemspec-authors",
+     'Gem::Specification.new do |spec|\n  spec.authors = ["Quillon Fakeworth", "Ysolde Pemberton"]\nend\n',
+     f'Gem::Specification.new do |spec|\n  spec.authors = ["{T("PERSON", QF)}", "{T("PERSON", YP)}"]\nend\n'),
     ("sudo-refused",
      "$ sudo -v\nSorry, user qfake may not run sudo on buildhost.\n",
      f"$ sudo -v\nSorry, user {U('qfake')} may not run sudo on buildhost.\n"),
@@ -99,6 +129,9 @@ KEPT = {
     "user-story": "User Story: as a user I may run it twice\n",
     "author-prose": "the author Guide covers it\n",
     "git-sha": f"commit {SHA}\n",
+    "system-group-members": "adm:x:4:syslog,ubuntu\nwheel:x:10:\nroot:x:0:0:root:/root:/bin/bash\n",
+    "ratio": "a:x:1:b2 in a ratio\n",
+    "authors-team-and-bot": 'authors = ["Quillon", "The Pallets Team", "Acme Corp", "dependabot[bot]"]\n',
 }
 
 
@@ -107,7 +140,7 @@ KEPT = {
 def test_the_person_is_replaced_and_the_rest_kept(red, name: str, text: str, want: str, carrier: str) -> None:  # noqa: ANN001
     got, whole = redact_in(red, carrier, text)
     assert got == expected(carrier, want)
-    for secret in ("Quillon", "Ysolde", "Fakeworth", "Pemberton", "ysolde", "qfake"):
+    for secret in ("Quillon", "Ysolde", "Fakeworth", "Pemberton", "ysolde", "qfake", "marlo"):
         assert secret not in whole
 
 
@@ -124,7 +157,7 @@ JIRA = {"key": "OPS-7", "fields": {
     "creator": {"displayName": "Automation for Jira"},
     "project": {"name": "Platform Ops"},
 }}
-PACKAGE = {"name": "left-pad-x", "version": "1.0.0",
+PACKAGE = {"name": "left-pad-x", "version": "1.0.0", "authors": [QF, "The Pallets Team"],
            "contributors": [{"name": YP}, {"name": "The Pallets Team"}],
            "maintainers": [{"name": QF, "url": "https://qfake.dev"}]}
 SLACK = [{"id": "U012AB3CD", "name": "qfake", "real_name": QF,
