@@ -59,10 +59,10 @@ from archiver.redact.walkers.jsonlists import (
     lines_like, listed_program, shell_word,
 )
 from archiver.redact.walkers.jsonpairs import (
-    COOKIE_LIST, FIELD_NAME, GENERIC_CHILD, JWK_CONTEXT, JWK_PRIVATE, PARENT_KEY_MAX, PERSON_PAIR, USER_KEY_PAIR,
-    VALUE_KEYS, cookie_pair, in_parent, person_object, secret_pair, singular, tf_random_password,
+    COOKIE_LIST, FIELD_NAME, GENERIC_CHILD, JWK_CONTEXT, JWK_PRIVATE, PARENT_KEY_MAX, PERSON_LIST, PERSON_PAIR,
+    PERSON_PARENT, USER_KEY_PAIR, VALUE_KEYS, cookie_pair, in_parent, person_in_parent, person_object, secret_pair,
+    singular, tf_random_password,
 )
-from archiver.redact.walkers.jsonpairs import PERSON_LIST, PERSON_PARENT, person_in_parent
 from archiver.redact.walkers.jsonplaces import GEO_KEYS, add_places, place_object
 from archiver.redact.walkers.jsonstrings import JsonStrings
 from archiver.redact.walkers.toolpair import Target, ToolPairs

@@ -60,6 +60,8 @@ PERSON_CHILD = ("name", "displayName", "display_name")
 def person_in_parent(parent: str, node: dict[str, Any], opener: str) -> dict[str, str]:
     """{name key of node: the name it is scanned with, its parent key and `opener` ({ or [{) before it}."""
     return {k: f'{parent}": {opener}"{k}' for k in PERSON_CHILD if type(node.get(k)) is str}
+
+
 # Terraform state: the `result` of a random_password resource's instances is the generated password; it is
 # scanned as `"type": "random_password", "result": "value"` (the terraform-random-password-result rule)
 TF_RESULT = {"result": 'type": "random_password", "result'}
