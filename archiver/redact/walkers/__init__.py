@@ -13,7 +13,7 @@ SECRET_NAME_MAX = 200  # a longer "name" is text, not a name
 # A key or column naming a person's attribute (rules person-name-keyed*, date-of-birth-keyed): its
 # string value is scanned as `"key": "value"` too, as under a secret-like name (SECRET_NAME), so a
 # JSON document's `"firstName": "Margaret"` or a `last_name` SQLite column meets those rules
-PERSON_KEY = re.compile(r"(?:first|last|given|family|middle|maiden|sur|fore|full|legal|customer|contact"
+PERSON_KEY = re.compile(r"(?:first|last|given|family|middle|maiden|sur|fore|full|legal|real|customer|contact"
                         r"|billing|shipping|holder)[_ -]?name$|dob$|birth_?(?:date|day)$|date_?of_?birth$"
                         # (s26) a phone number's key: phone-labelled-national reads a bare number beside it
                         r"|(?:phone|mobile|tel|telephone|fax|msisdn)(?:_?(?:number|num|no|nr))?$", re.I)

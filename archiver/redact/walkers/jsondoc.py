@@ -59,8 +59,9 @@ from archiver.redact.walkers.jsonlists import (
     lines_like, listed_program, shell_word,
 )
 from archiver.redact.walkers.jsonpairs import (
-    COOKIE_LIST, FIELD_NAME, GENERIC_CHILD, JWK_CONTEXT, JWK_PRIVATE, PARENT_KEY_MAX, PERSON_PAIR, USER_KEY_PAIR,
-    VALUE_KEYS, cookie_pair, in_parent, person_object, secret_pair, singular, tf_random_password,
+    COOKIE_LIST, FIELD_NAME, GENERIC_CHILD, JWK_CONTEXT, JWK_PRIVATE, PARENT_KEY_MAX, PERSON_LIST, PERSON_PAIR,
+    PERSON_PARENT, USER_KEY_PAIR, VALUE_KEYS, cookie_pair, in_parent, person_in_parent, person_object, secret_pair,
+    singular, tf_random_password,
 )
 from archiver.redact.walkers.jsonplaces import GEO_KEYS, add_places, place_object
 from archiver.redact.walkers.jsonstrings import JsonStrings
@@ -632,6 +633,14 @@ class JsonRedactor:
                                 under_secret[id(v)] = singular(k)
                             if tv is dict and len(k) <= PARENT_KEY_MAX and not v.keys().isdisjoint(GENERIC_CHILD):
                                 contexts[id(v)] = in_parent(k, v)
+                            elif tv is dict and k in PERSON_PARENT:
+                                contexts[id(v)] = person_in_parent(k, v, "{")
+                            elif tv is list and k in PERSON_LIST:
+                                if all(type(item) is str for item in v):
+                                    under_secret[id(v)] = k  # ["Name", ...]: each scanned as `"authors": "Name"`
+                                for item in v:
+                                    if type(item) is dict and id(item) not in contexts:
+                                        contexts[id(item)] = person_in_parent(k, item, "[{")
                             elif tv is list and chunk_list(node, k, v):
                                 chunked.add(id(v))
                         push(v)

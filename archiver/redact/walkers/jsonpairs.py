@@ -47,6 +47,21 @@ GENERIC_CHILD = frozenset({
     "SigningKey", "signing_key", "IssuerSigningKey", "issuerSigningKey",
 })
 PARENT_KEY_MAX = 64  # a longer key is no settings section's name
+# (s42) a person's object under the key that names its role: an issue's {"assignee": {"displayName": ...}}
+# (Jira, Linear), a package's {"contributors": [{"name": ...}]} (package.json, composer.json): its name
+# is scanned as `"assignee": {"displayName": "<value>"` or `"contributors": [{"name": "<value>"`, the
+# text forms person-name-keyed-full reads (a name alone is no key: a displayName is a model's or a theme's);
+# a list of strings under PERSON_LIST has each scanned as `"authors": "<value>"`
+PERSON_PARENT = frozenset({"assignee", "reporter", "creator"})
+PERSON_LIST = frozenset({"authors", "contributors", "maintainers"})
+PERSON_CHILD = ("name", "displayName", "display_name")
+
+
+def person_in_parent(parent: str, node: dict[str, Any], opener: str) -> dict[str, str]:
+    """{name key of node: the name it is scanned with, its parent key and `opener` ({ or [{) before it}."""
+    return {k: f'{parent}": {opener}"{k}' for k in PERSON_CHILD if type(node.get(k)) is str}
+
+
 # Terraform state: the `result` of a random_password resource's instances is the generated password; it is
 # scanned as `"type": "random_password", "result": "value"` (the terraform-random-password-result rule)
 TF_RESULT = {"result": 'type": "random_password", "result'}
