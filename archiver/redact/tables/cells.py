@@ -224,6 +224,10 @@ _NOT_A_NAME = frozenset({
     "false", "yes", "no", "default", "empty", "test", "demo", "example", "sample", "placeholder", "anonymous",
     "guest", "user", "customer", "admin", "name", "first", "last", "surname", "todo", "tbd", "doe", "roe",
     "first name", "last name", "full name", "display name", "john doe", "jane doe",
+    # a type or a schema word where a value goes (`last_name: Optional`, `first_name: Required`)
+    "int", "integer", "number", "boolean", "bool", "date", "datetime", "object", "optional", "option", "required",
+    "value", "blank", "hidden", "redacted", "secret", "field", "label", "input", "column", "type", "nvarchar",
+    "character",
 })
 _MONTH = (r"(?i:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?"
           r"|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?")

@@ -21,8 +21,8 @@ _KEY_LINE = re.compile(rb"[ \t]*(?:- )?([A-Za-z0-9_.-]+)[ \t]*[:=|][ \t]*(.*?)[ 
 
 
 # s25: a person's attribute named by its key where person-name-keyed* and date-of-birth-keyed cannot
-# read it. A rule ends a value at a quote, a bracket or a line end, never at the end of the text (built-in
-# rules hold no `$`), and a logfmt value at none of them (`first_name=Jane last_name=Okafor`); a SQL
+# read it. A rule ends a value at a quote, a bracket or a line end, not at the end of the text (of the keyed
+# rules only person-name-keyed-full takes `$`, for a trailer that ends a text), and a logfmt value at none of them (`first_name=Jane last_name=Okafor`); a SQL
 # statement names its columns apart from its values.
 PERSON_LINE_RX = re2.compile(rb"(?m)^[^\r\n]*(?i:" + PERSON_WORDS.encode() + rb")[^\r\n]*$")
 # the last key and value of a line, the value running to its end (its opening quote, if any, unclosed)
