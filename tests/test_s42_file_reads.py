@@ -152,3 +152,35 @@ def test_only_a_read_of_a_secrets_file_is_looked_at(red) -> None:  # noqa: ANN00
     assert toolpair._command({"name": "Read", "input": {"file_path": "/etc/ppp/chap-secrets"}}) == \
         "cat /etc/ppp/chap-secrets"  # noqa: SLF001
     assert toolpair._command({"name": "Edit", "input": {"file_path": "/etc/ppp/chap-secrets"}}) is None  # noqa: SLF001
+
+
+# ---------------------------------------------------------------- a folder read: ls /home, ls /Users
+
+LOGINS = ("qvothurl", "wren.k", "marlo-v")
+LISTING = "".join(f"{x}\n" for x in (LOGINS[0], "lost+found", LOGINS[1], "ubuntu", "Shared", LOGINS[2], "linuxbrew"))
+
+
+def with_users(text: str) -> str:
+    for login in LOGINS:
+        text = text.replace(login, P.username(login))
+    return text
+
+
+@pytest.mark.parametrize("cmd", ["ls /home", "ls -1 /Users/", "cd / && ls -a /home"])
+@pytest.mark.parametrize("harness", sorted(SHAPES))
+def test_ls_of_the_home_root_loses_every_login(red, harness: str, cmd: str) -> None:  # noqa: ANN001
+    """Each entry of `ls /home` (one a line, as ls prints to an agent's tool) is an account: every line
+    of the output is read after the command, the system's and macOS's own entries stay."""
+    src = SHAPES[harness]("call_s42ls", cmd, LISTING)
+    report = RedactionReport()
+    assert redact(red, src, report) == [with_users(x.decode()).encode() for x in src]
+    assert report.by_rule()["home-listing-user"] >= 3
+
+
+def test_ls_of_a_home_folder_and_a_command_naming_no_home_root_are_kept(red) -> None:  # noqa: ANN001
+    # (the command's own /home/<login> is the paths pack's, as ever: the output is what is judged here)
+    for cmd, out in (("ls /home/qvothurl", "src\nREADME.md\n"), ("ls /srv", "qvothurl\nwww\n"),
+                     ("ls /home", "ubuntu\nlost+found\nShared\n")):
+        src = SHAPES["claude"]("toolu_ls2", cmd, out)
+        res = as_records(redact(red, src, RedactionReport()))[1]
+        assert res["message"]["content"][0]["content"] == out, cmd

@@ -32,7 +32,7 @@ A file read is a call too: a read tool's call (Claude Code's `Read` with `input.
 rule of WHOLE_OUTPUT_RULES pairs a command or a read by the file it names: `cat
 /etc/pgbouncer/userlist.txt`, or its Read, then has every line of its output scanned after the command
 line (the rule `service-secrets-file-line`, whose entries' shape is a secret only near the file's name),
-not its first line alone. A line-number prefix (`     3→`, `cat -n`'s, OpenCode's `00003| `) is read as
+not its first line alone; so does `ls /home` (`home-listing-user`: each line a login). A line-number prefix (`     3→`, `cat -n`'s, OpenCode's `00003| `) is read as
 part of no entry. A Claude Code record holding such a result has its `toolUseResult.file.content`
 scanned too.
 
@@ -58,9 +58,10 @@ PAIR_RULE = "secret-printing-command-output"
 PAIR_RULES = {PAIR_RULE: "\nPAIRprobe0tok", "whoami-output-user": "\npairprobe\n",
               "windows-domain-user": "\nPAIRDOM\\pairprobe\n",  # Windows: whoami prints DOMAIN\user
               "hostname-output": "\npairprobe\n",
-              "service-secrets-file-line": "\npairprobe * PAIRprobe0tok *\n"}  # a chap-secrets entry's shape
-# the rules whose pairing scans every line of the output (a file's entries), not the first line alone
-WHOLE_OUTPUT_RULES = frozenset({"service-secrets-file-line"})
+              "service-secrets-file-line": "\npairprobe * PAIRprobe0tok *\n",  # a chap-secrets entry's shape
+              "home-listing-user": "\npairprobe\n"}
+# the rules whose pairing scans every line of the output (a file's entries, a folder's), not the first line alone
+WHOLE_OUTPUT_RULES = frozenset({"service-secrets-file-line", "home-listing-user"})
 WHOLE_OUTPUT_MAX = 1 << 20  # characters of an output scanned line by line; a longer one is scanned up to this
 # the tools that read a file, and where their call names it (the call then stands for `cat <path>`)
 READ_TOOLS = frozenset({"read", "read_file", "readfile", "view", "view_file"})
