@@ -32,9 +32,9 @@ A file read is a call too: a read tool's call (Claude Code's `Read` with `input.
 rule of WHOLE_OUTPUT_RULES pairs a command or a read by the file it names: `cat
 /etc/pgbouncer/userlist.txt`, or its Read, then has every line of its output scanned after the command
 line (the rule `service-secrets-file-line`, whose entries' shape is a secret only near the file's name),
-not its first line alone; so does `ls /home` (`home-listing-user`: each line a login). A line-number prefix (`     3→`, `cat -n`'s, OpenCode's `00003| `) is read as
-part of no entry. A Claude Code record holding such a result has its `toolUseResult.file.content`
-scanned too.
+not its first line alone; so does `ls /home` (`home-listing-user`: each line a login). A line-number
+prefix (`     3→`, `cat -n`'s, OpenCode's `00003| `) is read as part of no entry. A Claude Code record
+holding such a result has its `toolUseResult.file.content` scanned too.
 
 The memory is per job (a RedactionReport: one per segment or file) and bounded (PENDING_MAX ids, the
 oldest forgotten first).
@@ -200,8 +200,8 @@ class ToolPairs:
         # a read names its file by a path key, not a command: such a call is looked for where the file's
         # name is (the whole-output rules' keywords: a secrets file's name, rare)
         file_kws = tuple(dict.fromkeys(k for r in rules if r.id in WHOLE_OUTPUT_RULES for k in r.keywords))
-        self._file_gate = (re2.compile(b"(?i)" + b"|".join(re2.escape(k.encode()) for k in file_kws))._regexp  # noqa: SLF001
-                           if file_kws else None)
+        file_rx = b"(?i)" + b"|".join(re2.escape(k.encode()) for k in file_kws)
+        self._file_gate = re2.compile(file_rx)._regexp if file_kws else None  # noqa: SLF001
         self.pending: dict[str, tuple[str, bool]] = {}  # call id -> (the command line its output follows, whole)
         self._pending_b: list[bytes] = []
         self._owner: weakref.ref[RedactionReport] | None = None
