@@ -132,6 +132,15 @@ def planted_params(cases: list[Case]) -> tuple[list[tuple[Case, str]], list[str]
     return params, [f"{case.name}-{carrier}" for case, carrier in params]
 
 
+def check_replaced(red: Any, carrier: str, text: str, want: str, private: tuple[str, ...]) -> None:
+    """`text` redacted in `carrier` is `want` (as that carrier shows it), and none of `private` is left
+    anywhere in the output (a PII red team's planted names, logins and hosts)."""
+    got, whole = redact_in(red, carrier, text)
+    assert got == expected(carrier, want)
+    for value in private:
+        assert value not in whole
+
+
 def check_kept(red: Any, carrier: str, text: str) -> None:
     """A text without secrets comes back from `carrier` byte for byte."""
     got, _ = redact_in(red, carrier, text)
